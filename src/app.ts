@@ -1,0 +1,76 @@
+// Builds the service as an un-listened Fastify instance from explicit options.
+// src/server.ts is the only place that reads the environment and listens.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
+import { createBearerAuth } from './auth/bearer-auth.js';
+import { registerDocs } from './docs/swagger-ui.js';
+import { RouteNotFound } from './errors/api-errors.js';
+import { createErrorHandler } from './errors/error-handler.js';
+import { createHandlers } from './handlers/index.js';
+import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
+import { createOperationResolver } from './routes/operation-routes.js';
+import { basePathOf, errorCodesOf, loadSpec, operationsOf, type OpenApiDocument } from './spec/openapi-spec.js';
+import { createMemoryPetStore } from './store/memory-pet-store.js';
+import type { PetStore } from './store/pet-store.js';
+import { formatSchemaErrors } from './validation/error-messages.js';
+import { parseJsonBody } from './validation/json-body-parser.js';
+import { createValidatorCompiler } from './validation/request-validator.js';
+
+export const BODY_LIMIT = 16 * 1024;
+export const MAX_PARAM_LENGTH = 100;
+
+export interface AppOptions {
+  /** Keys accepted as `Authorization: Bearer <key>`; at least one. */
+  apiKeys: readonly string[];
+  store?: PetStore;
+  spec?: OpenApiDocument;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const spec = options.spec ?? loadSpec();
+  const basePath = basePathOf(spec);
+  const store = options.store ?? createMemoryPetStore();
+
+  const app = Fastify({
+    logger: options.logger ?? false,
+    genReqId: () => randomUUID(),
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Only what the spec defines is served: HEAD gets a 405 like any other undefined method.
+    exposeHeadRoutes: false,
+    // During a graceful close, requests already on open connections are still served.
+    return503OnClosing: false,
+    requestTimeout: 30_000,
+    schemaErrorFormatter: formatSchemaErrors,
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+  });
+  const handleError = createErrorHandler({
+    errorCodes: errorCodesOf(spec),
+    bodyLimit: BODY_LIMIT,
+    maxParamLength: MAX_PARAM_LENGTH,
+  });
+
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(async (request) => {
+    throw new RouteNotFound(request.method, request.url.replace(/\?.*$/s, ''));
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  app.setValidatorCompiler(createValidatorCompiler());
+
+  await registerDocs(app, spec, basePath);
+  await app.register(openapiGlue, {
+    specification: spec,
+    prefix: basePath,
+    // Glue spreads these options over its own method, url and schema; its type asks for whole RouteOptions.
+    operationResolver: createOperationResolver({
+      spec,
+      handlers: createHandlers(store),
+      authenticators: { bearerAuth: createBearerAuth(options.apiKeys) },
+    }) as unknown as NonNullable<FastifyOpenapiGlueOptions['operationResolver']>,
+  });
+  registerMethodNotAllowed(app, operationsOf(spec), basePath);
+  return app;
+}

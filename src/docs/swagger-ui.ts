@@ -1,0 +1,25 @@
+// Swagger UI at /docs for the spec itself, with this instance listed first among the servers
+// so that "Try it out" reaches the instance serving the page, not production.
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import type { OpenAPIV3 } from 'openapi-types';
+import type { OpenApiDocument } from '../spec/openapi-spec.js';
+
+export const DOCS_PREFIX = '/docs';
+
+export async function registerDocs(app: FastifyInstance, spec: OpenApiDocument, basePath: string) {
+  await app.register(fastifySwagger, {
+    mode: 'static',
+    // @fastify/swagger's type stops at OpenAPI 3.0; static mode serves any document as it is.
+    specification: { document: spec as unknown as OpenAPIV3.Document },
+  });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: DOCS_PREFIX,
+    uiConfig: { deepLinking: true, persistAuthorization: false, displayOperationId: true },
+    transformSpecification: (document) => ({
+      ...document,
+      servers: [{ url: basePath, description: 'This instance (the one serving these docs)' }, ...spec.servers],
+    }),
+  });
+}

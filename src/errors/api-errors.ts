@@ -1,0 +1,51 @@
+// Every error the service sends is declared here, once, with its stable code and HTTP status.
+import createError from '@fastify/error';
+import type { ErrorCode } from '../types/api.js';
+
+function apiError<Args extends unknown[]>(code: ErrorCode, message: string, status: number) {
+  return createError<ErrorCode, number, Args>(code, message, status);
+}
+
+export const BadRequest = apiError<[reason: string]>('BAD_REQUEST', '%s', 400);
+export const InvalidJson = apiError<[reason: string]>('INVALID_JSON', 'The body is not valid JSON: %s.', 400);
+export const BodyRequired = apiError<[]>(
+  'BODY_REQUIRED',
+  'This operation needs a JSON body (Content-Type: application/json) and none was sent.',
+  400,
+);
+export const BodyNotAllowed = apiError<[]>(
+  'BODY_NOT_ALLOWED',
+  'This operation takes no body; send the request without one.',
+  400,
+);
+export const ValidationFailed = apiError<[details: string]>('VALIDATION_FAILED', '%s', 400);
+export const Unauthorized = apiError<[reason: string]>('UNAUTHORIZED', '%s', 401);
+export const PetNotFound = apiError<[id: string]>('PET_NOT_FOUND', 'No pet has id %s.', 404);
+export const RouteNotFound = apiError<[method: string, path: string]>(
+  'ROUTE_NOT_FOUND',
+  'No operation is defined for %s %s; the operations are listed at /docs.',
+  404,
+);
+export const MethodNotAllowed = apiError<[method: string, path: string, allowed: string]>(
+  'METHOD_NOT_ALLOWED',
+  '%s is not allowed on %s; use %s.',
+  405,
+);
+export const RequestTimeout = apiError<[]>('REQUEST_TIMEOUT', 'The request was not received in time.', 408);
+export const PayloadTooLarge = apiError<[limit: number]>('PAYLOAD_TOO_LARGE', 'The body is larger than %s bytes.', 413);
+export const UriTooLong = apiError<[limit: number]>(
+  'URI_TOO_LONG',
+  'A path parameter is longer than %s characters.',
+  414,
+);
+export const UnsupportedMediaType = apiError<[received: string]>(
+  'UNSUPPORTED_MEDIA_TYPE',
+  '%s is not supported; send the body as application/json.',
+  415,
+);
+export const HeadersTooLarge = apiError<[]>('HEADERS_TOO_LARGE', 'The request headers are too large.', 431);
+export const InternalError = apiError<[requestId: string]>(
+  'INTERNAL_ERROR',
+  'Something went wrong on our side. Quote request id %s when reporting it.',
+  500,
+);

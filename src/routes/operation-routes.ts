@@ -1,0 +1,89 @@
+// Turns each operation of the spec into Fastify route options for fastify-openapi-glue:
+// the handler named by its operationId, plus the hooks its spec markers call for.
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod } from 'fastify';
+import type { Authenticator } from '../auth/bearer-auth.js';
+import type { OpenApiDocument, Operation, SecurityRequirement } from '../spec/openapi-spec.js';
+import { basePathOf, operationsOf } from '../spec/openapi-spec.js';
+import type { OperationHandlers, OperationId } from '../types/api.js';
+import { bodyPresenceCheck } from './body-presence.js';
+import { deprecationHeadersOf } from './deprecation-headers.js';
+
+export interface OperationRoutesOptions {
+  spec: OpenApiDocument;
+  handlers: OperationHandlers;
+  /** One authenticator per security scheme name in the spec. */
+  authenticators: Record<string, Authenticator>;
+}
+
+export interface OperationRouteOptions {
+  onRequest: onRequestHookHandler[];
+  handler: RouteHandlerMethod;
+}
+
+/** Builds every operation's route options up front, so that a gap in the wiring fails at start-up. */
+export function createOperationResolver(options: OperationRoutesOptions) {
+  const operations = operationsOf(options.spec);
+  const basePath = basePathOf(options.spec);
+  const routes = new Map(
+    operations.map((operation) => [operation.operationId, routeOptionsOf(operation, operations, basePath, options)]),
+  );
+  return (operationId: string): OperationRouteOptions => routes.get(operationId)!;
+}
+
+function routeOptionsOf(
+  operation: Operation,
+  operations: readonly Operation[],
+  basePath: string,
+  { spec, handlers, authenticators }: OperationRoutesOptions,
+): OperationRouteOptions {
+  if (!(operation.operationId in handlers)) {
+    throw new Error(`openapi.yaml: no handler for operationId ${operation.operationId}`);
+  }
+  const handle = handlers[operation.operationId as OperationId] as (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) => Promise<unknown>;
+  const status = successStatusOf(operation);
+  const deprecation = deprecationHeadersOf(operation, operations, basePath);
+  const authenticate = authenticatorFor(operation.object.security ?? spec.security ?? [], authenticators, operation);
+
+  // Order matters: deprecation headers go on every answer, and authentication precedes any other check.
+  const onRequest: onRequestHookHandler[] = [];
+  if (deprecation !== undefined) onRequest.push(async (_request, reply) => void reply.headers(deprecation));
+  if (authenticate !== undefined) onRequest.push(authenticate);
+  onRequest.push(bodyPresenceCheck(operation.object));
+
+  return {
+    onRequest,
+    handler: async (request, reply) => {
+      const body = await handle(request, reply);
+      return reply.code(status).send(body);
+    },
+  };
+}
+
+function successStatusOf(operation: Operation): number {
+  const statuses = Object.keys(operation.object.responses).filter((status) => /^2\d\d$/.test(status));
+  if (statuses.length !== 1) {
+    throw new Error(`openapi.yaml: operation ${operation.operationId} must document exactly one 2xx response`);
+  }
+  return Number(statuses[0]);
+}
+
+function authenticatorFor(
+  requirements: SecurityRequirement[],
+  authenticators: Record<string, Authenticator>,
+  operation: Operation,
+): Authenticator | undefined {
+  if (requirements.length === 0) return undefined;
+  const schemes = requirements.flatMap((requirement) => Object.keys(requirement));
+  const [scheme] = schemes;
+  const authenticate = scheme === undefined ? undefined : authenticators[scheme];
+  if (requirements.length !== 1 || schemes.length !== 1 || authenticate === undefined) {
+    throw new Error(
+      `openapi.yaml: operation ${operation.operationId} needs security [${schemes.join(', ')}]; ` +
+        `the service provides exactly one of: ${Object.keys(authenticators).join(', ')}`,
+    );
+  }
+  return authenticate;
+}

@@ -1,0 +1,43 @@
+// The entry point: reads the environment, listens, and closes gracefully on SIGTERM/SIGINT.
+import { randomBytes } from 'node:crypto';
+import { chmod, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from './app.js';
+import { readConfig } from './config.js';
+
+export const ONE_OFF_KEY_FILE = '.api-key';
+
+async function main() {
+  const config = readConfig(process.env);
+  const oneOffKeyFile = config.apiKeys === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
+  const apiKeys = config.apiKeys ?? [await writeOneOffKey(oneOffKeyFile!)];
+
+  const app = await buildApp({
+    apiKeys,
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+  });
+  if (oneOffKeyFile !== undefined) {
+    app.log.warn(`API_KEYS is not set: generated a one-off API key for this run only, in ${oneOffKeyFile}`);
+  }
+
+  closeWithGrace({ delay: 10_000, logger: app.log }, async ({ signal, err }) => {
+    if (err !== undefined) app.log.error({ err }, 'closing after an unexpected error');
+    else app.log.info({ signal }, 'closing gracefully: finishing requests in flight');
+    await app.close();
+  });
+  await app.listen({ host: config.host, port: config.port });
+}
+
+// A fresh random key each start: usable locally, useless to anyone who cannot read the file.
+async function writeOneOffKey(file: string): Promise<string> {
+  const key = randomBytes(32).toString('base64url');
+  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+  return key;
+}
+
+main().catch((error: Error) => {
+  console.error(`petstore: cannot start: ${error.message}`);
+  process.exit(1);
+});

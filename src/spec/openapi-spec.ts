@@ -1,0 +1,72 @@
+// Reads openapi.yaml once at start-up and answers the questions the service asks of it.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+/** src/spec/ and dist/spec/ both sit two levels below the project root. */
+export const DEFAULT_SPEC_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export type SecurityRequirement = Record<string, string[]>;
+
+export interface OperationObject {
+  operationId: string;
+  deprecated?: boolean;
+  security?: SecurityRequirement[];
+  requestBody?: { required?: boolean };
+  responses: Record<string, unknown>;
+  [extension: `x-${string}`]: unknown;
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  servers: { url: string }[];
+  security?: SecurityRequirement[];
+  paths: Record<string, Partial<Record<HttpMethod, OperationObject>>>;
+  components: {
+    securitySchemes?: Record<string, { type: string; scheme?: string }>;
+    schemas: Record<string, unknown> & { Error: { properties: { code: { enum: string[] } } } };
+  };
+}
+
+export interface Operation {
+  operationId: string;
+  method: HttpMethod;
+  /** The path as the spec writes it, e.g. `/pets/{petId}`. */
+  path: string;
+  object: OperationObject;
+}
+
+export function loadSpec(path: string = DEFAULT_SPEC_PATH): OpenApiDocument {
+  return parse(readFileSync(path, 'utf8')) as OpenApiDocument;
+}
+
+export function operationsOf(spec: OpenApiDocument): Operation[] {
+  return Object.entries(spec.paths).flatMap(([path, item]) =>
+    HTTP_METHODS.flatMap((method) => {
+      const object = item[method];
+      return object === undefined ? [] : [{ operationId: object.operationId, method, path, object }];
+    }),
+  );
+}
+
+/** The path every server URL ends with (`/v1`); the routes are mounted under it. */
+export function basePathOf(spec: OpenApiDocument): string {
+  const paths = new Set(spec.servers.map((server) => new URL(server.url).pathname.replace(/\/$/, '')));
+  const [basePath, ...others] = paths;
+  if (basePath === undefined || others.length > 0) {
+    throw new Error(`openapi.yaml: every server must share one base path; found ${[...paths].join(', ') || 'none'}`);
+  }
+  return basePath;
+}
+
+export function errorCodesOf(spec: OpenApiDocument): ReadonlySet<string> {
+  return new Set(spec.components.schemas.Error.properties.code.enum);
+}
+
+/** Fastify's form of a spec path: `/pets/{petId}` becomes `/pets/:petId`. */
+export function toRouteUrl(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}

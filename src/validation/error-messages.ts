@@ -1,0 +1,41 @@
+// Turns schema errors into one message that names each offending part and says what is allowed.
+import type { FastifySchemaValidationError, SchemaErrorDataVar } from 'fastify/types/schema.js';
+import { INT64_RANGE } from './int64.js';
+
+const PART: Record<string, string> = {
+  body: 'body',
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+};
+
+export function formatSchemaErrors(errors: FastifySchemaValidationError[], dataVar: SchemaErrorDataVar): Error {
+  const messages = [...new Set(errors.map((error) => describe(error, dataVar)))];
+  return new Error(messages.join('; '));
+}
+
+function describe(error: FastifySchemaValidationError, dataVar: string): string {
+  const part = PART[dataVar] ?? dataVar;
+  const path = error.instancePath.split('/').slice(1).map(unescapePointer);
+  const name = (child: string) => (dataVar === 'body' ? ['body', ...path, child].join('.') : `${part} ${[...path, child].join('.')}`);
+  const subject = path.length === 0 ? part : dataVar === 'body' ? ['body', ...path].join('.') : `${part} ${path.join('.')}`;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `${name(String(params['missingProperty']))} is required`;
+    case 'additionalProperties':
+      return dataVar === 'body' || path.length > 0
+        ? `${subject} has unknown field '${String(params['additionalProperty'])}'`
+        : `unknown ${part} '${String(params['additionalProperty'])}'`;
+    case 'enum':
+      return `${subject} must be one of: ${(params['allowedValues'] as unknown[]).join(', ')}`;
+    case 'int64':
+      return `${subject} must be ${INT64_RANGE}`;
+    default:
+      return `${subject} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+}
