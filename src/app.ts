@@ -15,7 +15,7 @@ import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
 import { formatSchemaErrors } from './validation/error-messages.js';
 import { parseJsonBody } from './validation/json-body-parser.js';
-import { createValidatorCompiler } from './validation/request-validator.js';
+import { createValidatorCompiler, rejectUndeclaredQuery } from './validation/request-validator.js';
 
 export const BODY_LIMIT = 16 * 1024;
 export const MAX_PARAM_LENGTH = 100;
@@ -59,6 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   app.setValidatorCompiler(createValidatorCompiler());
+  app.addHook('onRoute', rejectUndeclaredQuery);
 
   await registerDocs(app, spec, basePath);
   await app.register(openapiGlue, {

@@ -1,6 +1,6 @@
 // Fastify's validator compiler: strict for every part of a request. Bodies are never coerced;
 // query and path strings become numbers only when they are plain decimal integers.
-import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import type { FastifySchemaCompiler, FastifySchemaValidationError, RouteOptions } from 'fastify';
 import type { AnySchema } from 'ajv';
 import { createAjv, toAjvSchema } from './ajv.js';
 import { exactInteger } from './int64.js';
@@ -50,4 +50,15 @@ function decodeParameters(schema: ObjectSchema, data: Record<string, unknown>) {
 
 function escapePointer(name: string): string {
   return name.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * onRoute hook: an operation without query parameters still gets a (empty) query schema,
+ * so that a query string sent to it is rejected rather than ignored.
+ */
+export function rejectUndeclaredQuery(routeOptions: RouteOptions) {
+  const schema = routeOptions.schema as { operationId?: string; querystring?: unknown } | undefined;
+  if (schema?.operationId !== undefined && schema.querystring === undefined) {
+    schema.querystring = { type: 'object', properties: {} };
+  }
 }

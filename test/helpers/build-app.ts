@@ -1,0 +1,43 @@
+// Builds a fresh app with a fresh store for one test, and closes it on teardown.
+import { Writable } from 'node:stream';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { Test } from 'tap';
+import { buildApp, type AppOptions } from '../../src/app.js';
+
+export const API_KEY = 'test-key-0123456789abcdef';
+export const OTHER_API_KEY = 'other-key-0123456789abcdef';
+export const AUTH = { authorization: `Bearer ${API_KEY}` };
+export const JSON_TYPE = { 'content-type': 'application/json' };
+
+export interface TestApp {
+  app: FastifyInstance;
+  /** Every log line the app wrote, as text. */
+  logs: () => string;
+}
+
+export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): Promise<TestApp> {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const app = await buildApp({
+    apiKeys: [API_KEY],
+    logger: { level: 'trace', stream, redact: ['req.headers.authorization'] },
+    ...options,
+  });
+  t.teardown(() => app.close());
+  return { app, logs: () => lines.join('') };
+}
+
+/** An authenticated request with a JSON body, as most tests send it. */
+export function postPet(body: unknown, headers: Record<string, string> = {}): InjectOptions {
+  return {
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...AUTH, ...JSON_TYPE, ...headers },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  };
+}

@@ -1,0 +1,93 @@
+// Checks responses against openapi.yaml itself: the status must be documented for the
+// operation, the body must match the documented schema, and documented headers must be sent.
+import type { LightMyRequestResponse } from 'fastify';
+import type { Test } from 'tap';
+import type { ValidateFunction } from 'ajv';
+import { loadSpec, operationsOf, type Operation } from '../../src/spec/openapi-spec.js';
+import { createAjv, toAjvSchema } from '../../src/validation/ajv.js';
+import { parseJson } from '../../src/validation/json-body-parser.js';
+
+export const spec = loadSpec();
+export const operations = operationsOf(spec);
+
+const SPEC_ID = 'openapi.yaml';
+const ajv = createAjv();
+ajv.addSchema(toAjvSchema({ $id: SPEC_ID, ...spec } as object));
+
+interface ResponseObject {
+  $ref?: string;
+  headers?: Record<string, unknown>;
+}
+
+function pointer(...segments: string[]): string {
+  return segments.map((segment) => `/${segment.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+function lookup(ref: string): ResponseObject {
+  return ref
+    .replace(/^#\//, '')
+    .split('/')
+    .reduce((node: any, segment) => node[segment.replace(/~1/g, '/').replace(/~0/g, '~')], spec) as ResponseObject;
+}
+
+export function operation(operationId: string): Operation {
+  const found = operations.find((candidate) => candidate.operationId === operationId);
+  if (found === undefined) throw new Error(`no operation ${operationId} in openapi.yaml`);
+  return found;
+}
+
+/** The statuses openapi.yaml documents for an operation. */
+export function documentedStatuses(operationId: string): number[] {
+  return Object.keys(operation(operationId).object.responses).map(Number);
+}
+
+const validators = new Map<string, { validate: ValidateFunction; headers: string[] }>();
+
+function contractFor(operationId: string, status: string) {
+  const key = `${operationId} ${status}`;
+  let contract = validators.get(key);
+  if (contract === undefined) {
+    const { path, method, object } = operation(operationId);
+    let response = object.responses[status] as ResponseObject;
+    let base = `#${pointer('paths', path, method, 'responses', status)}`;
+    if (response.$ref !== undefined) {
+      base = response.$ref;
+      response = lookup(response.$ref);
+    }
+    const validate = ajv.compile({ $ref: `${SPEC_ID}${base}${pointer('content', 'application/json', 'schema')}` });
+    contract = { validate, headers: Object.keys(response.headers ?? {}) };
+    validators.set(key, contract);
+  }
+  return contract;
+}
+
+const validateError = ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/Error` });
+
+/** Asserts the response keeps the contract of `operationId`, and returns its parsed body. */
+export function checkContract(t: Test, response: LightMyRequestResponse, operationId: string): any {
+  const status = String(response.statusCode);
+  if (!(status in operation(operationId).object.responses)) {
+    t.fail(`${operationId} answered ${status}, which openapi.yaml does not document: ${response.body}`);
+    return undefined;
+  }
+  const { validate, headers } = contractFor(operationId, status);
+  t.match(response.headers['content-type'], /^application\/json; charset=utf-8$/, 'JSON content type');
+  const body = parseJson(response.body);
+  t.ok(validate(body), `${operationId} ${status} body matches openapi.yaml: ${ajv.errorsText(validate.errors)}`);
+  for (const header of headers) {
+    t.ok(response.headers[header.toLowerCase()], `${operationId} ${status} sends the documented ${header} header`);
+  }
+  if (response.statusCode >= 400) t.equal((body as { status: number }).status, response.statusCode, 'Error.status repeats the HTTP status');
+  return body;
+}
+
+/** Asserts an answer outside any operation (unknown route, wrong method…) is a well-formed Error. */
+export function checkErrorBody(t: Test, response: LightMyRequestResponse, status: number, code: string) {
+  t.equal(response.statusCode, status, `status ${status}`);
+  t.match(response.headers['content-type'], /^application\/json; charset=utf-8$/, 'JSON content type');
+  const body = parseJson(response.body) as { code: string; status: number };
+  t.ok(validateError(body), `body is an Error: ${ajv.errorsText(validateError.errors)}`);
+  t.equal(body.code, code, `code ${code}`);
+  t.equal(body.status, status, 'Error.status repeats the HTTP status');
+  return body as { code: string; message: string; status: number };
+}
