@@ -112,13 +112,12 @@ export interface components {
              *     | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method |
              *     | `REQUEST_TIMEOUT` | 408 | The request was not received in time |
              *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than 16 KiB |
-             *     | `URI_TOO_LONG` | 414 | A path parameter is longer than 100 characters |
              *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not `application/json` |
              *     | `HEADERS_TOO_LARGE` | 431 | The request headers are too large |
              *     | `INTERNAL_ERROR` | 500 | An unexpected failure in the service |
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR";
+            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR";
             /** @description Human-readable description of what went wrong and what to fix. */
             message: string;
             /**
@@ -384,25 +383,6 @@ export interface operations {
                      *       "code": "PET_NOT_FOUND",
                      *       "message": "No pet has id 42.",
                      *       "status": 404
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The `petId` segment is longer than 100 characters. */
-            414: {
-                headers: {
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "URI_TOO_LONG",
-                     *       "message": "The path parameter is longer than 100 characters.",
-                     *       "status": 414
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

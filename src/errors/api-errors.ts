@@ -33,11 +33,6 @@ export const MethodNotAllowed = apiError<[method: string, path: string, allowed:
 );
 export const RequestTimeout = apiError<[]>('REQUEST_TIMEOUT', 'The request was not received in time.', 408);
 export const PayloadTooLarge = apiError<[limit: number]>('PAYLOAD_TOO_LARGE', 'The body is larger than %s bytes.', 413);
-export const UriTooLong = apiError<[limit: number]>(
-  'URI_TOO_LONG',
-  'A path parameter is longer than %s characters.',
-  414,
-);
 export const UnsupportedMediaType = apiError<[received: string]>(
   'UNSUPPORTED_MEDIA_TYPE',
   '%s is not supported; send the body as application/json.',

@@ -6,7 +6,6 @@ import {
   InternalError,
   PayloadTooLarge,
   UnsupportedMediaType,
-  UriTooLong,
   ValidationFailed,
 } from './api-errors.js';
 
@@ -19,7 +18,6 @@ export interface ErrorHandlerOptions {
   /** The codes the spec documents on `Error.code`; anything else is an internal error. */
   errorCodes: ReadonlySet<string>;
   bodyLimit: number;
-  maxParamLength: number;
 }
 
 export function createErrorHandler(options: ErrorHandlerOptions) {
@@ -34,8 +32,6 @@ export function createErrorHandler(options: ErrorHandlerOptions) {
         return new UnsupportedMediaType(describeContentType(request.headers['content-type']));
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return new PayloadTooLarge(options.bodyLimit);
-      case 'FST_ERR_MAX_PARAM_LENGTH':
-        return new UriTooLong(options.maxParamLength);
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return new BadRequest('The Content-Length header does not match the body.');
       case 'FST_ERR_BAD_URL':
