@@ -6,6 +6,7 @@ import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glu
 import { createBearerAuth } from './auth/bearer-auth.js';
 import { registerDocs } from './docs/swagger-ui.js';
 import { RouteNotFound } from './errors/api-errors.js';
+import { handleClientError } from './errors/client-error-handler.js';
 import { createErrorHandler } from './errors/error-handler.js';
 import { createHandlers } from './handlers/index.js';
 import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
@@ -47,6 +48,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: 30_000,
     schemaErrorFormatter: formatSchemaErrors,
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    clientErrorHandler: handleClientError,
   });
   const handleError = createErrorHandler({
     errorCodes: errorCodesOf(spec),

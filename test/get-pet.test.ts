@@ -34,7 +34,7 @@ t.test('an id no pet has gets 404 PET_NOT_FOUND', async (t) => {
 
 t.test('a petId that is not an int64 gets 400', async (t) => {
   const { app } = await buildTestApp(t);
-  for (const petId of ['abc', '1.5', '1e3', '0x1', '9223372036854775808', '-9223372036854775809', '%201', '+1']) {
+  for (const petId of ['', 'abc', '1.5', '1e3', '0x1', '9223372036854775808', '-9223372036854775809', '%201', '+1']) {
     const response = await app.inject(get(petId));
     t.equal(response.statusCode, 400, petId);
     const body = checkContract(t, response, 'getPet');

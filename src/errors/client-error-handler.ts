@@ -1,0 +1,28 @@
+// Requests Node's HTTP parser rejects never reach Fastify's routing; they are answered here,
+// on the raw socket, in the same Error shape as everything else.
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ErrorBody } from '../types/api.js';
+import { BadRequest, HeadersTooLarge, RequestTimeout } from './api-errors.js';
+
+export function handleClientError(error: NodeJS.ErrnoException, socket: Socket) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const apiError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new HeadersTooLarge()
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new RequestTimeout()
+        : new BadRequest('The request is not valid HTTP/1.1.');
+  const status = apiError.statusCode;
+  const body = JSON.stringify({ code: apiError.code, message: apiError.message, status } satisfies ErrorBody);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+}
