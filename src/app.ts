@@ -64,6 +64,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(createValidatorCompiler());
   app.addHook('onRoute', rejectUndeclaredQuery);
 
+  // Fastify closes idle connections on close; one busy at that moment must not linger in keep-alive after its answer.
+  let closing = false;
+  app.addHook('preClose', async () => void (closing = true));
+  app.addHook('onSend', async (_request, reply) => void (closing && reply.header('connection', 'close')));
+
   await registerDocs(app, spec, basePath);
   await app.register(openapiGlue, {
     specification: spec,

@@ -2,7 +2,7 @@
 import type { FastifySchemaValidationError, SchemaErrorDataVar } from 'fastify/types/schema.js';
 import { INT64_RANGE } from './int64.js';
 
-const PART: Record<string, string> = {
+const PART: Record<SchemaErrorDataVar, string> = {
   body: 'body',
   querystring: 'query parameter',
   params: 'path parameter',
@@ -14,11 +14,14 @@ export function formatSchemaErrors(errors: FastifySchemaValidationError[], dataV
   return new Error(messages.join('; '));
 }
 
-function describe(error: FastifySchemaValidationError, dataVar: string): string {
-  const part = PART[dataVar] ?? dataVar;
+// body.categoryId, but "query parameter limit": a body has fields, a query has named parameters.
+function describe(error: FastifySchemaValidationError, dataVar: SchemaErrorDataVar): string {
+  const part = PART[dataVar];
+  const where = (segments: string[]) =>
+    dataVar === 'body' ? ['body', ...segments].join('.') : [part, segments.join('.')].join(' ').trim();
   const path = error.instancePath.split('/').slice(1).map(unescapePointer);
-  const name = (child: string) => (dataVar === 'body' ? ['body', ...path, child].join('.') : `${part} ${[...path, child].join('.')}`);
-  const subject = path.length === 0 ? part : dataVar === 'body' ? ['body', ...path].join('.') : `${part} ${path.join('.')}`;
+  const name = (child: string) => where([...path, child]);
+  const subject = where(path);
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':

@@ -36,7 +36,7 @@ export function createValidatorCompiler(ajv = createAjv()): FastifySchemaCompile
 function decodeParameters(schema: ObjectSchema, data: Record<string, unknown>) {
   const value: Record<string, unknown> = {};
   const errors: FastifySchemaValidationError[] = [];
-  for (const [name, raw] of Object.entries(data ?? {})) {
+  for (const [name, raw] of Object.entries(data)) {
     if (Array.isArray(raw)) {
       errors.push({ keyword: 'once', instancePath: `/${escapePointer(name)}`, schemaPath: '', params: {}, message: 'must be given at most once' });
       continue;

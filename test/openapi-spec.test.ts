@@ -1,0 +1,28 @@
+import t from 'tap';
+import { basePathOf, errorCodesOf, loadSpec, operationsOf, toRouteUrl, type OpenApiDocument } from '../src/spec/openapi-spec.js';
+
+const spec = loadSpec();
+
+t.test('the spec defines the three operations of the interface document', async (t) => {
+  t.same(
+    operationsOf(spec).map(({ operationId, method, path }) => `${operationId} ${method.toUpperCase()} ${path}`),
+    ['listPets GET /pets', 'createPet POST /pets', 'getPet GET /pets/{petId}'],
+  );
+});
+
+t.test('both deployments share the /v1 base path', async (t) => {
+  t.equal(basePathOf(spec), '/v1');
+  t.equal(spec.servers.length, 2);
+  const mixed = { ...spec, servers: [{ url: 'https://a.example/v1' }, { url: 'https://b.example/v2/' }] } as OpenApiDocument;
+  t.throws(() => basePathOf(mixed), /every server must share one base path; found \/v1, \/v2/);
+  t.throws(() => basePathOf({ ...spec, servers: [] }), /found none/);
+});
+
+t.test('the documented error codes come from the spec', async (t) => {
+  t.ok(errorCodesOf(spec).has('PET_NOT_FOUND'));
+  t.notOk(errorCodesOf(spec).has('FST_ERR_VALIDATION'));
+});
+
+t.test('spec paths become Fastify route URLs', async (t) => {
+  t.equal(toRouteUrl('/pets/{petId}'), '/pets/:petId');
+});

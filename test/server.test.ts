@@ -1,0 +1,106 @@
+// Runs src/server.ts as a real process: configuration, listening, the one-off key, graceful shutdown.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { API_KEY } from './helpers/build-app.js';
+
+const SERVER = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  port: number;
+  exited: Promise<number | null>;
+}
+
+function start(env: Record<string, string>, cwd = process.cwd()): Promise<Running> {
+  // The test's own loader flags run the TypeScript source. The child's coverage is switched off:
+  // tap would file it over this test process's own coverage instead of adding to it.
+  const child = spawn(process.execPath, [...process.execArgv, SERVER], {
+    cwd,
+    env: { ...withoutServiceSettings(process.env), _TAPJS_PROCESSINFO_COVERAGE_: '0', PORT: '0', ...env },
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
+      if (port !== undefined) resolve({ child, output: () => output, port: Number(port), exited });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    exited.then((code) => reject(new Error(`exited with ${code}: ${output}`)));
+  });
+}
+
+function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { API_KEYS: _keys, HOST: _host, PORT: _port, LOG_LEVEL: _level, ...rest } = env;
+  return rest;
+}
+
+async function listPets(port: number, key: string) {
+  const response = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
+  return response.status;
+}
+
+t.test('serves with the keys from API_KEYS and closes gracefully on SIGTERM', async (t) => {
+  const server = await start({ API_KEYS: `${API_KEY},other-key-0123456789` });
+  t.equal(await listPets(server.port, API_KEY), 200);
+  t.equal(await listPets(server.port, 'other-key-0123456789'), 200);
+  t.equal(await listPets(server.port, 'not-a-key-0123456789'), 401);
+  server.child.kill('SIGTERM');
+  t.equal(await server.exited, 0);
+  t.match(server.output(), /"signal":"SIGTERM".*closing gracefully/);
+  t.notMatch(server.output(), API_KEY, 'keys never reach the log');
+});
+
+t.test('a request in flight when SIGINT arrives is still answered', async (t) => {
+  const server = await start({ API_KEYS: API_KEY });
+  const body = '{"name":"Rex","categoryId":1}';
+  const socket = connect(server.port, '127.0.0.1');
+  let answer = '';
+  socket.on('data', (chunk) => (answer += chunk));
+  const closed = new Promise((resolve) => socket.on('close', resolve));
+  socket.write(
+    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${API_KEY}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  server.child.kill('SIGINT');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  socket.write(body.slice(10));
+  await closed;
+  t.match(answer, /^HTTP\/1.1 201 Created/);
+  t.match(answer, /\{"id":1,"name":"Rex","categoryId":1\}$/);
+  t.equal(await server.exited, 0);
+});
+
+t.test('without API_KEYS it makes a one-off key, kept in a private file, never logged', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-'));
+  const server = await start({}, dir);
+  const file = join(dir, '.api-key');
+  const key = readFileSync(file, 'utf8').trim();
+  t.equal(statSync(file).mode & 0o777, 0o600, 'only the owner can read it');
+  t.match(key, /^[A-Za-z0-9_-]{43}$/, '256 random bits');
+  t.equal(await listPets(server.port, key), 200);
+  t.match(server.output(), `generated a one-off API key for this run only, in ${file}`);
+  t.notMatch(server.output(), key);
+  server.child.kill('SIGTERM');
+  await server.exited;
+
+  const again = await start({}, dir);
+  t.not(readFileSync(file, 'utf8').trim(), key, 'each start makes a new key');
+  again.child.kill('SIGTERM');
+  await again.exited;
+});
+
+t.test('invalid settings stop start-up with the reason', async (t) => {
+  const server = start({ API_KEYS: 'short-key' });
+  await t.rejects(server, /exited with 1: petstore: cannot start: API_KEYS entry 1 is not a usable key/);
+  await t.rejects(start({ API_KEYS: API_KEY, PORT: 'eighty' }), /PORT must be an integer/);
+});
