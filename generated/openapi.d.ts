@@ -112,7 +112,7 @@ export interface components {
              *     | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method |
              *     | `REQUEST_TIMEOUT` | 408 | The request was not received in time |
              *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than 16 KiB |
-             *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not `application/json` |
+             *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not UTF-8 `application/json` |
              *     | `HEADERS_TOO_LARGE` | 431 | The request headers are too large |
              *     | `INTERNAL_ERROR` | 500 | An unexpected failure in the service |
              * @enum {string}
@@ -174,7 +174,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The body is not sent as `application/json`. */
+        /** @description The body is not sent as `application/json` in UTF-8 (the only charset accepted). */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -183,7 +183,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                 *       "message": "Content-Type text/plain is not supported; send application/json.",
+                 *       "message": "Content-Type text/plain is not supported; send the body as UTF-8 application/json.",
                  *       "status": 415
                  *     }
                  */

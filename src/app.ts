@@ -60,7 +60,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     throw new RouteNotFound(request.method, request.url.replace(/\?.*$/s, ''));
   });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addHook('onRoute', rejectUndeclaredQuery);
 

@@ -118,10 +118,26 @@ t.test('a body that is not JSON gets 415', async (t) => {
   const { app } = await buildTestApp(t);
   const asText = await app.inject(postPet('{"name":"Rex","categoryId":5}', { 'content-type': 'text/plain' }));
   t.equal(asText.statusCode, 415);
-  t.match(checkContract(t, asText, 'createPet').message, /Content-Type text\/plain is not supported/);
+  t.equal(checkContract(t, asText, 'createPet').message, 'Content-Type text/plain is not supported; send the body as UTF-8 application/json.');
   const untyped = await app.inject({ method: 'POST', url: '/v1/pets', headers: AUTH, payload: 'name=Rex' });
   t.equal(untyped.statusCode, 415);
   t.match(checkContract(t, untyped, 'createPet').message, /without a Content-Type header/);
+});
+
+t.test('bodies must be UTF-8: other charsets get 415, invalid bytes 400', async (t) => {
+  const { app } = await buildTestApp(t);
+  const body = '{"name":"Zoë","categoryId":1}';
+  for (const contentType of ['application/json; charset=utf-8', 'application/json;charset="UTF-8"']) {
+    const response = await app.inject(postPet(body, { 'content-type': contentType }));
+    t.equal(response.statusCode, 201, contentType);
+    t.equal(checkContract(t, response, 'createPet').name, 'Zoë');
+  }
+  const latin1 = await app.inject(postPet(Buffer.from(body, 'latin1').toString('binary'), { 'content-type': 'application/json; charset=latin1' }));
+  t.equal(latin1.statusCode, 415);
+  t.match(checkContract(t, latin1, 'createPet').message, /charset=latin1 is not supported; send the body as UTF-8 application\/json/);
+  const invalid = await app.inject({ ...postPet(''), payload: Buffer.from(body, 'latin1') });
+  t.equal(invalid.statusCode, 400);
+  t.equal(checkContract(t, invalid, 'createPet').message, 'The body is not valid JSON: it is not valid UTF-8.');
 });
 
 t.test('an oversized body gets 413', async (t) => {

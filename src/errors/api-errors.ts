@@ -35,7 +35,7 @@ export const RequestTimeout = apiError<[]>('REQUEST_TIMEOUT', 'The request was n
 export const PayloadTooLarge = apiError<[limit: number]>('PAYLOAD_TOO_LARGE', 'The body is larger than %s bytes.', 413);
 export const UnsupportedMediaType = apiError<[received: string]>(
   'UNSUPPORTED_MEDIA_TYPE',
-  '%s is not supported; send the body as application/json.',
+  '%s is not supported; send the body as UTF-8 application/json.',
   415,
 );
 export const HeadersTooLarge = apiError<[]>('HEADERS_TOO_LARGE', 'The request headers are too large.', 431);

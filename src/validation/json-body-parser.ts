@@ -1,17 +1,31 @@
-// JSON bodies are parsed losslessly: big integers keep every digit and a repeated key is an
-// error rather than a silent overwrite, so the validator sees exactly what the client sent.
+// JSON bodies are parsed losslessly: big integers keep every digit, a repeated key is an error
+// rather than a silent overwrite, and bytes that are not UTF-8 are refused rather than replaced,
+// so the validator sees exactly what the client sent.
+import type { FastifyRequest } from 'fastify';
 import { parse } from 'lossless-json';
-import { BodyRequired, InvalidJson } from '../errors/api-errors.js';
+import { BodyRequired, InvalidJson, UnsupportedMediaType } from '../errors/api-errors.js';
 import { parseJsonNumber } from './int64.js';
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
 export function parseJson(text: string): unknown {
   return parse(text, null, parseJsonNumber);
 }
 
-export async function parseJsonBody(_request: unknown, body: string): Promise<unknown> {
-  if (body.trim() === '') throw new BodyRequired();
+export async function parseJsonBody(request: FastifyRequest, body: Buffer): Promise<unknown> {
+  const contentType = String(request.headers['content-type']);
+  const charset = CHARSET.exec(contentType)?.[1];
+  if (charset !== undefined && charset.toLowerCase() !== 'utf-8') throw new UnsupportedMediaType(`Content-Type ${contentType}`);
+  let text: string;
   try {
-    return parseJson(body);
+    text = UTF8.decode(body);
+  } catch {
+    throw new InvalidJson('it is not valid UTF-8');
+  }
+  if (text.trim() === '') throw new BodyRequired();
+  try {
+    return parseJson(text);
   } catch (error) {
     throw new InvalidJson((error as Error).message);
   }
