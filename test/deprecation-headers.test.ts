@@ -1,13 +1,8 @@
 import t from 'tap';
 import { deprecationHeadersOf } from '../src/routes/deprecation-headers.js';
-import { loadSpec, operationsOf, type OpenApiDocument } from '../src/spec/openapi-spec.js';
+import { operationsOf } from '../src/spec/openapi-spec.js';
 import { AUTH, buildTestApp } from './helpers/build-app.js';
-
-function specWith(change: (spec: OpenApiDocument) => void): OpenApiDocument {
-  const spec = structuredClone(loadSpec());
-  change(spec);
-  return spec;
-}
+import { specWith } from './helpers/spec.js';
 
 t.test('any operation the spec marks deprecated gets the headers, from its own markers', async (t) => {
   const spec = specWith((spec) => {

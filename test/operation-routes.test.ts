@@ -2,18 +2,13 @@ import t from 'tap';
 import { createBearerAuth } from '../src/auth/bearer-auth.js';
 import { createHandlers } from '../src/handlers/index.js';
 import { createOperationResolver } from '../src/routes/operation-routes.js';
-import { loadSpec, type OpenApiDocument } from '../src/spec/openapi-spec.js';
+import type { OpenApiDocument } from '../src/spec/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
+import { specWith } from './helpers/spec.js';
 
 const handlers = createHandlers(createMemoryPetStore());
 const authenticators = { bearerAuth: createBearerAuth([API_KEY]) };
-
-function specWith(change: (spec: OpenApiDocument) => void): OpenApiDocument {
-  const spec = structuredClone(loadSpec());
-  change(spec);
-  return spec;
-}
 
 t.test('gaps between the spec and the service fail at start-up, not at request time', async (t) => {
   const cases: [string, (spec: OpenApiDocument) => void, RegExp][] = [
