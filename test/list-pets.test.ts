@@ -69,6 +69,8 @@ t.test('bad query parameters get 400 naming the parameter', async (t) => {
     ['?status=Available', /query parameter status must be one of/],
     ['?offset=10', /unknown query parameter 'offset'/],
     ['?a%2Fb=1', /unknown query parameter 'a\/b'/],
+    ['?__proto__=1', /unknown query parameter '__proto__'/],
+    ['?constructor=1', /unknown query parameter 'constructor'/],
   ];
   for (const [query, message] of cases) {
     const response = await app.inject(list(query));

@@ -34,7 +34,8 @@ export function createValidatorCompiler(ajv = createAjv()): FastifySchemaCompile
 }
 
 function decodeParameters(schema: ObjectSchema, data: Record<string, unknown>) {
-  const value: Record<string, unknown> = {};
+  // No prototype: a parameter named __proto__ must stay a key, to be rejected as unknown.
+  const value: Record<string, unknown> = Object.create(null);
   const errors: FastifySchemaValidationError[] = [];
   for (const [name, raw] of Object.entries(data)) {
     if (Array.isArray(raw)) {
