@@ -13,14 +13,15 @@ const error = (keyword: string, instancePath: string, params: Record<string, unk
 t.test('messages name the part and path of each problem, once', async (t) => {
   const formatted = formatSchemaErrors(
     [
-      error('type', '/owner/first~1last', {}, 'must be string'),
-      error('type', '/owner/first~1last', {}, 'must be string'),
+      error('type', '/owner/first~1last', { type: 'string' }, 'must be string'),
+      error('type', '/owner/first~1last', { type: 'string' }, 'must be string'),
+      error('type', '/nickname', { type: 'null' }, 'must be null'),
       error('additionalProperties', '/owner', { additionalProperty: 'age' }),
       error('custom', ''),
     ],
     'body',
   );
-  t.equal(formatted.message, "body.owner.first/last must be string; body.owner has unknown field 'age'; body is invalid");
+  t.equal(formatted.message, "body.owner.first/last must be a string; body.nickname must be null; body.owner has unknown field 'age'; body is invalid");
   t.equal(
     formatSchemaErrors([error('required', '', { missingProperty: 'x-trace' })], 'headers').message,
     'header x-trace is required',

@@ -14,6 +14,15 @@ export function formatSchemaErrors(errors: FastifySchemaValidationError[], dataV
   return new Error(messages.join('; '));
 }
 
+const JSON_TYPES: Record<string, string> = {
+  object: 'a JSON object',
+  array: 'a JSON array',
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+};
+
 // body.categoryId, but "query parameter limit": a body has fields, a query has named parameters.
 function describe(error: FastifySchemaValidationError, dataVar: SchemaErrorDataVar): string {
   const part = PART[dataVar];
@@ -34,6 +43,12 @@ function describe(error: FastifySchemaValidationError, dataVar: SchemaErrorDataV
       return `${subject} must be one of: ${(params['allowedValues'] as unknown[]).join(', ')}`;
     case 'int64':
       return `${subject} must be ${INT64_RANGE}`;
+    case 'type':
+      return `${subject} must be ${JSON_TYPES[String(params['type'])] ?? params['type']}`;
+    case 'minLength':
+      return `${subject} must have at least ${String(params['limit'])} characters`;
+    case 'maxLength':
+      return `${subject} must have at most ${String(params['limit'])} characters`;
     default:
       return `${subject} ${error.message ?? 'is invalid'}`;
   }
