@@ -53,7 +53,7 @@ export function createErrorHandler(options: ErrorHandlerOptions) {
   };
 }
 
-export function sendError(reply: FastifyReply, error: ApiError) {
+function sendError(reply: FastifyReply, error: ApiError) {
   const body: ErrorBody = { code: error.code, message: error.message, status: error.statusCode };
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(body);
 }

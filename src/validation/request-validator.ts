@@ -23,10 +23,8 @@ export function createValidatorCompiler(ajv = createAjv()): FastifySchemaCompile
     const validate = ajv.compile(toAjvSchema(strict as AnySchema));
     const check: Validator = (data) => {
       const { value, errors } = decodeParameters(strict, data as Record<string, unknown>);
-      check.errors = errors.length > 0 ? errors : null;
-      if (errors.length > 0) return false;
-      if (validate(value)) return { value };
-      check.errors = validate.errors as FastifySchemaValidationError[];
+      if (errors.length === 0 && validate(value)) return { value };
+      check.errors = errors.length > 0 ? errors : (validate.errors as FastifySchemaValidationError[]);
       return false;
     };
     return check;
