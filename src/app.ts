@@ -35,6 +35,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const spec = options.spec ?? loadSpec();
   const basePath = basePathOf(spec);
   const store = options.store ?? createMemoryPetStore();
+  const handleError = createErrorHandler({ errorCodes: errorCodesOf(spec), bodyLimit: BODY_LIMIT });
 
   const app = Fastify({
     logger: options.logger ?? false,
@@ -47,14 +48,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     requestTimeout: 30_000,
     schemaErrorFormatter: formatSchemaErrors,
-    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    frameworkErrors: handleError,
     clientErrorHandler: handleClientError,
   });
-  const handleError = createErrorHandler({
-    errorCodes: errorCodesOf(spec),
-    bodyLimit: BODY_LIMIT,
-  });
-
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(async (request) => {
     throw new RouteNotFound(request.method, request.url.replace(/\?.*$/s, ''));
