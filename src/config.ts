@@ -1,5 +1,6 @@
 // Reads the service's settings from the environment; invalid settings stop start-up with a clear reason.
-const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+import { isBearerToken } from './auth/bearer-auth.js';
+
 const MIN_KEY_LENGTH = 16;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -39,7 +40,7 @@ function readApiKeys(value: string | undefined): string[] | undefined {
   const keys = value.split(',').map((key) => key.trim());
   if (keys.every((key) => key === '')) throw new Error('API_KEYS is set but holds no key; unset it or list keys separated by commas');
   keys.forEach((key, index) => {
-    if (!BEARER_TOKEN.test(key) || key.length < MIN_KEY_LENGTH) {
+    if (!isBearerToken(key) || key.length < MIN_KEY_LENGTH) {
       throw new Error(
         `API_KEYS entry ${index + 1} is not a usable key: keys need at least ${MIN_KEY_LENGTH} characters ` +
           'from A-Z a-z 0-9 - . _ ~ + / (optionally ending in =)',

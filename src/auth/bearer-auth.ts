@@ -4,7 +4,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Unauthorized } from '../errors/api-errors.js';
 
 const REALM = 'petstore';
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/** The token syntax of RFC 6750 (b64token): a key must match it to be sendable at all. */
+const TOKEN = '[A-Za-z0-9\\-._~+/]+=*';
+const BEARER = new RegExp(`^Bearer +(${TOKEN}) *$`, 'i');
+const WHOLE_TOKEN = new RegExp(`^${TOKEN}$`);
+
+export function isBearerToken(value: string): boolean {
+  return WHOLE_TOKEN.test(value);
+}
 
 export type Authenticator = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 

@@ -1,6 +1,7 @@
 // Turns schema errors into one message that names each offending part and says what is allowed.
 import type { FastifySchemaValidationError, SchemaErrorDataVar } from 'fastify/types/schema.js';
 import { INT64_RANGE } from './int64.js';
+import { unescapePointer } from './json-pointer.js';
 
 const PART: Record<SchemaErrorDataVar, string> = {
   body: 'body',
@@ -52,8 +53,4 @@ function describe(error: FastifySchemaValidationError, dataVar: SchemaErrorDataV
     default:
       return `${subject} ${error.message ?? 'is invalid'}`;
   }
-}
-
-function unescapePointer(segment: string): string {
-  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }

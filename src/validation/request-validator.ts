@@ -4,6 +4,7 @@ import type { FastifySchemaCompiler, FastifySchemaValidationError, RouteOptions 
 import type { AnySchema } from 'ajv';
 import { createAjv, toAjvSchema } from './ajv.js';
 import { exactInteger } from './int64.js';
+import { escapePointer } from './json-pointer.js';
 
 interface ObjectSchema {
   properties?: Record<string, { type?: unknown; format?: unknown }>;
@@ -45,10 +46,6 @@ function decodeParameters(schema: ObjectSchema, data: Record<string, unknown>) {
     value[name] = isInteger ? (property.format === 'int64' ? exactInteger(raw) : Number(raw)) : raw;
   }
   return { value, errors };
-}
-
-function escapePointer(name: string): string {
-  return name.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /**

@@ -6,6 +6,7 @@ import type { ValidateFunction } from 'ajv';
 import { loadSpec, operationsOf, type Operation } from '../../src/spec/openapi-spec.js';
 import { createAjv, toAjvSchema } from '../../src/validation/ajv.js';
 import { parseJson } from '../../src/validation/json-body-parser.js';
+import { escapePointer, unescapePointer } from '../../src/validation/json-pointer.js';
 
 export const spec = loadSpec();
 export const operations = operationsOf(spec);
@@ -20,14 +21,14 @@ interface ResponseObject {
 }
 
 function pointer(...segments: string[]): string {
-  return segments.map((segment) => `/${segment.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  return segments.map((segment) => `/${escapePointer(segment)}`).join('');
 }
 
 function lookup(ref: string): ResponseObject {
   return ref
     .replace(/^#\//, '')
     .split('/')
-    .reduce((node: any, segment) => node[segment.replace(/~1/g, '/').replace(/~0/g, '~')], spec) as ResponseObject;
+    .reduce((node: any, segment) => node[unescapePointer(segment)], spec) as ResponseObject;
 }
 
 export function operation(operationId: string): Operation {
