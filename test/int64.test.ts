@@ -1,6 +1,6 @@
 import t from 'tap';
 import { isInt64, parseJsonNumber } from '../src/validation/int64.js';
-import { parseJson } from '../src/validation/json-body-parser.js';
+import { parseJson } from '../src/validation/strict-json.js';
 
 t.test('JSON number literals are read without loss', async (t) => {
   const cases: [string, number | bigint][] = [

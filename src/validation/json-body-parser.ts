@@ -1,17 +1,11 @@
-// JSON bodies are parsed losslessly: big integers keep every digit, a repeated key is an error
-// rather than a silent overwrite, and bytes that are not UTF-8 are refused rather than replaced,
-// so the validator sees exactly what the client sent.
+// JSON bodies are parsed exactly (see strict-json.ts), and bytes that are not UTF-8 are refused
+// rather than replaced, so the validator sees exactly what the client sent.
 import type { FastifyRequest } from 'fastify';
-import { parse } from 'lossless-json';
 import { BodyRequired, InvalidJson, UnsupportedMediaType } from '../errors/api-errors.js';
-import { parseJsonNumber } from './int64.js';
+import { parseJson } from './strict-json.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
-
-export function parseJson(text: string): unknown {
-  return parse(text, null, parseJsonNumber);
-}
 
 export async function parseJsonBody(request: FastifyRequest, body: Buffer): Promise<unknown> {
   const contentType = String(request.headers['content-type']);

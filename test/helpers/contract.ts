@@ -5,7 +5,7 @@ import type { Test } from 'tap';
 import type { ValidateFunction } from 'ajv';
 import { loadSpec, operationsOf, type Operation } from '../../src/spec/openapi-spec.js';
 import { createAjv, toAjvSchema } from '../../src/validation/ajv.js';
-import { parseJson } from '../../src/validation/json-body-parser.js';
+import { parseJson } from '../../src/validation/strict-json.js';
 import { escapePointer, unescapePointer } from '../../src/validation/json-pointer.js';
 
 export const spec = loadSpec();
@@ -64,22 +64,52 @@ function contractFor(operationId: string, status: string) {
 
 const validateError = ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/Error` });
 
+/** An HTTP answer, from `inject` or from a real socket. */
+export interface HttpAnswer {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  body: string;
+}
+
+/**
+ * Every way the answer breaks the contract of `operationId`: an undocumented status, a body
+ * that is not JSON or fails its schema, a missing documented header, an Error whose `status`
+ * differs from the HTTP status. Empty when the answer keeps the contract.
+ */
+export function contractViolations(answer: HttpAnswer, operationId: string): string[] {
+  const status = String(answer.statusCode);
+  if (!(status in operation(operationId).object.responses)) {
+    return [`${operationId} answered ${status}, which openapi.yaml does not document: ${answer.body}`];
+  }
+  const violations: string[] = [];
+  const { validate, headers } = contractFor(operationId, status);
+  if (!/^application\/json; charset=utf-8$/.test(String(answer.headers['content-type']))) {
+    violations.push(`${operationId} ${status} content type is ${String(answer.headers['content-type'])}`);
+  }
+  let body: unknown;
+  try {
+    body = parseJson(answer.body);
+  } catch (error) {
+    return [...violations, `${operationId} ${status} body is not JSON (${(error as Error).message}): ${answer.body}`];
+  }
+  if (!validate(body)) violations.push(`${operationId} ${status} body does not match openapi.yaml: ${ajv.errorsText(validate.errors)}`);
+  for (const header of headers) {
+    if (!answer.headers[header.toLowerCase()]) violations.push(`${operationId} ${status} lacks the documented ${header} header`);
+  }
+  if (answer.statusCode >= 400 && (body as { status?: unknown }).status !== answer.statusCode) {
+    violations.push(`${operationId} ${status} Error.status is ${String((body as { status?: unknown }).status)}`);
+  }
+  return violations;
+}
+
 /** Asserts the response keeps the contract of `operationId`, and returns its parsed body. */
 export function checkContract(t: Test, response: LightMyRequestResponse, operationId: string): any {
-  const status = String(response.statusCode);
-  if (!(status in operation(operationId).object.responses)) {
-    t.fail(`${operationId} answered ${status}, which openapi.yaml does not document: ${response.body}`);
+  t.same(contractViolations(response, operationId), [], `${operationId} ${response.statusCode} keeps the contract of openapi.yaml`);
+  try {
+    return parseJson(response.body);
+  } catch {
     return undefined;
   }
-  const { validate, headers } = contractFor(operationId, status);
-  t.match(response.headers['content-type'], /^application\/json; charset=utf-8$/, 'JSON content type');
-  const body = parseJson(response.body);
-  t.ok(validate(body), `${operationId} ${status} body matches openapi.yaml: ${ajv.errorsText(validate.errors)}`);
-  for (const header of headers) {
-    t.ok(response.headers[header.toLowerCase()], `${operationId} ${status} sends the documented ${header} header`);
-  }
-  if (response.statusCode >= 400) t.equal((body as { status: number }).status, response.statusCode, 'Error.status repeats the HTTP status');
-  return body;
 }
 
 /** Asserts an answer outside any operation (unknown route, wrong method…) is a well-formed Error. */

@@ -1,0 +1,249 @@
+// The properties the service must keep for every request generated from openapi.yaml. Shared by
+// test/properties.test.ts (fixed seed, few cases, inside npm test) and
+// scripts/property-campaign.ts (any seed, many cases).
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
+import type { PetStore } from '../../src/store/pet-store.js';
+import type { NewPet, Pet } from '../../src/types/api.js';
+import { API_KEY } from '../helpers/build-app.js';
+import { contractViolations, operation, type HttpAnswer } from '../helpers/contract.js';
+import { parseJson } from '../../src/validation/strict-json.js';
+import {
+  anyRequest,
+  badAuthorization,
+  brokenRequests,
+  unauthorized,
+  validRequest,
+  type ApiRequest,
+  type BrokenRequest,
+  type Expectation,
+} from './api-requests.js';
+
+export interface Answer extends HttpAnswer {
+  json: any;
+}
+
+/** The service under test: one app for a whole campaign, with a store emptied before each case. */
+export interface Subject {
+  send(request: ApiRequest): Promise<Answer>;
+  /** Empties the store, then stores `pets` directly (not through HTTP), and returns them stored. */
+  resetStore(pets?: readonly NewPet[]): Promise<Pet[]>;
+  requestsSent(): number;
+  close(): Promise<void>;
+}
+
+export async function createSubject(): Promise<Subject> {
+  let store = createMemoryPetStore();
+  // Building an app takes ~85 ms; swapping the store behind it makes each case start empty for free.
+  const swappable: PetStore = {
+    create: (pet) => store.create(pet),
+    get: (id) => store.get(id),
+    list: (options) => store.list(options),
+  };
+  const app: FastifyInstance = await buildApp({ apiKeys: [API_KEY], store: swappable });
+  let sent = 0;
+  return {
+    async send(request) {
+      sent += 1;
+      const { method, url, headers, payload } = request;
+      const response = await app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
+      let json: unknown;
+      try {
+        json = parseJson(response.body);
+      } catch {
+        json = undefined;
+      }
+      return { statusCode: response.statusCode, headers: response.headers, body: response.body, json };
+    },
+    async resetStore(pets = []) {
+      store = createMemoryPetStore();
+      const stored: Pet[] = [];
+      for (const pet of pets) stored.push(await store.create(pet));
+      return stored;
+    },
+    requestsSent: () => sent,
+    close: () => app.close(),
+  };
+}
+
+/** Throws with everything that is wrong about the answer, so fast-check can shrink and report it. */
+function expectContract(request: ApiRequest, answer: Answer, extra: string[] = []) {
+  const problems = [...contractViolations(answer, request.operationId), ...extra];
+  if (answer.statusCode >= 500) problems.unshift(`server error ${answer.statusCode}`);
+  if (problems.length > 0) {
+    throw new Error(`${request.method} ${request.url} → ${answer.statusCode} ${answer.body}\n  ${problems.join('\n  ')}`);
+  }
+}
+
+function expectError(request: ApiRequest, answer: Answer, expected: Expectation) {
+  const problems: string[] = [];
+  if (answer.statusCode !== expected.status) problems.push(`expected status ${expected.status}`);
+  if (answer.json?.code !== expected.code) problems.push(`expected code ${expected.code}`);
+  if (typeof answer.json?.message !== 'string' || !answer.json.message.includes(expected.mentions)) {
+    problems.push(`expected the message to mention "${expected.mentions}"`);
+  }
+  expectContract(request, answer, problems);
+}
+
+/** Integers compare by value whether they arrive as number or bigint. */
+function normalized(value: unknown): unknown {
+  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
+  if (Array.isArray(value)) return value.map(normalized);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, normalized(item)]));
+  }
+  return value;
+}
+
+function expectEqual(request: ApiRequest, answer: Answer, expected: unknown, what: string) {
+  expectContract(request, answer);
+  if (!isDeepStrictEqual(normalized(answer.json), normalized(expected))) {
+    throw new Error(`${request.method} ${request.url} → ${answer.statusCode}: ${what}\n  expected ${JSON.stringify(normalized(expected), (_k, v) => (typeof v === 'bigint' ? String(v) : v))}\n  got      ${answer.body}`);
+  }
+}
+
+// ---- A model of the store, and commands that compare the service with it ----
+
+interface StoredPet {
+  id: number | bigint;
+  name: string;
+  categoryId: unknown;
+  status?: unknown;
+}
+
+interface Model {
+  pets: StoredPet[];
+}
+
+const listPets = validRequest(operation('listPets'));
+const createPet = validRequest(operation('createPet'));
+const getPet = validRequest(operation('getPet'));
+const DEFAULT_LIMIT = Number((operation('listPets').object as any).parameters.find((p: { name: string }) => p.name === 'limit').schema.default);
+
+class CreatePet implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly request: ApiRequest, readonly body: Record<string, unknown>) {}
+  check = () => true;
+  async run(model: Model, subject: Subject) {
+    const answer = await subject.send(this.request);
+    const expected: StoredPet = { id: model.pets.length + 1, ...(this.body as Omit<StoredPet, 'id'>) };
+    if (answer.statusCode !== 201) expectContract(this.request, answer, ['expected 201']);
+    expectEqual(this.request, answer, expected, 'the created pet is what was sent, with the next id');
+    model.pets.push(expected);
+  }
+  toString = () => `createPet ${String(this.request.payload)}`;
+}
+
+class ListPets implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly request: ApiRequest, readonly query: Record<string, unknown>) {}
+  check = () => true;
+  async run(model: Model, subject: Subject) {
+    const answer = await subject.send(this.request);
+    const limit = Number(this.query['limit'] ?? DEFAULT_LIMIT);
+    const status = this.query['status'];
+    const matching = status === undefined ? model.pets : model.pets.filter((pet) => pet.status === status);
+    if (answer.statusCode !== 200) expectContract(this.request, answer, ['expected 200']);
+    expectEqual(this.request, answer, matching.slice(0, limit), `the first ${limit} pets${status === undefined ? '' : ` with status ${String(status)}`}, in id order`);
+  }
+  toString = () => `listPets ${this.request.url}`;
+}
+
+class GetPet implements fc.AsyncCommand<Model, Subject> {
+  /** `pick` chooses a stored pet when there is one; `request` is used as it is otherwise or when `any`. */
+  constructor(readonly request: ApiRequest, readonly pick: number, readonly any: boolean) {}
+  check = () => true;
+  async run(model: Model, subject: Subject) {
+    let request = this.request;
+    if (!this.any && model.pets.length > 0) {
+      const id = model.pets[this.pick % model.pets.length]!.id;
+      request = { ...request, url: request.url.replace(/[^/]*$/, String(id)) };
+    }
+    const answer = await subject.send(request);
+    const id = BigInt(decodeURIComponent(/[^/]*$/.exec(request.url)![0]));
+    const stored = model.pets.find((pet) => BigInt(pet.id) === id);
+    if (stored === undefined) expectError(request, answer, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) });
+    else expectEqual(request, answer, stored, 'the stored pet');
+  }
+  toString = () => `getPet ${this.any ? this.request.url : `stored pet #${this.pick}`}`;
+}
+
+class Broken implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly broken: BrokenRequest) {}
+  check = () => true;
+  async run(_model: Model, subject: Subject) {
+    // The model is left as it is: a refused request must change nothing, which later commands check.
+    expectError(this.broken.request, await subject.send(this.broken.request), this.broken.expect);
+  }
+  toString = () => `broken: ${this.broken.rule}: ${describe(this.broken.request)}`;
+}
+
+class Unauthorized implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly request: ApiRequest) {}
+  check = () => true;
+  async run(_model: Model, subject: Subject) {
+    const answer = await subject.send(this.request);
+    expectError(this.request, answer, { status: 401, code: 'UNAUTHORIZED', mentions: 'API key' });
+    if (!String(answer.headers['www-authenticate']).startsWith('Bearer ')) {
+      throw new Error(`${describe(this.request)}: 401 without a Bearer challenge`);
+    }
+  }
+  toString = () => `unauthorized: ${describe(this.request)}`;
+}
+
+export function describe(request: ApiRequest): string {
+  const payload = request.payload === undefined ? '' : ` ${Buffer.isBuffer(request.payload) ? `<${request.payload.toString('hex')}>` : request.payload}`;
+  return `${request.method} ${request.url} ${JSON.stringify(request.headers)}${payload}`;
+}
+
+const withBadKey = fc.tuple(anyRequest, badAuthorization).map(([request, authorization]) => unauthorized(request, authorization));
+
+// A count and a short pattern of pets repeated to that count: cheap to shrink, unlike 250 separate pets.
+const initialPets = fc
+  .tuple(fc.nat({ max: 250 }), fc.array(createPet.map((valid) => valid.body as NewPet), { minLength: 1, maxLength: 5 }))
+  .map(([count, pattern]) => Array.from({ length: count }, (_, index) => pattern[index % pattern.length]!));
+
+const commands = fc.commands(
+  [
+    createPet.map((valid) => new CreatePet(valid.request, valid.body as Record<string, unknown>)),
+    listPets.map((valid) => new ListPets(valid.request, valid.query)),
+    fc.tuple(getPet, fc.nat(), fc.boolean()).map(([valid, pick, any]) => new GetPet(valid.request, pick, any)),
+    fc.oneof(...brokenRequests).map((broken) => new Broken(broken)),
+    withBadKey.map((request) => new Unauthorized(request)),
+  ],
+  { maxCommands: 50, size: 'large' },
+);
+
+export interface NamedProperty {
+  name: string;
+  property: fc.IAsyncPropertyWithHooks<any>;
+}
+
+/** The properties, run against `subject`; each case starts with an empty store. */
+export function apiProperties(subject: Subject): NamedProperty[] {
+  const fresh = <T extends fc.IAsyncPropertyWithHooks<any>>(property: T) => property.beforeEach(async (previous) => {
+    await subject.resetStore();
+    return previous();
+  });
+  return [
+    {
+      name: 'sequences of valid and broken requests behave like a model of the store',
+      // Pets stored up front let lists meet stores larger than their limit without hundreds of requests.
+      property: fc.asyncProperty(initialPets, commands, async (initial, sequence) => {
+        const pets = await subject.resetStore(initial);
+        await fc.asyncModelRun(() => ({ model: { pets: pets.map((pet) => ({ ...pet })) }, real: subject }), sequence);
+      }),
+    },
+    {
+      name: 'a request that breaks one rule gets the documented 4xx naming what to fix',
+      property: fresh(fc.asyncProperty(fc.oneof(...brokenRequests), async (broken) => {
+        expectError(broken.request, await subject.send(broken.request), broken.expect);
+      })),
+    },
+    {
+      name: 'a request without a valid key gets 401, whatever else is wrong with it',
+      property: fresh(fc.asyncProperty(withBadKey, async (request) => new Unauthorized(request).run({ pets: [] }, subject))),
+    },
+  ];
+}

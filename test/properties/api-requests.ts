@@ -1,0 +1,258 @@
+// Request arbitraries for every operation of openapi.yaml, read from its parameters and request
+// bodies: valid requests, requests that break one rule (with the answer they must get), and
+// requests without a valid key.
+import fc from 'fast-check';
+import { basePathOf, type Operation } from '../../src/spec/openapi-spec.js';
+import { API_KEY } from '../helpers/build-app.js';
+import { operations, spec } from '../helpers/contract.js';
+import { brokenValue, resolve, toJson, validValue, type Schema } from './schema-arbitraries.js';
+
+export interface ApiRequest {
+  operationId: string;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  payload?: string | Buffer;
+}
+
+/** A valid request and the values it carries, for checking the meaning of the answer. */
+export interface ValidRequest {
+  request: ApiRequest;
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body?: unknown;
+}
+
+/** What a request that breaks one rule must get. */
+export interface Expectation {
+  status: number;
+  code: string;
+  /** Text the Error message must contain: the part of the request to fix. */
+  mentions: string;
+}
+
+export interface BrokenRequest {
+  request: ApiRequest;
+  rule: string;
+  expect: Expectation;
+}
+
+interface Parameter {
+  name: string;
+  in: 'query' | 'path' | 'header' | 'cookie';
+  required?: boolean;
+  schema: Schema;
+}
+
+const AUTH = { authorization: `Bearer ${API_KEY}` };
+const JSON_TYPE = { 'content-type': 'application/json' };
+const basePath = basePathOf(spec);
+
+const parametersOf = (operation: Operation) => ((operation.object as { parameters?: Parameter[] }).parameters ?? []);
+const inQuery = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'query');
+const inPath = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'path');
+
+function bodySchemaOf(operation: Operation): { schema: Schema; required: boolean } | undefined {
+  const body = operation.object.requestBody as { required?: boolean; content: Record<string, { schema: Schema }> } | undefined;
+  if (body === undefined) return undefined;
+  const json = body.content['application/json'];
+  if (json === undefined) throw new Error(`${operation.operationId}: only application/json bodies are generated`);
+  return { schema: json.schema, required: body.required === true };
+}
+
+for (const operation of operations) {
+  const other = parametersOf(operation).filter((parameter) => parameter.in !== 'query' && parameter.in !== 'path');
+  if (other.length > 0) throw new Error(`${operation.operationId}: ${other[0]!.in} parameters are not generated`);
+}
+
+// Parameters travel as text: integers in plain decimal, strings as they are.
+const asText = (value: unknown) => String(value);
+
+function buildUrl(operation: Operation, path: Record<string, string>, query: [string, string][]): string {
+  const filled = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(path[name]!));
+  const search = query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+  return `${basePath}${filled}${search === '' ? '' : `?${search}`}`;
+}
+
+function validParts(operation: Operation) {
+  const path = fc.record(Object.fromEntries(inPath(operation).map((parameter) => [parameter.name, validValue(parameter.schema)])));
+  const query = fc.record(Object.fromEntries(inQuery(operation).map((parameter) => [parameter.name, validValue(parameter.schema)])), {
+    requiredKeys: inQuery(operation).filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
+  });
+  const bodySchema = bodySchemaOf(operation);
+  const body = bodySchema === undefined ? fc.constant(undefined) : validValue(bodySchema.schema);
+  return fc.record({ params: path, query, body });
+}
+
+function request(operation: Operation, url: string, payload: string | Buffer | undefined, headers: Record<string, string> = {}): ApiRequest {
+  return {
+    operationId: operation.operationId,
+    method: operation.method.toUpperCase(),
+    url,
+    headers: { ...AUTH, ...(payload === undefined ? {} : JSON_TYPE), ...headers },
+    ...(payload === undefined ? {} : { payload }),
+  };
+}
+
+/** Valid requests for one operation: every optional part present or absent, values at their bounds. */
+export function validRequest(operation: Operation): fc.Arbitrary<ValidRequest> {
+  return validParts(operation).map(({ params, query, body }) => {
+    const pathText = Object.fromEntries(Object.entries(params).map(([name, value]) => [name, asText(value)]));
+    const queryText = Object.entries(query).map(([name, value]): [string, string] => [name, asText(value)]);
+    const url = buildUrl(operation, pathText, queryText);
+    return { request: request(operation, url, body === undefined ? undefined : toJson(body)), params, query, body };
+  });
+}
+
+const validation = (mentions: string): Expectation => ({ status: 400, code: 'VALIDATION_FAILED', mentions });
+const where = (parameter: Parameter) => `${parameter.in === 'query' ? 'query parameter' : 'path parameter'} ${parameter.name}`;
+
+// Text that is not a plain decimal integer; decimals with leading zeros ("007") are valid numbers.
+const notDecimal = fc
+  .oneof(fc.constantFrom('', 'abc', '1.5', '1e1', '+1', ' 1', '1 ', '0x10', '١', 'NaN', '--1', '1_000', 'true', 'null', '[1]'), fc.string({ unit: 'binary', maxLength: 8 }))
+  .filter((text) => !/^-?\d+$/.test(text));
+
+function brokenParameterText(parameter: Parameter): fc.Arbitrary<{ text: string; rule: string }> {
+  const schema = resolve(parameter.schema);
+  if (schema.type === 'integer') {
+    const outOfRange = brokenValue(schema).filter((broken) => typeof broken.value === 'bigint');
+    return fc.oneof(
+      notDecimal.map((text) => ({ text, rule: 'not a decimal integer' })),
+      outOfRange.map((broken) => ({ text: String(broken.value), rule: broken.rule })),
+    );
+  }
+  const allowed = schema.enum;
+  if (allowed !== undefined) {
+    return fc.string({ unit: 'binary', maxLength: 12 }).filter((text) => !allowed.includes(text)).map((text) => ({ text, rule: 'not in enum' }));
+  }
+  throw new Error(`${parameter.name}: only integer and enum parameters are generated`);
+}
+
+/** Requests of one operation that break exactly one rule, with the answer each must get. */
+export function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest> {
+  const declared = new Set(inQuery(operation).map((parameter) => parameter.name));
+  const bodySchema = bodySchemaOf(operation);
+  const parts = validRequest(operation);
+  const breakings: fc.Arbitrary<BrokenRequest>[] = [];
+  const textOf = (valid: ValidRequest) => ({
+    path: Object.fromEntries(Object.entries(valid.params).map(([name, value]) => [name, asText(value)])),
+    query: Object.entries(valid.query).map(([name, value]): [string, string] => [name, asText(value)]),
+    payload: valid.request.payload,
+  });
+
+  for (const parameter of [...inPath(operation), ...inQuery(operation)]) {
+    breakings.push(fc.tuple(parts, brokenParameterText(parameter)).map(([valid, { text, rule }]) => {
+      const { path, query, payload } = textOf(valid);
+      if (parameter.in === 'path') path[parameter.name] = text;
+      const otherQuery = query.filter(([name]) => name !== parameter.name);
+      const brokenQuery: [string, string][] = parameter.in === 'query' ? [...otherQuery, [parameter.name, text]] : query;
+      return { request: request(operation, buildUrl(operation, path, brokenQuery), payload), rule: `${where(parameter)} ${rule}`, expect: validation(where(parameter)) };
+    }));
+  }
+  for (const parameter of inQuery(operation)) {
+    breakings.push(fc.tuple(parts, validValue(parameter.schema), validValue(parameter.schema)).map(([valid, first, second]) => {
+      const { path, query, payload } = textOf(valid);
+      const repeated: [string, string][] = [...query.filter(([name]) => name !== parameter.name), [parameter.name, asText(first)], [parameter.name, asText(second)]];
+      return {
+        request: request(operation, buildUrl(operation, path, repeated), payload),
+        rule: `${where(parameter)} repeated`,
+        expect: validation(`${where(parameter)} must be given at most once`),
+      };
+    }));
+  }
+  const unknownName = fc
+    .oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'id', 'offset'))
+    .filter((name) => !declared.has(name));
+  breakings.push(fc.tuple(parts, unknownName, fc.string({ unit: 'binary', maxLength: 5 })).map(([valid, name, value]) => {
+    const { path, query, payload } = textOf(valid);
+    return {
+      request: request(operation, buildUrl(operation, path, [...query, [name, value]]), payload),
+      rule: `unknown query parameter ${name}`,
+      expect: validation(`unknown query parameter '${name}'`),
+    };
+  }));
+
+  if (bodySchema === undefined) {
+    breakings.push(fc.tuple(parts, fc.jsonValue({ maxDepth: 2 })).map(([valid, body]) => ({
+      request: request(operation, valid.request.url, JSON.stringify(body)),
+      rule: 'body sent to an operation that takes none',
+      expect: { status: 400, code: 'BODY_NOT_ALLOWED', mentions: 'takes no body' },
+    })));
+  } else {
+    breakings.push(...bodyBreakings(operation, bodySchema.schema, bodySchema.required, parts));
+  }
+  return fc.oneof(...breakings);
+}
+
+function bodyBreakings(operation: Operation, schema: Schema, required: boolean, parts: fc.Arbitrary<ValidRequest>): fc.Arbitrary<BrokenRequest>[] {
+  const send = (valid: ValidRequest, payload: string | Buffer | undefined, headers: Record<string, string> = {}) =>
+    request(operation, valid.request.url, payload, headers);
+  const validText = (valid: ValidRequest) => String(valid.request.payload);
+  const breakings: fc.Arbitrary<BrokenRequest>[] = [
+    fc.tuple(parts, brokenValue(schema)).map(([valid, broken]) => {
+      const field = ['body', ...broken.path].join('.');
+      const mentions =
+        broken.unknownField !== undefined
+          ? `unknown field '${broken.unknownField}'`
+          : broken.missingField !== undefined
+            ? `${field}.${broken.missingField} is required`
+            : field;
+      return { request: send(valid, toJson(broken.value)), rule: `body ${broken.rule} at ${field}`, expect: validation(mentions) };
+    }),
+    fc.tuple(parts, fc.nat(), fc.constantFrom('', '}', ',', 'x', ']', '{}', '"')).map(([valid, cut, tail]) => {
+      // A strict prefix of an object's JSON text never closes the object, so it is never JSON.
+      const text = validText(valid);
+      const malformed = tail === '' ? text.slice(0, 1 + (cut % (text.length - 1))) : text + tail;
+      return { request: send(valid, malformed), rule: 'malformed JSON', expect: { status: 400, code: 'INVALID_JSON', mentions: 'not valid JSON' } };
+    }),
+    parts.filter((valid) => Object.keys(valid.body as object).length > 0).map((valid) => {
+      const body = valid.body as Record<string, unknown>;
+      const [name] = Object.keys(body);
+      const repeated = `{${JSON.stringify(name)}:${toJson(body[name!])},${validText(valid).slice(1)}`;
+      return { request: send(valid, repeated), rule: 'repeated JSON key', expect: { status: 400, code: 'INVALID_JSON', mentions: 'not valid JSON' } };
+    }),
+    fc.tuple(parts, fc.uint8Array({ minLength: 1, maxLength: 4 })).map(([valid, bytes]) => ({
+      request: send(valid, Buffer.concat([Buffer.from(validText(valid).slice(0, -1)), Buffer.from([0xff]), Buffer.from(bytes), Buffer.from('}')])),
+      rule: 'bytes that are not UTF-8',
+      expect: { status: 400, code: 'INVALID_JSON', mentions: 'UTF-8' },
+    })),
+    fc
+      .tuple(
+        parts,
+        fc.oneof(
+          fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/json-patch+json', 'application/json; charset=latin1', 'application/json; charset=utf-16'),
+          fc.stringMatching(/^[a-z]{1,10}\/[a-z+.-]{1,12}$/).filter((type) => type !== 'application/json'),
+        ),
+      )
+      .map(([valid, type]) => ({
+        request: send(valid, validText(valid), { 'content-type': type }),
+        rule: `Content-Type ${type}`,
+        expect: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', mentions: 'Content-Type' },
+      })),
+  ];
+  if (required) {
+    breakings.push(parts.map((valid) => ({ request: send(valid, undefined), rule: 'no body', expect: { status: 400, code: 'BODY_REQUIRED', mentions: 'body' } })));
+  }
+  return breakings;
+}
+
+// Authorization values that are never a valid key: none, other schemes, malformed or wrong keys.
+const token68 = fc.stringMatching(/^[A-Za-z0-9\-._~+/]{1,40}=*$/);
+export const badAuthorization: fc.Arbitrary<string | undefined> = fc.oneof(
+  fc.constant(undefined),
+  fc.constantFrom('', 'Bearer', 'Bearer ', `Basic ${API_KEY}`, `Token ${API_KEY}`, API_KEY, `Bearer ${API_KEY}x`, `Bearer ${API_KEY.slice(0, -1)}`, `Bearer "${API_KEY}"`),
+  token68.filter((token) => token !== API_KEY).map((token) => `Bearer ${token}`),
+  fc.tuple(fc.stringMatching(/^[A-Za-z]{1,10}$/).filter((scheme) => scheme.toLowerCase() !== 'bearer'), token68).map(([scheme, token]) => `${scheme} ${token}`),
+);
+
+export function unauthorized(request: ApiRequest, authorization: string | undefined): ApiRequest {
+  const { authorization: _valid, ...headers } = request.headers;
+  return { ...request, headers: authorization === undefined ? headers : { ...headers, authorization } };
+}
+
+export const validRequests = operations.map((operation) => validRequest(operation));
+export const brokenRequests = operations.map((operation) => brokenRequest(operation));
+export const anyRequest: fc.Arbitrary<ApiRequest> = fc.oneof(
+  ...validRequests.map((arbitrary) => arbitrary.map((valid) => valid.request)),
+  ...brokenRequests.map((arbitrary) => arbitrary.map((broken) => broken.request)),
+);

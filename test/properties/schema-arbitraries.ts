@@ -1,0 +1,183 @@
+// fast-check arbitraries derived from the JSON schemas of openapi.yaml: values that satisfy a
+// schema, and values that break exactly one of its constraints, each labelled with the part of
+// the value it breaks. A keyword this module does not know stops the tests, so that a spec
+// change can never quietly shrink what is generated.
+import fc from 'fast-check';
+import { stringify } from 'lossless-json';
+import { INT64_MAX, INT64_MIN } from '../../src/validation/int64.js';
+import { unescapePointer } from '../../src/validation/json-pointer.js';
+import { spec } from '../helpers/contract.js';
+
+export interface Schema {
+  $ref?: string;
+  type?: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  enum?: unknown[];
+  required?: string[];
+  properties?: Record<string, Schema>;
+  additionalProperties?: boolean;
+  items?: Schema;
+}
+
+/** A value that breaks one constraint, with the path (from the schema's root) of what it breaks. */
+export interface Breaking {
+  value: unknown;
+  /** Property names from the root to the broken part; [] is the value itself. */
+  path: string[];
+  /** What was broken, for reading counter-examples. */
+  rule: string;
+  /** Set when the break is an unknown property: its name. */
+  unknownField?: string;
+  /** Set when the break is a missing required property: its name. */
+  missingField?: string;
+}
+
+const KNOWN = new Set([
+  '$ref', 'type', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'enum', 'required',
+  'properties', 'additionalProperties', 'items', 'description', 'default', 'example', 'examples',
+]);
+
+export function resolve(schema: Schema): Schema {
+  let resolved = schema;
+  while (resolved.$ref !== undefined) {
+    resolved = resolved.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((node: any, segment) => node[unescapePointer(segment)], spec) as Schema;
+  }
+  const unknown = Object.keys(resolved).filter((keyword) => !KNOWN.has(keyword));
+  if (unknown.length > 0) throw new Error(`schema-arbitraries does not know the keyword(s) ${unknown.join(', ')}`);
+  return resolved;
+}
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+function integerBounds(schema: Schema): { min: bigint; max: bigint } {
+  const [formatMin, formatMax] = schema.format === 'int32' ? [BigInt(INT32_MIN), BigInt(INT32_MAX)] : [INT64_MIN, INT64_MAX];
+  if (schema.format !== 'int32' && schema.format !== 'int64') throw new Error(`integer format ${schema.format} is not generated`);
+  return {
+    min: schema.minimum === undefined ? formatMin : BigInt(schema.minimum),
+    max: schema.maximum === undefined ? formatMax : BigInt(schema.maximum),
+  };
+}
+
+/** Integers are generated as bigint so that int64 keeps every digit; see `toJson`. */
+function integerIn(min: bigint, max: bigint): fc.Arbitrary<bigint> {
+  return fc.oneof(
+    fc.bigInt({ min, max }),
+    fc.constantFrom(min, max, ...[0n, 1n, -1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) - 1n].filter((n) => n >= min && n <= max)),
+  );
+}
+
+// Any code point, and now and then a lone surrogate, which JSON can carry as an escape.
+const anyCharacter = fc.oneof(
+  { weight: 9, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)) },
+);
+
+/** Strings of min to max code points; adjacent lone surrogates would pair up, so the count is checked. */
+function stringOfLength(min: number, max: number): fc.Arbitrary<string> {
+  return fc
+    .oneof(
+      fc.array(anyCharacter, { minLength: min, maxLength: max }),
+      fc.constantFrom(min, max).chain((length) => fc.array(anyCharacter, { minLength: length, maxLength: length })),
+    )
+    .map((characters) => characters.join(''))
+    .filter((text) => [...text].length >= min && [...text].length <= max);
+}
+
+/** Values that satisfy the schema. */
+export function validValue(schema: Schema): fc.Arbitrary<unknown> {
+  const resolved = resolve(schema);
+  if (resolved.enum !== undefined) return fc.constantFrom(...resolved.enum);
+  switch (resolved.type) {
+    case 'integer': {
+      const { min, max } = integerBounds(resolved);
+      return integerIn(min, max);
+    }
+    case 'string':
+      return stringOfLength(resolved.minLength ?? 0, resolved.maxLength ?? 200);
+    case 'object': {
+      const properties = resolved.properties ?? {};
+      const model = Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, validValue(child)]));
+      return fc.record(model, { requiredKeys: resolved.required ?? [] });
+    }
+    default:
+      throw new Error(`schema-arbitraries cannot generate type ${String(resolved.type)}`);
+  }
+}
+
+/** JSON values that are not of `type` (integers also exclude integral numbers). */
+function otherJsonType(type: string | undefined): fc.Arbitrary<unknown> {
+  const candidates: Record<string, fc.Arbitrary<unknown>> = {
+    string: fc.string({ maxLength: 5 }),
+    integer: fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Number.isInteger(n)),
+    boolean: fc.boolean(),
+    null: fc.constant(null),
+    array: fc.array(fc.integer(), { maxLength: 2 }),
+    object: fc.dictionary(fc.string({ minLength: 1, maxLength: 3 }), fc.integer(), { maxKeys: 2 }),
+  };
+  return fc.oneof(...Object.entries(candidates).filter(([name]) => name !== type).map(([, arbitrary]) => arbitrary));
+}
+
+/** Values that break exactly one constraint of the schema. */
+export function brokenValue(schema: Schema): fc.Arbitrary<Breaking> {
+  const resolved = resolve(schema);
+  const at = (rule: string, arbitrary: fc.Arbitrary<unknown>) => arbitrary.map((value): Breaking => ({ value, path: [], rule }));
+  const breakings: fc.Arbitrary<Breaking>[] = [at('wrong JSON type', otherJsonType(resolved.type))];
+
+  if (resolved.enum !== undefined) {
+    const allowed = resolved.enum;
+    breakings.push(at('not in enum', fc.string({ maxLength: 12 }).filter((value) => !allowed.includes(value))));
+  } else if (resolved.type === 'integer') {
+    const { min, max } = integerBounds(resolved);
+    breakings.push(at('below minimum', integerIn(min - 2n ** 66n, min - 1n)), at('above maximum', integerIn(max + 1n, max + 2n ** 66n)));
+  } else if (resolved.type === 'string') {
+    if ((resolved.minLength ?? 0) > 0) breakings.push(at('too short', stringOfLength(0, resolved.minLength! - 1)));
+    if (resolved.maxLength !== undefined) breakings.push(at('too long', stringOfLength(resolved.maxLength + 1, resolved.maxLength + 20)));
+  } else if (resolved.type === 'object') {
+    breakings.push(...objectBreakings(resolved));
+  }
+  return fc.oneof(...breakings);
+}
+
+function objectBreakings(schema: Schema): fc.Arbitrary<Breaking>[] {
+  const properties = schema.properties ?? {};
+  const valid = validValue(schema) as fc.Arbitrary<Record<string, unknown>>;
+  const breakings: fc.Arbitrary<Breaking>[] = [];
+  for (const name of schema.required ?? []) {
+    breakings.push(valid.map((object) => {
+      const { [name]: _dropped, ...rest } = object;
+      return { value: rest, path: [], rule: `missing required ${name}`, missingField: name };
+    }));
+  }
+  if (schema.additionalProperties === false) {
+    const unknownName = fc
+      .oneof(fc.string({ minLength: 1, maxLength: 10 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'id'))
+      .filter((name) => !Object.hasOwn(properties, name));
+    breakings.push(fc.tuple(valid, unknownName, fc.jsonValue({ maxDepth: 1 })).map(([object, name, extra]) => ({
+      value: Object.defineProperty({ ...object }, name, { value: extra, enumerable: true, writable: true, configurable: true }),
+      path: [],
+      rule: `unknown field ${name}`,
+      unknownField: name,
+    })));
+  }
+  for (const [name, child] of Object.entries(properties)) {
+    breakings.push(fc.tuple(valid, brokenValue(child)).map(([object, broken]) => ({
+      ...broken,
+      value: { ...object, [name]: broken.value },
+      path: [name, ...broken.path],
+    })));
+  }
+  return breakings;
+}
+
+/** JSON text for a generated value; bigints are written as plain JSON integers. */
+export function toJson(value: unknown): string {
+  return stringify(value) as string;
+}
