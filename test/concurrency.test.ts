@@ -1,0 +1,122 @@
+// Concurrent creates and lists against the real HTTP server on 127.0.0.1, over several keep-alive
+// connections: every create gets its own id, nothing is lost, and every list stays valid.
+import { Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { API_KEY, buildTestApp } from './helpers/build-app.js';
+import { contractViolations, type HttpAnswer } from './helpers/contract.js';
+import { parseJson } from '../src/validation/strict-json.js';
+
+const CREATES = 600;
+const CONNECTIONS = 8;
+const STATUSES = ['available', 'pending', 'sold', undefined] as const;
+
+interface Sent {
+  name: string;
+  categoryId: number;
+  status?: string;
+}
+
+function send(agent: Agent, port: number, method: string, path: string, body?: unknown): Promise<HttpAnswer & { json: any }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: { authorization: `Bearer ${API_KEY}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ statusCode: incoming.statusCode ?? 0, headers: incoming.headers, body: text, json: parseJson(text) });
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(payload);
+  });
+}
+
+t.test('concurrent creates get distinct ids, are all readable, and lists stay valid meanwhile', async (t) => {
+  const { app } = await buildTestApp(t, { logger: false });
+  const connections = new Set<unknown>();
+  app.server.on('connection', (socket) => connections.add(socket));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  // Lists have a connection of their own, so they run between creates rather than queue behind them.
+  const listAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => {
+    agent.destroy();
+    listAgent.destroy();
+  });
+
+  const sent: Sent[] = Array.from({ length: CREATES }, (_, index) => {
+    const status = STATUSES[index % STATUSES.length];
+    return { name: `pet ${index}`, categoryId: index % 7, ...(status === undefined ? {} : { status }) };
+  });
+  // Each list remembers which creates had been answered before it was sent: those pets are stored.
+  const lists: { answer: HttpAnswer & { json: any }; path: string; storedBefore: any[]; createsPending: boolean }[] = [];
+  const answered: any[] = [];
+  let creating = true;
+  const listing = (async () => {
+    for (let round = 0; creating || round < 5; round++) {
+      const path = [`/v1/pets?limit=100`, `/v1/pets?limit=7&status=pending`, `/v1/pets`][round % 3]!;
+      const storedBefore = [...answered];
+      const answer = await send(listAgent, port, 'GET', path);
+      lists.push({ path, answer, storedBefore, createsPending: answered.length < CREATES });
+    }
+  })();
+  const created = await Promise.all(
+    sent.map(async (body) => {
+      const answer = await send(agent, port, 'POST', '/v1/pets', body);
+      answered.push(answer.json);
+      return answer;
+    }),
+  );
+  creating = false;
+  await listing;
+
+  const problems = created.flatMap((answer) => contractViolations(answer, 'createPet'));
+  t.same(problems, [], 'every create answer keeps the contract');
+  t.same(created.map((answer) => answer.statusCode), sent.map(() => 201), `all ${CREATES} creates answered 201`);
+  const ids = created.map((answer) => Number(answer.json.id));
+  t.equal(new Set(ids).size, CREATES, 'the ids are distinct');
+  t.same([...ids].sort((a, b) => a - b), Array.from({ length: CREATES }, (_, index) => index + 1), 'the ids are 1…n, none skipped');
+  t.same(created.map(({ json: { id: _id, ...rest } }) => rest), sent, 'each create answered with the pet it was sent');
+  t.ok(connections.size > 2 && connections.size <= CONNECTIONS + 1, `requests spread over ${connections.size} connections`);
+
+  const byId = new Map(created.map((answer) => [Number(answer.json.id), answer.json]));
+  const read = await Promise.all(ids.map((id) => send(agent, port, 'GET', `/v1/pets/${id}`)));
+  t.same(read.flatMap((answer) => contractViolations(answer, 'getPet')), [], 'every read keeps the contract');
+  t.same(read.map((answer) => answer.json), ids.map((id) => byId.get(id)), 'every created pet reads back equal');
+
+  const during = lists.filter((list) => list.createsPending && list.storedBefore.length > 0).length;
+  t.ok(during > 5, `${lists.length} lists taken, ${during} of them between creates`);
+  const inIdOrder = [...byId.values()].sort((a, b) => Number(a.id) - Number(b.id));
+  let invalid = 0;
+  for (const { path, answer, storedBefore } of lists) {
+    const query = new URL(path, 'http://127.0.0.1').searchParams;
+    const limit = Number(query.get('limit') ?? 20);
+    const status = query.get('status');
+    const pets = answer.json as unknown[];
+    // The store held pets 1…k when the list was taken: the answer is the first of them that match.
+    const matching = inIdOrder.filter((pet) => status === null || pet.status === status).slice(0, pets.length);
+    const problems = contractViolations(answer, 'listPets');
+    if (pets.length > limit) problems.push(`${pets.length} pets for limit ${limit}`);
+    const mustHave = Math.min(limit, storedBefore.filter((pet) => status === null || pet.status === status).length);
+    if (pets.length < mustHave) problems.push(`${pets.length} pets, but ${mustHave} matching pets were stored before the list was asked for`);
+    if (JSON.stringify(pets) !== JSON.stringify(matching)) problems.push('not the first pets of the final order');
+    if (problems.length > 0) {
+      invalid += 1;
+      t.fail(`${path} answered ${answer.body}: ${problems.join('; ')}`);
+    }
+  }
+  t.equal(invalid, 0, 'every list taken during the creates is valid, within its limit, and the first pets in id order');
+});
