@@ -1,0 +1,83 @@
+// Swagger UI at /docs in a real browser: Debian's Chromium, driven by playwright-core. It sees the
+// operations, authorizes with a key, and uses "Try it out" to create and list pets on this instance.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+import t from 'tap';
+import { API_KEY, AUTH, buildTestApp } from './helpers/build-app.js';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+// .ci/run sets this: there the browser test must run, never skip.
+const REQUIRED = process.env['REQUIRE_BROWSER_TEST'] === '1';
+const SCREENSHOTS = join(process.cwd(), 'test-output', 'screenshots');
+
+const missing = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (install it with "apt-get install -y chromium", or set CHROMIUM_PATH)`;
+if (missing !== undefined && REQUIRED) t.fail(`the browser test is required here (REQUIRE_BROWSER_TEST=1) but there is ${missing}`);
+if (missing !== undefined) console.error(`# SKIPPED the Swagger UI browser test: ${missing}`);
+
+async function tryItOut(page: Page, operationId: string, body?: string): Promise<{ status: string; response: string }> {
+  const block = page.locator(`#operations-pets-${operationId}`);
+  await block.locator('.opblock-summary').click();
+  await block.locator('button.try-out__btn').click();
+  if (body !== undefined) await block.locator('textarea.body-param__text').fill(body);
+  await block.locator('button.execute').click();
+  const status = block.locator('.live-responses-table tbody .response-col_status');
+  await status.waitFor();
+  return {
+    status: (await status.innerText()).trim(),
+    response: await block.locator('.live-responses-table tbody .response-col_description pre').first().innerText(),
+  };
+}
+
+t.test('Swagger UI at /docs shows the operations and "Try it out" works against this instance', { skip: REQUIRED ? false : (missing ?? false) }, async (t) => {
+  const { app } = await buildTestApp(t);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const profile = await mkdtemp(join(tmpdir(), 'petstore-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+  t.teardown(async () => {
+    await browser.close();
+    await rm(profile, { recursive: true, force: true });
+  });
+  const page = await browser.newPage();
+  page.setDefaultTimeout(20_000);
+
+  await page.goto(`http://127.0.0.1:${port}/docs`);
+  for (const operationId of ['listPets', 'createPet', 'getPet']) {
+    await page.locator(`#operations-pets-${operationId}`).waitFor();
+  }
+  t.pass('the three operations are shown');
+  t.match(await page.locator('#operations-pets-getPet').getAttribute('class'), /opblock-deprecated/, 'getPet is shown as deprecated');
+  t.notMatch(await page.locator('#operations-pets-listPets').getAttribute('class'), /opblock-deprecated/, 'listPets is not');
+
+  await page.locator('button.authorize').first().click();
+  await page.locator('.auth-container input').fill(API_KEY);
+  await page.locator('.auth-btn-wrapper button.authorize').click();
+  await page.locator('button.btn-done').click();
+
+  const name = `Browser Rex ${Date.now()}`;
+  const created = await tryItOut(page, 'createPet', JSON.stringify({ name, categoryId: 3, status: 'available' }));
+  t.equal(created.status, '201', 'createPet answered 201 in the page');
+  const pet = JSON.parse(created.response) as { id: number; name: string };
+  t.equal(pet.name, name, 'the page shows the created pet');
+
+  const stored = await app.inject({ method: 'GET', url: `/v1/pets/${pet.id}`, headers: AUTH });
+  t.same(JSON.parse(stored.body), { id: pet.id, name, categoryId: 3, status: 'available' }, 'the instance stored the pet the page created');
+
+  const listed = await tryItOut(page, 'listPets');
+  t.equal(listed.status, '200', 'listPets answered 200 in the page');
+  t.same(JSON.parse(listed.response), [JSON.parse(stored.body)], 'the list in the page is what the instance holds');
+  t.match(await page.locator('#operations-pets-listPets .request-url').innerText(), `http://127.0.0.1:${port}/v1/pets`, 'the page called this instance');
+
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const file = join(SCREENSHOTS, 'swagger-ui.png');
+  await page.screenshot({ path: file, fullPage: true });
+  t.ok(existsSync(file), `screenshot saved to ${file}`);
+});
