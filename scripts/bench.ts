@@ -1,0 +1,263 @@
+// The benchmark: the service against a plain fastify baseline (scripts/bench/), both as separate
+// processes on 127.0.0.1, loaded in turn by autocannon over several rounds so that machine noise
+// hits both alike. Prints a markdown table; --readme also writes it into README.md.
+//   npm run bench                       (full run, a few minutes)
+//   npm run bench -- --sizes 1000 --rounds 1 --duration 1
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1000,100000,1000000' },
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '10' },
+    'startup-rounds': { type: 'string', default: '5' },
+    readme: { type: 'boolean', default: false },
+  },
+});
+const sizes = values.sizes.split(',').map(Number);
+const rounds = Number(values.rounds);
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+const startupRounds = Number(values['startup-rounds']);
+if ([...sizes, rounds, duration, connections, startupRounds].some((value) => !(value >= 0) || Number.isNaN(value)) || rounds < 1) {
+  console.error('usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--duration 3] [--connections 10] [--startup-rounds 5] [--readme]');
+  process.exit(2);
+}
+
+const API_KEY = randomBytes(24).toString('base64url');
+const AUTH = { authorization: `Bearer ${API_KEY}` };
+const SERVERS = { service: 'dist-bench/scripts/bench/service-server.js', baseline: 'dist-bench/scripts/bench/baseline-server.js' } as const;
+type ServerName = keyof typeof SERVERS;
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+interface Server {
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  rss: number;
+}
+
+// Servers are killed whatever happens to the run, so none outlives it.
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+function start(name: ServerName, pets: number): Promise<Server> {
+  const child = spawn(process.execPath, ['--expose-gc', SERVERS[name]], {
+    env: { ...process.env, API_KEY, SEED_PETS: String(pets) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.once('exit', (code) => reject(new Error(`${name} server exited with ${code} before it was ready`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const line = output.split('\n').find((candidate) => candidate.startsWith('{'));
+      if (line !== undefined && output.includes('\n')) {
+        const { port, rss } = JSON.parse(line) as { port: number; rss: number };
+        child.removeAllListeners('exit');
+        resolve({ child, pid: child.pid!, port, rss });
+      }
+    });
+  });
+}
+
+async function stop(server: Server): Promise<void> {
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGKILL');
+  await exited;
+}
+
+/** User plus system CPU time the process has used, in seconds. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** Milliseconds from spawn to the first successful answer. */
+async function startupTime(name: ServerName): Promise<number> {
+  const started = performance.now();
+  const server = await start(name, 0);
+  for (;;) {
+    const response = await fetch(`http://127.0.0.1:${server.port}/v1/pets`, { headers: AUTH }).catch(() => undefined);
+    if (response?.status === 200) break;
+  }
+  const elapsed = performance.now() - started;
+  await stop(server);
+  return elapsed;
+}
+
+interface Workload {
+  name: string;
+  path: string;
+  options: (pets: number) => Partial<autocannon.Options>;
+}
+
+const WORKLOADS: Workload[] = [
+  { name: 'list 20', path: '/v1/pets?limit=20', options: () => ({}) },
+  { name: 'list 100, 1% status', path: '/v1/pets?limit=100&status=sold', options: () => ({}) },
+  {
+    name: 'get random id',
+    path: '/v1/pets/1',
+    options: (pets) => ({
+      requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}` }) }],
+    }),
+  },
+  {
+    name: 'create',
+    path: '/v1/pets',
+    options: () => ({
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' }),
+    }),
+  },
+];
+
+interface Sample {
+  rps: number;
+  p99: number;
+  cpuPerRequest: number;
+}
+
+/** One request as the workload sends it, so that a workload the server refuses fails with the reason. */
+async function probe(server: Server, workload: Workload, pets: number): Promise<void> {
+  const { method = 'GET', headers = AUTH, body } = workload.options(pets);
+  const response = await fetch(`http://127.0.0.1:${server.port}${workload.path}`, { method, headers: headers as Record<string, string>, ...(body === undefined ? {} : { body: String(body) }) });
+  if (!response.ok) throw new Error(`${workload.name}: ${method} ${workload.path} answered ${response.status} ${await response.text()}`);
+}
+
+async function load(server: Server, workload: Workload, pets: number, seconds: number): Promise<Sample> {
+  const cpuBefore = cpuSeconds(server.pid);
+  const result = await autocannon({
+    url: `http://127.0.0.1:${server.port}${workload.path}`,
+    connections,
+    duration: seconds,
+    headers: AUTH,
+    ...workload.options(pets),
+  });
+  const cpu = cpuSeconds(server.pid) - cpuBefore;
+  const answered = result['2xx'];
+  if (result.non2xx > 0 || result.errors > 0 || answered === 0) {
+    throw new Error(`${workload.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${answered} 2xx`);
+  }
+  return { rps: answered / (result.duration || seconds), p99: result.latency.p99, cpuPerRequest: cpu / answered };
+}
+
+const median = (numbers: number[]) => {
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const ratio = (service: number, baseline: number) => (service / baseline).toFixed(2);
+const round = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+interface Row {
+  pets: number;
+  workload: string;
+  service: Sample;
+  baseline: Sample;
+}
+
+async function main() {
+  console.error(`bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections`);
+  const startup: Record<ServerName, number[]> = { service: [], baseline: [] };
+  for (let index = 0; index < startupRounds; index++) {
+    for (const name of index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const)) {
+      startup[name].push(await startupTime(name));
+    }
+  }
+
+  const rows: Row[] = [];
+  const rss: Record<ServerName, Map<number, number>> = { service: new Map(), baseline: new Map() };
+  for (const pets of [0, ...sizes]) {
+    const servers = { service: await start('service', pets), baseline: await start('baseline', pets) };
+    rss.service.set(pets, servers.service.rss);
+    rss.baseline.set(pets, servers.baseline.rss);
+    if (pets > 0) {
+      for (const workload of WORKLOADS) {
+        const samples: Record<ServerName, Sample[]> = { service: [], baseline: [] };
+        for (const name of ['service', 'baseline'] as const) {
+          await probe(servers[name], workload, pets);
+          await load(servers[name], workload, pets, Math.min(1, duration)); // warm-up
+        }
+        for (let index = 0; index < rounds; index++) {
+          for (const name of index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const)) {
+            samples[name].push(await load(servers[name], workload, pets, duration));
+          }
+        }
+        const summary = (list: Sample[]): Sample => ({
+          rps: median(list.map((sample) => sample.rps)),
+          p99: median(list.map((sample) => sample.p99)),
+          cpuPerRequest: median(list.map((sample) => sample.cpuPerRequest)),
+        });
+        const row = { pets, workload: workload.name, service: summary(samples.service), baseline: summary(samples.baseline) };
+        rows.push(row);
+        console.error(`  ${round(pets)} pets, ${workload.name}: CPU/request ratio ${ratio(row.service.cpuPerRequest, row.baseline.cpuPerRequest)}`);
+      }
+    }
+    await stop(servers.service);
+    await stop(servers.baseline);
+  }
+
+  const table = report(rows, startup, rss);
+  console.log(table);
+  if (values.readme) writeReadme(table);
+}
+
+function report(rows: Row[], startup: Record<ServerName, number[]>, rss: Record<ServerName, Map<number, number>>): string {
+  const largest = Math.max(...sizes);
+  const perPet = (name: ServerName) => (rss[name].get(largest)! - rss[name].get(0)!) / largest;
+  const filtered = (pets: number) => rows.find((row) => row.pets === pets && row.workload.startsWith('list 100'))!.service.cpuPerRequest;
+  const lines = [
+    `Command: \`npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}\``,
+    `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}. Medians over ${rounds} rounds; CPU is the server process's user+system time (/proc/<pid>/stat) per answered request.`,
+    '',
+    '| pets | workload | req/s service | req/s baseline | ratio | p99 ms service | p99 ms baseline | CPU µs/req service | CPU µs/req baseline | CPU ratio |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(({ pets, workload, service, baseline }) =>
+      [
+        round(pets),
+        workload,
+        round(service.rps),
+        round(baseline.rps),
+        ratio(service.rps, baseline.rps),
+        round(service.p99, 1),
+        round(baseline.p99, 1),
+        round(service.cpuPerRequest * 1e6, 1),
+        round(baseline.cpuPerRequest * 1e6, 1),
+        ratio(service.cpuPerRequest, baseline.cpuPerRequest),
+      ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
+    ),
+    '',
+    `- Filtered list (100 of the 1% "sold"), service CPU per request at ${round(largest)} pets ÷ at ${round(Math.min(...sizes))}: ${ratio(filtered(largest), filtered(Math.min(...sizes)))}`,
+    `- Resident memory per stored pet at ${round(largest)} pets ((RSS full − RSS empty) ÷ pets, after a GC): service ${round(perPet('service'))} B, baseline ${round(perPet('baseline'))} B`,
+    `- Start-up, spawn to first 200 (median of ${startupRounds}): service ${round(median(startup.service))} ms, baseline ${round(median(startup.baseline))} ms, ratio ${ratio(median(startup.service), median(startup.baseline))}`,
+  ];
+  return lines.join('\n');
+}
+
+function writeReadme(table: string) {
+  const readme = readFileSync('README.md', 'utf8');
+  const start = '<!-- bench:start -->';
+  const end = '<!-- bench:end -->';
+  if (!readme.includes(start) || !readme.includes(end)) throw new Error(`README.md has no ${start} … ${end} section`);
+  writeFileSync('README.md', `${readme.slice(0, readme.indexOf(start) + start.length)}\n${table}\n${readme.slice(readme.indexOf(end))}`);
+  console.error('bench: README.md updated');
+}
+
+await main().catch((error: Error) => {
+  console.error(`bench: ${error.message}`);
+  process.exitCode = 1;
+});

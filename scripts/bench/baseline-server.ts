@@ -1,0 +1,62 @@
+// The reference for scripts/bench.ts: a plain fastify app with the same three routes under /v1,
+// hand-written JSON schemas, the same in-memory store and a simple bearer check. No spec, no
+// glue, no extra strictness: what the framework costs on its own.
+import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
+import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
+import type { NewPet, PetStatus } from '../../src/types/api.js';
+import { reportReady, seedPets } from './seed-pets.js';
+
+const store = createMemoryPetStore();
+await seedPets(store, Number(process.env['SEED_PETS'] ?? 0));
+const expected = `Bearer ${process.env['API_KEY']!}`;
+
+const status = { type: 'string', enum: ['available', 'pending', 'sold'] } as const;
+const pet = {
+  type: 'object',
+  required: ['id', 'name', 'categoryId'],
+  properties: { id: { type: 'integer' }, name: { type: 'string' }, categoryId: { type: 'integer' }, status },
+} as const;
+const error = { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, status: { type: 'integer' } } } as const;
+
+const app = Fastify();
+app.addHook('onRequest', async (request, reply) => {
+  if (request.headers.authorization !== expected) {
+    return reply.code(401).send({ code: 'UNAUTHORIZED', message: 'The API key is not valid.', status: 401 });
+  }
+});
+app.register(
+  async (v1) => {
+    v1.get<{ Querystring: { limit: number; status?: PetStatus } }>(
+      '/pets',
+      {
+        schema: {
+          querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, status } },
+          response: { 200: { type: 'array', items: pet }, 400: error },
+        },
+      },
+      async (request) => store.list({ limit: request.query.limit, status: request.query.status }),
+    );
+    v1.post<{ Body: NewPet }>(
+      '/pets',
+      {
+        schema: {
+          body: { type: 'object', required: ['name', 'categoryId'], additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, categoryId: { type: 'integer' }, status } },
+          response: { 201: pet, 400: error },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await store.create(request.body)),
+    );
+    v1.get<{ Params: { petId: number } }>(
+      '/pets/:petId',
+      { schema: { params: { type: 'object', properties: { petId: { type: 'integer' } } }, response: { 200: pet, 404: error } } },
+      async (request, reply) => {
+        const found = await store.get(request.params.petId);
+        return found ?? reply.code(404).send({ code: 'PET_NOT_FOUND', message: `No pet has id ${request.params.petId}.`, status: 404 });
+      },
+    );
+  },
+  { prefix: '/v1' },
+);
+await app.listen({ host: '127.0.0.1', port: 0 });
+reportReady((app.server.address() as AddressInfo).port);
