@@ -49,8 +49,9 @@ process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-function start(name: ServerName, pets: number): Promise<Server> {
-  const child = spawn(process.execPath, ['--expose-gc', SERVERS[name]], {
+/** With `measureMemory`, the server collects garbage before it reports its RSS; such a server is not loaded (see README). */
+function start(name: ServerName, pets: number, measureMemory = false): Promise<Server> {
+  const child = spawn(process.execPath, [...(measureMemory ? ['--expose-gc'] : []), SERVERS[name]], {
     env: { ...process.env, API_KEY, SEED_PETS: String(pets) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -179,33 +180,37 @@ async function main() {
     }
   }
 
-  const rows: Row[] = [];
   const rss: Record<ServerName, Map<number, number>> = { service: new Map(), baseline: new Map() };
-  for (const pets of [0, ...sizes]) {
+  for (const pets of [0, Math.max(...sizes)]) {
+    for (const name of ['service', 'baseline'] as const) {
+      const server = await start(name, pets, true);
+      rss[name].set(pets, server.rss);
+      await stop(server);
+    }
+  }
+
+  const rows: Row[] = [];
+  for (const pets of sizes) {
     const servers = { service: await start('service', pets), baseline: await start('baseline', pets) };
-    rss.service.set(pets, servers.service.rss);
-    rss.baseline.set(pets, servers.baseline.rss);
-    if (pets > 0) {
-      for (const workload of WORKLOADS) {
-        const samples: Record<ServerName, Sample[]> = { service: [], baseline: [] };
-        for (const name of ['service', 'baseline'] as const) {
-          await probe(servers[name], workload, pets);
-          await load(servers[name], workload, pets, Math.min(1, duration)); // warm-up
-        }
-        for (let index = 0; index < rounds; index++) {
-          for (const name of index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const)) {
-            samples[name].push(await load(servers[name], workload, pets, duration));
-          }
-        }
-        const summary = (list: Sample[]): Sample => ({
-          rps: median(list.map((sample) => sample.rps)),
-          p99: median(list.map((sample) => sample.p99)),
-          cpuPerRequest: median(list.map((sample) => sample.cpuPerRequest)),
-        });
-        const row = { pets, workload: workload.name, service: summary(samples.service), baseline: summary(samples.baseline) };
-        rows.push(row);
-        console.error(`  ${round(pets)} pets, ${workload.name}: CPU/request ratio ${ratio(row.service.cpuPerRequest, row.baseline.cpuPerRequest)}`);
+    for (const workload of WORKLOADS) {
+      const samples: Record<ServerName, Sample[]> = { service: [], baseline: [] };
+      for (const name of ['service', 'baseline'] as const) {
+        await probe(servers[name], workload, pets);
+        await load(servers[name], workload, pets, Math.min(1, duration)); // warm-up
       }
+      for (let index = 0; index < rounds; index++) {
+        for (const name of index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const)) {
+          samples[name].push(await load(servers[name], workload, pets, duration));
+        }
+      }
+      const summary = (list: Sample[]): Sample => ({
+        rps: median(list.map((sample) => sample.rps)),
+        p99: median(list.map((sample) => sample.p99)),
+        cpuPerRequest: median(list.map((sample) => sample.cpuPerRequest)),
+      });
+      const row = { pets, workload: workload.name, service: summary(samples.service), baseline: summary(samples.baseline) };
+      rows.push(row);
+      console.error(`  ${round(pets)} pets, ${workload.name}: CPU/request ratio ${ratio(row.service.cpuPerRequest, row.baseline.cpuPerRequest)}`);
     }
     await stop(servers.service);
     await stop(servers.baseline);

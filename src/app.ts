@@ -63,7 +63,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Fastify closes idle connections on close; one busy at that moment must not linger in keep-alive after its answer.
   let closing = false;
   app.addHook('preClose', async () => void (closing = true));
-  app.addHook('onSend', async (_request, reply) => void (closing && reply.header('connection', 'close')));
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
 
   await registerDocs(app, spec, basePath);
   await app.register(openapiGlue, {

@@ -1,5 +1,5 @@
 // Bearer-token authentication (RFC 6750), run before anything else in the request is looked at.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Unauthorized } from '../errors/api-errors.js';
 
@@ -13,21 +13,27 @@ export function isBearerToken(value: string): boolean {
   return WHOLE_TOKEN.test(value);
 }
 
-export type Authenticator = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+/** Returns when the request carries a valid key; otherwise sets the challenge header and throws Unauthorized. */
+export type Authenticator = (request: FastifyRequest, reply: FastifyReply) => void;
 
 export function createBearerAuth(apiKeys: readonly string[]): Authenticator {
   if (apiKeys.length === 0) throw new Error('createBearerAuth needs at least one API key');
-  // Comparing fixed-length digests keeps the time taken independent of the key and its length.
-  const digests = apiKeys.map(digest);
+  const keys = apiKeys.map((key) => Buffer.from(key));
 
+  // Every key is compared, each in constant time, so the time taken says nothing about a key's
+  // content (only, at most, its length). No hashing: a SHA-256 per request cost ~5 µs, a quarter
+  // of a whole request (see the benchmark in the README).
   const isKnown = (token: string): boolean => {
-    const candidate = digest(token);
+    const candidate = Buffer.from(token);
     let known = false;
-    for (const key of digests) known = timingSafeEqual(key, candidate) || known;
+    for (const key of keys) {
+      const same = key.length === candidate.length ? timingSafeEqual(key, candidate) : !timingSafeEqual(candidate, candidate);
+      known = same || known;
+    }
     return known;
   };
 
-  return async function authenticate(request, reply) {
+  return function authenticate(request, reply) {
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
       reject(reply, 'The Authorization header is missing; send "Authorization: Bearer <API key>".');
@@ -44,8 +50,4 @@ function reject(reply: FastifyReply, message: string, error?: string): never {
   const challenge = error === undefined ? `Bearer realm="${REALM}"` : `Bearer realm="${REALM}", error="${error}"`;
   reply.header('www-authenticate', challenge);
   throw new Unauthorized(message);
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
 }

@@ -7,7 +7,7 @@ import type { OperationObject } from '../spec/openapi-spec.js';
 export function bodyPresenceCheck(operation: OperationObject) {
   const takesBody = operation.requestBody !== undefined;
   const needsBody = operation.requestBody?.required === true;
-  return async function checkBodyPresence(request: FastifyRequest) {
+  return function checkBodyPresence(request: FastifyRequest): void {
     const hasBody =
       request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
     if (hasBody && !takesBody) throw new BodyNotAllowed();
