@@ -5,11 +5,20 @@ import type { PetStore } from '../../src/store/pet-store.js';
 export const RARE_STATUS = 'sold';
 const COMMON = ['available', 'pending', undefined] as const;
 
+// Creates go out in batches: awaiting each one made seeding churn enough garbage to grow V8's
+// young generation by ~50 MB, which showed up as 50 B of RSS per pet that no pet uses.
+const BATCH = 10_000;
+
 export async function seedPets(store: PetStore, count: number): Promise<void> {
-  for (let index = 0; index < count; index++) {
-    const status = index % 100 === 99 ? RARE_STATUS : COMMON[index % 3];
-    const pet = { name: `pet ${index}`, categoryId: index % 1000 };
-    await store.create(status === undefined ? pet : { ...pet, status });
+  for (let start = 0; start < count; start += BATCH) {
+    const batch: Promise<unknown>[] = [];
+    for (let index = start; index < Math.min(count, start + BATCH); index++) {
+      const status = index % 100 === 99 ? RARE_STATUS : COMMON[index % 3];
+      const name = `pet ${index}`;
+      const categoryId = index % 1000;
+      batch.push(store.create(status === undefined ? { name, categoryId } : { name, categoryId, status }));
+    }
+    await Promise.all(batch);
   }
 }
 
