@@ -3,6 +3,7 @@
 // hits both alike. Prints a markdown table; --readme also writes it into README.md.
 //   npm run bench                       (full run, about 9 minutes on 2 cores)
 //   npm run bench -- --sizes 1000 --rounds 1 --duration 1
+//   npm run bench -- --self-check        (baseline against baseline: the noise floor)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -18,8 +19,14 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '10' },
     'startup-rounds': { type: 'string', default: '5' },
     readme: { type: 'boolean', default: false },
+    // Runs the baseline against a second baseline in place of the service: the ratios then show the noise floor.
+    'self-check': { type: 'boolean', default: false },
   },
 });
+if (values['self-check'] && values.readme) {
+  console.error('bench: --self-check measures noise, not the service; it does not write README.md');
+  process.exit(2);
+}
 const sizes = values.sizes.split(',').map(Number);
 const rounds = Number(values.rounds);
 const duration = Number(values.duration);
@@ -32,7 +39,8 @@ if ([...sizes, rounds, duration, connections, startupRounds].some((value) => !(v
 
 const API_KEY = randomBytes(24).toString('base64url');
 const AUTH = { authorization: `Bearer ${API_KEY}` };
-const SERVERS = { service: 'dist-bench/scripts/bench/service-server.js', baseline: 'dist-bench/scripts/bench/baseline-server.js' } as const;
+const BASELINE = 'dist-bench/scripts/bench/baseline-server.js';
+const SERVERS = { service: values['self-check'] ? BASELINE : 'dist-bench/scripts/bench/service-server.js', baseline: BASELINE } as const;
 type ServerName = keyof typeof SERVERS;
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -229,7 +237,8 @@ function report(rows: Row[], startup: Record<ServerName, number[]>, rss: Record<
   const fullAnswer = sizes.filter((pets) => pets >= 10_000 && pets < largest);
   const flatFrom = fullAnswer.length > 0 ? Math.min(...fullAnswer) : Math.min(...sizes);
   const lines = [
-    `Command: \`npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}\``,
+    ...(values['self-check'] ? ['SELF-CHECK: both columns are the baseline app; every ratio shows the noise floor of this machine.', ''] : []),
+    `Command: \`npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}${values['self-check'] ? ' --self-check' : ''}\``,
     `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}. Medians over ${rounds} rounds; CPU is the server process's user+system time (/proc/<pid>/stat) per answered request.`,
     '',
     '| pets | workload | req/s service | req/s baseline | ratio | p99 ms service | p99 ms baseline | CPU µs/req service | CPU µs/req baseline | CPU ratio |',
