@@ -15,12 +15,14 @@ import {
   anyRequest,
   badAuthorization,
   brokenRequests,
+  parametersOf,
   unauthorized,
   validRequest,
   type ApiRequest,
   type BrokenRequest,
   type Expectation,
 } from './api-requests.js';
+import { resolve } from './schema-arbitraries.js';
 
 export interface Answer extends HttpAnswer {
   json: any;
@@ -121,7 +123,7 @@ interface Model {
 const listPets = validRequest(operation('listPets'));
 const createPet = validRequest(operation('createPet'));
 const getPet = validRequest(operation('getPet'));
-const DEFAULT_LIMIT = Number((operation('listPets').object as any).parameters.find((p: { name: string }) => p.name === 'limit').schema.default);
+const DEFAULT_LIMIT = Number(resolve(parametersOf(operation('listPets')).find((parameter) => parameter.name === 'limit')!.schema).default);
 
 class CreatePet implements fc.AsyncCommand<Model, Subject> {
   constructor(readonly request: ApiRequest, readonly body: Record<string, unknown>) {}

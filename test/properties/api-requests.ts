@@ -37,7 +37,7 @@ export interface BrokenRequest {
   expect: Expectation;
 }
 
-interface Parameter {
+export interface Parameter {
   name: string;
   in: 'query' | 'path' | 'header' | 'cookie';
   required?: boolean;
@@ -48,7 +48,7 @@ const AUTH = { authorization: `Bearer ${API_KEY}` };
 const JSON_TYPE = { 'content-type': 'application/json' };
 const basePath = basePathOf(spec);
 
-const parametersOf = (operation: Operation) => ((operation.object as { parameters?: Parameter[] }).parameters ?? []);
+export const parametersOf = (operation: Operation) => ((operation.object as { parameters?: Parameter[] }).parameters ?? []);
 const inQuery = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'query');
 const inPath = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'path');
 
@@ -67,6 +67,13 @@ for (const operation of operations) {
 
 // Parameters travel as text: integers in plain decimal, strings as they are.
 const asText = (value: unknown) => String(value);
+
+function asTextParts({ params, query }: { params: Record<string, unknown>; query: Record<string, unknown> }) {
+  return {
+    path: Object.fromEntries(Object.entries(params).map(([name, value]) => [name, asText(value)])),
+    query: Object.entries(query).map(([name, value]): [string, string] => [name, asText(value)]),
+  };
+}
 
 function buildUrl(operation: Operation, path: Record<string, string>, query: [string, string][]): string {
   const filled = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(path[name]!));
@@ -97,9 +104,8 @@ function request(operation: Operation, url: string, payload: string | Buffer | u
 /** Valid requests for one operation: every optional part present or absent, values at their bounds. */
 export function validRequest(operation: Operation): fc.Arbitrary<ValidRequest> {
   return validParts(operation).map(({ params, query, body }) => {
-    const pathText = Object.fromEntries(Object.entries(params).map(([name, value]) => [name, asText(value)]));
-    const queryText = Object.entries(query).map(([name, value]): [string, string] => [name, asText(value)]);
-    const url = buildUrl(operation, pathText, queryText);
+    const text = asTextParts({ params, query });
+    const url = buildUrl(operation, text.path, text.query);
     return { request: request(operation, url, body === undefined ? undefined : toJson(body)), params, query, body };
   });
 }
@@ -134,11 +140,7 @@ export function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest>
   const bodySchema = bodySchemaOf(operation);
   const parts = validRequest(operation);
   const breakings: fc.Arbitrary<BrokenRequest>[] = [];
-  const textOf = (valid: ValidRequest) => ({
-    path: Object.fromEntries(Object.entries(valid.params).map(([name, value]) => [name, asText(value)])),
-    query: Object.entries(valid.query).map(([name, value]): [string, string] => [name, asText(value)]),
-    payload: valid.request.payload,
-  });
+  const textOf = (valid: ValidRequest) => ({ ...asTextParts(valid), payload: valid.request.payload });
 
   for (const parameter of [...inPath(operation), ...inQuery(operation)]) {
     breakings.push(fc.tuple(parts, brokenParameterText(parameter)).map(([valid, { text, rule }]) => {

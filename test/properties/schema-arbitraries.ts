@@ -16,6 +16,7 @@ export interface Schema {
   maximum?: number;
   minLength?: number;
   maxLength?: number;
+  default?: unknown;
   enum?: unknown[];
   required?: string[];
   properties?: Record<string, Schema>;
