@@ -67,13 +67,14 @@ function start(name: ServerName, pets: number, measureMemory = false): Promise<S
   child.once('exit', () => children.delete(child));
   return new Promise((resolve, reject) => {
     let output = '';
-    child.once('exit', (code) => reject(new Error(`${name} server exited with ${code} before it was ready`)));
+    const exitedEarly = (code: number | null) => reject(new Error(`${name} server exited with ${code} before it was ready`));
+    child.once('exit', exitedEarly);
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const line = output.split('\n').find((candidate) => candidate.startsWith('{'));
       if (line !== undefined && output.includes('\n')) {
         const { port, rss } = JSON.parse(line) as { port: number; rss: number };
-        child.removeAllListeners('exit');
+        child.off('exit', exitedEarly);
         resolve({ child, pid: child.pid!, port, rss });
       }
     });
