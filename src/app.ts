@@ -12,6 +12,7 @@ import { createHandlers } from './handlers/index.js';
 import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
 import { createOperationResolver } from './routes/operation-routes.js';
 import { basePathOf, errorCodesOf, loadSpec, operationsOf, type OpenApiDocument } from './spec/openapi-spec.js';
+import { usePrecompiledMetaSchema } from './spec/precompiled-meta-schema.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
 import { formatSchemaErrors } from './validation/error-messages.js';
@@ -69,6 +70,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await registerDocs(app, spec, basePath);
+  usePrecompiledMetaSchema();
   await app.register(openapiGlue, {
     specification: spec,
     prefix: basePath,

@@ -1,0 +1,5 @@
+export interface GeneratedFile {
+  /** File name inside generated/. */
+  name: string;
+  text: string;
+}
