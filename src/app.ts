@@ -11,7 +11,7 @@ import { createErrorHandler } from './errors/error-handler.js';
 import { createHandlers } from './handlers/index.js';
 import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
 import { createOperationResolver } from './routes/operation-routes.js';
-import { basePathOf, errorCodesOf, loadSpec, operationsOf, type OpenApiDocument } from './spec/openapi-spec.js';
+import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, type OpenApiDocument } from './spec/openapi-spec.js';
 import { usePrecompiledMetaSchema } from './spec/precompiled-meta-schema.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
@@ -33,7 +33,7 @@ export interface AppOptions {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const spec = options.spec ?? loadSpec();
+  const spec = options.spec ?? loadServedSpec();
   const basePath = basePathOf(spec);
   const store = options.store ?? createMemoryPetStore();
   const handleError = createErrorHandler({ errorCodes: errorCodesOf(spec), bodyLimit: BODY_LIMIT });

@@ -1,5 +1,19 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import t from 'tap';
-import { basePathOf, errorCodesOf, loadSpec, operationsOf, toRouteUrl, type OpenApiDocument } from '../src/spec/openapi-spec.js';
+import {
+  basePathOf,
+  BUILT_SPEC_PATH,
+  errorCodesOf,
+  loadServedSpec,
+  loadSpec,
+  operationsOf,
+  toRouteUrl,
+  type OpenApiDocument,
+} from '../src/spec/openapi-spec.js';
 
 const spec = loadSpec();
 
@@ -25,4 +39,15 @@ t.test('the documented error codes come from the spec', async (t) => {
 
 t.test('spec paths become Fastify route URLs', async (t) => {
   t.equal(toRouteUrl('/pets/{petId}'), '/pets/:petId');
+});
+
+t.test('npm run build writes openapi.yaml as JSON, which the built service reads', async (t) => {
+  const outDir = t.testdir();
+  await promisify(execFile)(process.execPath, [...process.execArgv, fileURLToPath(new URL('../scripts/build-spec.ts', import.meta.url)), outDir]);
+  const built = join(outDir, 'openapi.json');
+  t.same(JSON.parse(readFileSync(built, 'utf8')), spec, 'the same document');
+  t.same(loadSpec(built), spec, 'loadSpec reads it as JSON');
+  // Run from src/ there is no build beside the code: the service reads openapi.yaml itself.
+  t.notOk(existsSync(BUILT_SPEC_PATH));
+  t.same(loadServedSpec(), spec);
 });

@@ -1,0 +1,16 @@
+// Writes openapi.yaml as JSON beside the compiled code (`npm run build`: dist/openapi.json), which the
+// built service reads at start-up instead of parsing the YAML (src/spec/openapi-spec.ts, BUILT_SPEC_PATH).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { loadSpec } from '../src/spec/openapi-spec.js';
+
+const [outDir = 'dist'] = process.argv.slice(2);
+const spec = loadSpec();
+const json = JSON.stringify(spec);
+// YAML can say what JSON cannot (.inf, .nan): refuse rather than serve a different document.
+if (!isDeepStrictEqual(JSON.parse(json), spec)) {
+  console.error('openapi.yaml holds a value JSON cannot represent (such as .inf or .nan)');
+  process.exit(1);
+}
+writeFileSync(join(outDir, 'openapi.json'), `${json}\n`);
