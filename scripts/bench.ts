@@ -1,14 +1,16 @@
 // The benchmark: the service against a plain fastify baseline (scripts/bench/), both as separate
 // processes on 127.0.0.1, loaded in turn by autocannon over several rounds so that machine noise
 // hits both alike. Prints a markdown table; --readme also writes it into README.md.
-//   npm run bench                       (full run, about 9 minutes on 2 cores)
+//   npm run bench                       (full run, about 11 minutes on 2 cores; 25 with --instructions)
 //   npm run bench -- --sizes 1000 --rounds 1 --duration 1
 //   npm run bench -- --self-check        (baseline against baseline: the noise floor)
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+//   npm run bench -- --instructions      (also instructions per request, counted by valgrind: no noise)
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { parseArgs } from 'node:util';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 
 const { values } = parseArgs({
@@ -21,6 +23,10 @@ const { values } = parseArgs({
     readme: { type: 'boolean', default: false },
     // Runs the baseline against a second baseline in place of the service: the ratios then show the noise floor.
     'self-check': { type: 'boolean', default: false },
+    // Also counts the instructions each server executes per request under valgrind (callgrind), with
+    // this many requests after as many again to warm up.
+    instructions: { type: 'boolean', default: false },
+    'instruction-requests': { type: 'string', default: '2000' },
   },
 });
 if (values['self-check'] && values.readme) {
@@ -32,8 +38,11 @@ const rounds = Number(values.rounds);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const startupRounds = Number(values['startup-rounds']);
-if ([...sizes, rounds, duration, connections, startupRounds].some((value) => !(value >= 0) || Number.isNaN(value)) || rounds < 1) {
-  console.error('usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--duration 3] [--connections 10] [--startup-rounds 5] [--readme]');
+const instructionRequests = Number(values['instruction-requests']);
+if ([...sizes, rounds, duration, connections, startupRounds, instructionRequests].some((value) => !(value >= 0) || Number.isNaN(value)) || rounds < 1) {
+  console.error(
+    'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 2000]] [--self-check | --readme]',
+  );
   process.exit(2);
 }
 
@@ -51,17 +60,26 @@ interface Server {
   rss: number;
 }
 
+type StartMode = { measureMemory?: boolean; callgrindDir?: string };
+
 // Servers are killed whatever happens to the run, so none outlives it.
 const children = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-/** With `measureMemory`, the server collects garbage before it reports its RSS; such a server is not loaded (see README). */
-function start(name: ServerName, pets: number, measureMemory = false): Promise<Server> {
-  const child = spawn(process.execPath, [...(measureMemory ? ['--expose-gc'] : []), SERVERS[name]], {
+/**
+ * With `measureMemory`, the server collects garbage before it reports its RSS; such a server is not
+ * loaded (see README). With `callgrindDir`, it runs under valgrind's callgrind, which counts nothing
+ * until told to (instructionsPerRequest) and writes its counts there.
+ */
+function start(name: ServerName, pets: number, { measureMemory = false, callgrindDir }: StartMode = {}): Promise<Server> {
+  const node = [process.execPath, ...(measureMemory ? ['--expose-gc'] : []), SERVERS[name]];
+  const callgrind = ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${callgrindDir}/${name}.%p`];
+  const [command, ...args] = callgrindDir === undefined ? node : ['valgrind', ...callgrind, ...node];
+  const child = spawn(command!, args, {
     env: { ...process.env, API_KEY, SEED_PETS: String(pets) },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', callgrindDir === undefined ? 'inherit' : 'ignore'],
   });
   children.add(child);
   child.once('exit', () => children.delete(child));
@@ -69,6 +87,7 @@ function start(name: ServerName, pets: number, measureMemory = false): Promise<S
     let output = '';
     const exitedEarly = (code: number | null) => reject(new Error(`${name} server exited with ${code} before it was ready`));
     child.once('exit', exitedEarly);
+    child.once('error', (error) => reject(new Error(`${command}: ${error.message}${command === 'valgrind' ? ' (apt-get install -y valgrind)' : ''}`)));
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const line = output.split('\n').find((candidate) => candidate.startsWith('{'));
@@ -165,6 +184,66 @@ async function load(server: Server, workload: Workload, pets: number, seconds: n
   return { rps: answered / (result.duration || seconds), p99: result.latency.p99, cpuPerRequest: cpu / answered };
 }
 
+const execFileAsync = promisify(execFile);
+const callgrindControl = (args: string[]) => execFileAsync('callgrind_control', args);
+
+/**
+ * Instructions the server (all its threads, user space) executes per answered request: callgrind's
+ * counts over `instructionRequests` requests on one connection, after as many to warm up. The same
+ * code and inputs give the same count whatever else the machine is doing.
+ */
+async function instructionsPerRequest(server: Server, name: ServerName, dir: string, workload: Workload, pets: number): Promise<number> {
+  const run = async () => {
+    const result = await autocannon({
+      url: `http://127.0.0.1:${server.port}${workload.path}`,
+      connections: 1,
+      amount: instructionRequests,
+      headers: AUTH,
+      ...workload.options(pets),
+    });
+    if (result.non2xx > 0 || result.errors > 0 || result['2xx'] === 0) {
+      throw new Error(`${workload.name} under valgrind: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result['2xx']} 2xx`);
+    }
+    return result['2xx'];
+  };
+  await probe(server, workload, pets);
+  await run(); // warm-up
+  await callgrindControl(['--zero', String(server.pid)]);
+  const answered = await run();
+  const before = dumpsOf(dir, name, server.pid);
+  await callgrindControl(['--dump', String(server.pid)]);
+  const dump = dumpsOf(dir, name, server.pid).find((file) => !before.includes(file));
+  const instructions = dump === undefined ? undefined : /^summary: (\d+)/m.exec(readFileSync(join(dir, dump), 'utf8'))?.[1];
+  if (instructions === undefined) throw new Error(`callgrind wrote no count for ${name} (${workload.name})`);
+  return Number(instructions) / answered;
+}
+
+const dumpsOf = (dir: string, name: ServerName, pid: number) => readdirSync(dir).filter((file) => file.startsWith(`${name}.${pid}.`));
+
+async function countInstructions(): Promise<InstructionRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
+  try {
+    const rows: InstructionRow[] = [];
+    for (const pets of sizes) {
+      const counts: Record<ServerName, number[]> = { service: [], baseline: [] };
+      for (const name of ['service', 'baseline'] as const) {
+        const server = await start(name, pets, { callgrindDir: dir });
+        await callgrindControl(['--instr=on', String(server.pid)]);
+        for (const workload of WORKLOADS) counts[name].push(await instructionsPerRequest(server, name, dir, workload, pets));
+        await stop(server);
+      }
+      WORKLOADS.forEach((workload, index) => {
+        const row = { pets, workload: workload.name, service: counts.service[index]!, baseline: counts.baseline[index]! };
+        rows.push(row);
+        console.error(`  ${round(pets)} pets, ${workload.name}: instructions/request ratio ${ratio(row.service, row.baseline)}`);
+      });
+    }
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const median = (numbers: number[]) => {
   const sorted = [...numbers].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -180,6 +259,13 @@ interface Row {
   baseline: Sample;
 }
 
+interface InstructionRow {
+  pets: number;
+  workload: string;
+  service: number;
+  baseline: number;
+}
+
 async function main() {
   console.error(`bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections`);
   const startup: Record<ServerName, number[]> = { service: [], baseline: [] };
@@ -192,7 +278,7 @@ async function main() {
   const rss: Record<ServerName, Map<number, number>> = { service: new Map(), baseline: new Map() };
   for (const pets of [0, Math.max(...sizes)]) {
     for (const name of ['service', 'baseline'] as const) {
-      const server = await start(name, pets, true);
+      const server = await start(name, pets, { measureMemory: true });
       rss[name].set(pets, server.rss);
       await stop(server);
     }
@@ -200,37 +286,46 @@ async function main() {
 
   const rows: Row[] = [];
   for (const pets of sizes) {
-    const servers = { service: await start('service', pets), baseline: await start('baseline', pets) };
-    for (const workload of WORKLOADS) {
-      const samples: Record<ServerName, Sample[]> = { service: [], baseline: [] };
-      for (const name of ['service', 'baseline'] as const) {
-        await probe(servers[name], workload, pets);
-        await load(servers[name], workload, pets, Math.min(1, duration)); // warm-up
-      }
-      for (let index = 0; index < rounds; index++) {
-        for (const name of index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const)) {
-          samples[name].push(await load(servers[name], workload, pets, duration));
+    const samples = WORKLOADS.map((): Record<ServerName, Sample[]> => ({ service: [], baseline: [] }));
+    // A fresh pair of processes each round: two processes running the same code can differ by 10–30%
+    // in CPU per request for their whole life (README, Performance), so one pair would decide a size alone.
+    for (let index = 0; index < rounds; index++) {
+      const servers = { service: await start('service', pets), baseline: await start('baseline', pets) };
+      const order = index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const);
+      for (const [position, workload] of WORKLOADS.entries()) {
+        for (const name of order) {
+          await probe(servers[name], workload, pets);
+          await load(servers[name], workload, pets, Math.min(1, duration)); // warm-up
         }
+        for (const name of order) samples[position]![name].push(await load(servers[name], workload, pets, duration));
       }
-      const summary = (list: Sample[]): Sample => ({
-        rps: median(list.map((sample) => sample.rps)),
-        p99: median(list.map((sample) => sample.p99)),
-        cpuPerRequest: median(list.map((sample) => sample.cpuPerRequest)),
-      });
-      const row = { pets, workload: workload.name, service: summary(samples.service), baseline: summary(samples.baseline) };
+      await stop(servers.service);
+      await stop(servers.baseline);
+    }
+    const summary = (list: Sample[]): Sample => ({
+      rps: median(list.map((sample) => sample.rps)),
+      p99: median(list.map((sample) => sample.p99)),
+      cpuPerRequest: median(list.map((sample) => sample.cpuPerRequest)),
+    });
+    for (const [position, workload] of WORKLOADS.entries()) {
+      const row = { pets, workload: workload.name, service: summary(samples[position]!.service), baseline: summary(samples[position]!.baseline) };
       rows.push(row);
       console.error(`  ${round(pets)} pets, ${workload.name}: CPU/request ratio ${ratio(row.service.cpuPerRequest, row.baseline.cpuPerRequest)}`);
     }
-    await stop(servers.service);
-    await stop(servers.baseline);
   }
 
-  const table = report(rows, startup, rss);
+  const instructionRows = values.instructions ? await countInstructions() : [];
+  const table = report(rows, startup, rss, instructionRows);
   console.log(table);
   if (values.readme) writeReadme(table);
 }
 
-function report(rows: Row[], startup: Record<ServerName, number[]>, rss: Record<ServerName, Map<number, number>>): string {
+function report(
+  rows: Row[],
+  startup: Record<ServerName, number[]>,
+  rss: Record<ServerName, Map<number, number>>,
+  instructionRows: InstructionRow[],
+): string {
   const largest = Math.max(...sizes);
   const perPet = (name: ServerName) => (rss[name].get(largest)! - rss[name].get(0)!) / largest;
   const filtered = (pets: number) => rows.find((row) => row.pets === pets && row.workload.startsWith('list 100'))!.service.cpuPerRequest;
@@ -239,8 +334,9 @@ function report(rows: Row[], startup: Record<ServerName, number[]>, rss: Record<
   const flatFrom = fullAnswer.length > 0 ? Math.min(...fullAnswer) : Math.min(...sizes);
   const lines = [
     ...(values['self-check'] ? ['SELF-CHECK: both columns are the baseline app; every ratio shows the noise floor of this machine.', ''] : []),
-    `Command: \`npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}${values['self-check'] ? ' --self-check' : ''}\``,
-    `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}. Medians over ${rounds} rounds; CPU is the server process's user+system time (/proc/<pid>/stat) per answered request.`,
+    `Command: \`npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}` +
+      `${values.instructions ? ` --instructions --instruction-requests ${instructionRequests}` : ''}${values['self-check'] ? ' --self-check' : ''}\``,
+    `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}. Medians over ${rounds} rounds, each with a fresh pair of server processes; CPU is the server process's user+system time (/proc/<pid>/stat) per answered request.`,
     '',
     '| pets | workload | req/s service | req/s baseline | ratio | p99 ms service | p99 ms baseline | CPU µs/req service | CPU µs/req baseline | CPU ratio |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -263,6 +359,18 @@ function report(rows: Row[], startup: Record<ServerName, number[]>, rss: Record<
       (Math.min(...sizes) < 10_000 ? ` (at ${round(Math.min(...sizes))} pets only ${round(Math.floor(Math.min(...sizes) / 100))} have the status, so that answer is shorter and not comparable)` : ''),
     `- Resident memory per stored pet at ${round(largest)} pets ((RSS full − RSS empty) ÷ pets, after a GC): service ${round(perPet('service'))} B, baseline ${round(perPet('baseline'))} B`,
     `- Start-up, spawn to first 200 (median of ${startupRounds}): service ${round(median(startup.service))} ms, baseline ${round(median(startup.baseline))} ms, ratio ${ratio(median(startup.service), median(startup.baseline))}`,
+    ...(instructionRows.length === 0
+      ? []
+      : [
+          '',
+          `Instructions per request, counted by valgrind's callgrind (all threads, user space; ${round(instructionRequests)} requests on one connection after as many to warm up):`,
+          '',
+          '| pets | workload | instructions/req service | instructions/req baseline | ratio |',
+          '|---:|---|---:|---:|---:|',
+          ...instructionRows.map(({ pets, workload, service, baseline }) =>
+            `| ${round(pets)} | ${workload} | ${round(service)} | ${round(baseline)} | ${ratio(service, baseline)} |`,
+          ),
+        ]),
   ];
   return lines.join('\n');
 }

@@ -1,20 +1,41 @@
 // The benchmark script is only checked for running: a tiny, short run. Its figures are never
 // asserted here (no wall-clock assertions in tests); README.md holds the latest full run.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
 
 const run = promisify(execFile);
 
-t.test('npm run bench runs end to end on a tiny store and prints its table', { timeout: 180_000 }, async (t) => {
-  const { stdout } = await run('npm', ['run', '-s', 'bench', '--', '--sizes', '100', '--rounds', '1', '--duration', '0.3', '--connections', '2', '--startup-rounds', '1'], {
+// --instructions runs both servers under valgrind. .ci/run installs it and sets this: there the
+// instruction count must run, never skip.
+const REQUIRED = process.env['REQUIRE_VALGRIND_TEST'] === '1';
+const hasValgrind = (() => {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+if (!hasValgrind && !REQUIRED) console.error('# SKIPPED npm run bench -- --instructions: no valgrind (install it with "apt-get install -y valgrind")');
+const countInstructions = hasValgrind || REQUIRED;
+// Under valgrind each server takes about 20 s to start: more than tap's 30 s per file.
+t.setTimeout(300_000);
+
+t.test('npm run bench runs end to end on a tiny store and prints its tables', { timeout: 300_000 }, async (t) => {
+  const options = ['--sizes', '100', '--rounds', '1', '--duration', '0.3', '--connections', '2', '--startup-rounds', '1'];
+  const instructions = countInstructions ? ['--instructions', '--instruction-requests', '50'] : [];
+  const { stdout } = await run('npm', ['run', '-s', 'bench', '--', ...options, ...instructions], {
     // The script is run, not measured for coverage: its figures are what matters, and those come from full runs.
     env: { ...process.env, npm_config_loglevel: 'error', _TAPJS_PROCESSINFO_COVERAGE_: '0' },
   });
-  t.match(stdout, /^\| pets \| workload \|/m, 'a markdown table');
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  t.match(stdout, /^\| pets \| workload \| req\/s service \|/m, 'the markdown table');
   for (const workload of ['list 20', 'list 100, 1% status', 'get random id', 'create']) {
-    t.match(stdout, new RegExp(`^\\| 100 \\| ${workload.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\|( [\\d.,]+ \\|){8}$`, 'm'), `a row for ${workload}`);
+    t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){8}$`, 'm'), `a row for ${workload}`);
+    if (countInstructions) t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}$`, 'm'), `an instruction count for ${workload}`);
   }
   t.match(stdout, /Resident memory per stored pet/, 'the memory line');
   t.match(stdout, /Start-up, spawn to first 200 .*: service \d[\d,]* ms, baseline \d[\d,]* ms/, 'the start-up line');
+  if (countInstructions) t.match(stdout, /Instructions per request, counted by valgrind's callgrind/, 'the instructions table');
 });
