@@ -5,7 +5,8 @@ import { Ajv } from 'ajv';
 import t from 'tap';
 import { buildApp } from '../src/app.js';
 import { loadSpec, type OpenApiDocument } from '../src/spec/openapi-spec.js';
-import { usePrecompiledMetaSchema } from '../src/spec/precompiled-meta-schema.js';
+import { validate as precompiledCheck } from '../generated/openapi-3.1-meta-validator.js';
+import { installedMetaSchemaSha256, usePrecompiledMetaSchema } from '../src/spec/precompiled-meta-schema.js';
 
 type MetaValidate = ((data: unknown) => boolean) & { errors?: unknown[] | null };
 type ValidatorInternals = { getAjvValidator(version: string): MetaValidate };
@@ -37,7 +38,14 @@ function documents(): [string, unknown][] {
   ];
 }
 
-// First, before this file installs the precompiled check itself: buildApp must do it.
+// Before anything in this file installs the precompiled check.
+t.test('a check compiled from another meta-schema is not used: glue compiles as it always did', async (t) => {
+  t.equal(usePrecompiledMetaSchema('0'.repeat(64)), false);
+  t.not((new Validator() as unknown as ValidatorInternals).getAjvValidator('3.1'), precompiledCheck);
+  t.equal(installedMetaSchemaSha256(new URL('./no-such-schema.json', import.meta.url)), undefined, 'an unreadable schema matches nothing');
+});
+
+// Still before this file installs the precompiled check itself: buildApp must do it.
 t.test('glue still checks the spec at start-up, without compiling the meta-schema', async (t) => {
   // Every Ajv class (the validator uses Ajv2020) compiles through the prototype they share.
   const core = Object.getPrototypeOf(Ajv.prototype) as Ajv;
@@ -64,6 +72,10 @@ t.test('glue still checks the spec at start-up, without compiling the meta-schem
 t.test('the generated check matches the meta-schema installed, so it is used', async (t) => {
   t.equal(usePrecompiledMetaSchema(), true, 'stale? run `npm run generate`');
   t.not((new Validator() as unknown as ValidatorInternals).getAjvValidator('3.1'), compiled);
+  // Other OpenAPI versions are compiled as before.
+  const openApi30 = (new Validator() as unknown as ValidatorInternals).getAjvValidator('3.0');
+  t.not(openApi30, precompiledCheck);
+  t.equal(openApi30({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {} }), true);
 });
 
 t.test('it decides every document as the validator compiling the meta-schema does, with the same errors', async (t) => {

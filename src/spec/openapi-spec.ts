@@ -51,8 +51,8 @@ export function loadSpec(path: string = DEFAULT_SPEC_PATH): OpenApiDocument {
 }
 
 /** The spec the service runs on: the build's JSON copy of openapi.yaml when there is one, else openapi.yaml. */
-export function loadServedSpec(): OpenApiDocument {
-  return loadSpec(existsSync(BUILT_SPEC_PATH) ? BUILT_SPEC_PATH : DEFAULT_SPEC_PATH);
+export function loadServedSpec(built: string = BUILT_SPEC_PATH): OpenApiDocument {
+  return loadSpec(existsSync(built) ? built : DEFAULT_SPEC_PATH);
 }
 
 export function operationsOf(spec: OpenApiDocument): Operation[] {

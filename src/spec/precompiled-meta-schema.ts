@@ -23,9 +23,9 @@ let installed = false;
  * installed now; otherwise (another version, a validator upgraded without `npm run generate`) it
  * compiles as it always did. Returns whether the precompiled check is in use.
  */
-export function usePrecompiledMetaSchema(): boolean {
+export function usePrecompiledMetaSchema(installedSha256 = installedMetaSchemaSha256()): boolean {
   if (installed) return true;
-  if (typeof compileMetaSchema !== 'function' || installedMetaSchemaSha256() !== metaSchemaSha256) return false;
+  if (typeof compileMetaSchema !== 'function' || installedSha256 !== metaSchemaSha256) return false;
   internals.getAjvValidator = function (version) {
     return version === '3.1' ? validateOpenApi31 : compileMetaSchema.call(this, version);
   };
@@ -33,9 +33,10 @@ export function usePrecompiledMetaSchema(): boolean {
   return true;
 }
 
-function installedMetaSchemaSha256(): string | undefined {
+export function installedMetaSchemaSha256(
+  file = new URL('./schemas/v3.1/schema.json', import.meta.resolve('@seriousme/openapi-schema-validator')),
+): string | undefined {
   try {
-    const file = new URL('./schemas/v3.1/schema.json', import.meta.resolve('@seriousme/openapi-schema-validator'));
     return createHash('sha256').update(readFileSync(file, 'utf8')).digest('hex');
   } catch {
     return undefined;
