@@ -2,7 +2,9 @@
 // @seriousme/openapi-schema-validator@2.11.0 schemas/v3.1/schema.json (https://spec.openapis.org/oas/3.1/schema/2026-08-03), compiled by Ajv.
 import type { ErrorObject } from 'ajv';
 
-/** sha256 of the schema file this was compiled from, to tell when the installed one differs. */
+/** The schema file this was compiled from, inside @seriousme/openapi-schema-validator. */
+export declare const metaSchemaFile: string;
+/** sha256 of that file, to tell when the installed one differs. */
 export declare const metaSchemaSha256: string;
 /** Ajv's validate function for schemas/v3.1/schema.json. */
 export declare const validate: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };

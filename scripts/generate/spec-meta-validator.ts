@@ -1,7 +1,7 @@
 // generated/openapi-3.1-meta-validator.js: the OpenAPI 3.1 meta-schema check that fastify-openapi-glue
 // runs on the spec at every start, compiled here once with Ajv's standalone code generation from the
 // very schema file and Ajv set-up of @seriousme/openapi-schema-validator (glue's validator).
-// src/spec/spec-meta-validator.ts explains why and how the service uses it.
+// src/spec/precompiled-meta-schema.ts explains why and how the service uses it.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,7 +10,7 @@ import type { Ajv, Options } from 'ajv';
 import type { GeneratedFile } from './generated-file.js';
 
 const VALIDATOR = '@seriousme/openapi-schema-validator';
-export const META_SCHEMA_FILE = 'schemas/v3.1/schema.json';
+const META_SCHEMA_FILE = 'schemas/v3.1/schema.json';
 
 export function specMetaValidator(): GeneratedFile[] {
   const validatorIndex = fileURLToPath(import.meta.resolve(VALIDATOR));
@@ -44,13 +44,18 @@ export function specMetaValidator(): GeneratedFile[] {
       name: 'openapi-3.1-meta-validator.js',
       // Ajv's code, checked against the validator's own compile by test/precompiled-meta-schema.test.ts;
       // most of its branches are for specs other than ours, so it stays out of the coverage figures.
-      text: `${header}/* c8 ignore start */\nexport const metaSchemaSha256 = ${JSON.stringify(sha256)};\n${code}\n`,
+      text:
+        `${header}/* c8 ignore start */\n` +
+        `export const metaSchemaFile = ${JSON.stringify(META_SCHEMA_FILE)};\n` +
+        `export const metaSchemaSha256 = ${JSON.stringify(sha256)};\n${code}\n`,
     },
     {
       name: 'openapi-3.1-meta-validator.d.ts',
       text:
         `${header}import type { ErrorObject } from 'ajv';\n\n` +
-        `/** sha256 of the schema file this was compiled from, to tell when the installed one differs. */\n` +
+        `/** The schema file this was compiled from, inside ${VALIDATOR}. */\n` +
+        `export declare const metaSchemaFile: string;\n` +
+        `/** sha256 of that file, to tell when the installed one differs. */\n` +
         `export declare const metaSchemaSha256: string;\n` +
         `/** Ajv's validate function for ${META_SCHEMA_FILE}. */\n` +
         `export declare const validate: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };\n` +

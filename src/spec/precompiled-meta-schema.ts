@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { metaSchemaSha256, validate as validateOpenApi31 } from '../../generated/openapi-3.1-meta-validator.js';
+import { metaSchemaFile, metaSchemaSha256, validate as validateOpenApi31 } from '../../generated/openapi-3.1-meta-validator.js';
 
 // Not part of the validator's typed interface: the method that compiles (and caches, per instance) the
 // meta-schema for an OpenAPI version. test/precompiled-meta-schema.test.ts fails if it goes away.
@@ -34,7 +34,7 @@ export function usePrecompiledMetaSchema(installedSha256 = installedMetaSchemaSh
 }
 
 export function installedMetaSchemaSha256(
-  file = new URL('./schemas/v3.1/schema.json', import.meta.resolve('@seriousme/openapi-schema-validator')),
+  file = new URL(metaSchemaFile, import.meta.resolve('@seriousme/openapi-schema-validator')),
 ): string | undefined {
   try {
     return createHash('sha256').update(readFileSync(file, 'utf8')).digest('hex');
