@@ -1,7 +1,7 @@
 // The benchmark: the service against a plain fastify baseline (scripts/bench/), both as separate
 // processes on 127.0.0.1, loaded in turn by autocannon over several rounds so that machine noise
 // hits both alike. Prints a markdown table; --readme also writes it into README.md.
-//   npm run bench                       (full run, about 11 minutes on 2 cores; 25 with --instructions)
+//   npm run bench                       (full run, about 11 minutes on 2 cores; 16 with --instructions)
 //   npm run bench -- --sizes 1000 --rounds 1 --duration 1
 //   npm run bench -- --self-check        (baseline against baseline: the noise floor)
 //   npm run bench -- --instructions      (also instructions per request, counted by valgrind: no noise)
@@ -167,20 +167,26 @@ async function probe(server: Server, workload: Workload, pets: number): Promise<
   if (!response.ok) throw new Error(`${workload.name}: ${method} ${workload.path} answered ${response.status} ${await response.text()}`);
 }
 
-async function load(server: Server, workload: Workload, pets: number, seconds: number): Promise<Sample> {
-  const cpuBefore = cpuSeconds(server.pid);
+/** Loads the server with the workload; any answer but a 2xx fails the run. */
+async function fire(server: Server, workload: Workload, pets: number, limit: { duration: number } | { amount: number }, connectionCount = connections) {
   const result = await autocannon({
     url: `http://127.0.0.1:${server.port}${workload.path}`,
-    connections,
-    duration: seconds,
+    connections: connectionCount,
+    ...limit,
     headers: AUTH,
     ...workload.options(pets),
   });
+  if (result.non2xx > 0 || result.errors > 0 || result['2xx'] === 0) {
+    throw new Error(`${workload.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result['2xx']} 2xx`);
+  }
+  return result;
+}
+
+async function load(server: Server, workload: Workload, pets: number, seconds: number): Promise<Sample> {
+  const cpuBefore = cpuSeconds(server.pid);
+  const result = await fire(server, workload, pets, { duration: seconds });
   const cpu = cpuSeconds(server.pid) - cpuBefore;
   const answered = result['2xx'];
-  if (result.non2xx > 0 || result.errors > 0 || answered === 0) {
-    throw new Error(`${workload.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${answered} 2xx`);
-  }
   return { rps: answered / (result.duration || seconds), p99: result.latency.p99, cpuPerRequest: cpu / answered };
 }
 
@@ -193,19 +199,7 @@ const callgrindControl = (args: string[]) => execFileAsync('callgrind_control', 
  * code, inputs and warm-up give the same count whatever else the machine is doing.
  */
 async function instructionsPerRequest(server: Server, name: ServerName, dir: string, workload: Workload, pets: number): Promise<number> {
-  const run = async () => {
-    const result = await autocannon({
-      url: `http://127.0.0.1:${server.port}${workload.path}`,
-      connections: 1,
-      amount: instructionRequests,
-      headers: AUTH,
-      ...workload.options(pets),
-    });
-    if (result.non2xx > 0 || result.errors > 0 || result['2xx'] === 0) {
-      throw new Error(`${workload.name} under valgrind: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result['2xx']} 2xx`);
-    }
-    return result['2xx'];
-  };
+  const run = async () => (await fire(server, workload, pets, { amount: instructionRequests }, 1))['2xx'];
   await probe(server, workload, pets);
   // The warm-up runs without instrumentation, about five times faster, so that V8's background
   // compiling and GC keep nearer their usual pace relative to the requests.
@@ -247,6 +241,9 @@ async function countInstructions(): Promise<InstructionRow[]> {
   }
 }
 
+/** Which server goes first in round `index`: they take turns, so drift in the machine hits both alike. */
+const orderOf = (index: number) => (index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const));
+
 const median = (numbers: number[]) => {
   const sorted = [...numbers].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -273,7 +270,7 @@ async function main() {
   console.error(`bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections`);
   const startup: Record<ServerName, number[]> = { service: [], baseline: [] };
   for (let index = 0; index < startupRounds; index++) {
-    for (const name of index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const)) {
+    for (const name of orderOf(index)) {
       startup[name].push(await startupTime(name));
     }
   }
@@ -294,7 +291,7 @@ async function main() {
     // in CPU per request for their whole life (README, Performance), so one pair would decide a size alone.
     for (let index = 0; index < rounds; index++) {
       const servers = { service: await start('service', pets), baseline: await start('baseline', pets) };
-      const order = index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const);
+      const order = orderOf(index);
       for (const [position, workload] of WORKLOADS.entries()) {
         for (const name of order) {
           await probe(servers[name], workload, pets);

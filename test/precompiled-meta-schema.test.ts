@@ -14,8 +14,11 @@ type ValidatorInternals = { getAjvValidator(version: string): MetaValidate };
 const META_SCHEMA_ID = /^https:\/\/spec\.openapis\.org\/oas\/3\.1\/schema\//;
 const spec = loadSpec();
 
+/** The meta-schema check a fresh validator (as glue makes one) uses for an OpenAPI version. */
+const metaCheckFor = (version: string): MetaValidate => (new Validator() as unknown as ValidatorInternals).getAjvValidator(version);
+
 // Taken before usePrecompiledMetaSchema() replaces it: the validator compiling the meta-schema itself.
-const compiled = (new Validator() as unknown as ValidatorInternals).getAjvValidator('3.1');
+const compiled = metaCheckFor('3.1');
 
 /** Documents that break the meta-schema in different places, and the spec itself. */
 function documents(): [string, unknown][] {
@@ -41,7 +44,7 @@ function documents(): [string, unknown][] {
 // Before anything in this file installs the precompiled check.
 t.test('a check compiled from another meta-schema is not used: glue compiles as it always did', async (t) => {
   t.equal(usePrecompiledMetaSchema('0'.repeat(64)), false);
-  t.not((new Validator() as unknown as ValidatorInternals).getAjvValidator('3.1'), precompiledCheck);
+  t.not(metaCheckFor('3.1'), precompiledCheck);
   t.equal(installedMetaSchemaSha256(new URL('./no-such-schema.json', import.meta.url)), undefined, 'an unreadable schema matches nothing');
 });
 
@@ -71,16 +74,16 @@ t.test('glue still checks the spec at start-up, without compiling the meta-schem
 
 t.test('the generated check matches the meta-schema installed, so it is used', async (t) => {
   t.equal(usePrecompiledMetaSchema(), true, 'stale? run `npm run generate`');
-  t.not((new Validator() as unknown as ValidatorInternals).getAjvValidator('3.1'), compiled);
+  t.not(metaCheckFor('3.1'), compiled);
   // Other OpenAPI versions are compiled as before.
-  const openApi30 = (new Validator() as unknown as ValidatorInternals).getAjvValidator('3.0');
+  const openApi30 = metaCheckFor('3.0');
   t.not(openApi30, precompiledCheck);
   t.equal(openApi30({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {} }), true);
 });
 
 t.test('it decides every document as the validator compiling the meta-schema does, with the same errors', async (t) => {
   usePrecompiledMetaSchema();
-  const precompiled = (new Validator() as unknown as ValidatorInternals).getAjvValidator('3.1');
+  const precompiled = metaCheckFor('3.1');
   for (const [name, document] of documents()) {
     const expected = compiled(document);
     t.equal(precompiled(document), expected, `${name}: ${expected ? 'valid' : 'invalid'}`);
