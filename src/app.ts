@@ -1,6 +1,5 @@
 // Builds the service as an un-listened Fastify instance from explicit options.
 // src/server.ts is the only place that reads the environment and listens.
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
 import { createBearerAuth } from './auth/bearer-auth.js';
@@ -10,6 +9,7 @@ import { handleClientError } from './errors/client-error-handler.js';
 import { createErrorHandler } from './errors/error-handler.js';
 import { createHandlers } from './handlers/index.js';
 import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
+import { requestIdGenerator } from './request-id.js';
 import { createOperationResolver } from './routes/operation-routes.js';
 import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, type OpenApiDocument } from './spec/openapi-spec.js';
 import { usePrecompiledMetaSchema } from './spec/precompiled-meta-schema.js';
@@ -40,7 +40,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const app = Fastify({
     logger: options.logger ?? false,
-    genReqId: () => randomUUID(),
+    genReqId: requestIdGenerator(),
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Only what the spec defines is served: HEAD gets a 405 like any other undefined method.

@@ -11,7 +11,7 @@ const listWith = (authorization?: string) => ({
 
 t.test('a valid key in any accepted spelling of the scheme is let in', async (t) => {
   const { app } = await buildTestApp(t);
-  for (const header of [`Bearer ${API_KEY}`, `bearer ${API_KEY}`, `BEARER  ${API_KEY}`, `Bearer ${API_KEY} `]) {
+  for (const header of [`Bearer ${API_KEY}`, `bearer ${API_KEY}`, `BEARER  ${API_KEY}`, `Bearer  ${API_KEY}`, `Bearer ${API_KEY} `]) {
     t.equal((await app.inject(listWith(header))).statusCode, 200, JSON.stringify(header));
   }
 });
@@ -33,6 +33,8 @@ t.test('missing, malformed and wrong credentials get 401 with an RFC 6750 challe
     [`${API_KEY}`, 'Bearer realm="petstore", error="invalid_request"', /must have the form/],
     [`Bearer ${API_KEY}x`, 'Bearer realm="petstore", error="invalid_token"', /The API key is not valid/],
     [`Bearer ${API_KEY.slice(0, -1)}`, 'Bearer realm="petstore", error="invalid_token"', /The API key is not valid/],
+    [`Bearer ${OTHER_API_KEY}`, 'Bearer realm="petstore", error="invalid_token"', /The API key is not valid/],
+    [`Bearer\t${API_KEY}`, 'Bearer realm="petstore", error="invalid_request"', /must have the form/],
   ];
   for (const [authorization, challenge, message] of cases) {
     const response = await app.inject(listWith(authorization));
@@ -64,4 +66,10 @@ t.test('keys never appear in logs or responses', async (t) => {
 
 t.test('an authenticator needs at least one key', async (t) => {
   t.throws(() => createBearerAuth([]), /at least one API key/);
+});
+
+t.test('an authenticator refuses keys that no Authorization header could carry', async (t) => {
+  for (const key of ['two words', 'semi;colon', 'é'.repeat(32), '=leading-padding']) {
+    t.throws(() => createBearerAuth([API_KEY, key]), /bearer token syntax/, JSON.stringify(key));
+  }
 });

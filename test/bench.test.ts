@@ -24,7 +24,7 @@ t.setTimeout(300_000);
 
 t.test('npm run bench runs end to end on a tiny store and prints its tables', { timeout: 300_000 }, async (t) => {
   const options = ['--sizes', '100', '--rounds', '1', '--duration', '0.3', '--connections', '2', '--startup-rounds', '1'];
-  const instructions = countInstructions ? ['--instructions', '--instruction-requests', '50'] : [];
+  const instructions = countInstructions ? ['--instructions', '--instruction-requests', '50', '--instruction-rounds', '1'] : [];
   const { stdout } = await run('npm', ['run', '-s', 'bench', '--', ...options, ...instructions], {
     // The script is run, not measured for coverage: its figures are what matters, and those come from full runs.
     env: { ...process.env, npm_config_loglevel: 'error', _TAPJS_PROCESSINFO_COVERAGE_: '0' },

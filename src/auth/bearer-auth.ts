@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Unauthorized } from '../errors/api-errors.js';
 
 const REALM = 'petstore';
+const SCHEME = 'Bearer ';
 /** The token syntax of RFC 6750 (b64token): a key must match it to be sendable at all. */
 const TOKEN = '[A-Za-z0-9\\-._~+/]+=*';
 const BEARER = new RegExp(`^Bearer +(${TOKEN}) *$`, 'i');
@@ -18,6 +19,9 @@ export type Authenticator = (request: FastifyRequest, reply: FastifyReply) => vo
 
 export function createBearerAuth(apiKeys: readonly string[]): Authenticator {
   if (apiKeys.length === 0) throw new Error('createBearerAuth needs at least one API key');
+  // A key outside the token syntax could never be sent, and would let the fast path below accept
+  // a header that the full syntax refuses.
+  if (!apiKeys.every(isBearerToken)) throw new Error('createBearerAuth: every API key must have the bearer token syntax');
   const keys = apiKeys.map((key) => Buffer.from(key));
 
   // Every key is compared, each in constant time, so the time taken says nothing about a key's
@@ -35,6 +39,9 @@ export function createBearerAuth(apiKeys: readonly string[]): Authenticator {
 
   return function authenticate(request, reply) {
     const header = request.headers.authorization;
+    // Nearly every request sends exactly "Bearer <key>": the token is then read by position, and the
+    // regular expression (~600 instructions) runs only for other headers, with the same outcome.
+    if (header?.startsWith(SCHEME) === true && isKnown(header.slice(SCHEME.length))) return;
     if (header === undefined || header === '') {
       reject(reply, 'The Authorization header is missing; send "Authorization: Bearer <API key>".');
     }
