@@ -7,6 +7,11 @@ t.test('every repeated key is refused, equal values and escaped spellings includ
   t.throws(() => parseJson('{"a":1,"\\u0061":1}'), /Duplicate key 'a'/, '"\\u0061" is "a"');
   t.throws(() => parseJson('[{"b":{"c":1,"c":1}}]'), /Duplicate key 'c'/, 'nested objects are checked');
   t.throws(() => parseJson('{"x":[1,{"y":2}],"x":3}'), /Duplicate key 'x'/, 'keys after an array are checked');
+  const many = Array.from({ length: 12 }, (_, index) => `"k${index}":${index}`);
+  t.equal(Object.keys(parseJson(`{${many.join(',')}}`) as object).length, 12, 'many distinct keys are fine');
+  for (const repeated of [0, 7, 8, 11]) {
+    t.throws(() => parseJson(`{${many.join(',')},"k${repeated}":0}`), new RegExp(`Duplicate key 'k${repeated}'`), `a repeat among 13 keys (k${repeated})`);
+  }
 });
 
 t.test('the same key in different objects, and key-like strings in values, are fine', async (t) => {

@@ -32,7 +32,9 @@ export function parseJson(text: string): unknown {
  */
 function inspect(text: string): boolean {
   // One entry per open object (its keys so far) or array (null).
-  const open: (Set<string> | null)[] = [];
+  const open: (string[] | Set<string> | null)[] = [];
+  // Without a backslash anywhere, every string ends at the next quote: found natively, not char by char.
+  const plain = !text.includes('\\');
   let expectKey = false;
   let exact = true;
   for (let i = 0; i < text.length; i++) {
@@ -40,22 +42,24 @@ function inspect(text: string): boolean {
     if (code === QUOTE) {
       const start = i;
       let escaped = false;
-      for (i++; text.charCodeAt(i) !== QUOTE; i++) {
-        if (text.charCodeAt(i) === BACKSLASH) {
-          escaped = true;
-          i++;
+      if (plain) {
+        i = text.indexOf('"', i + 1);
+      } else {
+        for (i++; text.charCodeAt(i) !== QUOTE; i++) {
+          if (text.charCodeAt(i) === BACKSLASH) {
+            escaped = true;
+            i++;
+          }
         }
       }
       if (expectKey) {
         // "\u0061" and "a" are the same key.
         const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
-        const keys = open[open.length - 1]!;
-        if (keys.has(key)) throw new SyntaxError(`Duplicate key '${key}' encountered at position ${start + 1}`);
-        keys.add(key);
+        open[open.length - 1] = withKey(open[open.length - 1]!, key, start);
         expectKey = false;
       }
     } else if (code === OPEN_OBJECT) {
-      open.push(new Set());
+      open.push([]);
       expectKey = true;
     } else if (code === OPEN_ARRAY) {
       open.push(null);
@@ -73,4 +77,19 @@ function inspect(text: string): boolean {
     }
   }
   return exact;
+}
+
+// Objects with few keys, nearly all of them, are searched as a list: no hashing of every key.
+const MAX_LISTED_KEYS = 8;
+
+function withKey(keys: string[] | Set<string>, key: string, position: number): string[] | Set<string> {
+  if (Array.isArray(keys) ? keys.includes(key) : keys.has(key)) {
+    throw new SyntaxError(`Duplicate key '${key}' encountered at position ${position + 1}`);
+  }
+  if (!Array.isArray(keys)) return keys.add(key);
+  if (keys.length < MAX_LISTED_KEYS) {
+    keys.push(key);
+    return keys;
+  }
+  return new Set(keys).add(key);
 }
