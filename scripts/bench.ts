@@ -41,7 +41,7 @@ const connections = Number(values.connections);
 const startupRounds = Number(values['startup-rounds']);
 const instructionRequests = Number(values['instruction-requests']);
 const instructionRounds = Number(values['instruction-rounds']);
-// Below ~16,000 requests V8 is still compiling the request path: counts after 2,000 were up to 3x the
+// Below ~16,000 requests V8 is still compiling the request path: counts after 2,000 were up to 4x the
 // steady state, and most of it was the optimizing compiler's own work (README, Performance).
 const WARM_UP_FACTOR = 16;
 if (
