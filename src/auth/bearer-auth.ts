@@ -7,7 +7,8 @@ const REALM = 'petstore';
 const SCHEME = 'Bearer ';
 /** The token syntax of RFC 6750 (b64token): a key must match it to be sendable at all. */
 const TOKEN = '[A-Za-z0-9\\-._~+/]+=*';
-const BEARER = new RegExp(`^Bearer +(${TOKEN}) *$`, 'i');
+// The fast path in createBearerAuth reads SCHEME by position; this is the full syntax it stands for.
+const BEARER = new RegExp(`^${SCHEME.trimEnd()} +(${TOKEN}) *$`, 'i');
 const WHOLE_TOKEN = new RegExp(`^${TOKEN}$`);
 
 export function isBearerToken(value: string): boolean {
