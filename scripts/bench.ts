@@ -58,8 +58,16 @@ if (
 const API_KEY = randomBytes(24).toString('base64url');
 const AUTH = { authorization: `Bearer ${API_KEY}` };
 const BASELINE = 'dist-bench/scripts/bench/baseline-server.js';
-const SERVERS = { service: values['self-check'] ? BASELINE : 'dist-bench/scripts/bench/service-server.js', baseline: BASELINE } as const;
+const SERVERS = {
+  service: values['self-check'] ? BASELINE : 'dist-bench/scripts/bench/service-server.js',
+  baseline: BASELINE,
+  // Counted on the get workload only (with --instructions): the baseline sending getPet's three
+  // deprecation headers, so the table shows what they cost bare fastify.
+  baselineWithHeaders: BASELINE,
+} as const;
 type ServerName = keyof typeof SERVERS;
+/** The two servers every table row compares. */
+type Compared = 'service' | 'baseline';
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 interface Server {
@@ -87,7 +95,7 @@ function start(name: ServerName, pets: number, { measureMemory = false, callgrin
   const callgrind = ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${callgrindDir}/${name}.%p`];
   const [command, ...args] = callgrindDir === undefined ? node : ['valgrind', ...callgrind, ...node];
   const child = spawn(command!, args, {
-    env: { ...process.env, API_KEY, SEED_PETS: String(pets) },
+    env: { ...process.env, API_KEY, SEED_PETS: String(pets), ...(name === 'baselineWithHeaders' ? { DEPRECATION_HEADERS: '1' } : {}) },
     stdio: ['ignore', 'pipe', callgrindDir === undefined ? 'inherit' : 'ignore'],
   });
   children.add(child);
@@ -163,6 +171,8 @@ const WORKLOADS: Workload[] = [
   },
 ];
 
+const GET_WORKLOAD = WORKLOADS.find((workload) => workload.name === 'get random id')!;
+
 interface Sample {
   rps: number;
   p99: number;
@@ -235,25 +245,36 @@ const dumpsOf = (dir: string, name: ServerName, pid: number) => readdirSync(dir)
  */
 async function countInstructions(): Promise<InstructionRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
-  const countAll = async (name: ServerName, pets: number) => {
+  const countAll = async (name: ServerName, pets: number, workloads = WORKLOADS) => {
     const server = await start(name, pets, { callgrindDir: dir });
     const counts: number[] = [];
-    for (const workload of WORKLOADS) counts.push(await instructionsPerRequest(server, name, dir, workload, pets));
+    for (const workload of workloads) counts.push(await instructionsPerRequest(server, name, dir, workload, pets));
     await stop(server);
     return counts;
   };
   try {
     const rows: InstructionRow[] = [];
     for (const pets of sizes) {
-      const counts: Record<ServerName, number[][]> = { service: [], baseline: [] };
+      const counts: Record<ServerName, number[][]> = { service: [], baseline: [], baselineWithHeaders: [] };
       for (let index = 0; index < instructionRounds; index++) {
-        const [service, baseline] = await Promise.all([countAll('service', pets), countAll('baseline', pets)]);
+        const [service, baseline, withHeaders] = await Promise.all([
+          countAll('service', pets),
+          countAll('baseline', pets),
+          countAll('baselineWithHeaders', pets, [GET_WORKLOAD]),
+        ]);
         counts.service.push(service);
         counts.baseline.push(baseline);
+        counts.baselineWithHeaders.push(withHeaders);
       }
       WORKLOADS.forEach((workload, position) => {
-        const lowest = (name: ServerName) => Math.min(...counts[name].map((round) => round[position]!));
-        const row = { pets, workload: workload.name, service: lowest('service'), baseline: lowest('baseline') };
+        const lowest = (name: ServerName, at = position) => Math.min(...counts[name].map((round) => round[at]!));
+        const row = {
+          pets,
+          workload: workload.name,
+          service: lowest('service'),
+          baseline: lowest('baseline'),
+          ...(workload === GET_WORKLOAD ? { baselineWithHeaders: lowest('baselineWithHeaders', 0) } : {}),
+        };
         rows.push(row);
         console.error(`  ${round(pets)} pets, ${workload.name}: instructions/request ratio ${ratio(row.service, row.baseline)}`);
       });
@@ -287,18 +308,20 @@ interface InstructionRow {
   workload: string;
   service: number;
   baseline: number;
+  /** The get workload only. */
+  baselineWithHeaders?: number;
 }
 
 async function main() {
   console.error(`bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections`);
-  const startup: Record<ServerName, number[]> = { service: [], baseline: [] };
+  const startup: Record<Compared, number[]> = { service: [], baseline: [] };
   for (let index = 0; index < startupRounds; index++) {
     for (const name of orderOf(index)) {
       startup[name].push(await startupTime(name));
     }
   }
 
-  const rss: Record<ServerName, Map<number, number>> = { service: new Map(), baseline: new Map() };
+  const rss: Record<Compared, Map<number, number>> = { service: new Map(), baseline: new Map() };
   for (const pets of [0, Math.max(...sizes)]) {
     for (const name of ['service', 'baseline'] as const) {
       const server = await start(name, pets, { measureMemory: true });
@@ -309,7 +332,7 @@ async function main() {
 
   const rows: Row[] = [];
   for (const pets of sizes) {
-    const samples = WORKLOADS.map((): Record<ServerName, Sample[]> => ({ service: [], baseline: [] }));
+    const samples = WORKLOADS.map((): Record<Compared, Sample[]> => ({ service: [], baseline: [] }));
     // A fresh pair of processes each round: two processes running the same code can differ by 10–30%
     // in CPU per request for their whole life (README, Performance), so one pair would decide a size alone.
     for (let index = 0; index < rounds; index++) {
@@ -346,12 +369,12 @@ async function main() {
 
 function report(
   rows: Row[],
-  startup: Record<ServerName, number[]>,
-  rss: Record<ServerName, Map<number, number>>,
+  startup: Record<Compared, number[]>,
+  rss: Record<Compared, Map<number, number>>,
   instructionRows: InstructionRow[],
 ): string {
   const largest = Math.max(...sizes);
-  const perPet = (name: ServerName) => (rss[name].get(largest)! - rss[name].get(0)!) / largest;
+  const perPet = (name: Compared) => (rss[name].get(largest)! - rss[name].get(0)!) / largest;
   const filtered = (pets: number) => rows.find((row) => row.pets === pets && row.workload.startsWith('list 100'))!.service.cpuPerRequest;
   // Only stores of 10,000 pets or more hold 100 pets of the 1% status; a smaller one answers fewer.
   const fullAnswer = sizes.filter((pets) => pets >= 10_000 && pets < largest);
@@ -389,10 +412,11 @@ function report(
           '',
           `Instructions per request, counted by valgrind's callgrind (all threads, user space; ${round(instructionRequests)} requests on one connection after ${round(WARM_UP_FACTOR * instructionRequests)} to warm up; the lowest over ${instructionRounds} fresh processes of each server):`,
           '',
-          '| pets | workload | instructions/req service | instructions/req baseline | ratio |',
-          '|---:|---|---:|---:|---:|',
-          ...instructionRows.map(({ pets, workload, service, baseline }) =>
-            `| ${round(pets)} | ${workload} | ${round(service)} | ${round(baseline)} | ${ratio(service, baseline)} |`,
+          '| pets | workload | instructions/req service | instructions/req baseline | ratio | baseline sending getPet\'s 3 headers | ratio to that |',
+          '|---:|---|---:|---:|---:|---:|---:|',
+          ...instructionRows.map(({ pets, workload, service, baseline, baselineWithHeaders: withHeaders }) =>
+            `| ${round(pets)} | ${workload} | ${round(service)} | ${round(baseline)} | ${ratio(service, baseline)} | ` +
+              (withHeaders === undefined ? '– | – |' : `${round(withHeaders)} | ${ratio(service, withHeaders)} |`),
           ),
         ]),
   ];

@@ -9,6 +9,7 @@ import { handleClientError } from './errors/client-error-handler.js';
 import { createErrorHandler } from './errors/error-handler.js';
 import { createHandlers } from './handlers/index.js';
 import { requestIdGenerator } from './request-id.js';
+import { collapseJsonContent } from './routes/json-content-schemas.js';
 import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
 import { createOperationResolver } from './routes/operation-routes.js';
 import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, type OpenApiDocument } from './spec/openapi-spec.js';
@@ -60,6 +61,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addHook('onRoute', rejectUndeclaredQuery);
+  app.addHook('onRoute', collapseJsonContent);
 
   // Fastify closes idle connections on close; one busy at that moment must not linger in keep-alive after its answer.
   let closing = false;
