@@ -22,6 +22,21 @@ t.test('several keys are accepted at once, for rotation', async (t) => {
   t.equal((await app.inject(listWith(`Bearer ${OTHER_API_KEY}`))).statusCode, 200);
 });
 
+t.test('keys of different lengths, one the start of another, are each matched whole', async (t) => {
+  const longer = `${API_KEY}Zz9`;
+  const { app } = await buildTestApp(t, { apiKeys: [longer, API_KEY] });
+  const lastChanged = `${API_KEY.slice(0, -1)}${API_KEY.endsWith('A') ? 'B' : 'A'}`;
+  const cases: [string, number][] = [
+    [API_KEY, 200],
+    [longer, 200],
+    [`${API_KEY}Z`, 401],
+    [`${longer}0`, 401],
+    [lastChanged, 401],
+    [`${longer.slice(0, -1)}8`, 401],
+  ];
+  for (const [key, status] of cases) t.equal((await app.inject(listWith(`Bearer ${key}`))).statusCode, status, key);
+});
+
 t.test('missing, malformed and wrong credentials get 401 with an RFC 6750 challenge', async (t) => {
   const { app } = await buildTestApp(t);
   const cases: [string | undefined, string, RegExp][] = [
