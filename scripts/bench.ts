@@ -1,7 +1,7 @@
 // The benchmark: the service against a plain fastify baseline (scripts/bench/), both as separate
 // processes on 127.0.0.1, loaded in turn by autocannon over several rounds so that machine noise
 // hits both alike. Prints a markdown table; --readme also writes it into README.md.
-//   npm run bench                       (full run, about 11 minutes on 2 cores; 27 with --instructions)
+//   npm run bench                       (full run, about 11 minutes on 2 cores; 25 with --instructions)
 //   npm run bench -- --sizes 1000 --rounds 1 --duration 1
 //   npm run bench -- --self-check        (baseline against baseline: the noise floor)
 //   npm run bench -- --instructions      (also instructions per request, counted by valgrind: no noise)
