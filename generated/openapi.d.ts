@@ -16,7 +16,19 @@ export interface paths {
          * @description Returns at most `limit` pets in ascending `id` order (the order in which
          *     they were added), optionally only those with the given `status`. Pets
          *     added without a `status` are never matched by a `status` filter.
-         *     The body is a bare JSON array; there is no further paging.
+         *
+         *     The body is a bare JSON array. Pages are read by keyset: when more pets
+         *     of the same filter follow the last one returned, the answer carries a
+         *     `Link` header with `rel="next"` whose target reads the next page (the
+         *     same `limit` and `status`, and a `cursor`). Following `next` links from
+         *     the first page until an answer has none reads every pet of the filter
+         *     exactly once, in ascending `id` order, also while other clients add
+         *     pets: those appear on later pages, never twice and never skipped. An
+         *     answer without a `next` link had nothing more to read when it was
+         *     answered. A page costs the same wherever it is in the collection.
+         *
+         *     This is how to reach any pet without `getPet`: list with the `status`
+         *     it has (or without a filter) and follow the `next` links.
          */
         get: operations["listPets"];
         put?: never;
@@ -47,7 +59,9 @@ export interface paths {
          * @description Returns the pet with the given id.
          *
          *     **Deprecated**: announced for removal on 5 December 2030. Use
-         *     `GET /pets` (operation `listPets`) with its `status` filter instead.
+         *     `GET /pets` (operation `listPets`) with its `status` filter instead:
+         *     following its `Link: <…>; rel="next"` headers page by page reaches
+         *     every pet, in ascending `id` order.
          */
         get: operations["getPet"];
         put?: never;
@@ -227,6 +241,21 @@ export interface components {
          * @example </v1/pets>; rel="successor-version"
          */
         Link: string;
+        /**
+         * @description Sent when more pets of the same filter follow this page at the time of
+         *     the answer: a `rel="next"` link (RFC 8288) to the next page, carrying
+         *     this page's `limit` and `status` and the `cursor` that starts after its
+         *     last pet. Absent on the last page.
+         *
+         *     The target is a relative reference with an absolute path (`/v1/pets?…`),
+         *     like the `successor-version` link of `getPet`: resolve it against the
+         *     URL the request was sent to (RFC 3986, section 5). Behind a proxy the
+         *     service cannot know its public scheme and host, so it never guesses
+         *     them; a proxy that serves the API under another path must rewrite the
+         *     path of this header as it rewrites requests.
+         * @example </v1/pets?limit=20&status=sold&cursor=djE6c29sZDo0Mg>; rel="next"
+         */
+        NextPageLink: string;
     };
     pathItems: never;
 }
@@ -239,6 +268,21 @@ export interface operations {
                 limit?: number;
                 /** @description Return only pets with this availability status. */
                 status?: components["schemas"]["PetStatus"];
+                /**
+                 * @description Where the page starts: the `cursor` of the previous answer's
+                 *     `Link: <…>; rel="next"` target, sent unchanged (following that link
+                 *     sends it). Leave it out for the first page.
+                 *
+                 *     Opaque on purpose (base64url text): it holds the position (the last
+                 *     `id` of the previous page) and the `status` filter it was issued
+                 *     for, and the service may change what it holds without breaking
+                 *     clients that follow links rather than build them. A cursor stays
+                 *     valid across instances and restarts and does not expire. One that
+                 *     this service did not issue, or sent with another `status` filter
+                 *     than it was issued for, is refused with 400 `VALIDATION_FAILED`
+                 *     naming `cursor`; `limit` may change from page to page.
+                 */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -249,6 +293,7 @@ export interface operations {
             /** @description The pets, in ascending `id` order. */
             200: {
                 headers: {
+                    Link: components["headers"]["NextPageLink"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -12,6 +12,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
+import { encodeCursor } from '../src/pagination/cursor.js';
 
 const { values } = parseArgs({
   options: {
@@ -146,13 +147,21 @@ async function startupTime(name: ServerName): Promise<number> {
 
 interface Workload {
   name: string;
-  path: string;
+  path: string | ((pets: number) => string);
   options: (pets: number) => Partial<autocannon.Options>;
 }
+
+const pathOf = (workload: Workload, pets: number) => (typeof workload.path === 'string' ? workload.path : workload.path(pets));
 
 const WORKLOADS: Workload[] = [
   { name: 'list 20', path: '/v1/pets?limit=20', options: () => ({}) },
   { name: 'list 100, 1% status', path: '/v1/pets?limit=100&status=sold', options: () => ({}) },
+  // The page a client reaches by following next links half-way through the store.
+  {
+    name: 'page of 100 from the middle',
+    path: (pets) => `/v1/pets?limit=100&cursor=${encodeCursor({ after: Math.max(1, Math.floor(pets / 2)), status: undefined })}`,
+    options: () => ({}),
+  },
   {
     name: 'get random id',
     path: '/v1/pets/1',
@@ -182,14 +191,14 @@ interface Sample {
 /** One request as the workload sends it, so that a workload the server refuses fails with the reason. */
 async function probe(server: Server, workload: Workload, pets: number): Promise<void> {
   const { method = 'GET', headers = AUTH, body } = workload.options(pets);
-  const response = await fetch(`http://127.0.0.1:${server.port}${workload.path}`, { method, headers: headers as Record<string, string>, ...(body === undefined ? {} : { body: String(body) }) });
-  if (!response.ok) throw new Error(`${workload.name}: ${method} ${workload.path} answered ${response.status} ${await response.text()}`);
+  const response = await fetch(`http://127.0.0.1:${server.port}${pathOf(workload, pets)}`, { method, headers: headers as Record<string, string>, ...(body === undefined ? {} : { body: String(body) }) });
+  if (!response.ok) throw new Error(`${workload.name}: ${method} ${pathOf(workload, pets)} answered ${response.status} ${await response.text()}`);
 }
 
 /** Loads the server with the workload; any answer but a 2xx fails the run. */
 async function fire(server: Server, workload: Workload, pets: number, limit: { duration: number } | { amount: number }, connectionCount = connections) {
   const result = await autocannon({
-    url: `http://127.0.0.1:${server.port}${workload.path}`,
+    url: `http://127.0.0.1:${server.port}${pathOf(workload, pets)}`,
     connections: connectionCount,
     ...limit,
     headers: AUTH,
@@ -376,6 +385,7 @@ function report(
   const largest = Math.max(...sizes);
   const perPet = (name: Compared) => (rss[name].get(largest)! - rss[name].get(0)!) / largest;
   const filtered = (pets: number) => rows.find((row) => row.pets === pets && row.workload.startsWith('list 100'))!.service.cpuPerRequest;
+  const middlePage = (pets: number) => rows.find((row) => row.pets === pets && row.workload.startsWith('page of 100'))!.service.cpuPerRequest;
   // Only stores of 10,000 pets or more hold 100 pets of the 1% status; a smaller one answers fewer.
   const fullAnswer = sizes.filter((pets) => pets >= 10_000 && pets < largest);
   const flatFrom = fullAnswer.length > 0 ? Math.min(...fullAnswer) : Math.min(...sizes);
@@ -404,6 +414,7 @@ function report(
     '',
     `- Filtered list (100 of the 1% "sold"), service CPU per request at ${round(largest)} pets ÷ at ${round(flatFrom)}: ${ratio(filtered(largest), filtered(flatFrom))}` +
       (Math.min(...sizes) < 10_000 ? ` (at ${round(Math.min(...sizes))} pets only ${round(Math.floor(Math.min(...sizes) / 100))} have the status, so that answer is shorter and not comparable)` : ''),
+    `- Page of 100 from the middle (after a cursor), service CPU per request at ${round(largest)} pets ÷ at ${round(Math.min(...sizes))}: ${ratio(middlePage(largest), middlePage(Math.min(...sizes)))}`,
     `- Resident memory per stored pet at ${round(largest)} pets ((RSS full − RSS empty) ÷ pets, after a GC): service ${round(perPet('service'))} B, baseline ${round(perPet('baseline'))} B`,
     `- Start-up, spawn to first 200 (median of ${startupRounds}): service ${round(median(startup.service))} ms, baseline ${round(median(startup.baseline))} ms, ratio ${ratio(median(startup.service), median(startup.baseline))}`,
     ...(instructionRows.length === 0

@@ -12,7 +12,7 @@ import { requestIdGenerator } from './request-id.js';
 import { collapseJsonContent } from './routes/json-content-schemas.js';
 import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
 import { createOperationResolver } from './routes/operation-routes.js';
-import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, type OpenApiDocument } from './spec/openapi-spec.js';
+import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, pathOfOperation, type OpenApiDocument } from './spec/openapi-spec.js';
 import { usePrecompiledMetaSchema } from './spec/precompiled-meta-schema.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
@@ -79,7 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Glue spreads these options over its own method, url and schema; its type asks for whole RouteOptions.
     operationResolver: createOperationResolver({
       spec,
-      handlers: createHandlers(store),
+      handlers: createHandlers({ store, pathOf: (operationId) => basePath + pathOfOperation(spec, operationId) }),
       authenticators: { bearerAuth: createBearerAuth(options.apiKeys) },
     }) as unknown as NonNullable<FastifyOpenapiGlueOptions['operationResolver']>,
   });

@@ -31,7 +31,7 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
   });
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   t.match(stdout, /^\| pets \| workload \| req\/s service \|/m, 'the markdown table');
-  for (const workload of ['list 20', 'list 100, 1% status', 'get random id', 'create']) {
+  for (const workload of ['list 20', 'list 100, 1% status', 'page of 100 from the middle', 'get random id', 'create']) {
     t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){8}$`, 'm'), `a row for ${workload}`);
     // Only get is also counted against the baseline sending getPet's deprecation headers.
     const reference = workload === 'get random id' ? '( [\\d.,]+ \\|){2}' : ' – \\| – \\|';
@@ -39,6 +39,7 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
       t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}${reference}$`, 'm'), `an instruction count for ${workload}`);
     }
   }
+  t.match(stdout, /Page of 100 from the middle \(after a cursor\), service CPU per request at 100 pets ÷ at 100: [\d.]+/, 'the flat-page line');
   t.match(stdout, /Resident memory per stored pet/, 'the memory line');
   t.match(stdout, /Start-up, spawn to first 200 .*: service \d[\d,]* ms, baseline \d[\d,]* ms/, 'the start-up line');
   if (countInstructions) t.match(stdout, /Instructions per request, counted by valgrind's callgrind/, 'the instructions table');

@@ -120,3 +120,62 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
   }
   t.equal(invalid, 0, 'every list taken during the creates is valid, within its limit, and the first pets in id order');
 });
+
+t.test('a client walking every page while others create sees each pet once, none skipped', async (t) => {
+  const { app } = await buildTestApp(t, { logger: false });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const walkAgent = new Agent({ keepAlive: true, maxSockets: 2 });
+  t.teardown(() => {
+    agent.destroy();
+    walkAgent.destroy();
+  });
+  const body = (index: number) => {
+    const status = STATUSES[index % STATUSES.length];
+    return { name: `pet ${index}`, categoryId: index, ...(status === undefined ? {} : { status }) };
+  };
+  const existing = await Promise.all(Array.from({ length: 300 }, (_, index) => send(agent, port, 'POST', '/v1/pets', body(index))));
+  const answered: any[] = existing.map((answer) => answer.json);
+
+  // Each walk records, for its last request, which creates had been answered before it was sent.
+  const walk = async (first: string, status?: string) => {
+    const seen: any[] = [];
+    const startedWith = answered.filter((pet) => status === undefined || pet.status === status);
+    let answeredBeforeLast: any[] = [];
+    let pages = 0;
+    const problems: string[] = [];
+    const createdByPage: number[] = [];
+    for (let path: string | undefined = first; path !== undefined; ) {
+      answeredBeforeLast = [...answered];
+      createdByPage.push(answered.length);
+      const answer = await send(walkAgent, port, 'GET', path);
+      problems.push(...contractViolations(answer, 'listPets'));
+      seen.push(...answer.json);
+      pages += 1;
+      const link = answer.headers['link'];
+      path = link === undefined ? undefined : /^<([^>]*)>; rel="next"$/.exec(String(link))![1];
+    }
+    return { seen, startedWith, answeredBeforeLast: answeredBeforeLast.filter((pet) => status === undefined || pet.status === status), pages, problems, createdByPage };
+  };
+  const creates = Promise.all(Array.from({ length: 300 }, (_, index) => send(agent, port, 'POST', '/v1/pets', body(300 + index)).then((answer) => {
+    answered.push(answer.json);
+  })));
+  const walks = await Promise.all([walk('/v1/pets?limit=7'), walk('/v1/pets?limit=3&status=pending', 'pending')]);
+  await creates;
+
+  for (const [index, { seen, startedWith, answeredBeforeLast, pages, problems, createdByPage }] of walks.entries()) {
+    const name = index === 0 ? 'walk of all pets, 7 a page' : 'walk of pending pets, 3 a page';
+    t.same(problems, [], `${name}: every page keeps the contract`);
+    const ids = seen.map((pet) => Number(pet.id));
+    t.ok(ids.every((id, position) => position === 0 || id > ids[position - 1]!), `${name}: ${ids.length} pets over ${pages} pages, each id once, ascending`);
+    const seenIds = new Set(ids);
+    t.same(startedWith.filter((pet) => !seenIds.has(Number(pet.id))), [], `${name}: every pet stored when it started was seen`);
+    t.same(answeredBeforeLast.filter((pet) => !seenIds.has(Number(pet.id))), [], `${name}: every pet created before its last page was asked for was seen`);
+    const byId = new Map(answered.map((pet) => [Number(pet.id), pet]));
+    t.same(seen.filter((pet) => JSON.stringify(byId.get(Number(pet.id))) !== JSON.stringify(pet)), [], `${name}: every pet seen is as it was created`);
+    const between = createdByPage.filter((count, page) => page > 0 && count > createdByPage[page - 1]!).length;
+    t.ok(between > 3, `${name}: creates were answered between ${between} of its pages`);
+    t.ok(ids.length > startedWith.length, `${name}: pets created during the walk appeared on later pages (${ids.length - startedWith.length} of them)`);
+  }
+});

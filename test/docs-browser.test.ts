@@ -75,6 +75,9 @@ t.test('Swagger UI at /docs shows the operations and "Try it out" works against 
   t.equal(listed.status, '200', 'listPets answered 200 in the page');
   t.same(JSON.parse(listed.response), [JSON.parse(stored.body)], 'the list in the page is what the instance holds');
   t.match(await page.locator('#operations-pets-listPets .request-url').innerText(), `http://127.0.0.1:${port}/v1/pets`, 'the page called this instance');
+  const listPets = page.locator('#operations-pets-listPets');
+  t.equal(await listPets.locator('tr[data-param-name="cursor"]').count(), 1, 'the cursor parameter is shown');
+  t.match(await listPets.locator('.responses-wrapper').innerText(), /Link[\s\S]*rel="next"/, 'the next-page Link header of the 200 is shown');
 
   await mkdir(SCREENSHOTS, { recursive: true });
   const file = join(SCREENSHOTS, 'swagger-ui.png');

@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { AUTH, JSON_TYPE, OTHER_API_KEY, buildTestApp, postPet } from './helpers/build-app.js';
+import { encodeCursor } from '../src/pagination/cursor.js';
 import { checkContract } from './helpers/contract.js';
 
 const STATUSES = ['available', 'pending', 'sold', undefined] as const;
@@ -51,6 +52,55 @@ t.test('the status filter returns only, and all, pets of that status up to the l
   }
 });
 
+/** The target of a `Link: <…>; rel="next"` header, or undefined when there is none. */
+function nextOf(response: { headers: Record<string, unknown> }): string | undefined {
+  const link = response.headers['link'];
+  return link === undefined ? undefined : /^<([^>]*)>; rel="next"$/.exec(String(link))![1];
+}
+
+t.test('more than 100 pets of a status are all reachable through next links', async (t) => {
+  const { app } = await buildTestApp(t);
+  for (let i = 1; i <= 105; i++) await app.inject(postPet({ name: `pet ${i}`, categoryId: i, status: 'sold' }));
+  const first = await app.inject(list('?limit=100&status=sold'));
+  t.same(checkContract(t, first, 'listPets').map((pet: { id: number }) => pet.id), Array.from({ length: 100 }, (_, i) => i + 1));
+  const next = nextOf(first);
+  t.match(next, /^\/v1\/pets\?limit=100&status=sold&cursor=[A-Za-z0-9_-]+$/, 'the link keeps limit and status, and adds a cursor');
+  const second = await app.inject({ method: 'GET', url: next!, headers: AUTH });
+  t.same(checkContract(t, second, 'listPets').map((pet: { id: number }) => pet.id), [101, 102, 103, 104, 105]);
+  t.equal(second.headers['link'], undefined, 'the last page has no next link');
+});
+
+t.test('a next link is sent only while more pets of the filter follow', async (t) => {
+  const { app } = await buildTestApp(t);
+  await addPets(app, 40);
+  t.equal((await app.inject(list('?limit=40'))).headers['link'], undefined, 'exactly limit pets: no link');
+  t.equal((await app.inject(list('?limit=10&status=sold'))).headers['link'], undefined, 'exactly limit pets of the status: no link');
+  t.equal(nextOf(await app.inject(list('?limit=39'))), `/v1/pets?limit=39&cursor=${encodeCursor({ after: 39, status: undefined })}`);
+  t.equal(nextOf(await app.inject(list())), `/v1/pets?limit=20&cursor=${encodeCursor({ after: 20, status: undefined })}`, 'the default limit is written out');
+  const pages: number[][] = [];
+  for (let url: string | undefined = '/v1/pets?limit=3&status=pending'; url !== undefined; ) {
+    const response = await app.inject({ method: 'GET', url, headers: AUTH });
+    pages.push(checkContract(t, response, 'listPets').map((pet: { id: number }) => pet.id));
+    url = nextOf(response);
+  }
+  t.same(pages, [[1, 5, 9], [13, 17, 21], [25, 29, 33], [37]], 'pending pets, three at a time');
+});
+
+t.test('the page size may change between pages; the filter may not', async (t) => {
+  const { app } = await buildTestApp(t);
+  await addPets(app, 40);
+  const cursor = encodeCursor({ after: 10, status: 'sold' });
+  const response = await app.inject(list(`?limit=2&status=sold&cursor=${cursor}`));
+  t.same(checkContract(t, response, 'listPets').map((pet: { id: number }) => pet.id), [14, 18]);
+  for (const query of [`?cursor=${cursor}`, `?status=available&cursor=${cursor}`]) {
+    const refused = await app.inject(list(query));
+    t.equal(refused.statusCode, 400, query);
+    const body = checkContract(t, refused, 'listPets');
+    t.equal(body.code, 'VALIDATION_FAILED');
+    t.match(body.message, /^query parameter cursor belongs to the list with status=sold, not to this request/);
+  }
+});
+
 t.test('bad query parameters get 400 naming the parameter', async (t) => {
   const { app } = await buildTestApp(t);
   const cases: [string, RegExp][] = [
@@ -70,6 +120,12 @@ t.test('bad query parameters get 400 naming the parameter', async (t) => {
     ['?offset=10', /unknown query parameter 'offset'/],
     ['?a%2Fb=1', /unknown query parameter 'a\/b'/],
     ['?__proto__=1', /unknown query parameter '__proto__'/],
+    ['?cursor=', /query parameter cursor must have at least 1 characters/],
+    ['?cursor=abc%3D', /query parameter cursor must match pattern/],
+    ['?cursor=a+b', /query parameter cursor must match pattern/],
+    [`?cursor=${'A'.repeat(65)}`, /query parameter cursor must have at most 64 characters/],
+    ['?cursor=abcdef', /query parameter cursor is not a cursor this service issued/],
+    [`?cursor=${encodeCursor({ after: 1, status: undefined })}&cursor=${encodeCursor({ after: 2, status: undefined })}`, /query parameter cursor must be given at most once/],
     ['?constructor=1', /unknown query parameter 'constructor'/],
   ];
   for (const [query, message] of cases) {

@@ -11,6 +11,7 @@ import {
   loadServedSpec,
   loadSpec,
   operationsOf,
+  pathOfOperation,
   toRouteUrl,
   type OpenApiDocument,
 } from '../src/spec/openapi-spec.js';
@@ -58,4 +59,10 @@ t.test('the build refuses a YAML value that JSON cannot hold, rather than write 
   const build = promisify(execFile)(process.execPath, [...process.execArgv, fileURLToPath(new URL('../scripts/build-spec.ts', import.meta.url)), outDir, join(outDir, 'spec.yaml')]);
   await t.rejects(build, { code: 1, stderr: /holds a value JSON cannot represent/ });
   t.notOk(existsSync(join(outDir, 'openapi.json')));
+});
+
+t.test('pathOfOperation gives the path an operation is served at, and fails for an unknown one', async (t) => {
+  t.equal(pathOfOperation(spec, 'listPets'), '/pets');
+  t.equal(pathOfOperation(spec, 'getPet'), '/pets/{petId}');
+  t.throws(() => pathOfOperation(spec, 'findPets'), /openapi.yaml: no operation findPets/);
 });

@@ -1,10 +1,12 @@
 // The reference for scripts/bench.ts: a plain fastify app with the same three routes under /v1,
-// hand-written JSON schemas, the same in-memory store and a simple bearer check. No spec, no
-// glue, no extra strictness: what the framework costs on its own.
+// hand-written JSON schemas, the same in-memory store, the same page cursors and next links, and
+// a simple bearer check. No spec, no glue, no extra strictness: what the framework costs on its own.
 // With DEPRECATION_HEADERS=1, the get route also sends the Deprecation, Sunset and Link headers the
 // spec gives getPet, set as the service sets them: what those three lines cost bare fastify.
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
+import { positionOf } from '../../src/pagination/cursor.js';
+import { nextPageLink } from '../../src/pagination/next-link.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { NewPet, PetStatus } from '../../src/types/api.js';
 import { reportReady, seedPets } from './seed-pets.js';
@@ -30,15 +32,24 @@ app.addHook('onRequest', async (request, reply) => {
 });
 app.register(
   async (v1) => {
-    v1.get<{ Querystring: { limit: number; status?: PetStatus } }>(
+    v1.get<{ Querystring: { limit: number; status?: PetStatus; cursor?: string } }>(
       '/pets',
       {
         schema: {
-          querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, status } },
+          querystring: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, status, cursor: { type: 'string' } },
+          },
           response: { 200: { type: 'array', items: pet }, 400: error },
         },
       },
-      async (request) => store.list({ limit: request.query.limit, status: request.query.status }),
+      async (request, reply) => {
+        const { limit, status, cursor } = request.query;
+        const page = await store.list({ limit, status, after: cursor === undefined ? undefined : positionOf(cursor, status) });
+        if (page.more) reply.header('link', nextPageLink('/v1/pets', { limit, status, lastId: page.pets[page.pets.length - 1]!.id }));
+        return page.pets;
+      },
     );
     v1.post<{ Body: NewPet }>(
       '/pets',

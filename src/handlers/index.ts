@@ -4,10 +4,16 @@ import { createPet } from './create-pet.js';
 import { getPet } from './get-pet.js';
 import { listPets } from './list-pets.js';
 
+export interface HandlerOptions {
+  store: PetStore;
+  /** Where each operation is served, base path included (`/v1/pets`), for the links answers carry. */
+  pathOf: (operationId: keyof OperationHandlers) => string;
+}
+
 /** The handler of every operation in openapi.yaml, keyed by operationId. */
-export function createHandlers(store: PetStore): OperationHandlers {
+export function createHandlers({ store, pathOf }: HandlerOptions): OperationHandlers {
   return {
-    listPets: listPets(store),
+    listPets: listPets(store, pathOf('listPets')),
     createPet: createPet(store),
     getPet: getPet(store),
   };

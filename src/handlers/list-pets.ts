@@ -1,10 +1,16 @@
+import { positionOf } from '../pagination/cursor.js';
+import { nextPageLink } from '../pagination/next-link.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 
-export function listPets(store: PetStore): OperationHandler<'listPets'> {
-  return async (request) => {
-    const { limit, status } = request.query;
+/** `path` is where listPets is served (`/v1/pets`), for the next-page links. */
+export function listPets(store: PetStore, path: string): OperationHandler<'listPets'> {
+  return async (request, reply) => {
+    const { limit, status, cursor } = request.query;
+    const after = cursor === undefined ? undefined : positionOf(cursor, status);
     // The validator has applied the spec's default, so limit is always present here.
-    return store.list({ limit: limit!, status });
+    const page = await store.list({ limit: limit!, status, after });
+    if (page.more) reply.header('link', nextPageLink(path, { limit: limit!, status, lastId: page.pets[page.pets.length - 1]!.id }));
+    return page.pets;
   };
 }

@@ -64,6 +64,13 @@ export function operationsOf(spec: OpenApiDocument): Operation[] {
   );
 }
 
+/** The path of an operation as the spec writes it, e.g. `/pets` for listPets. */
+export function pathOfOperation(spec: OpenApiDocument, operationId: string): string {
+  const operation = operationsOf(spec).find((candidate) => candidate.operationId === operationId);
+  if (operation === undefined) throw new Error(`openapi.yaml: no operation ${operationId}`);
+  return operation.path;
+}
+
 /** The path every server URL ends with (`/v1`); the routes are mounted under it. */
 export function basePathOf(spec: OpenApiDocument): string {
   const paths = new Set(spec.servers.map((server) => new URL(server.url).pathname.replace(/\/$/, '')));

@@ -3,6 +3,15 @@ import type { NewPet, Pet, PetId, PetStatus } from '../types/api.js';
 export interface ListOptions {
   limit: number;
   status?: PetStatus | undefined;
+  /** Only pets whose id is greater than this one: where the previous page ended (keyset pagination). */
+  after?: PetId | undefined;
+}
+
+export interface PetPage {
+  /** At most `limit` pets in ascending id order. */
+  pets: Pet[];
+  /** Whether pets of the same filter follow the last one in `pets`, at the time of reading. */
+  more: boolean;
 }
 
 /**
@@ -14,6 +23,9 @@ export interface PetStore {
   create(pet: NewPet): Promise<Pet>;
   /** The pet with this id, or null when there is none. */
   get(id: PetId): Promise<Pet | null>;
-  /** At most `limit` pets in ascending id order, only those with `status` when it is given. */
-  list(options: ListOptions): Promise<Pet[]>;
+  /**
+   * A page of pets in ascending id order: those after `after`, only those with `status` when it is
+   * given. Its cost does not grow with the number of pets before `after`.
+   */
+  list(options: ListOptions): Promise<PetPage>;
 }

@@ -1,5 +1,6 @@
 // Checks responses against openapi.yaml itself: the status must be documented for the
-// operation, the body must match the documented schema, and documented headers must be sent.
+// operation, the body must match the documented schema, documented headers marked required must
+// be sent, and every documented header sent must match its schema.
 import type { LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
 import type { ValidateFunction } from 'ajv';
@@ -18,6 +19,11 @@ ajv.addSchema(toAjvSchema({ $id: SPEC_ID, ...spec } as object));
 interface ResponseObject {
   $ref?: string;
   headers?: Record<string, unknown>;
+}
+
+interface HeaderObject {
+  required?: boolean;
+  schema: object;
 }
 
 function pointer(...segments: string[]): string {
@@ -42,7 +48,13 @@ export function documentedStatuses(operationId: string): number[] {
   return Object.keys(operation(operationId).object.responses).map(Number);
 }
 
-const validators = new Map<string, { validate: ValidateFunction; headers: string[] }>();
+interface HeaderContract {
+  name: string;
+  required: boolean;
+  validate: ValidateFunction;
+}
+
+const validators = new Map<string, { validate: ValidateFunction; headers: HeaderContract[] }>();
 
 function contractFor(operationId: string, status: string) {
   const key = `${operationId} ${status}`;
@@ -56,7 +68,11 @@ function contractFor(operationId: string, status: string) {
       response = lookup(response.$ref);
     }
     const validate = ajv.compile({ $ref: `${SPEC_ID}${base}${pointer('content', 'application/json', 'schema')}` });
-    contract = { validate, headers: Object.keys(response.headers ?? {}) };
+    const headers = Object.entries(response.headers ?? {}).map(([name, header]) => {
+      const resolved = (header as ResponseObject).$ref === undefined ? (header as HeaderObject) : (lookup((header as ResponseObject).$ref!) as HeaderObject);
+      return { name, required: resolved.required === true, validate: ajv.compile(toAjvSchema(resolved.schema)) };
+    });
+    contract = { validate, headers };
     validators.set(key, contract);
   }
   return contract;
@@ -94,7 +110,12 @@ export function contractViolations(answer: HttpAnswer, operationId: string): str
   }
   if (!validate(body)) violations.push(`${operationId} ${status} body does not match openapi.yaml: ${ajv.errorsText(validate.errors)}`);
   for (const header of headers) {
-    if (!answer.headers[header.toLowerCase()]) violations.push(`${operationId} ${status} lacks the documented ${header} header`);
+    const value = answer.headers[header.name.toLowerCase()];
+    if (value === undefined) {
+      if (header.required) violations.push(`${operationId} ${status} lacks the documented ${header.name} header`);
+    } else if (!header.validate(value)) {
+      violations.push(`${operationId} ${status} ${header.name} header ${JSON.stringify(value)} does not match openapi.yaml: ${ajv.errorsText(header.validate.errors)}`);
+    }
   }
   if (answer.statusCode >= 400 && (body as { status?: unknown }).status !== answer.statusCode) {
     violations.push(`${operationId} ${status} Error.status is ${String((body as { status?: unknown }).status)}`);

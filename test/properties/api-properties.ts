@@ -116,8 +116,18 @@ interface StoredPet {
   status?: unknown;
 }
 
+/** A `next` link an answer carried: what the page it names must hold. */
+interface NextLink {
+  url: string;
+  limit: number;
+  status: unknown;
+  after: number | bigint;
+}
+
 interface Model {
   pets: StoredPet[];
+  /** Every next link answers have carried so far; following one later must still keep its promise. */
+  links: NextLink[];
 }
 
 const listPets = validRequest(operation('listPets'));
@@ -138,18 +148,78 @@ class CreatePet implements fc.AsyncCommand<Model, Subject> {
   toString = () => `createPet ${String(this.request.payload)}`;
 }
 
+/**
+ * Checks a page against the model: the pets of the filter after `after`, at most `limit`, and a next
+ * link exactly when more follow, carrying the same limit and status. Returns that link.
+ */
+function expectPage(model: Model, request: ApiRequest, answer: Answer, page: { limit: number; status: unknown; after?: number | bigint }): NextLink | undefined {
+  const { limit, status, after } = page;
+  const matching = model.pets.filter((pet) => (status === undefined || pet.status === status) && (after === undefined || BigInt(pet.id) > BigInt(after)));
+  if (answer.statusCode !== 200) expectContract(request, answer, ['expected 200']);
+  const what = `the first ${limit} pets${status === undefined ? '' : ` with status ${String(status)}`}${after === undefined ? '' : ` after id ${after}`}, in id order`;
+  expectEqual(request, answer, matching.slice(0, limit), what);
+  const link = answer.headers['link'];
+  const more = matching.length > limit;
+  if (!more) {
+    if (link !== undefined) throw new Error(`${describe(request)}: ${what}: nothing more follows, yet the answer links to a next page: ${String(link)}`);
+    return undefined;
+  }
+  const target = link === undefined ? undefined : /^<([^>]*)>; rel="next"$/.exec(String(link))?.[1];
+  if (target === undefined) throw new Error(`${describe(request)}: ${what}: more pets follow, yet there is no next link (Link: ${String(link)})`);
+  // The target is resolved against the URL the request went to, as a client does (RFC 3986, section 5).
+  const resolved = new URL(target, `http://127.0.0.1${request.url}`);
+  const params = resolved.searchParams;
+  if (resolved.pathname !== new URL(`http://127.0.0.1${request.url}`).pathname || params.get('limit') !== String(limit) || (params.get('status') ?? undefined) !== status) {
+    throw new Error(`${describe(request)}: the next link ${target} does not keep the path, limit ${limit} and status ${String(status)}`);
+  }
+  return { url: resolved.pathname + resolved.search, limit, status, after: matching[limit - 1]!.id };
+}
+
 class ListPets implements fc.AsyncCommand<Model, Subject> {
   constructor(readonly request: ApiRequest, readonly query: Record<string, unknown>) {}
   check = () => true;
   async run(model: Model, subject: Subject) {
     const answer = await subject.send(this.request);
-    const limit = Number(this.query['limit'] ?? DEFAULT_LIMIT);
-    const status = this.query['status'];
-    const matching = status === undefined ? model.pets : model.pets.filter((pet) => pet.status === status);
-    if (answer.statusCode !== 200) expectContract(this.request, answer, ['expected 200']);
-    expectEqual(this.request, answer, matching.slice(0, limit), `the first ${limit} pets${status === undefined ? '' : ` with status ${String(status)}`}, in id order`);
+    const link = expectPage(model, this.request, answer, { limit: Number(this.query['limit'] ?? DEFAULT_LIMIT), status: this.query['status'] });
+    if (link !== undefined) model.links.push(link);
   }
   toString = () => `listPets ${this.request.url}`;
+}
+
+/** Follows a next link an earlier answer carried, perhaps after other pets were created since. */
+class FollowLink implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly pick: number) {}
+  check = (model: Readonly<Model>) => model.links.length > 0;
+  async run(model: Model, subject: Subject) {
+    const link = model.links[this.pick % model.links.length]!;
+    const request = linkRequest(link);
+    const next = expectPage(model, request, await subject.send(request), link);
+    if (next !== undefined) model.links.push(next);
+  }
+  toString = () => `follow next link #${this.pick}`;
+}
+
+/** Reads a whole filter from its first page through every next link. */
+class WalkPages implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly request: ApiRequest, readonly query: Record<string, unknown>) {}
+  check = () => true;
+  async run(model: Model, subject: Subject) {
+    const limit = Number(this.query['limit'] ?? DEFAULT_LIMIT);
+    const status = this.query['status'];
+    const matching = model.pets.filter((pet) => status === undefined || pet.status === status);
+    let link = expectPage(model, this.request, await subject.send(this.request), { limit, status });
+    let pages = 1;
+    while (link !== undefined) {
+      if (++pages > Math.ceil(matching.length / limit)) throw new Error(`${describe(this.request)}: more than ${pages - 1} pages for ${matching.length} pets, ${limit} a page`);
+      const request = linkRequest(link);
+      link = expectPage(model, request, await subject.send(request), link);
+    }
+  }
+  toString = () => `walk every page from ${this.request.url}`;
+}
+
+function linkRequest(link: NextLink): ApiRequest {
+  return { operationId: 'listPets', method: 'GET', url: link.url, headers: { authorization: `Bearer ${API_KEY}` } };
 }
 
 class GetPet implements fc.AsyncCommand<Model, Subject> {
@@ -210,6 +280,8 @@ const commands = fc.commands(
   [
     createPet.map((valid) => new CreatePet(valid.request, valid.body as Record<string, unknown>)),
     listPets.map((valid) => new ListPets(valid.request, valid.query)),
+    fc.nat().map((pick) => new FollowLink(pick)),
+    listPets.map((valid) => new WalkPages(valid.request, valid.query)),
     fc.tuple(getPet, fc.nat(), fc.boolean()).map(([valid, pick, any]) => new GetPet(valid.request, pick, any)),
     fc.oneof(...brokenRequests).map((broken) => new Broken(broken)),
     withBadKey.map((request) => new Unauthorized(request)),
@@ -234,7 +306,7 @@ export function apiProperties(subject: Subject): NamedProperty[] {
       // Pets stored up front let lists meet stores larger than their limit without hundreds of requests.
       property: fc.asyncProperty(initialPets, commands, async (initial, sequence) => {
         const pets = await subject.resetStore(initial);
-        await fc.asyncModelRun(() => ({ model: { pets: pets.map((pet) => ({ ...pet })) }, real: subject }), sequence);
+        await fc.asyncModelRun(() => ({ model: { pets: pets.map((pet) => ({ ...pet })), links: [] }, real: subject }), sequence);
       }),
     },
     {
@@ -245,7 +317,7 @@ export function apiProperties(subject: Subject): NamedProperty[] {
     },
     {
       name: 'a request without a valid key gets 401, whatever else is wrong with it',
-      property: fresh(fc.asyncProperty(withBadKey, async (request) => new Unauthorized(request).run({ pets: [] }, subject))),
+      property: fresh(fc.asyncProperty(withBadKey, async (request) => new Unauthorized(request).run({ pets: [], links: [] }, subject))),
     },
   ];
 }

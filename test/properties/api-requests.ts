@@ -4,8 +4,11 @@
 import fc from 'fast-check';
 import { basePathOf, type Operation } from '../../src/spec/openapi-spec.js';
 import { API_KEY } from '../helpers/build-app.js';
-import { operations, spec } from '../helpers/contract.js';
+import { operation, operations, spec } from '../helpers/contract.js';
 import { brokenValue, resolve, toJson, validValue, type Schema } from './schema-arbitraries.js';
+import { encodeCursor } from '../../src/pagination/cursor.js';
+import type { PetStatus } from '../../src/types/api.js';
+import { INT64_MAX, exactInteger } from '../../src/validation/int64.js';
 
 export interface ApiRequest {
   operationId: string;
@@ -48,8 +51,16 @@ const AUTH = { authorization: `Bearer ${API_KEY}` };
 const JSON_TYPE = { 'content-type': 'application/json' };
 const basePath = basePathOf(spec);
 
+/**
+ * listPets' page cursor. A valid one exists only in an answer's `next` link, so generated valid
+ * requests never carry one (the model-based property follows the links); broken ones do.
+ */
+export const CURSOR = 'cursor';
+
 export const parametersOf = (operation: Operation) => ((operation.object as { parameters?: Parameter[] }).parameters ?? []);
 const inQuery = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'query');
+/** The query parameters a valid request is generated with. */
+const generatedQuery = (operation: Operation) => inQuery(operation).filter((parameter) => parameter.name !== CURSOR);
 const inPath = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'path');
 
 function bodySchemaOf(operation: Operation): { schema: Schema; required: boolean } | undefined {
@@ -83,8 +94,8 @@ function buildUrl(operation: Operation, path: Record<string, string>, query: [st
 
 function validParts(operation: Operation) {
   const path = fc.record(Object.fromEntries(inPath(operation).map((parameter) => [parameter.name, validValue(parameter.schema)])));
-  const query = fc.record(Object.fromEntries(inQuery(operation).map((parameter) => [parameter.name, validValue(parameter.schema)])), {
-    requiredKeys: inQuery(operation).filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
+  const query = fc.record(Object.fromEntries(generatedQuery(operation).map((parameter) => [parameter.name, validValue(parameter.schema)])), {
+    requiredKeys: generatedQuery(operation).filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
   });
   const bodySchema = bodySchemaOf(operation);
   const body = bodySchema === undefined ? fc.constant(undefined) : validValue(bodySchema.schema);
@@ -142,7 +153,7 @@ export function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest>
   const breakings: fc.Arbitrary<BrokenRequest>[] = [];
   const textOf = (valid: ValidRequest) => ({ ...asTextParts(valid), payload: valid.request.payload });
 
-  for (const parameter of [...inPath(operation), ...inQuery(operation)]) {
+  for (const parameter of [...inPath(operation), ...generatedQuery(operation)]) {
     breakings.push(fc.tuple(parts, brokenParameterText(parameter)).map(([valid, { text, rule }]) => {
       const { path, query, payload } = textOf(valid);
       if (parameter.in === 'path') path[parameter.name] = text;
@@ -151,8 +162,11 @@ export function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest>
       return { request: request(operation, buildUrl(operation, path, brokenQuery), payload), rule: `${where(parameter)} ${rule}`, expect: validation(where(parameter)) };
     }));
   }
+  const cursor = inQuery(operation).find((parameter) => parameter.name === CURSOR);
+  if (cursor !== undefined) breakings.push(...brokenCursors(operation, cursor, parts));
   for (const parameter of inQuery(operation)) {
-    breakings.push(fc.tuple(parts, validValue(parameter.schema), validValue(parameter.schema)).map(([valid, first, second]) => {
+    const value = parameter === cursor ? issuedCursor : validValue(parameter.schema);
+    breakings.push(fc.tuple(parts, value, value).map(([valid, first, second]) => {
       const { path, query, payload } = textOf(valid);
       const repeated: [string, string][] = [...query.filter(([name]) => name !== parameter.name), [parameter.name, asText(first)], [parameter.name, asText(second)]];
       return {
@@ -184,6 +198,40 @@ export function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest>
     breakings.push(...bodyBreakings(operation, bodySchema.schema, bodySchema.required, parts));
   }
   return fc.oneof(...breakings);
+}
+
+// A cursor as the service issues them (for any position and filter), as a client finds it in a link.
+const statusParameter = (operation: Operation) => inQuery(operation).find((parameter) => parameter.name === 'status');
+const listStatuses = (resolve(statusParameter(operation('listPets'))!.schema).enum ?? []) as PetStatus[];
+const issuedCursor = fc
+  .tuple(fc.bigInt({ min: 1n, max: INT64_MAX }), fc.constantFrom(undefined, ...listStatuses))
+  .map(([after, status]) => encodeCursor({ after: exactInteger(String(after)), status }));
+
+/** Cursors that break the parameter's schema, that the service never issued, or that belong to another filter. */
+function brokenCursors(operation: Operation, cursor: Parameter, parts: fc.Arbitrary<ValidRequest>): fc.Arbitrary<BrokenRequest>[] {
+  const schema = resolve(cursor.schema);
+  const base64url = /^[A-Za-z0-9_-]*$/;
+  const send = (valid: ValidRequest, text: string, rule: string, mentions: string): BrokenRequest => {
+    const { path, query } = asTextParts(valid);
+    const url = buildUrl(operation, path, [...query, [CURSOR, text]]);
+    return { request: request(operation, url, valid.request.payload), rule: `cursor ${rule}`, expect: validation(mentions) };
+  };
+  const notIssued = fc
+    .stringMatching(/^[A-Za-z0-9_-]+$/)
+    .filter((text) => text.length <= schema.maxLength! && !Buffer.from(text, 'base64url').toString('latin1').startsWith('v1:'));
+  return [
+    fc.tuple(parts, fc.oneof(
+      fc.constant(''),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).filter((text) => !base64url.test(text)),
+      fc.stringMatching(/^[A-Za-z0-9_-]+$/, { size: 'large' }).map((text) => text.padEnd(schema.maxLength! + 1, 'A')),
+    )).map(([valid, text]) => send(valid, text, 'outside its schema', 'query parameter cursor')),
+    fc.tuple(parts, notIssued).map(([valid, text]) => send(valid, text, 'not issued by the service', 'query parameter cursor is not a cursor this service issued')),
+    fc.tuple(parts, fc.bigInt({ min: 1n, max: INT64_MAX }), fc.constantFrom(undefined, ...listStatuses))
+      .filter(([valid, , status]) => valid.query['status'] !== status)
+      .map(([valid, after, status]) =>
+        send(valid, encodeCursor({ after: exactInteger(String(after)), status }), 'of another filter', 'query parameter cursor belongs to'),
+      ),
+  ];
 }
 
 function bodyBreakings(operation: Operation, schema: Schema, required: boolean, parts: fc.Arbitrary<ValidRequest>): fc.Arbitrary<BrokenRequest>[] {

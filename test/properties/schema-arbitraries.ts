@@ -16,6 +16,7 @@ export interface Schema {
   maximum?: number;
   minLength?: number;
   maxLength?: number;
+  pattern?: string;
   default?: unknown;
   enum?: unknown[];
   required?: string[];
@@ -40,6 +41,8 @@ export interface Breaking {
 const KNOWN = new Set([
   '$ref', 'type', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'enum', 'required',
   'properties', 'additionalProperties', 'items', 'description', 'default', 'example', 'examples',
+  // Known so that a schema with it resolves; strings with a pattern are not generated (see stringOf).
+  'pattern',
 ]);
 
 export function resolve(schema: Schema): Schema {
@@ -92,6 +95,11 @@ function stringOfLength(min: number, max: number): fc.Arbitrary<string> {
     .filter((text) => [...text].length >= min && [...text].length <= max);
 }
 
+function stringOf(schema: Schema): fc.Arbitrary<string> {
+  if (schema.pattern !== undefined) throw new Error(`schema-arbitraries does not generate strings for the pattern ${schema.pattern}`);
+  return stringOfLength(schema.minLength ?? 0, schema.maxLength ?? 200);
+}
+
 /** Values that satisfy the schema. */
 export function validValue(schema: Schema): fc.Arbitrary<unknown> {
   const resolved = resolve(schema);
@@ -102,7 +110,7 @@ export function validValue(schema: Schema): fc.Arbitrary<unknown> {
       return integerIn(min, max);
     }
     case 'string':
-      return stringOfLength(resolved.minLength ?? 0, resolved.maxLength ?? 200);
+      return stringOf(resolved);
     case 'object': {
       const properties = resolved.properties ?? {};
       const model = Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, validValue(child)]));
@@ -139,6 +147,7 @@ export function brokenValue(schema: Schema): fc.Arbitrary<Breaking> {
     const { min, max } = integerBounds(resolved);
     breakings.push(at('below minimum', integerIn(min - 2n ** 66n, min - 1n)), at('above maximum', integerIn(max + 1n, max + 2n ** 66n)));
   } else if (resolved.type === 'string') {
+    stringOf(resolved);
     if ((resolved.minLength ?? 0) > 0) breakings.push(at('too short', stringOfLength(0, resolved.minLength! - 1)));
     if (resolved.maxLength !== undefined) breakings.push(at('too long', stringOfLength(resolved.maxLength + 1, resolved.maxLength + 20)));
   } else if (resolved.type === 'object') {
