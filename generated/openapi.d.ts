@@ -149,6 +149,10 @@ export interface components {
          */
         BadRequest: {
             headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -159,6 +163,10 @@ export interface components {
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -175,6 +183,10 @@ export interface components {
         /** @description The body is larger than 16 KiB. */
         PayloadTooLarge: {
             headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -191,6 +203,10 @@ export interface components {
         /** @description The body is not sent as `application/json` in UTF-8 (the only charset accepted). */
         UnsupportedMediaType: {
             headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -207,6 +223,10 @@ export interface components {
         /** @description An unexpected failure in the service. Nothing internal is revealed; the message carries the request id to quote. */
         InternalError: {
             headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -226,6 +246,22 @@ export interface components {
     headers: {
         /** @description The bearer challenge (RFC 6750), e.g. `Bearer realm="petstore", error="invalid_token"`. */
         "WWW-Authenticate": string;
+        /**
+         * @description The new pet's URI, `/v1/pets/{id}`: a relative reference with an
+         *     absolute path, resolved against the request URL (RFC 9110, section
+         *     10.2.2). It is the pet's canonical address even though `getPet`, which
+         *     serves it, is deprecated.
+         * @example /v1/pets/1
+         */
+        Location: string;
+        /** @description Answers are never stored by any cache (OWASP REST Security Cheat Sheet). */
+        "Cache-Control": "no-store";
+        /** @description Browsers must not guess a type other than the one sent. */
+        "X-Content-Type-Options": "nosniff";
+        /** @description No answer may be shown in a frame (older browsers; see `Content-Security-Policy`). */
+        "X-Frame-Options": "DENY";
+        /** @description An answer loads nothing and may not be framed. */
+        "Content-Security-Policy": "default-src 'none';frame-ancestors 'none'";
         /**
          * @description When the operation was deprecated, as an RFC 9745 date (`@` and Unix seconds), taken from `x-deprecated-at`.
          * @example @1795305600
@@ -294,6 +330,10 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextPageLink"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -322,6 +362,11 @@ export interface operations {
             /** @description The pet was added; the body is the stored pet with its new `id`. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -361,6 +406,10 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -381,6 +430,10 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -401,6 +454,10 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -420,6 +477,10 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -439,6 +500,10 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -5,12 +5,13 @@ import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glu
 import { createBearerAuth } from './auth/bearer-auth.js';
 import { registerDocs } from './docs/swagger-ui.js';
 import { RouteNotFound } from './errors/api-errors.js';
-import { handleClientError } from './errors/client-error-handler.js';
+import { createClientErrorHandler } from './errors/client-error-handler.js';
 import { createErrorHandler } from './errors/error-handler.js';
 import { createHandlers } from './handlers/index.js';
 import { requestIdGenerator } from './request-id.js';
 import { collapseJsonContent } from './routes/json-content-schemas.js';
 import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
+import { securityHeaders } from './routes/security-headers.js';
 import { createOperationResolver } from './routes/operation-routes.js';
 import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, pathOfOperation, type OpenApiDocument } from './spec/openapi-spec.js';
 import { usePrecompiledMetaSchema } from './spec/precompiled-meta-schema.js';
@@ -37,7 +38,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const spec = options.spec ?? loadServedSpec();
   const basePath = basePathOf(spec);
   const store = options.store ?? createMemoryPetStore();
-  const handleError = createErrorHandler({ errorCodes: errorCodesOf(spec), bodyLimit: BODY_LIMIT });
+  const headers = securityHeaders();
+  const handleError = createErrorHandler({ errorCodes: errorCodesOf(spec), bodyLimit: BODY_LIMIT, headers });
 
   const app = Fastify({
     logger: options.logger ?? false,
@@ -51,7 +53,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: 30_000,
     schemaErrorFormatter: formatSchemaErrors,
     frameworkErrors: handleError,
-    clientErrorHandler: handleClientError,
+    clientErrorHandler: createClientErrorHandler(headers),
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(async (request) => {
@@ -81,6 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       spec,
       handlers: createHandlers({ store, pathOf: (operationId) => basePath + pathOfOperation(spec, operationId) }),
       authenticators: { bearerAuth: createBearerAuth(options.apiKeys) },
+      headers,
     }) as unknown as NonNullable<FastifyOpenapiGlueOptions['operationResolver']>,
   });
   registerMethodNotAllowed(app, operationsOf(spec), basePath);

@@ -1,6 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
-import { handleClientError } from '../src/errors/client-error-handler.js';
+import { createClientErrorHandler } from '../src/errors/client-error-handler.js';
+
+const handleClientError = createClientErrorHandler({ 'x-content-type-options': 'nosniff' });
 import { buildTestApp } from './helpers/build-app.js';
 
 async function rawExchange(port: number, request: string): Promise<string> {
@@ -45,6 +47,7 @@ t.test('a request that times out gets 408 REQUEST_TIMEOUT', async (t) => {
   handleClientError(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket as unknown as Socket);
   t.match(socket.written, /^HTTP\/1.1 408 Request Timeout\r\n/);
   t.match(socket.written, '{"code":"REQUEST_TIMEOUT","message":"The request was not received in time.","status":408}');
+  t.match(socket.written, /\r\nx-content-type-options: nosniff\r\n/, 'with the headers every API answer carries');
 });
 
 t.test('a reset or closed connection is dropped without an answer', async (t) => {

@@ -11,6 +11,15 @@ t.test('creates a pet and assigns increasing ids', async (t) => {
   t.same(checkContract(t, second, 'createPet'), { id: 2, name: 'Tom', categoryId: 4 });
 });
 
+t.test('201 carries the new pet\'s Location, where it reads back', async (t) => {
+  const { app } = await buildTestApp(t);
+  await app.inject(postPet({ name: 'Rex', categoryId: 3 }));
+  const created = await app.inject(postPet({ name: 'Tom', categoryId: 4 }));
+  t.equal(created.headers['location'], '/v1/pets/2');
+  const read = await app.inject({ method: 'GET', url: String(created.headers['location']), headers: AUTH });
+  t.same(JSON.parse(read.body), JSON.parse(created.body), 'the Location serves the created pet');
+});
+
 t.test('a status left out stays absent: no default is invented', async (t) => {
   const { app } = await buildTestApp(t);
   const response = await app.inject(postPet({ name: 'Tom', categoryId: 1 }));

@@ -7,7 +7,7 @@ import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { specWith } from './helpers/spec.js';
 
-const handlers = createHandlers({ store: createMemoryPetStore(), pathOf: () => '/v1/pets' });
+const handlers = createHandlers({ store: createMemoryPetStore(), pathOf: (operationId) => (operationId === 'getPet' ? '/v1/pets/{petId}' : '/v1/pets') });
 const authenticators = { bearerAuth: createBearerAuth([API_KEY]) };
 
 t.test('gaps between the spec and the service fail at start-up, not at request time', async (t) => {
@@ -39,7 +39,7 @@ t.test('gaps between the spec and the service fail at start-up, not at request t
     ],
   ];
   for (const [what, change, problem] of cases) {
-    t.throws(() => createOperationResolver({ spec: specWith(change), handlers, authenticators }), problem, what);
+    t.throws(() => createOperationResolver({ spec: specWith(change), handlers, authenticators, headers: {} }), problem, what);
   }
 });
 

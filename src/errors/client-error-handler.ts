@@ -5,7 +5,13 @@ import type { Socket } from 'node:net';
 import type { ErrorBody } from '../types/api.js';
 import { BadRequest, HeadersTooLarge, RequestTimeout } from './api-errors.js';
 
-export function handleClientError(error: NodeJS.ErrnoException, socket: Socket) {
+/** `headers`: sent on every answer of the API (lower-case names), these included. */
+export function createClientErrorHandler(headers: Readonly<Record<string, string>>) {
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return (error: NodeJS.ErrnoException, socket: Socket) => handleClientError(error, socket, extra);
+}
+
+function handleClientError(error: NodeJS.ErrnoException, socket: Socket, extra: string) {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -22,6 +28,7 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket) 
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      extra +
       'Connection: close\r\n\r\n' +
       body,
   );

@@ -18,6 +18,8 @@ export interface ErrorHandlerOptions {
   /** The codes the spec documents on `Error.code`; anything else is an internal error. */
   errorCodes: ReadonlySet<string>;
   bodyLimit: number;
+  /** Sent on every error answer (security headers). */
+  headers: Readonly<Record<string, string>>;
 }
 
 export function createErrorHandler(options: ErrorHandlerOptions) {
@@ -49,7 +51,7 @@ export function createErrorHandler(options: ErrorHandlerOptions) {
       request.log.error({ err: error }, 'request failed unexpectedly');
       apiError = new InternalError(request.id);
     }
-    return sendError(reply, apiError);
+    return sendError(reply.headers(options.headers), apiError);
   };
 }
 

@@ -14,7 +14,7 @@ export interface HandlerOptions {
 export function createHandlers({ store, pathOf }: HandlerOptions): OperationHandlers {
   return {
     listPets: listPets(store, pathOf('listPets')),
-    createPet: createPet(store),
+    createPet: createPet(store, pathOf('getPet')),
     getPet: getPet(store),
   };
 }

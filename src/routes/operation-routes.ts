@@ -13,6 +13,8 @@ export interface OperationRoutesOptions {
   handlers: OperationHandlers;
   /** One authenticator per security scheme name in the spec. */
   authenticators: Record<string, Authenticator>;
+  /** Sent on every answer of every operation (security headers), whatever its status. */
+  headers: Readonly<Record<string, string>>;
 }
 
 export interface OperationRouteOptions {
@@ -34,7 +36,7 @@ function routeOptionsOf(
   operation: Operation,
   operations: readonly Operation[],
   basePath: string,
-  { spec, handlers, authenticators }: OperationRoutesOptions,
+  { spec, handlers, authenticators, headers: common }: OperationRoutesOptions,
 ): OperationRouteOptions {
   if (!(operation.operationId in handlers)) {
     throw new Error(`openapi.yaml: no handler for operationId ${operation.operationId}`);
@@ -44,18 +46,19 @@ function routeOptionsOf(
     reply: FastifyReply,
   ) => Promise<unknown>;
   const status = successStatusOf(operation);
-  const deprecation = deprecationHeadersOf(operation, operations, basePath);
+  // Computed once: one reply.headers call per request sets them all.
+  const headers = { ...common, ...deprecationHeadersOf(operation, operations, basePath) };
   const authenticate = authenticatorFor(operation.object.security ?? spec.security ?? [], authenticators, operation);
 
   const checkBodyPresence = bodyPresenceCheck(operation.object);
 
   return {
     // One synchronous hook rather than three async ones: it runs on every request, and each async
-    // hook costs a promise and a microtask. Order matters: deprecation headers go on every answer,
-    // and authentication precedes any other check.
+    // hook costs a promise and a microtask. Order matters: security and deprecation headers go on
+    // every answer, and authentication precedes any other check.
     onRequest(request, reply, done) {
       try {
-        if (deprecation !== undefined) reply.headers(deprecation);
+        reply.headers(headers);
         authenticate?.(request, reply);
         checkBodyPresence(request);
       } catch (error) {
