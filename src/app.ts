@@ -8,6 +8,7 @@ import { RouteNotFound } from './errors/api-errors.js';
 import { createClientErrorHandler } from './errors/client-error-handler.js';
 import { createErrorHandler } from './errors/error-handler.js';
 import { createHandlers } from './handlers/index.js';
+import { registerRequestLog } from './logging/request-log.js';
 import { requestIdGenerator } from './request-id.js';
 import { collapseJsonContent } from './routes/json-content-schemas.js';
 import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
@@ -43,6 +44,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const app = Fastify({
     logger: options.logger ?? false,
+    // One line per request instead, from src/logging/request-log.ts.
+    disableRequestLogging: true,
     genReqId: requestIdGenerator(),
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -56,6 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: createClientErrorHandler(headers),
   });
   app.setErrorHandler(handleError);
+  registerRequestLog(app);
   app.setNotFoundHandler(async (request) => {
     throw new RouteNotFound(request.method, request.url.replace(/\?.*$/s, ''));
   });

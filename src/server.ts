@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import closeWithGrace from 'close-with-grace';
+import pino from 'pino';
 import { buildApp } from './app.js';
 import { readConfig } from './config.js';
 
@@ -13,9 +14,13 @@ async function main() {
   const oneOffKeyFile = config.apiKeys === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
   const apiKeys = config.apiKeys ?? [await writeOneOffKey(oneOffKeyFile!)];
 
+  // Log lines are written asynchronously, so that a request never waits for stdout; what is still
+  // buffered is written out synchronously when the process exits, however it exits (but SIGKILL).
+  const stream = pino.destination({ dest: 1, sync: false });
+  process.once('exit', () => stream.flushSync());
   const app = await buildApp({
     apiKeys,
-    logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    logger: { level: config.logLevel, redact: ['req.headers.authorization'], stream },
   });
   if (oneOffKeyFile !== undefined) {
     app.log.warn(`API_KEYS is not set: generated a one-off API key for this run only, in ${oneOffKeyFile}`);

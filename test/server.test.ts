@@ -57,6 +57,8 @@ t.test('serves with the keys from API_KEYS and closes gracefully on SIGTERM', as
   t.equal(await server.exited, 0);
   t.match(server.output(), /"signal":"SIGTERM".*closing gracefully/);
   t.notMatch(server.output(), API_KEY, 'keys never reach the log');
+  const requests = server.output().split('\n').filter((line) => line.includes('"request completed"')).map((line) => JSON.parse(line));
+  t.same(requests.map(({ method, path, status, operationId }) => ({ method, path, status, operationId })), [200, 200, 401].map((status) => ({ method: 'GET', path: '/v1/pets', status, operationId: 'listPets' })), 'one line per request, all written before the exit');
 });
 
 t.test('a request in flight when SIGINT arrives is still answered', async (t) => {
