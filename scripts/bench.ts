@@ -1,6 +1,7 @@
 // The benchmark: the service against a plain fastify baseline (scripts/bench/), both as separate
 // processes on 127.0.0.1, loaded in turn by autocannon over several rounds so that machine noise
-// hits both alike. Prints a markdown table; --readme also writes it into README.md.
+// hits both alike. Prints a markdown report; --readme also writes it into docs/performance.md, and a
+// short table into README.md.
 //   npm run bench                       (full run, about 11 minutes on 2 cores; 25 with --instructions)
 //   npm run bench -- --sizes 1000 --rounds 1 --duration 1
 //   npm run bench -- --self-check        (baseline against baseline: the noise floor)
@@ -9,7 +10,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { encodeCursor } from '../src/pagination/cursor.js';
@@ -29,6 +30,8 @@ const { values } = parseArgs({
     instructions: { type: 'boolean', default: false },
     'instruction-requests': { type: 'string', default: '1000' },
     'instruction-rounds': { type: 'string', default: '3' },
+    // Only the workloads whose name contains one of these (comma-separated): to see one change's cost quickly.
+    workloads: { type: 'string' },
   },
 });
 if (values['self-check'] && values.readme) {
@@ -62,6 +65,8 @@ const BASELINE = 'dist-bench/scripts/bench/baseline-server.js';
 const SERVERS = {
   service: values['self-check'] ? BASELINE : 'dist-bench/scripts/bench/service-server.js',
   baseline: BASELINE,
+  // The service logging every request as npm start does (LOG_LEVEL=info), into a file.
+  serviceLogged: values['self-check'] ? BASELINE : 'dist-bench/scripts/bench/service-server.js',
   // Counted on the get workload only (with --instructions): the baseline sending getPet's three
   // deprecation headers, so the table shows what they cost bare fastify.
   baselineWithHeaders: BASELINE,
@@ -69,6 +74,7 @@ const SERVERS = {
 type ServerName = keyof typeof SERVERS;
 /** The two servers every table row compares. */
 type Compared = 'service' | 'baseline';
+const REQUEST_LOG_FILE = join(mkdtempSync(join(tmpdir(), 'bench-log-')), 'requests.log');
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 interface Server {
@@ -84,6 +90,7 @@ type StartMode = { measureMemory?: boolean; callgrindDir?: string };
 const children = new Set<ChildProcess>();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
+  rmSync(dirname(REQUEST_LOG_FILE), { recursive: true, force: true });
 });
 
 /**
@@ -96,7 +103,13 @@ function start(name: ServerName, pets: number, { measureMemory = false, callgrin
   const callgrind = ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${callgrindDir}/${name}.%p`];
   const [command, ...args] = callgrindDir === undefined ? node : ['valgrind', ...callgrind, ...node];
   const child = spawn(command!, args, {
-    env: { ...process.env, API_KEY, SEED_PETS: String(pets), ...(name === 'baselineWithHeaders' ? { DEPRECATION_HEADERS: '1' } : {}) },
+    env: {
+      ...process.env,
+      API_KEY,
+      SEED_PETS: String(pets),
+      ...(name === 'baselineWithHeaders' ? { DEPRECATION_HEADERS: '1' } : {}),
+      ...(name === 'serviceLogged' ? { REQUEST_LOG: REQUEST_LOG_FILE } : {}),
+    },
     stdio: ['ignore', 'pipe', callgrindDir === undefined ? 'inherit' : 'ignore'],
   });
   children.add(child);
@@ -180,7 +193,15 @@ const WORKLOADS: Workload[] = [
   },
 ];
 
-const GET_WORKLOAD = WORKLOADS.find((workload) => workload.name === 'get random id')!;
+if (values.workloads !== undefined) {
+  const wanted = values.workloads.split(',');
+  WORKLOADS.splice(0, WORKLOADS.length, ...WORKLOADS.filter((workload) => wanted.some((part) => workload.name.includes(part))));
+  if (WORKLOADS.length === 0 || values.readme) {
+    console.error('bench: --workloads must name at least one workload, and a partial run does not write README.md');
+    process.exit(2);
+  }
+}
+const GET_WORKLOAD = WORKLOADS.find((workload) => workload.name === 'get random id');
 
 interface Sample {
   rps: number;
@@ -264,15 +285,17 @@ async function countInstructions(): Promise<InstructionRow[]> {
   try {
     const rows: InstructionRow[] = [];
     for (const pets of sizes) {
-      const counts: Record<ServerName, number[][]> = { service: [], baseline: [], baselineWithHeaders: [] };
+      const counts: Record<ServerName, number[][]> = { service: [], baseline: [], serviceLogged: [], baselineWithHeaders: [] };
       for (let index = 0; index < instructionRounds; index++) {
-        const [service, baseline, withHeaders] = await Promise.all([
+        const [service, baseline, serviceLogged, withHeaders] = await Promise.all([
           countAll('service', pets),
           countAll('baseline', pets),
-          countAll('baselineWithHeaders', pets, [GET_WORKLOAD]),
+          countAll('serviceLogged', pets),
+          GET_WORKLOAD === undefined ? Promise.resolve([]) : countAll('baselineWithHeaders', pets, [GET_WORKLOAD]),
         ]);
         counts.service.push(service);
         counts.baseline.push(baseline);
+        counts.serviceLogged.push(serviceLogged);
         counts.baselineWithHeaders.push(withHeaders);
       }
       WORKLOADS.forEach((workload, position) => {
@@ -282,10 +305,11 @@ async function countInstructions(): Promise<InstructionRow[]> {
           workload: workload.name,
           service: lowest('service'),
           baseline: lowest('baseline'),
+          serviceLogged: lowest('serviceLogged'),
           ...(workload === GET_WORKLOAD ? { baselineWithHeaders: lowest('baselineWithHeaders', 0) } : {}),
         };
         rows.push(row);
-        console.error(`  ${round(pets)} pets, ${workload.name}: instructions/request ratio ${ratio(row.service, row.baseline)}`);
+        console.error(`  ${round(pets)} pets, ${workload.name}: instructions/request ratio ${ratio(row.service, row.baseline)}, logs on ÷ off ${ratio(row.serviceLogged, row.service)}`);
       });
     }
     return rows;
@@ -296,6 +320,10 @@ async function countInstructions(): Promise<InstructionRow[]> {
 
 /** Which server goes first in round `index`: they take turns, so drift in the machine hits both alike. */
 const orderOf = (index: number) => (index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const));
+/** The same for the three servers of the CPU table. */
+const LOADED = ['service', 'baseline', 'serviceLogged'] as const;
+type Loaded = (typeof LOADED)[number];
+const loadOrderOf = (index: number): Loaded[] => LOADED.map((_, position) => LOADED[(position + index) % LOADED.length]!);
 
 const median = (numbers: number[]) => {
   const sorted = [...numbers].sort((a, b) => a - b);
@@ -310,6 +338,7 @@ interface Row {
   workload: string;
   service: Sample;
   baseline: Sample;
+  serviceLogged: Sample;
 }
 
 interface InstructionRow {
@@ -317,6 +346,7 @@ interface InstructionRow {
   workload: string;
   service: number;
   baseline: number;
+  serviceLogged: number;
   /** The get workload only. */
   baselineWithHeaders?: number;
 }
@@ -341,12 +371,12 @@ async function main() {
 
   const rows: Row[] = [];
   for (const pets of sizes) {
-    const samples = WORKLOADS.map((): Record<Compared, Sample[]> => ({ service: [], baseline: [] }));
+    const samples = WORKLOADS.map((): Record<Loaded, Sample[]> => ({ service: [], baseline: [], serviceLogged: [] }));
     // A fresh pair of processes each round: two processes running the same code can differ by 10–30%
     // in CPU per request for their whole life (README, Performance), so one pair would decide a size alone.
     for (let index = 0; index < rounds; index++) {
-      const servers = { service: await start('service', pets), baseline: await start('baseline', pets) };
-      const order = orderOf(index);
+      const servers = { service: await start('service', pets), baseline: await start('baseline', pets), serviceLogged: await start('serviceLogged', pets) };
+      const order = loadOrderOf(index);
       for (const [position, workload] of WORKLOADS.entries()) {
         for (const name of order) {
           await probe(servers[name], workload, pets);
@@ -356,6 +386,7 @@ async function main() {
       }
       await stop(servers.service);
       await stop(servers.baseline);
+      await stop(servers.serviceLogged);
     }
     const summary = (list: Sample[]): Sample => ({
       rps: median(list.map((sample) => sample.rps)),
@@ -364,16 +395,23 @@ async function main() {
       cpuPerRequest: Math.min(...list.map((sample) => sample.cpuPerRequest)),
     });
     for (const [position, workload] of WORKLOADS.entries()) {
-      const row = { pets, workload: workload.name, service: summary(samples[position]!.service), baseline: summary(samples[position]!.baseline) };
+      const [service, baseline, serviceLogged] = LOADED.map((name) => summary(samples[position]![name])) as [Sample, Sample, Sample];
+      const row = { pets, workload: workload.name, service, baseline, serviceLogged };
       rows.push(row);
-      console.error(`  ${round(pets)} pets, ${workload.name}: CPU/request ratio ${ratio(row.service.cpuPerRequest, row.baseline.cpuPerRequest)}`);
+      console.error(
+        `  ${round(pets)} pets, ${workload.name}: CPU/request ratio ${ratio(service.cpuPerRequest, baseline.cpuPerRequest)}, ` +
+          `logs on ÷ off ${ratio(serviceLogged.cpuPerRequest, service.cpuPerRequest)}`,
+      );
     }
   }
 
   const instructionRows = values.instructions ? await countInstructions() : [];
   const table = report(rows, startup, rss, instructionRows);
   console.log(table);
-  if (values.readme) writeReadme(table);
+  if (values.readme) {
+    writeBetweenMarkers('docs/performance.md', table);
+    writeBetweenMarkers('README.md', shortTable(rows, instructionRows));
+  }
 }
 
 function report(
@@ -384,8 +422,9 @@ function report(
 ): string {
   const largest = Math.max(...sizes);
   const perPet = (name: Compared) => (rss[name].get(largest)! - rss[name].get(0)!) / largest;
-  const filtered = (pets: number) => rows.find((row) => row.pets === pets && row.workload.startsWith('list 100'))!.service.cpuPerRequest;
-  const middlePage = (pets: number) => rows.find((row) => row.pets === pets && row.workload.startsWith('page of 100'))!.service.cpuPerRequest;
+  const cpuOf = (pets: number, workload: string) => rows.find((row) => row.pets === pets && row.workload.startsWith(workload))?.service.cpuPerRequest;
+  const filtered = (pets: number) => cpuOf(pets, 'list 100')!;
+  const middlePage = (pets: number) => cpuOf(pets, 'page of 100')!;
   // Only stores of 10,000 pets or more hold 100 pets of the 1% status; a smaller one answers fewer.
   const fullAnswer = sizes.filter((pets) => pets >= 10_000 && pets < largest);
   const flatFrom = fullAnswer.length > 0 ? Math.min(...fullAnswer) : Math.min(...sizes);
@@ -393,11 +432,11 @@ function report(
     ...(values['self-check'] ? ['SELF-CHECK: both columns are the baseline app; every ratio shows the noise floor of this machine.', ''] : []),
     `Command: \`npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}` +
       `${values.instructions ? ` --instructions --instruction-requests ${instructionRequests} --instruction-rounds ${instructionRounds}` : ''}${values['self-check'] ? ' --self-check' : ''}\``,
-    `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}. ${rounds} rounds, each with a fresh pair of server processes: req/s and p99 are medians over the rounds; CPU is the server process's user+system time (/proc/<pid>/stat) per answered request, the lowest over the rounds.`,
+    `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}. ${rounds} rounds, each with fresh server processes: req/s and p99 are medians over the rounds; CPU is the server process's user+system time (/proc/<pid>/stat) per answered request, the lowest over the rounds. "Logs on" is the service logging every request as \`npm start\` does (LOG_LEVEL=info, asynchronous destination, into a file); the other service columns have LOG_LEVEL off.`,
     '',
-    '| pets | workload | req/s service | req/s baseline | ratio | p99 ms service | p99 ms baseline | CPU µs/req service | CPU µs/req baseline | CPU ratio |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map(({ pets, workload, service, baseline }) =>
+    '| pets | workload | req/s service | req/s baseline | ratio | p99 ms service | p99 ms baseline | CPU µs/req service | CPU µs/req baseline | CPU ratio | CPU µs/req logs on | logs on ÷ off |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(({ pets, workload, service, baseline, serviceLogged }) =>
       [
         round(pets),
         workload,
@@ -409,12 +448,20 @@ function report(
         round(service.cpuPerRequest * 1e6, 1),
         round(baseline.cpuPerRequest * 1e6, 1),
         ratio(service.cpuPerRequest, baseline.cpuPerRequest),
+        round(serviceLogged.cpuPerRequest * 1e6, 1),
+        ratio(serviceLogged.cpuPerRequest, service.cpuPerRequest),
       ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
     ),
     '',
-    `- Filtered list (100 of the 1% "sold"), service CPU per request at ${round(largest)} pets ÷ at ${round(flatFrom)}: ${ratio(filtered(largest), filtered(flatFrom))}` +
-      (Math.min(...sizes) < 10_000 ? ` (at ${round(Math.min(...sizes))} pets only ${round(Math.floor(Math.min(...sizes) / 100))} have the status, so that answer is shorter and not comparable)` : ''),
-    `- Page of 100 from the middle (after a cursor), service CPU per request at ${round(largest)} pets ÷ at ${round(Math.min(...sizes))}: ${ratio(middlePage(largest), middlePage(Math.min(...sizes)))}`,
+    ...(cpuOf(largest, 'list 100') === undefined
+      ? []
+      : [
+          `- Filtered list (100 of the 1% "sold"), service CPU per request at ${round(largest)} pets ÷ at ${round(flatFrom)}: ${ratio(filtered(largest), filtered(flatFrom))}` +
+            (Math.min(...sizes) < 10_000 ? ` (at ${round(Math.min(...sizes))} pets only ${round(Math.floor(Math.min(...sizes) / 100))} have the status, so that answer is shorter and not comparable)` : ''),
+        ]),
+    ...(cpuOf(largest, 'page of 100') === undefined
+      ? []
+      : [`- Page of 100 from the middle (after a cursor), service CPU per request at ${round(largest)} pets ÷ at ${round(Math.min(...sizes))}: ${ratio(middlePage(largest), middlePage(Math.min(...sizes)))}`]),
     `- Resident memory per stored pet at ${round(largest)} pets ((RSS full − RSS empty) ÷ pets, after a GC): service ${round(perPet('service'))} B, baseline ${round(perPet('baseline'))} B`,
     `- Start-up, spawn to first 200 (median of ${startupRounds}): service ${round(median(startup.service))} ms, baseline ${round(median(startup.baseline))} ms, ratio ${ratio(median(startup.service), median(startup.baseline))}`,
     ...(instructionRows.length === 0
@@ -423,24 +470,46 @@ function report(
           '',
           `Instructions per request, counted by valgrind's callgrind (all threads, user space; ${round(instructionRequests)} requests on one connection after ${round(WARM_UP_FACTOR * instructionRequests)} to warm up; the lowest over ${instructionRounds} fresh processes of each server):`,
           '',
-          '| pets | workload | instructions/req service | instructions/req baseline | ratio | baseline sending getPet\'s 3 headers | ratio to that |',
-          '|---:|---|---:|---:|---:|---:|---:|',
-          ...instructionRows.map(({ pets, workload, service, baseline, baselineWithHeaders: withHeaders }) =>
+          '| pets | workload | instructions/req service | instructions/req baseline | ratio | baseline sending getPet\'s 3 headers | ratio to that | instructions/req logs on | logs on ÷ off |',
+          '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+          ...instructionRows.map(({ pets, workload, service, baseline, serviceLogged, baselineWithHeaders: withHeaders }) =>
             `| ${round(pets)} | ${workload} | ${round(service)} | ${round(baseline)} | ${ratio(service, baseline)} | ` +
-              (withHeaders === undefined ? '– | – |' : `${round(withHeaders)} | ${ratio(service, withHeaders)} |`),
+              (withHeaders === undefined ? '– | – |' : `${round(withHeaders)} | ${ratio(service, withHeaders)} |`) +
+              ` ${round(serviceLogged)} | ${ratio(serviceLogged, service)} |`,
           ),
         ]),
   ];
   return lines.join('\n');
 }
 
-function writeReadme(table: string) {
-  const readme = readFileSync('README.md', 'utf8');
+/** The README's table: per size and workload, what the service costs against plain fastify, and what logs cost. */
+function shortTable(rows: Row[], instructionRows: InstructionRow[]): string {
+  const instructions = (pets: number, workload: string) => instructionRows.find((row) => row.pets === pets && row.workload === workload);
+  const counted = instructionRows.length > 0;
+  return [
+    `Command: \`npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}${counted ? ' --instructions' : ''}\` (${cpus().length} cores, Node ${process.version}); the full report is in docs/performance.md.`,
+    '',
+    `| pets | workload | req/s | CPU µs/req | CPU ÷ plain fastify |${counted ? ' instructions ÷ plain fastify |' : ''} CPU logs on ÷ off |${counted ? ' instructions logs on ÷ off |' : ''}`,
+    `|---:|---|---:|---:|---:|${counted ? '---:|' : ''}---:|${counted ? '---:|' : ''}`,
+    ...rows.map(({ pets, workload, service, baseline, serviceLogged }) => {
+      const counts = instructions(pets, workload);
+      return (
+        `| ${round(pets)} | ${workload} | ${round(service.rps)} | ${round(service.cpuPerRequest * 1e6, 1)} | ${ratio(service.cpuPerRequest, baseline.cpuPerRequest)} |` +
+        (counted ? ` ${counts === undefined ? '–' : ratio(counts.service, counts.baseline)} |` : '') +
+        ` ${ratio(serviceLogged.cpuPerRequest, service.cpuPerRequest)} |` +
+        (counted ? ` ${counts === undefined ? '–' : ratio(counts.serviceLogged, counts.service)} |` : '')
+      );
+    }),
+  ].join('\n');
+}
+
+function writeBetweenMarkers(file: string, text: string) {
+  const content = readFileSync(file, 'utf8');
   const start = '<!-- bench:start -->';
   const end = '<!-- bench:end -->';
-  if (!readme.includes(start) || !readme.includes(end)) throw new Error(`README.md has no ${start} … ${end} section`);
-  writeFileSync('README.md', `${readme.slice(0, readme.indexOf(start) + start.length)}\n${table}\n${readme.slice(readme.indexOf(end))}`);
-  console.error('bench: README.md updated');
+  if (!content.includes(start) || !content.includes(end)) throw new Error(`${file} has no ${start} … ${end} section`);
+  writeFileSync(file, `${content.slice(0, content.indexOf(start) + start.length)}\n${text}\n${content.slice(content.indexOf(end))}`);
+  console.error(`bench: ${file} updated`);
 }
 
 await main().catch((error: Error) => {

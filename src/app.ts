@@ -8,7 +8,7 @@ import { RouteNotFound } from './errors/api-errors.js';
 import { createClientErrorHandler } from './errors/client-error-handler.js';
 import { createErrorHandler } from './errors/error-handler.js';
 import { createHandlers } from './handlers/index.js';
-import { registerRequestLog } from './logging/request-log.js';
+import { RequestLog } from './logging/request-log.js';
 import { requestIdGenerator } from './request-id.js';
 import { collapseJsonContent } from './routes/json-content-schemas.js';
 import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
@@ -44,8 +44,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const app = Fastify({
     logger: options.logger ?? false,
-    // One line per request instead, from src/logging/request-log.ts.
-    disableRequestLogging: true,
+    logController: new RequestLog(),
     genReqId: requestIdGenerator(),
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -59,7 +58,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: createClientErrorHandler(headers),
   });
   app.setErrorHandler(handleError);
-  registerRequestLog(app);
   app.setNotFoundHandler(async (request) => {
     throw new RouteNotFound(request.method, request.url.replace(/\?.*$/s, ''));
   });

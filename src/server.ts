@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import closeWithGrace from 'close-with-grace';
-import pino from 'pino';
 import { buildApp } from './app.js';
 import { readConfig } from './config.js';
+import { createLogDestination } from './logging/log-destination.js';
 
 export const ONE_OFF_KEY_FILE = '.api-key';
 
@@ -14,9 +14,8 @@ async function main() {
   const oneOffKeyFile = config.apiKeys === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
   const apiKeys = config.apiKeys ?? [await writeOneOffKey(oneOffKeyFile!)];
 
-  // Log lines are written asynchronously, so that a request never waits for stdout; what is still
-  // buffered is written out synchronously when the process exits, however it exits (but SIGKILL).
-  const stream = pino.destination({ dest: 1, sync: false });
+  // What is still buffered is written out synchronously when the process exits, however it exits (but SIGKILL).
+  const stream = createLogDestination(1);
   process.once('exit', () => stream.flushSync());
   const app = await buildApp({
     apiKeys,

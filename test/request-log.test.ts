@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
+import { RequestLog } from '../src/logging/request-log.js';
 import { API_KEY, AUTH, buildTestApp, postPet } from './helpers/build-app.js';
 
 t.test('one line per answered request: method, path, status, time, request id and operation', async (t) => {
@@ -33,4 +34,15 @@ t.test('no request lines below info', async (t) => {
   const { app } = await buildTestApp(t, { logger: { level: 'warn', stream } });
   await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
   t.same(lines, []);
+});
+
+t.test('an answer that fails while it is sent is logged as an error, with its request', async (t) => {
+  const entries: { fields: Record<string, unknown>; message: string }[] = [];
+  const log = { error: (fields: Record<string, unknown>, message: string) => void entries.push({ fields, message }) };
+  const request = { log, url: '/v1/pets?limit=1', method: 'GET', routeOptions: { schema: { operationId: 'listPets' } } };
+  const failure = new Error('socket hang up');
+  new RequestLog().requestCompleted(failure, request as never, { statusCode: 200, elapsedTime: 1.234 } as never);
+  t.same(entries, [
+    { message: 'request failed while answering', fields: { method: 'GET', path: '/v1/pets', status: 200, responseTime: 1.23, operationId: 'listPets', err: failure } },
+  ]);
 });

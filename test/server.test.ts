@@ -20,7 +20,9 @@ interface Running {
 function start(env: Record<string, string>, cwd = process.cwd()): Promise<Running> {
   // The test's own loader flags run the TypeScript source. The child's coverage is switched off:
   // tap would file it over this test process's own coverage instead of adding to it.
-  const child = spawn(process.execPath, [...process.execArgv, SERVER], {
+  // The loader named in the test's own flags (tsx) is resolved from this project, not from `cwd`.
+  const execArgv = process.execArgv.map((arg) => arg.replace(/^--import=tsx$/, `--import=${import.meta.resolve('tsx')}`));
+  const child = spawn(process.execPath, [...execArgv, SERVER], {
     cwd,
     env: { ...withoutServiceSettings(process.env), _TAPJS_PROCESSINFO_COVERAGE_: '0', PORT: '0', ...env },
   });
@@ -47,6 +49,10 @@ async function listPets(port: number, key: string) {
   const response = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
   return response.status;
 }
+
+// Five server processes start in this file, each loading the service through tsx: 10 s on an idle
+// machine, more on a busy one.
+t.setTimeout(60_000);
 
 t.test('serves with the keys from API_KEYS and closes gracefully on SIGTERM', async (t) => {
   const server = await start({ API_KEYS: `${API_KEY},other-key-0123456789` });

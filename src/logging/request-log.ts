@@ -1,17 +1,19 @@
 // One log line per answered request, written when the answer has been sent: what an operator
 // needs to follow traffic, and nothing a client could use against another (no headers, no
-// query, no body). Fastify's own request logging (two lines per request, with the URL and the
-// remote address) is turned off in app.ts.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// query, no body). Fastify's own pair of lines per request (incoming, completed, with the URL and
+// the remote address) is replaced through its LogController, which it calls for every request.
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
-export function registerRequestLog(app: FastifyInstance): void {
-  // Nothing at all per request when the level hides the line.
-  if (!(app.log as Logger).isLevelEnabled('info')) return;
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(requestFields(request, reply), 'request completed');
-    done();
-  });
+export class RequestLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // Fastify's stand-in for `logger: false` has no isLevelEnabled: nothing is built for it.
+    const log = request.log as Partial<Logger>;
+    if (error) log.error?.({ ...requestFields(request, reply), err: error }, 'request failed while answering');
+    else if (log.isLevelEnabled?.('info') === true) log.info!(requestFields(request, reply), 'request completed');
+  }
 }
 
 function requestFields(request: FastifyRequest, reply: FastifyReply) {

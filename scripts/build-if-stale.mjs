@@ -1,0 +1,30 @@
+// npm start's pre-step: runs `npm run build` only when what the build reads has changed since the
+// last build, so that a start with a current build answers in well under a second instead of
+// waiting ~6 s for tsc. Plain JavaScript, since it runs before every start: loading tsx takes ~0.4 s.
+// The build's inputs are hashed (content, not modification times, which a checkout rewrites).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const INPUTS = ['src', 'generated', 'openapi.yaml', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build-spec.ts', 'package-lock.json'];
+const STAMP = 'dist/.build-inputs';
+const OUTPUTS = ['dist/server.js', 'dist/openapi.json'];
+
+function files(path) {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path).sort().flatMap((name) => files(join(path, name)));
+}
+
+function inputsHash() {
+  const hash = createHash('sha256');
+  for (const file of INPUTS.flatMap(files)) hash.update(`${file}\0`).update(readFileSync(file)).update('\0');
+  return hash.digest('hex');
+}
+
+const before = inputsHash();
+const current = OUTPUTS.every((file) => existsSync(file)) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === before;
+if (!current) {
+  execFileSync('npm', ['run', 'build'], { stdio: 'inherit' });
+  writeFileSync(STAMP, before);
+}
