@@ -1,6 +1,6 @@
 // Builds the service as an un-listened Fastify instance from explicit options.
 // src/server.ts is the only place that reads the environment and listens.
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
 import { createBearerAuth } from './auth/bearer-auth.js';
 import { registerDocs } from './docs/swagger-ui.js';
@@ -11,6 +11,7 @@ import { createHandlers } from './handlers/index.js';
 import { RequestLog } from './logging/request-log.js';
 import { requestIdGenerator } from './request-id.js';
 import { collapseJsonContent } from './routes/json-content-schemas.js';
+import { registerHealth } from './routes/health.js';
 import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
 import { securityHeaders } from './routes/security-headers.js';
 import { createOperationResolver } from './routes/operation-routes.js';
@@ -33,6 +34,8 @@ export interface AppOptions {
   store?: PetStore;
   spec?: OpenApiDocument;
   logger?: FastifyServerOptions['logger'];
+  /** A logger made by the caller (src/server.ts), in place of `logger` options. */
+  loggerInstance?: FastifyBaseLogger;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -43,7 +46,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const handleError = createErrorHandler({ errorCodes: errorCodesOf(spec), bodyLimit: BODY_LIMIT, headers });
 
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.loggerInstance === undefined ? { logger: options.logger ?? false } : { loggerInstance: options.loggerInstance }),
     logController: new RequestLog(),
     genReqId: requestIdGenerator(),
     bodyLimit: BODY_LIMIT,
@@ -89,5 +92,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }) as unknown as NonNullable<FastifyOpenapiGlueOptions['operationResolver']>,
   });
   registerMethodNotAllowed(app, operationsOf(spec), basePath);
+  registerHealth(app, store, headers);
   return app;
 }

@@ -4,12 +4,21 @@ import { isBearerToken } from './auth/bearer-auth.js';
 const MIN_KEY_LENGTH = 16;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+export interface DatabaseConfig {
+  url: string;
+  poolMax: number;
+  /** Bounds every wait on the database: for a connection, and for a statement's answer. */
+  timeoutMs: number;
+}
+
 export interface Config {
   host: string;
   port: number;
   logLevel: string;
   /** Undefined when API_KEYS is unset: the server then makes a one-off key. */
   apiKeys: string[] | undefined;
+  /** Undefined when DATABASE_URL is unset: pets are kept in memory. */
+  database: DatabaseConfig | undefined;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv): Config {
@@ -18,7 +27,36 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     port: readPort(env['PORT']),
     logLevel: readLogLevel(env['LOG_LEVEL']),
     apiKeys: readApiKeys(env['API_KEYS']),
+    database: readDatabase(env),
   };
+}
+
+// The connection string holds the password: messages never repeat it.
+function readDatabase(env: NodeJS.ProcessEnv): DatabaseConfig | undefined {
+  const url = env['DATABASE_URL'];
+  if (url === undefined || url === '') return undefined;
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    throw new Error('DATABASE_URL is not a URL; expected postgres://user:password@host:port/database');
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+    throw new Error(`DATABASE_URL must start with postgres:// or postgresql://, not ${protocol}//`);
+  }
+  return {
+    url,
+    poolMax: readInteger(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    timeoutMs: readInteger(env, 'DATABASE_TIMEOUT_MS', 2000, 100, 600_000),
+  };
+}
+
+function readInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < min || number > max) throw new Error(`${name} must be an integer from ${min} to ${max}, not "${value}"`);
+  return number;
 }
 
 function readPort(value: string | undefined): number {

@@ -1,26 +1,32 @@
-// The entry point: reads the environment, listens, and closes gracefully on SIGTERM/SIGINT.
+// The entry point: reads the environment, picks the store, listens, and closes gracefully on
+// SIGTERM/SIGINT.
 import { randomBytes } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import closeWithGrace from 'close-with-grace';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
 import { buildApp } from './app.js';
-import { readConfig } from './config.js';
+import { readConfig, type DatabaseConfig } from './config.js';
 import { createLogDestination } from './logging/log-destination.js';
+import type { PetStore } from './store/pet-store.js';
+import { startPostgresStore } from './store/postgres/start.js';
 
 export const ONE_OFF_KEY_FILE = '.api-key';
 
 async function main() {
   const config = readConfig(process.env);
-  const oneOffKeyFile = config.apiKeys === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
-  const apiKeys = config.apiKeys ?? [await writeOneOffKey(oneOffKeyFile!)];
-
   // What is still buffered is written out synchronously when the process exits, however it exits (but SIGKILL).
   const stream = createLogDestination(1);
   process.once('exit', () => stream.flushSync());
-  const app = await buildApp({
-    apiKeys,
-    logger: { level: config.logLevel, redact: ['req.headers.authorization'], stream },
-  });
+  const log = pino({ level: config.logLevel, redact: ['req.headers.authorization'] }, stream) as FastifyBaseLogger;
+
+  const oneOffKeyFile = config.apiKeys === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
+  const apiKeys = config.apiKeys ?? [await writeOneOffKey(oneOffKeyFile!)];
+  const store = config.database === undefined ? undefined : postgresStore(config.database, log);
+  log.info(config.database === undefined ? 'pets are kept in memory (DATABASE_URL is not set)' : `pets are kept in PostgreSQL at ${where(config.database.url)}`);
+
+  const app = await buildApp({ apiKeys, loggerInstance: log, ...(store === undefined ? {} : { store }) });
   if (oneOffKeyFile !== undefined) {
     app.log.warn(`API_KEYS is not set: generated a one-off API key for this run only, in ${oneOffKeyFile}`);
   }
@@ -29,8 +35,29 @@ async function main() {
     if (err !== undefined) app.log.error({ err }, 'closing after an unexpected error');
     else app.log.info({ signal }, 'closing gracefully: finishing requests in flight');
     await app.close();
+    await store?.close();
   });
   await app.listen({ host: config.host, port: config.port });
+}
+
+function postgresStore(database: DatabaseConfig, log: FastifyBaseLogger): PetStore & { close(): Promise<void> } {
+  return startPostgresStore(
+    {
+      connectionString: database.url,
+      max: database.poolMax,
+      // Every wait on the database is bounded, so that a request gets its 503 rather than hanging.
+      connectionTimeoutMillis: database.timeoutMs,
+      query_timeout: database.timeoutMs,
+      statement_timeout: database.timeoutMs,
+    },
+    { log },
+  );
+}
+
+/** Host, port and database of a connection string: never its user or password. */
+function where(url: string): string {
+  const { hostname, port, pathname } = new URL(url);
+  return `${hostname}${port === '' ? '' : `:${port}`}${pathname}`;
 }
 
 // A fresh random key each start: usable locally, useless to anyone who cannot read the file.

@@ -4,7 +4,7 @@ import { readConfig } from '../src/config.js';
 const KEY = 'a'.repeat(16);
 
 t.test('defaults', async (t) => {
-  t.same(readConfig({}), { host: '127.0.0.1', port: 3000, logLevel: 'info', apiKeys: undefined });
+  t.same(readConfig({}), { host: '127.0.0.1', port: 3000, logLevel: 'info', apiKeys: undefined, database: undefined });
   t.same(readConfig({ HOST: '', PORT: '', LOG_LEVEL: '' }).port, 3000);
 });
 
@@ -14,7 +14,32 @@ t.test('settings from the environment', async (t) => {
     port: 8080,
     logLevel: 'debug',
     apiKeys: [KEY, `${'b'.repeat(20)}=`],
+    database: undefined,
   });
+});
+
+t.test('DATABASE_URL selects PostgreSQL, with the pool size and time limit', async (t) => {
+  const url = 'postgres://pets:s3cret@db.internal:5432/petstore?sslmode=verify-full';
+  t.same(readConfig({ DATABASE_URL: url }).database, { url, poolMax: 10, timeoutMs: 2000 });
+  t.same(readConfig({ DATABASE_URL: 'postgresql://db/petstore', DATABASE_POOL_MAX: '40', DATABASE_TIMEOUT_MS: '500' }).database, {
+    url: 'postgresql://db/petstore',
+    poolMax: 40,
+    timeoutMs: 500,
+  });
+  t.equal(readConfig({ DATABASE_URL: '' }).database, undefined, 'empty is unset');
+});
+
+t.test('a bad database setting stops start-up without repeating the connection string', async (t) => {
+  for (const [env, message] of [
+    [{ DATABASE_URL: '//pets:s3cret@db/petstore' }, /DATABASE_URL is not a URL/],
+    [{ DATABASE_URL: 'pets:s3cret@db/petstore' }, /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, not pets:\/\//],
+    [{ DATABASE_URL: 'mysql://pets:s3cret@db/petstore' }, /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, not mysql:\/\//],
+    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_POOL_MAX: '0' }, /DATABASE_POOL_MAX must be an integer from 1 to 1000, not "0"/],
+    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_TIMEOUT_MS: '2s' }, /DATABASE_TIMEOUT_MS must be an integer from 100 to 600000/],
+  ] as const) {
+    const error = t.throws(() => readConfig(env), message) as Error;
+    t.notMatch(error.message, 's3cret', 'no password in the message');
+  }
 });
 
 t.test('invalid settings stop start-up without echoing keys', async (t) => {

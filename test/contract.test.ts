@@ -2,18 +2,20 @@
 // the spec; a status added to the spec without a case here fails the suite.
 import t from 'tap';
 import type { InjectOptions } from 'fastify';
+import { ServiceUnavailable } from '../src/errors/api-errors.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { AUTH, JSON_TYPE, buildTestApp, postPet } from './helpers/build-app.js';
 import { checkContract, documentedStatuses, operations } from './helpers/contract.js';
 
-type Case = { request: InjectOptions; failingStore?: true };
+type Case = { request: InjectOptions; store?: 'failing' | 'unavailable' };
 
 const cases: Record<string, Record<number, Case>> = {
   listPets: {
     200: { request: { method: 'GET', url: '/v1/pets?limit=1&status=available', headers: AUTH } },
     400: { request: { method: 'GET', url: '/v1/pets?limit=101', headers: AUTH } },
     401: { request: { method: 'GET', url: '/v1/pets' } },
-    500: { request: { method: 'GET', url: '/v1/pets', headers: AUTH }, failingStore: true },
+    500: { request: { method: 'GET', url: '/v1/pets', headers: AUTH }, store: 'failing' },
+    503: { request: { method: 'GET', url: '/v1/pets', headers: AUTH }, store: 'unavailable' },
   },
   createPet: {
     201: { request: postPet({ name: 'Rex', categoryId: 1, status: 'pending' }) },
@@ -21,22 +23,32 @@ const cases: Record<string, Record<number, Case>> = {
     401: { request: { ...postPet({ name: 'Rex', categoryId: 1 }), headers: JSON_TYPE } },
     413: { request: postPet({ name: 'x'.repeat(17_000), categoryId: 1 }) },
     415: { request: postPet('{}', { 'content-type': 'application/xml' }) },
-    500: { request: postPet({ name: 'Rex', categoryId: 1 }), failingStore: true },
+    500: { request: postPet({ name: 'Rex', categoryId: 1 }), store: 'failing' },
+    503: { request: postPet({ name: 'Rex', categoryId: 1 }), store: 'unavailable' },
   },
   getPet: {
     200: { request: { method: 'GET', url: '/v1/pets/1', headers: AUTH } },
     400: { request: { method: 'GET', url: '/v1/pets/one', headers: AUTH } },
     401: { request: { method: 'GET', url: '/v1/pets/1' } },
     404: { request: { method: 'GET', url: '/v1/pets/2', headers: AUTH } },
-    500: { request: { method: 'GET', url: '/v1/pets/1', headers: AUTH }, failingStore: true },
+    500: { request: { method: 'GET', url: '/v1/pets/1', headers: AUTH }, store: 'failing' },
+    503: { request: { method: 'GET', url: '/v1/pets/1', headers: AUTH }, store: 'unavailable' },
   },
 };
 
+// A store that fails as a bug would (500), and one that says its database cannot be reached (503),
+// as the PostgreSQL store does (its real outages are tested in test/postgres-faults.test.ts).
 const failingStore: PetStore = {
   create: () => Promise.reject(new Error('store down')),
   get: () => Promise.reject(new Error('store down')),
   list: () => Promise.reject(new Error('store down')),
 };
+const unavailableStore: PetStore = {
+  create: () => Promise.reject(new ServiceUnavailable()),
+  get: () => Promise.reject(new ServiceUnavailable()),
+  list: () => Promise.reject(new ServiceUnavailable()),
+};
+const stores = { failing: failingStore, unavailable: unavailableStore };
 
 t.test('the cases cover exactly the operations and statuses of openapi.yaml', async (t) => {
   t.same(Object.keys(cases).sort(), operations.map((operation) => operation.operationId).sort());
@@ -46,9 +58,9 @@ t.test('the cases cover exactly the operations and statuses of openapi.yaml', as
 });
 
 for (const [operationId, byStatus] of Object.entries(cases)) {
-  for (const [status, { request, failingStore: fails }] of Object.entries(byStatus)) {
+  for (const [status, { request, store }] of Object.entries(byStatus)) {
     t.test(`${operationId} answers ${status} as documented`, async (t) => {
-      const { app } = await buildTestApp(t, fails ? { store: failingStore } : {});
+      const { app } = await buildTestApp(t, store === undefined ? {} : { store: stores[store] });
       await app.inject(postPet({ name: 'Seed', categoryId: 7, status: 'available' }));
       const response = await app.inject(request);
       t.equal(response.statusCode, Number(status));

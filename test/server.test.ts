@@ -1,49 +1,11 @@
 // Runs src/server.ts as a real process: configuration, listening, the one-off key, graceful shutdown.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { API_KEY } from './helpers/build-app.js';
-
-const SERVER = fileURLToPath(new URL('../src/server.ts', import.meta.url));
-
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  port: number;
-  exited: Promise<number | null>;
-}
-
-function start(env: Record<string, string>, cwd = process.cwd()): Promise<Running> {
-  // The test's own loader flags run the TypeScript source. The child's coverage is switched off:
-  // tap would file it over this test process's own coverage instead of adding to it.
-  // The loader named in the test's own flags (tsx) is resolved from this project, not from `cwd`.
-  const execArgv = process.execArgv.map((arg) => arg.replace(/^--import=tsx$/, `--import=${import.meta.resolve('tsx')}`));
-  const child = spawn(process.execPath, [...execArgv, SERVER], {
-    cwd,
-    env: { ...withoutServiceSettings(process.env), _TAPJS_PROCESSINFO_COVERAGE_: '0', PORT: '0', ...env },
-  });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
-      if (port !== undefined) resolve({ child, output: () => output, port: Number(port), exited });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    exited.then((code) => reject(new Error(`exited with ${code}: ${output}`)));
-  });
-}
-
-function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { API_KEYS: _keys, HOST: _host, PORT: _port, LOG_LEVEL: _level, ...rest } = env;
-  return rest;
-}
+import { startServer as start } from './helpers/server-process.js';
 
 async function listPets(port: number, key: string) {
   const response = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });

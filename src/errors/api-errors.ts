@@ -39,6 +39,13 @@ export const UnsupportedMediaType = apiError<[received: string]>(
   415,
 );
 export const HeadersTooLarge = apiError<[]>('HEADERS_TOO_LARGE', 'The request headers are too large.', 431);
+/** Seconds a client is asked to wait (Retry-After) when the store cannot be reached. */
+export const RETRY_AFTER_SECONDS = 2;
+export const ServiceUnavailable = apiError<[]>(
+  'SERVICE_UNAVAILABLE',
+  `The pet store is unavailable for a moment; retry after ${RETRY_AFTER_SECONDS} seconds.`,
+  503,
+);
 export const InternalError = apiError<[requestId: string]>(
   'INTERNAL_ERROR',
   'Something went wrong on our side. Quote request id %s when reporting it.',

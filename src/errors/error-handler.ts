@@ -5,6 +5,7 @@ import {
   BadRequest,
   InternalError,
   PayloadTooLarge,
+  RETRY_AFTER_SECONDS,
   UnsupportedMediaType,
   ValidationFailed,
 } from './api-errors.js';
@@ -57,6 +58,7 @@ export function createErrorHandler(options: ErrorHandlerOptions) {
 
 function sendError(reply: FastifyReply, error: ApiError) {
   const body: ErrorBody = { code: error.code, message: error.message, status: error.statusCode };
+  if (error.code === 'SERVICE_UNAVAILABLE') reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(body);
 }
 

@@ -28,4 +28,6 @@ export interface PetStore {
    * given. Its cost does not grow with the number of pets before `after`.
    */
   list(options: ListOptions): Promise<PetPage>;
+  /** Whether the store can serve now (readiness); a store without it always can. */
+  ready?(): Promise<boolean>;
 }

@@ -1,0 +1,19 @@
+// Liveness and readiness for load balancers and orchestrators, outside the API's base path and
+// without a key: they reveal only "ok" or "ready", or the API's own 503 when the store cannot serve.
+import type { FastifyInstance } from 'fastify';
+import { ServiceUnavailable } from '../errors/api-errors.js';
+import type { PetStore } from '../store/pet-store.js';
+
+export const LIVENESS_PATH = '/health/live';
+export const READINESS_PATH = '/health/ready';
+
+export function registerHealth(app: FastifyInstance, store: PetStore, headers: Readonly<Record<string, string>>): void {
+  // The process is up and its event loop turns: nothing else is checked, so that a database outage
+  // never gets healthy instances restarted.
+  app.get(LIVENESS_PATH, async (_request, reply) => reply.headers(headers).send({ status: 'ok' }));
+  // The store can serve: for PostgreSQL, the database answers and holds the current schema.
+  app.get(READINESS_PATH, async (_request, reply) => {
+    if (store.ready !== undefined && !(await store.ready())) throw new ServiceUnavailable();
+    return reply.headers(headers).send({ status: 'ready' });
+  });
+}

@@ -1,0 +1,97 @@
+// Pets in PostgreSQL, for deployments of many stateless instances on one database. Every operation
+// is one statement, so one round trip; a create is committed (on disk, with PostgreSQL's default
+// synchronous_commit) before it is answered.
+import pg from 'pg';
+import { ServiceUnavailable } from '../errors/api-errors.js';
+import type { NewPet, Pet, PetId, PetStatus } from '../types/api.js';
+import { exactInteger } from '../validation/int64.js';
+import type { ListOptions, PetPage, PetStore } from './pet-store.js';
+import { isUnavailable } from './postgres/unavailable.js';
+
+const INT8 = 20;
+
+interface PetRow {
+  id: PetId;
+  name: string;
+  category_id: PetId;
+  status: PetStatus | null;
+}
+
+const COLUMNS = 'id, name, category_id, status';
+
+export interface PostgresPetStore extends PetStore {
+  /** The pool, for migrations. */
+  pool: pg.Pool;
+  /** Whether the database answers and holds the schema. */
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface PostgresStoreOptions {
+  /** Told about errors of idle connections (the database went away); they never crash the process. */
+  onPoolError?: (error: Error) => void;
+}
+
+export function createPostgresPetStore(config: pg.PoolConfig, { onPoolError = () => undefined }: PostgresStoreOptions = {}): PostgresPetStore {
+  const pool = new pg.Pool({
+    ...config,
+    // int8 is read digit for digit: a number when a double holds it exactly, else a bigint. Set on
+    // this pool only, not on the driver's global parsers.
+    types: { getTypeParser: ((oid: number, format?: 'text') => (oid === INT8 ? exactInteger : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+  });
+  pool.on('error', onPoolError);
+  // A database that cannot be reached is the client's to retry (503), anything else is a fault (500).
+  const query = async (config: pg.QueryConfig): Promise<PetRow[]> => {
+    try {
+      return (await pool.query<PetRow>(config)).rows;
+    } catch (error) {
+      throw isUnavailable(error) ? new ServiceUnavailable() : error;
+    }
+  };
+  const petOf = (row: PetRow): Pet =>
+    row.status === null ? { id: row.id, name: row.name, categoryId: row.category_id } : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status };
+
+  return {
+    pool,
+    async create({ name, categoryId, status }: NewPet) {
+      const rows = await query({
+        name: 'create-pet',
+        text: `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
+        values: [name, categoryId, status ?? null],
+      });
+      return petOf(rows[0]!);
+    },
+
+    async get(id: PetId) {
+      const rows = await query({ name: 'get-pet', text: `SELECT ${COLUMNS} FROM pets WHERE id = $1`, values: [id] });
+      return rows.length === 0 ? null : petOf(rows[0]!);
+    },
+
+    // One row more than the page tells whether more follow. Two statements rather than one with
+    // "status = $1 OR $1 IS NULL", so that each keeps its index (the primary key, or (status, id)).
+    async list({ limit, status, after }: ListOptions): Promise<PetPage> {
+      const from = after ?? 0;
+      const rows =
+        status === undefined
+          ? await query({ name: 'list-pets', text: `SELECT ${COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`, values: [from, limit + 1] })
+          : await query({
+              name: 'list-pets-by-status',
+              text: `SELECT ${COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
+              values: [status, from, limit + 1],
+            });
+      const more = rows.length > limit;
+      return { pets: (more ? rows.slice(0, limit) : rows).map(petOf), more };
+    },
+
+    async ready() {
+      try {
+        await pool.query('SELECT FROM pets LIMIT 0');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    close: () => pool.end(),
+  };
+}

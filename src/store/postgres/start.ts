@@ -1,0 +1,57 @@
+// The PostgreSQL store as a running service uses it: the schema is brought up to date in the
+// background, retried with growing delays while the database cannot be reached (an instance may
+// start before its database), and until then every operation answers 503 and readiness says no.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import type pg from 'pg';
+import { ServiceUnavailable } from '../../errors/api-errors.js';
+import type { PetStore } from '../pet-store.js';
+import { createPostgresPetStore } from '../postgres-pet-store.js';
+import { migrate } from './migrate.js';
+
+export interface StartOptions {
+  log: FastifyBaseLogger;
+  firstRetryMs?: number;
+  maxRetryMs?: number;
+}
+
+export interface StartedPostgresStore extends PetStore {
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+  /** Settles once the schema is current (or the store is closed first). */
+  migrated: Promise<void>;
+}
+
+export function startPostgresStore(config: pg.PoolConfig, { log, firstRetryMs = 250, maxRetryMs = 5000 }: StartOptions): StartedPostgresStore {
+  const store = createPostgresPetStore(config, {
+    onPoolError: (error) => log.warn({ reason: error.message }, 'a database connection was lost; the pool will open another'),
+  });
+  const closing = new AbortController();
+  let current = false;
+  const migrated = (async () => {
+    for (let delay = firstRetryMs; !closing.signal.aborted; delay = Math.min(delay * 2, maxRetryMs)) {
+      try {
+        const applied = await migrate(store.pool);
+        current = true;
+        log.info({ applied }, 'the database schema is current');
+        return;
+      } catch (error) {
+        log.warn({ reason: (error as Error).message, retryInMs: delay }, 'cannot bring the database schema up to date yet; retrying');
+        await sleep(delay, undefined, { signal: closing.signal }).catch(() => undefined);
+      }
+    }
+  })();
+  const unavailable = () => Promise.reject(new ServiceUnavailable());
+  return {
+    create: (pet) => (current ? store.create(pet) : unavailable()),
+    get: (id) => (current ? store.get(id) : unavailable()),
+    list: (options) => (current ? store.list(options) : unavailable()),
+    ready: async () => current && (await store.ready()),
+    migrated,
+    async close() {
+      closing.abort();
+      await migrated;
+      await store.close();
+    },
+  };
+}

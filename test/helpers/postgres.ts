@@ -1,0 +1,149 @@
+// A real PostgreSQL for the tests, never an imitation: TEST_DATABASE_URL when it is given, else a
+// throwaway cluster started here from Debian's server binaries (initdb and pg_ctl in a temporary
+// directory, on a free port, as the postgres user when run as root), stopped and removed on
+// teardown. Each store gets a schema of its own, so tests share a cluster but never data.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Test } from 'tap';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { createPostgresPetStore, type PostgresPetStore } from '../../src/store/postgres-pet-store.js';
+
+// .ci/run sets this: there the PostgreSQL tests must run, never skip.
+const REQUIRED = process.env['REQUIRE_POSTGRES_TEST'] === '1';
+const DEBIAN_BINARIES = '/usr/lib/postgresql';
+
+export interface TestDatabase {
+  /** Connection string of the database itself. */
+  url: string;
+  /** A connection string whose search_path is a new, empty schema. */
+  freshSchema(): Promise<string>;
+  /** A migrated store in a fresh schema, closed on the test's teardown. */
+  createStore(t: Test, config?: pg.PoolConfig): Promise<PostgresPetStore>;
+  /** The cluster started for these tests, when there is one (not with TEST_DATABASE_URL). */
+  cluster?: Cluster;
+}
+
+export interface Cluster {
+  port: number;
+  /** Stops the server (for fault tests); start() brings it back on the same port and data. */
+  stop(mode?: 'fast' | 'immediate'): void;
+  start(): void;
+  /** Stops the server and removes its files. */
+  destroy(): void;
+}
+
+/** Why the PostgreSQL tests cannot run here, or undefined when they can. */
+export function whyNoPostgres(): string | undefined {
+  if (process.env['TEST_DATABASE_URL'] !== undefined) return undefined;
+  return binDir() === undefined ? `no PostgreSQL server binaries under ${DEBIAN_BINARIES} (apt-get install -y postgresql, or set TEST_DATABASE_URL)` : undefined;
+}
+
+/** Starts (or connects to) the database for one test file; undefined, with the reason printed, when it cannot. */
+export async function startTestDatabase(t: Test): Promise<TestDatabase | undefined> {
+  const missing = whyNoPostgres();
+  if (missing !== undefined) {
+    if (REQUIRED) throw new Error(`the PostgreSQL tests are required here (REQUIRE_POSTGRES_TEST=1) but there is ${missing}`);
+    console.error(`# SKIPPED the PostgreSQL tests: ${missing}`);
+    return undefined;
+  }
+  const given = process.env['TEST_DATABASE_URL'];
+  const cluster = given === undefined ? await startCluster() : undefined;
+  if (cluster !== undefined) t.teardown(() => cluster.destroy());
+  const url = given ?? `postgres://postgres@127.0.0.1:${cluster!.port}/postgres`;
+  const admin = new pg.Pool({ connectionString: url, max: 2 });
+  // Fault tests stop the server under it: its idle connections then fail, which is expected here.
+  admin.on('error', () => undefined);
+  const schemas: string[] = [];
+  t.teardown(async () => {
+    // With a database of the caller's, what the tests made is dropped; a throwaway cluster goes whole.
+    if (given !== undefined) for (const schema of schemas) await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  });
+  const freshSchema = async () => {
+    const schema = `test_${randomBytes(6).toString('hex')}`;
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    schemas.push(schema);
+    const withPath = new URL(url);
+    withPath.searchParams.set('options', `-c search_path=${schema}`);
+    return withPath.toString();
+  };
+  return {
+    url,
+    freshSchema,
+    async createStore(t, config = {}) {
+      const store = createPostgresPetStore({ connectionString: await freshSchema(), ...config });
+      t.teardown(() => store.close());
+      await migrate(store.pool);
+      return store;
+    },
+    ...(cluster === undefined ? {} : { cluster }),
+  };
+}
+
+/** The connection string with a password, which trust authentication ignores: to show it never reaches a log. */
+export const SECRET_PASSWORD = 's3cret-password';
+export function withPassword(url: string): string {
+  const withSecret = new URL(url);
+  withSecret.password = SECRET_PASSWORD;
+  return withSecret.toString();
+}
+
+function binDir(): string | undefined {
+  if (!existsSync(DEBIAN_BINARIES)) return undefined;
+  const versions = readdirSync(DEBIAN_BINARIES).filter((version) => existsSync(join(DEBIAN_BINARIES, version, 'bin', 'initdb')));
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  return newest === undefined ? undefined : join(DEBIAN_BINARIES, newest, 'bin');
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** initdb and postgres refuse to run as root: as root, the cluster belongs to the postgres user. */
+function runAsOwner(command: string, args: string[]): void {
+  const asRoot = process.getuid?.() === 0;
+  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+  execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+async function startCluster(): Promise<Cluster> {
+  const bin = binDir()!;
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-pg-'));
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
+    chownSync(dir, uid, gid);
+  }
+  const data = join(dir, 'data');
+  const port = await freePort();
+  runAsOwner(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C']);
+  const start = () =>
+    runAsOwner(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '30', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, 'start']);
+  start();
+  let running = true;
+  const cluster: Cluster = {
+    port,
+    start() {
+      if (!running) start();
+      running = true;
+    },
+    stop(mode = 'fast') {
+      if (running) runAsOwner(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);
+      running = false;
+    },
+    destroy() {
+      cluster.stop('immediate');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return cluster;
+}

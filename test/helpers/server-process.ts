@@ -1,0 +1,41 @@
+// Runs src/server.ts as a real process, for tests of the entry point itself.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
+
+export interface Running {
+  child: ChildProcess;
+  output: () => string;
+  port: number;
+  exited: Promise<number | null>;
+}
+
+/** Starts the server with `env` over a clean environment, and resolves once it listens. */
+export function startServer(env: Record<string, string>, cwd = process.cwd()): Promise<Running> {
+  // The test's own loader flags run the TypeScript source. The child's coverage is switched off:
+  // tap would file it over this test process's own coverage instead of adding to it.
+  // The loader named in the test's own flags (tsx) is resolved from this project, not from `cwd`.
+  const execArgv = process.execArgv.map((arg) => arg.replace(/^--import=tsx$/, `--import=${import.meta.resolve('tsx')}`));
+  const child = spawn(process.execPath, [...execArgv, SERVER], {
+    cwd,
+    env: { ...withoutServiceSettings(process.env), _TAPJS_PROCESSINFO_COVERAGE_: '0', PORT: '0', ...env },
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
+      if (port !== undefined) resolve({ child, output: () => output, port: Number(port), exited });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    exited.then((code) => reject(new Error(`exited with ${code}: ${output}`)));
+  });
+}
+
+function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { API_KEYS: _keys, HOST: _host, PORT: _port, LOG_LEVEL: _level, DATABASE_URL: _url, DATABASE_POOL_MAX: _max, DATABASE_TIMEOUT_MS: _timeout, ...rest } = env;
+  return rest;
+}

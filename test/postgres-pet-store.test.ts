@@ -1,0 +1,61 @@
+import t from 'tap';
+import pg from 'pg';
+import { migrate } from '../src/store/postgres/migrate.js';
+import { MIGRATIONS } from '../src/store/postgres/migrations.js';
+import { INT64_MAX, INT64_MIN } from '../src/validation/int64.js';
+import { petStoreConformance } from './helpers/pet-store-conformance.js';
+import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
+
+const database = await startTestDatabase(t);
+const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
+
+t.test('the shared PetStore conformance suite', { skip }, async (t) => {
+  petStoreConformance(t, (t) => database!.createStore(t));
+});
+
+t.test('int64 values round-trip digit for digit, never through a double', { skip }, async (t) => {
+  const store = await database!.createStore(t);
+  for (const categoryId of [INT64_MIN, INT64_MIN + 1n, -(2n ** 53n) - 1n, -(2 ** 53) + 1, 0, 2 ** 53 - 1, 2n ** 53n, 2n ** 53n + 1n, INT64_MAX - 1n, INT64_MAX]) {
+    const created = await store.create({ name: 'n', categoryId });
+    t.equal(typeof created.categoryId === 'bigint' ? created.categoryId : BigInt(created.categoryId), BigInt(categoryId), `${categoryId} as created`);
+    t.same(await store.get(created.id), created, `${categoryId} as read`);
+    t.equal(typeof created.categoryId, Number.isSafeInteger(Number(categoryId)) && BigInt(Number(categoryId)) === BigInt(categoryId) ? 'number' : 'bigint', `${categoryId}: number when a double holds it exactly`);
+  }
+});
+
+t.test('migrations: instances starting at once on an empty database apply each version once', { skip }, async (t) => {
+  const url = await database!.freshSchema();
+  const pools = Array.from({ length: 3 }, () => new pg.Pool({ connectionString: url, max: 1 }));
+  t.teardown(() => Promise.all(pools.map((pool) => pool.end())));
+  const applied = await Promise.all(pools.map((pool) => migrate(pool)));
+  t.same(applied.flat().sort(), MIGRATIONS.map((migration) => migration.version), 'every version applied, by exactly one of them');
+  t.same(await migrate(pools[0]!), [], 'a later start finds the schema current');
+  const { rows } = await pools[0]!.query('SELECT version, name FROM schema_migrations ORDER BY version');
+  t.same(rows, MIGRATIONS.map(({ version, name }) => ({ version, name })));
+});
+
+t.test('a failing migration leaves nothing behind', { skip }, async (t) => {
+  const url = await database!.freshSchema();
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  t.teardown(() => pool.end());
+  const broken = [...MIGRATIONS, { version: 99, name: 'broken', sql: 'CREATE TABLE later (x int); SELECT * FROM no_such_table' }];
+  await t.rejects(migrate(pool, broken), /no_such_table/);
+  const { rows } = await pool.query("SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname = current_schema()");
+  t.same(rows, [{ tables: 0 }], 'not even the first migration or the bookkeeping table');
+  t.same(await migrate(pool), MIGRATIONS.map((migration) => migration.version), 'the good ones apply later');
+});
+
+t.test('a filtered page and a page from the middle read an index, not the table', { skip }, async (t) => {
+  const store = await database!.createStore(t);
+  await store.pool.query("INSERT INTO pets (name, category_id, status) SELECT 'p' || n, n, (ARRAY['available','pending','sold'])[1 + n % 3] FROM generate_series(1, 20000) AS n");
+  await store.pool.query('ANALYZE pets');
+  for (const [text, values] of [
+    ['SELECT id, name, category_id, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2', [10_000, 101]],
+    ['SELECT id, name, category_id, status FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3', ['sold', 10_000, 101]],
+  ] as const) {
+    const { rows } = await store.pool.query(`EXPLAIN (FORMAT JSON) ${text}`, [...values]);
+    const plan = JSON.stringify(rows[0]['QUERY PLAN']);
+    t.match(plan, /"Index (Only )?Scan"/, `${text.slice(0, 60)}…: an index scan`);
+    t.notMatch(plan, /"Seq Scan"/, 'no sequential scan');
+  }
+});

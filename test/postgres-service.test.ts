@@ -1,0 +1,93 @@
+// The service as deployed on PostgreSQL: real server processes (src/server.ts) on one database.
+// A 201 is on disk: a process killed with SIGKILL mid-load loses no answered pet; several instances
+// share one store; instances started together on an empty database all come up.
+import t, { type Test } from 'tap';
+import { API_KEY } from './helpers/build-app.js';
+import { SECRET_PASSWORD, startTestDatabase, whyNoPostgres, withPassword } from './helpers/postgres.js';
+import { startServer, type Running } from './helpers/server-process.js';
+
+const database = await startTestDatabase(t);
+const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
+// Server processes load the service through tsx: a few seconds each, more on a busy machine.
+t.setTimeout(180_000);
+
+const AUTH = { authorization: `Bearer ${API_KEY}` };
+
+async function instance(t: Test, url: string): Promise<Running> {
+  const server = await startServer({ API_KEYS: API_KEY, DATABASE_URL: url, LOG_LEVEL: 'info' });
+  t.teardown(() => {
+    server.child.kill('SIGKILL');
+    return server.exited;
+  });
+  // Listening comes before the schema is current: wait until the instance says it is ready.
+  for (let tries = 0; tries < 100; tries++) {
+    const ready = await fetch(`http://127.0.0.1:${server.port}/health/ready`).then((response) => response.status, () => 0);
+    if (ready === 200) return server;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`instance never became ready: ${server.output()}`);
+}
+
+const create = (port: number, index: number) =>
+  fetch(`http://127.0.0.1:${port}/v1/pets`, {
+    method: 'POST',
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `pet ${index}`, categoryId: index, ...(index % 2 === 0 ? { status: 'sold' } : {}) }),
+  }).then(async (response) => ({ status: response.status, body: await response.json() as Record<string, unknown> }), () => undefined);
+
+async function allPets(port: number): Promise<Record<string, unknown>[]> {
+  const pets: Record<string, unknown>[] = [];
+  for (let path: string | undefined = '/v1/pets?limit=100'; path !== undefined; ) {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: AUTH });
+    pets.push(...((await response.json()) as Record<string, unknown>[]));
+    path = /^<([^>]*)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
+  }
+  return pets;
+}
+
+t.test('every pet answered 201 survives a SIGKILL mid-load, unchanged', { skip }, async (t) => {
+  const url = withPassword(await database!.freshSchema());
+  const first = await instance(t, url);
+  const answered: Record<string, unknown>[] = [];
+  let sent = 0;
+  // Eight clients create pets back to back; the process is killed while they do.
+  const clients = Array.from({ length: 8 }, async () => {
+    for (;;) {
+      const result = await create(first.port, sent++);
+      if (result === undefined) return;
+      if (result.status === 201) answered.push(result.body);
+    }
+  });
+  while (answered.length < 300) await new Promise((resolve) => setTimeout(resolve, 20));
+  first.child.kill('SIGKILL');
+  await Promise.all(clients);
+  await first.exited;
+
+  const second = await instance(t, url);
+  const stored = new Map((await allPets(second.port)).map((pet) => [String(pet['id']), pet]));
+  t.ok(answered.length >= 300, `${answered.length} creates answered 201 before the kill`);
+  t.same(answered.filter((pet) => JSON.stringify(stored.get(String(pet['id']))) !== JSON.stringify(pet)), [], 'every one of them is stored, as answered');
+  t.ok(stored.size >= answered.length, `${stored.size} pets stored (creates in flight at the kill may have been stored unanswered)`);
+  t.notMatch(first.output() + second.output(), API_KEY, 'no key in the logs');
+  t.notMatch(first.output() + second.output(), SECRET_PASSWORD, 'no database password in the logs');
+  t.match(first.output(), /pets are kept in PostgreSQL at 127\.0\.0\.1:\d+\/postgres/, 'the log names where, without credentials');
+});
+
+t.test('several instances on one database: distinct ids, and each reads what the others created', { skip }, async (t) => {
+  const url = await database!.freshSchema();
+  // Started together on an empty schema: they take turns migrating, and all come up.
+  const instances = await Promise.all([instance(t, url), instance(t, url), instance(t, url)]);
+  const created = await Promise.all(Array.from({ length: 150 }, (_, index) => create(instances[index % 3]!.port, index)));
+  t.same(created.map((result) => result?.status), created.map(() => 201), 'all 150 creates answered 201');
+  const ids = created.map((result) => String(result!.body['id']));
+  t.equal(new Set(ids).size, 150, 'the ids are distinct across instances');
+  for (const [index, server] of instances.entries()) {
+    const listed = await allPets(server.port);
+    t.same(listed.map((pet) => String(pet['id'])).sort(), [...ids].sort(), `instance ${index + 1} lists every pet, through its next links`);
+    const one = created[(index + 1) % 150]!.body;
+    const read = await fetch(`http://127.0.0.1:${server.port}/v1/pets/${String(one['id'])}`, { headers: AUTH });
+    t.same(await read.json(), one, `instance ${index + 1} reads a pet another instance created`);
+  }
+  const applied = instances.map((server) => /"applied":\[([\d,]*)\]/.exec(server.output())?.[1]);
+  t.equal(applied.filter((versions) => versions !== '').length, 1, `exactly one instance applied the migrations (${JSON.stringify(applied)})`);
+});
