@@ -86,7 +86,14 @@ export interface components {
          * @description Identifier of a pet, assigned by the service.
          */
         PetId: number | bigint;
-        /** @description The animal's name, 1 to 100 characters (Unicode code points), stored exactly as sent. */
+        /**
+         * @description The animal's name, 1 to 100 characters (Unicode code points), stored
+         *     exactly as sent. It may not contain U+0000 (NUL) or an unpaired
+         *     surrogate (`\uD800`–`\uDFFF` not part of a pair): I-JSON (RFC 7493)
+         *     excludes unpaired surrogates, UTF-8 cannot encode them, and PostgreSQL's
+         *     `text` cannot hold NUL, so either would be stored changed or not at all.
+         *     Such a name is refused with 400 rather than altered.
+         */
         PetName: string;
         /**
          * Format: int64

@@ -54,6 +54,20 @@ t.test('names at their length bounds are stored exactly as sent', async (t) => {
   }
 });
 
+t.test('a name with U+0000 or an unpaired surrogate is refused, not altered; paired surrogates are characters', async (t) => {
+  const { app } = await buildTestApp(t);
+  for (const name of ['Rex\u0000', '\ud800', 'a\udfffb', '\ude00\ud83d']) {
+    const response = await app.inject(postPet(`{"name":${JSON.stringify(name)},"categoryId":1}`));
+    t.equal(response.statusCode, 400, JSON.stringify(name));
+    t.match(checkContract(t, response, 'createPet').message, /^body\.name must match pattern/, JSON.stringify(name));
+  }
+  const escaped = await app.inject(postPet('{"name":"\\u0000","categoryId":1}'));
+  t.equal(escaped.statusCode, 400, 'also when escaped in the JSON text');
+  const paired = await app.inject(postPet('{"name":"\\ud83d\\ude00 Rex","categoryId":1}'));
+  t.equal(checkContract(t, paired, 'createPet').name, '\u{1F600} Rex', 'an escaped pair is the character it encodes');
+  t.same(JSON.parse((await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).body).map((pet: { name: string }) => pet.name), ['\u{1F600} Rex'], 'nothing refused was stored');
+});
+
 const invalidBodies: [string, string, RegExp][] = [
   ['categoryId as a string', '{"name":"Rex","categoryId":"5"}', /body\.categoryId must be an integer from -9223372036854775808 to 9223372036854775807/],
   ['name as a number', '{"name":5,"categoryId":5}', /body\.name must be a string/],

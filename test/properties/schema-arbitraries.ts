@@ -85,19 +85,45 @@ const anyCharacter = fc.oneof(
 );
 
 /** Strings of min to max code points; adjacent lone surrogates would pair up, so the count is checked. */
-function stringOfLength(min: number, max: number): fc.Arbitrary<string> {
+function stringOfLength(min: number, max: number, allowed?: RegExp): fc.Arbitrary<string> {
+  const character = allowed === undefined ? anyCharacter : anyCharacter.filter((candidate) => allowed.test(candidate));
   return fc
     .oneof(
-      fc.array(anyCharacter, { minLength: min, maxLength: max }),
-      fc.constantFrom(min, max).chain((length) => fc.array(anyCharacter, { minLength: length, maxLength: length })),
+      fc.array(character, { minLength: min, maxLength: max }),
+      fc.constantFrom(min, max).chain((length) => fc.array(character, { minLength: length, maxLength: length })),
     )
     .map((characters) => characters.join(''))
     .filter((text) => [...text].length >= min && [...text].length <= max);
 }
 
+// The one kind of pattern generated: a character class repeated, `^[...]*$`, as PetName's. Any other
+// pattern stops the tests.
+const CLASS_REPEATED = /^\^(\[[^\]]*\])\*\$$/;
+// Characters a class may exclude, tried when a value must break it.
+const EXCLUDABLE = ['\u0000', '\ud800', '\udbff', '\udc00', '\udfff', '\u0001', '\u007f', 'a', ' '];
+
+/** For a pattern `^[...]*$`, the test one character must pass. */
+function characterClassOf(schema: Schema): RegExp | undefined {
+  if (schema.pattern === undefined) return undefined;
+  const match = CLASS_REPEATED.exec(schema.pattern);
+  if (match === null) throw new Error(`schema-arbitraries does not generate strings for the pattern ${schema.pattern}`);
+  return new RegExp(`^${match[1]}$`, 'u');
+}
+
 function stringOf(schema: Schema): fc.Arbitrary<string> {
-  if (schema.pattern !== undefined) throw new Error(`schema-arbitraries does not generate strings for the pattern ${schema.pattern}`);
-  return stringOfLength(schema.minLength ?? 0, schema.maxLength ?? 200);
+  return stringOfLength(schema.minLength ?? 0, schema.maxLength ?? 200, characterClassOf(schema));
+}
+
+/** A valid string with one character its class excludes put between two of its code points. */
+function withExcludedCharacter(schema: Schema, allowed: RegExp): fc.Arbitrary<string> {
+  const excluded = EXCLUDABLE.filter((candidate) => !allowed.test(candidate));
+  const min = Math.max(0, (schema.minLength ?? 0) - 1);
+  const max = (schema.maxLength ?? 200) - 1;
+  return fc.tuple(stringOfLength(min, max, allowed), fc.nat(), fc.constantFrom(...excluded)).map(([text, at, character]) => {
+    const points = [...text];
+    points.splice(at % (points.length + 1), 0, character);
+    return points.join('');
+  });
 }
 
 /** Values that satisfy the schema. */
@@ -147,9 +173,10 @@ export function brokenValue(schema: Schema): fc.Arbitrary<Breaking> {
     const { min, max } = integerBounds(resolved);
     breakings.push(at('below minimum', integerIn(min - 2n ** 66n, min - 1n)), at('above maximum', integerIn(max + 1n, max + 2n ** 66n)));
   } else if (resolved.type === 'string') {
-    stringOf(resolved);
-    if ((resolved.minLength ?? 0) > 0) breakings.push(at('too short', stringOfLength(0, resolved.minLength! - 1)));
-    if (resolved.maxLength !== undefined) breakings.push(at('too long', stringOfLength(resolved.maxLength + 1, resolved.maxLength + 20)));
+    const allowed = characterClassOf(resolved);
+    if (allowed !== undefined) breakings.push(at('a character the pattern excludes', withExcludedCharacter(resolved, allowed)));
+    if ((resolved.minLength ?? 0) > 0) breakings.push(at('too short', stringOfLength(0, resolved.minLength! - 1, allowed)));
+    if (resolved.maxLength !== undefined) breakings.push(at('too long', stringOfLength(resolved.maxLength + 1, resolved.maxLength + 20, allowed)));
   } else if (resolved.type === 'object') {
     breakings.push(...objectBreakings(resolved));
   }
