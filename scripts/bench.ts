@@ -430,8 +430,7 @@ function report(
   const flatFrom = fullAnswer.length > 0 ? Math.min(...fullAnswer) : Math.min(...sizes);
   const lines = [
     ...(values['self-check'] ? ['SELF-CHECK: both columns are the baseline app; every ratio shows the noise floor of this machine.', ''] : []),
-    `Command: \`npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}` +
-      `${values.instructions ? ` --instructions --instruction-requests ${instructionRequests} --instruction-rounds ${instructionRounds}` : ''}${values['self-check'] ? ' --self-check' : ''}\``,
+    `Command: \`${commandLine()}\``,
     `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}. ${rounds} rounds, each with fresh server processes: req/s and p99 are medians over the rounds; CPU is the server process's user+system time (/proc/<pid>/stat) per answered request, the lowest over the rounds. "Logs on" is the service logging every request as \`npm start\` does (LOG_LEVEL=info, asynchronous destination, into a file); the other service columns have LOG_LEVEL off.`,
     '',
     '| pets | workload | req/s service | req/s baseline | ratio | p99 ms service | p99 ms baseline | CPU µs/req service | CPU µs/req baseline | CPU ratio | CPU µs/req logs on | logs on ÷ off |',
@@ -487,7 +486,7 @@ function shortTable(rows: Row[], instructionRows: InstructionRow[]): string {
   const instructions = (pets: number, workload: string) => instructionRows.find((row) => row.pets === pets && row.workload === workload);
   const counted = instructionRows.length > 0;
   return [
-    `Command: \`npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}${counted ? ' --instructions' : ''}\` (${cpus().length} cores, Node ${process.version}); the full report is in docs/performance.md.`,
+    `Command: \`${commandLine()}\` (${cpus().length} cores, Node ${process.version}); the full report is in docs/performance.md.`,
     '',
     `| pets | workload | req/s | CPU µs/req | CPU ÷ plain fastify |${counted ? ' instructions ÷ plain fastify |' : ''} CPU logs on ÷ off |${counted ? ' instructions logs on ÷ off |' : ''}`,
     `|---:|---|---:|---:|---:|${counted ? '---:|' : ''}---:|${counted ? '---:|' : ''}`,
@@ -501,6 +500,14 @@ function shortTable(rows: Row[], instructionRows: InstructionRow[]): string {
       );
     }),
   ].join('\n');
+}
+
+/** The command that reproduces this run, every setting written out. */
+function commandLine(): string {
+  return (
+    `npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}` +
+    `${values.instructions ? ` --instructions --instruction-requests ${instructionRequests} --instruction-rounds ${instructionRounds}` : ''}${values['self-check'] ? ' --self-check' : ''}`
+  );
 }
 
 function writeBetweenMarkers(file: string, text: string) {

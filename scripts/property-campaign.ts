@@ -1,24 +1,30 @@
 // A long property-based campaign against the service: the properties of test/properties.test.ts
 // with any seed and as many cases as asked, split evenly over the properties.
 //   npm run campaign -- --seed 42 --cases 100000
+//   DATABASE_URL=postgres://… npm run campaign -- --store postgres   (in a schema of its own, dropped afterwards)
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
-import { apiProperties, createSubject } from '../test/properties/api-properties.js';
+import pg from 'pg';
+import { migrate } from '../src/store/postgres/migrate.js';
+import { createPostgresPetStore } from '../src/store/postgres-pet-store.js';
+import { apiProperties, createSubject, memoryStoreUnderTest, postgresStoreUnderTest } from '../test/properties/api-properties.js';
 
 const { values } = parseArgs({
   options: {
     seed: { type: 'string', default: String(Date.now() % 2 ** 31) },
     cases: { type: 'string', default: '100000' },
+    store: { type: 'string', default: 'memory' },
   },
 });
 const seed = Number(values.seed);
 const cases = Number(values.cases);
-if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(cases) || cases < 1) {
-  console.error('usage: npm run campaign -- [--seed <integer>] [--cases <positive integer>]');
+if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(cases) || cases < 1 || !['memory', 'postgres'].includes(values.store)) {
+  console.error('usage: npm run campaign -- [--seed <integer>] [--cases <positive integer>] [--store memory|postgres (with DATABASE_URL)]');
   process.exit(2);
 }
 
-const subject = await createSubject();
+const database = values.store === 'postgres' ? await campaignSchema() : undefined;
+const subject = await createSubject(database === undefined ? memoryStoreUnderTest() : postgresStoreUnderTest(database.store));
 const properties = apiProperties(subject);
 const started = performance.now();
 let failures = 0;
@@ -40,6 +46,31 @@ for (const [index, { name, property }] of properties.entries()) {
   }
 }
 await subject.close();
+await database?.drop();
 const total = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`summary: seed ${seed}, ${cases} cases, ${subject.requestsSent()} requests, ${total} s, ${failures} failing properties`);
 process.exitCode = failures === 0 ? 0 : 1;
+
+/** A store in a new schema of DATABASE_URL's database, so that the campaign never touches existing pets. */
+async function campaignSchema() {
+  const url = process.env['DATABASE_URL'];
+  if (url === undefined || url === '') {
+    console.error('campaign: --store postgres needs DATABASE_URL');
+    process.exit(2);
+  }
+  const schema = `campaign_${process.pid}_${Date.now()}`;
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const inSchema = new URL(url);
+  inSchema.searchParams.set('options', `-c search_path=${schema}`);
+  const store = createPostgresPetStore({ connectionString: inSchema.toString() });
+  await migrate(store.pool);
+  return {
+    store,
+    async drop() {
+      await store.close();
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+}

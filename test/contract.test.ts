@@ -1,11 +1,13 @@
 // Every status openapi.yaml documents for every operation is produced here and checked against
 // the spec; a status added to the spec without a case here fails the suite.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { InjectOptions } from 'fastify';
 import { ServiceUnavailable } from '../src/errors/api-errors.js';
+import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { AUTH, JSON_TYPE, buildTestApp, postPet } from './helpers/build-app.js';
 import { checkContract, documentedStatuses, operations } from './helpers/contract.js';
+import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
 
 type Case = { request: InjectOptions; store?: 'failing' | 'unavailable' };
 
@@ -57,14 +59,25 @@ t.test('the cases cover exactly the operations and statuses of openapi.yaml', as
   }
 });
 
-for (const [operationId, byStatus] of Object.entries(cases)) {
-  for (const [status, { request, store }] of Object.entries(byStatus)) {
-    t.test(`${operationId} answers ${status} as documented`, async (t) => {
-      const { app } = await buildTestApp(t, store === undefined ? {} : { store: stores[store] });
-      await app.inject(postPet({ name: 'Seed', categoryId: 7, status: 'available' }));
-      const response = await app.inject(request);
-      t.equal(response.statusCode, Number(status));
-      checkContract(t, response, operationId);
-    });
-  }
+// Every case runs against each real store; the failing and unavailable stand-ins replace both.
+const database = await startTestDatabase(t);
+const realStores: [string, (t: Test) => Promise<PetStore>, string | boolean][] = [
+  ['in-memory store', async () => createMemoryPetStore(), false],
+  ['PostgreSQL store', (t) => database!.createStore(t), database === undefined ? (whyNoPostgres() ?? true) : false],
+];
+
+for (const [storeName, createStore, skip] of realStores) {
+  t.test(storeName, { skip }, async (t) => {
+    for (const [operationId, byStatus] of Object.entries(cases)) {
+      for (const [status, { request, store }] of Object.entries(byStatus)) {
+        t.test(`${operationId} answers ${status} as documented`, async (t) => {
+          const { app } = await buildTestApp(t, { store: store === undefined ? await createStore(t) : stores[store] });
+          await app.inject(postPet({ name: 'Seed', categoryId: 7, status: 'available' }));
+          const response = await app.inject(request);
+          t.equal(response.statusCode, Number(status));
+          checkContract(t, response, operationId);
+        });
+      }
+    }
+  });
 }

@@ -20,10 +20,10 @@ const DEBIAN_BINARIES = '/usr/lib/postgresql';
 export interface TestDatabase {
   /** Connection string of the database itself. */
   url: string;
-  /** A connection string whose search_path is a new, empty schema. */
-  freshSchema(): Promise<string>;
+  /** A connection string whose search_path is a new, empty schema, with these server settings. */
+  freshSchema(settings?: Record<string, string>): Promise<string>;
   /** A migrated store in a fresh schema, closed on the test's teardown. */
-  createStore(t: Test, config?: pg.PoolConfig): Promise<PostgresPetStore>;
+  createStore(t: Test, settings?: Record<string, string>): Promise<PostgresPetStore>;
   /** The cluster started for these tests, when there is one (not with TEST_DATABASE_URL). */
   cluster?: Cluster;
 }
@@ -64,19 +64,20 @@ export async function startTestDatabase(t: Test): Promise<TestDatabase | undefin
     if (given !== undefined) for (const schema of schemas) await admin.query(`DROP SCHEMA ${schema} CASCADE`);
     await admin.end();
   });
-  const freshSchema = async () => {
+  const freshSchema = async (settings: Record<string, string> = {}) => {
     const schema = `test_${randomBytes(6).toString('hex')}`;
     await admin.query(`CREATE SCHEMA ${schema}`);
     schemas.push(schema);
     const withPath = new URL(url);
-    withPath.searchParams.set('options', `-c search_path=${schema}`);
+    const options = Object.entries({ search_path: schema, ...settings }).map(([name, value]) => `-c ${name}=${value}`);
+    withPath.searchParams.set('options', options.join(' '));
     return withPath.toString();
   };
   return {
     url,
     freshSchema,
-    async createStore(t, config = {}) {
-      const store = createPostgresPetStore({ connectionString: await freshSchema(), ...config });
+    async createStore(t, settings = {}) {
+      const store = createPostgresPetStore({ connectionString: await freshSchema(settings) });
       t.teardown(() => store.close());
       await migrate(store.pool);
       return store;

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
+import type { PostgresPetStore } from '../../src/store/postgres-pet-store.js';
 import type { NewPet, Pet } from '../../src/types/api.js';
 import { API_KEY } from '../helpers/build-app.js';
 import { contractViolations, operation, type HttpAnswer } from '../helpers/contract.js';
@@ -31,21 +32,44 @@ export interface Answer extends HttpAnswer {
 /** The service under test: one app for a whole campaign, with a store emptied before each case. */
 export interface Subject {
   send(request: ApiRequest): Promise<Answer>;
-  /** Empties the store, then stores `pets` directly (not through HTTP), and returns them stored. */
+  /** Empties the store, then stores `pets` directly (not through HTTP), and returns them stored, in id order. */
   resetStore(pets?: readonly NewPet[]): Promise<Pet[]>;
   requestsSent(): number;
   close(): Promise<void>;
 }
 
-export async function createSubject(): Promise<Subject> {
+/**
+ * A store the properties run against, and how to empty it between cases: the store is a parameter
+ * of the same properties, never a second copy of them. Emptied, ids start at 1 again.
+ */
+export interface StoreUnderTest {
+  store: PetStore;
+  empty(): Promise<void>;
+}
+
+/** The in-memory store: emptied by swapping in a fresh one behind the same app. */
+export function memoryStoreUnderTest(): StoreUnderTest {
   let store = createMemoryPetStore();
-  // Building an app takes ~85 ms; swapping the store behind it makes each case start empty for free.
-  const swappable: PetStore = {
-    create: (pet) => store.create(pet),
-    get: (id) => store.get(id),
-    list: (options) => store.list(options),
+  return {
+    store: { create: (pet) => store.create(pet), get: (id) => store.get(id), list: (options) => store.list(options) },
+    empty: async () => void (store = createMemoryPetStore()),
   };
-  const app: FastifyInstance = await buildApp({ apiKeys: [API_KEY], store: swappable });
+}
+
+/** A PostgreSQL store in a schema of its own (it deletes every pet there between cases). */
+export function postgresStoreUnderTest(store: PostgresPetStore): StoreUnderTest {
+  // Most cases (refused requests) leave the table empty, and with no row there was no insert since
+  // the last emptying, so the ids still start at 1. DELETE, not TRUNCATE, which gives the table new files.
+  const empty = async () => {
+    const { rowCount } = await store.pool.query('DELETE FROM pets');
+    if (rowCount !== 0) await store.pool.query('ALTER TABLE pets ALTER COLUMN id RESTART WITH 1');
+  };
+  return { store, empty };
+}
+
+export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest()): Promise<Subject> {
+  // Building an app takes ~85 ms: one app serves every case, with its store emptied in between.
+  const app: FastifyInstance = await buildApp({ apiKeys: [API_KEY], store: under.store });
   let sent = 0;
   return {
     async send(request) {
@@ -61,10 +85,10 @@ export async function createSubject(): Promise<Subject> {
       return { statusCode: response.statusCode, headers: response.headers, body: response.body, json };
     },
     async resetStore(pets = []) {
-      store = createMemoryPetStore();
-      const stored: Pet[] = [];
-      for (const pet of pets) stored.push(await store.create(pet));
-      return stored;
+      await under.empty();
+      // Stored concurrently (over a database pool's connections), then put in id order, as the model keeps them.
+      const stored = await Promise.all(pets.map((pet) => under.store.create(pet)));
+      return stored.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
     },
     requestsSent: () => sent,
     close: () => app.close(),
