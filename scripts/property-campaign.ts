@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { migrate } from '../src/store/postgres/migrate.js';
 import { createPostgresPetStore } from '../src/store/postgres-pet-store.js';
+import { inSchema } from '../test/helpers/postgres.js';
 import { apiProperties, createSubject, memoryStoreUnderTest, postgresStoreUnderTest } from '../test/properties/api-properties.js';
 
 const { values } = parseArgs({
@@ -61,9 +62,7 @@ async function campaignSchema() {
   const schema = `campaign_${process.pid}_${Date.now()}`;
   const admin = new pg.Pool({ connectionString: url, max: 1 });
   await admin.query(`CREATE SCHEMA ${schema}`);
-  const inSchema = new URL(url);
-  inSchema.searchParams.set('options', `-c search_path=${schema}`);
-  const store = createPostgresPetStore({ connectionString: inSchema.toString() });
+  const store = createPostgresPetStore({ connectionString: inSchema(url, schema) });
   await migrate(store.pool);
   return {
     store,

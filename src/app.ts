@@ -41,6 +41,7 @@ export interface AppOptions {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const spec = options.spec ?? loadServedSpec();
   const basePath = basePathOf(spec);
+  const operations = operationsOf(spec);
   const store = options.store ?? createMemoryPetStore();
   const headers = securityHeaders();
   const handleError = createErrorHandler({ errorCodes: errorCodesOf(spec), bodyLimit: BODY_LIMIT, headers });
@@ -86,12 +87,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Glue spreads these options over its own method, url and schema; its type asks for whole RouteOptions.
     operationResolver: createOperationResolver({
       spec,
-      handlers: createHandlers({ store, pathOf: (operationId) => basePath + pathOfOperation(spec, operationId) }),
+      handlers: createHandlers({ store, pathOf: (operationId) => basePath + pathOfOperation(operations, operationId) }),
       authenticators: { bearerAuth: createBearerAuth(options.apiKeys) },
       headers,
     }) as unknown as NonNullable<FastifyOpenapiGlueOptions['operationResolver']>,
   });
-  registerMethodNotAllowed(app, operationsOf(spec), basePath);
+  registerMethodNotAllowed(app, operations, basePath);
   registerHealth(app, store, headers);
   return app;
 }

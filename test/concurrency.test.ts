@@ -2,9 +2,10 @@
 // connections: every create gets its own id, nothing is lost, and every list stays valid.
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { contractViolations, type HttpAnswer } from './helpers/contract.js';
+import { nextTarget } from './helpers/next-link.js';
 import { parseJson } from '../src/validation/strict-json.js';
 
 const CREATES = 600;
@@ -43,19 +44,27 @@ function send(agent: Agent, port: number, method: string, path: string, body?: u
   });
 }
 
-t.test('concurrent creates get distinct ids, are all readable, and lists stay valid meanwhile', async (t) => {
+/** The app listening on a free port of 127.0.0.1, with the connections it has accepted. */
+async function listening(t: Test) {
   const { app } = await buildTestApp(t, { logger: false });
   const connections = new Set<unknown>();
   app.server.on('connection', (socket) => connections.add(socket));
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as AddressInfo;
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  return { port: (app.server.address() as AddressInfo).port, connections };
+}
+
+/** A keep-alive agent of at most `maxSockets` connections, destroyed on teardown. */
+function agentOf(t: Test, maxSockets: number): Agent {
+  const agent = new Agent({ keepAlive: true, maxSockets });
+  t.teardown(() => agent.destroy());
+  return agent;
+}
+
+t.test('concurrent creates get distinct ids, are all readable, and lists stay valid meanwhile', async (t) => {
+  const { port, connections } = await listening(t);
+  const agent = agentOf(t, CONNECTIONS);
   // Lists have a connection of their own, so they run between creates rather than queue behind them.
-  const listAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-  t.teardown(() => {
-    agent.destroy();
-    listAgent.destroy();
-  });
+  const listAgent = agentOf(t, 1);
 
   const sent: Sent[] = Array.from({ length: CREATES }, (_, index) => {
     const status = STATUSES[index % STATUSES.length];
@@ -122,15 +131,9 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
 });
 
 t.test('a client walking every page while others create sees each pet once, none skipped', async (t) => {
-  const { app } = await buildTestApp(t, { logger: false });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as AddressInfo;
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const walkAgent = new Agent({ keepAlive: true, maxSockets: 2 });
-  t.teardown(() => {
-    agent.destroy();
-    walkAgent.destroy();
-  });
+  const { port } = await listening(t);
+  const agent = agentOf(t, CONNECTIONS);
+  const walkAgent = agentOf(t, 2);
   const body = (index: number) => {
     const status = STATUSES[index % STATUSES.length];
     return { name: `pet ${index}`, categoryId: index, ...(status === undefined ? {} : { status }) };
@@ -153,8 +156,7 @@ t.test('a client walking every page while others create sees each pet once, none
       problems.push(...contractViolations(answer, 'listPets'));
       seen.push(...answer.json);
       pages += 1;
-      const link = answer.headers['link'];
-      path = link === undefined ? undefined : /^<([^>]*)>; rel="next"$/.exec(String(link))![1];
+      path = nextTarget(answer.headers['link']);
     }
     return { seen, startedWith, answeredBeforeLast: answeredBeforeLast.filter((pet) => status === undefined || pet.status === status), pages, problems, createdByPage };
   };

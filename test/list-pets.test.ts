@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AUTH, JSON_TYPE, OTHER_API_KEY, buildTestApp, postPet } from './helpers/build-app.js';
 import { encodeCursor } from '../src/pagination/cursor.js';
 import { checkContract } from './helpers/contract.js';
+import { nextTarget } from './helpers/next-link.js';
 
 const STATUSES = ['available', 'pending', 'sold', undefined] as const;
 
@@ -52,11 +53,7 @@ t.test('the status filter returns only, and all, pets of that status up to the l
   }
 });
 
-/** The target of a `Link: <…>; rel="next"` header, or undefined when there is none. */
-function nextOf(response: { headers: Record<string, unknown> }): string | undefined {
-  const link = response.headers['link'];
-  return link === undefined ? undefined : /^<([^>]*)>; rel="next"$/.exec(String(link))![1];
-}
+const nextOf = (response: { headers: Record<string, unknown> }) => nextTarget(response.headers['link']);
 
 t.test('more than 100 pets of a status are all reachable through next links', async (t) => {
   const { app } = await buildTestApp(t);

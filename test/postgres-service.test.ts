@@ -4,6 +4,7 @@
 import t, { type Test } from 'tap';
 import { API_KEY } from './helpers/build-app.js';
 import { SECRET_PASSWORD, startTestDatabase, whyNoPostgres, withPassword } from './helpers/postgres.js';
+import { nextTarget } from './helpers/next-link.js';
 import { startServer, type Running } from './helpers/server-process.js';
 
 const database = await startTestDatabase(t);
@@ -40,7 +41,7 @@ async function allPets(port: number): Promise<Record<string, unknown>[]> {
   for (let path: string | undefined = '/v1/pets?limit=100'; path !== undefined; ) {
     const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: AUTH });
     pets.push(...((await response.json()) as Record<string, unknown>[]));
-    path = /^<([^>]*)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
+    path = nextTarget(response.headers.get('link'));
   }
   return pets;
 }

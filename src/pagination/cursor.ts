@@ -8,7 +8,7 @@ import { INT64_MAX, exactInteger } from '../validation/int64.js';
 
 const VERSION = 'v1';
 // VERSION:status:id, with an empty status for an unfiltered list; ids are positive, without leading zeros.
-const DECODED = /^v1:([a-z]*):([1-9][0-9]{0,18})$/;
+const DECODED = new RegExp(`^${VERSION}:([a-z]*):([1-9][0-9]{0,18})$`);
 const FIX = 'send the cursor of a Link rel="next" header unchanged, or leave it out to start from the first page';
 
 export interface CursorPosition {

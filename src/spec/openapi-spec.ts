@@ -65,8 +65,8 @@ export function operationsOf(spec: OpenApiDocument): Operation[] {
 }
 
 /** The path of an operation as the spec writes it, e.g. `/pets` for listPets. */
-export function pathOfOperation(spec: OpenApiDocument, operationId: string): string {
-  const operation = operationsOf(spec).find((candidate) => candidate.operationId === operationId);
+export function pathOfOperation(operations: readonly Operation[], operationId: string): string {
+  const operation = operations.find((candidate) => candidate.operationId === operationId);
   if (operation === undefined) throw new Error(`openapi.yaml: no operation ${operationId}`);
   return operation.path;
 }

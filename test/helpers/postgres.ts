@@ -68,10 +68,7 @@ export async function startTestDatabase(t: Test): Promise<TestDatabase | undefin
     const schema = `test_${randomBytes(6).toString('hex')}`;
     await admin.query(`CREATE SCHEMA ${schema}`);
     schemas.push(schema);
-    const withPath = new URL(url);
-    const options = Object.entries({ search_path: schema, ...settings }).map(([name, value]) => `-c ${name}=${value}`);
-    withPath.searchParams.set('options', options.join(' '));
-    return withPath.toString();
+    return inSchema(url, schema, settings);
   };
   return {
     url,
@@ -84,6 +81,14 @@ export async function startTestDatabase(t: Test): Promise<TestDatabase | undefin
     },
     ...(cluster === undefined ? {} : { cluster }),
   };
+}
+
+/** The connection string whose connections use `schema` (search_path) and these server settings. */
+export function inSchema(url: string, schema: string, settings: Record<string, string> = {}): string {
+  const withOptions = new URL(url);
+  const options = Object.entries({ search_path: schema, ...settings }).map(([name, value]) => `-c ${name}=${value}`);
+  withOptions.searchParams.set('options', options.join(' '));
+  return withOptions.toString();
 }
 
 /** The connection string with a password, which trust authentication ignores: to show it never reaches a log. */

@@ -11,6 +11,7 @@ import type { PostgresPetStore } from '../../src/store/postgres-pet-store.js';
 import type { NewPet, Pet } from '../../src/types/api.js';
 import { API_KEY } from '../helpers/build-app.js';
 import { contractViolations, operation, type HttpAnswer } from '../helpers/contract.js';
+import { nextTarget } from '../helpers/next-link.js';
 import { parseJson } from '../../src/validation/strict-json.js';
 import {
   anyRequest,
@@ -188,7 +189,7 @@ function expectPage(model: Model, request: ApiRequest, answer: Answer, page: { l
     if (link !== undefined) throw new Error(`${describe(request)}: ${what}: nothing more follows, yet the answer links to a next page: ${String(link)}`);
     return undefined;
   }
-  const target = link === undefined ? undefined : /^<([^>]*)>; rel="next"$/.exec(String(link))?.[1];
+  const target = nextTarget(link);
   if (target === undefined) throw new Error(`${describe(request)}: ${what}: more pets follow, yet there is no next link (Link: ${String(link)})`);
   // The target is resolved against the URL the request went to, as a client does (RFC 3986, section 5).
   const resolved = new URL(target, `http://127.0.0.1${request.url}`);
