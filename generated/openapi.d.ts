@@ -83,7 +83,10 @@ export interface components {
         PetStatus: "available" | "pending" | "sold";
         /**
          * Format: int64
-         * @description Identifier of a pet, assigned by the service.
+         * @description Identifier of a pet, assigned by the service when it is added:
+         *     unique across all instances, increasing in the order pets are added,
+         *     never reused. Not dense: a create that fails after taking its id
+         *     leaves a gap, so clients must not infer counts or neighbours from ids.
          */
         PetId: number | bigint;
         /**

@@ -6,7 +6,9 @@ import t, { type Test } from 'tap';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { contractViolations, type HttpAnswer } from './helpers/contract.js';
 import { nextTarget } from './helpers/next-link.js';
+import type { PetStore } from '../src/store/pet-store.js';
 import { parseJson } from '../src/validation/strict-json.js';
+import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
 
 const CREATES = 600;
 const CONNECTIONS = 8;
@@ -45,8 +47,8 @@ function send(agent: Agent, port: number, method: string, path: string, body?: u
 }
 
 /** The app listening on a free port of 127.0.0.1, with the connections it has accepted. */
-async function listening(t: Test) {
-  const { app } = await buildTestApp(t, { logger: false });
+async function listening(t: Test, store?: PetStore) {
+  const { app } = await buildTestApp(t, { logger: false, ...(store === undefined ? {} : { store }) });
   const connections = new Set<unknown>();
   app.server.on('connection', (socket) => connections.add(socket));
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -130,54 +132,73 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
   t.equal(invalid, 0, 'every list taken during the creates is valid, within its limit, and the first pets in id order');
 });
 
-t.test('a client walking every page while others create sees each pet once, none skipped', async (t) => {
-  const { port } = await listening(t);
-  const agent = agentOf(t, CONNECTIONS);
-  const walkAgent = agentOf(t, 2);
-  const body = (index: number) => {
-    const status = STATUSES[index % STATUSES.length];
-    return { name: `pet ${index}`, categoryId: index, ...(status === undefined ? {} : { status }) };
-  };
-  const existing = await Promise.all(Array.from({ length: 300 }, (_, index) => send(agent, port, 'POST', '/v1/pets', body(index))));
-  const answered: any[] = existing.map((answer) => answer.json);
+// The walk runs on one instance with the in-memory store, and on two instances sharing one
+// PostgreSQL database, where creates run on both and each walk reads from one of them.
+const database = await startTestDatabase(t);
+const deployments: [string, (t: Test) => Promise<number[]>, string | boolean][] = [
+  ['one instance, in-memory store', async (t) => [(await listening(t)).port], false],
+  [
+    'two instances on one PostgreSQL database',
+    async (t) => {
+      const url = await database!.freshSchema();
+      const stores = [await database!.openStore(t, url), await database!.openStore(t, url)];
+      return Promise.all(stores.map(async (store) => (await listening(t, store)).port));
+    },
+    database === undefined ? (whyNoPostgres() ?? true) : false,
+  ],
+];
 
-  // Each walk records, for its last request, which creates had been answered before it was sent.
-  const walk = async (first: string, status?: string) => {
-    const seen: any[] = [];
-    const startedWith = answered.filter((pet) => status === undefined || pet.status === status);
-    let answeredBeforeLast: any[] = [];
-    let pages = 0;
-    const problems: string[] = [];
-    const createdByPage: number[] = [];
-    for (let path: string | undefined = first; path !== undefined; ) {
-      answeredBeforeLast = [...answered];
-      createdByPage.push(answered.length);
-      const answer = await send(walkAgent, port, 'GET', path);
-      problems.push(...contractViolations(answer, 'listPets'));
-      seen.push(...answer.json);
-      pages += 1;
-      path = nextTarget(answer.headers['link']);
+for (const [deployment, start, skip] of deployments) {
+  t.test(`${deployment}: a client walking every page while others create sees each pet once, none skipped`, { skip }, async (t) => {
+    const ports = await start(t);
+    const portFor = (index: number) => ports[index % ports.length]!;
+    const agent = agentOf(t, CONNECTIONS);
+    const walkAgent = agentOf(t, 2);
+    const body = (index: number) => {
+      const status = STATUSES[index % STATUSES.length];
+      return { name: `pet ${index}`, categoryId: index, ...(status === undefined ? {} : { status }) };
+    };
+    const existing = await Promise.all(Array.from({ length: 300 }, (_, index) => send(agent, portFor(index), 'POST', '/v1/pets', body(index))));
+    const answered: any[] = existing.map((answer) => answer.json);
+
+    // Each walk records, for its last request, which creates had been answered before it was sent.
+    const walk = async (port: number, first: string, status?: string) => {
+      const seen: any[] = [];
+      const startedWith = answered.filter((pet) => status === undefined || pet.status === status);
+      let answeredBeforeLast: any[] = [];
+      let pages = 0;
+      const problems: string[] = [];
+      const createdByPage: number[] = [];
+      for (let path: string | undefined = first; path !== undefined; ) {
+        answeredBeforeLast = [...answered];
+        createdByPage.push(answered.length);
+        const answer = await send(walkAgent, port, 'GET', path);
+        problems.push(...contractViolations(answer, 'listPets'));
+        seen.push(...answer.json);
+        pages += 1;
+        path = nextTarget(answer.headers['link']);
+      }
+      return { seen, startedWith, answeredBeforeLast: answeredBeforeLast.filter((pet) => status === undefined || pet.status === status), pages, problems, createdByPage };
+    };
+    const creates = Promise.all(Array.from({ length: 300 }, (_, index) => send(agent, portFor(index), 'POST', '/v1/pets', body(300 + index)).then((answer) => {
+      answered.push(answer.json);
+    })));
+    const walks = await Promise.all([walk(portFor(0), '/v1/pets?limit=7'), walk(portFor(1), '/v1/pets?limit=3&status=pending', 'pending')]);
+    await creates;
+
+    for (const [index, { seen, startedWith, answeredBeforeLast, pages, problems, createdByPage }] of walks.entries()) {
+      const name = index === 0 ? 'walk of all pets, 7 a page' : 'walk of pending pets, 3 a page';
+      t.same(problems, [], `${name}: every page keeps the contract`);
+      const ids = seen.map((pet) => Number(pet.id));
+      t.ok(ids.every((id, position) => position === 0 || id > ids[position - 1]!), `${name}: ${ids.length} pets over ${pages} pages, each id once, ascending`);
+      const seenIds = new Set(ids);
+      t.same(startedWith.filter((pet) => !seenIds.has(Number(pet.id))), [], `${name}: every pet stored when it started was seen`);
+      t.same(answeredBeforeLast.filter((pet) => !seenIds.has(Number(pet.id))), [], `${name}: every pet created before its last page was asked for was seen`);
+      const byId = new Map(answered.map((pet) => [Number(pet.id), pet]));
+      t.same(seen.filter((pet) => JSON.stringify(byId.get(Number(pet.id))) !== JSON.stringify(pet)), [], `${name}: every pet seen is as it was created`);
+      const between = createdByPage.filter((count, page) => page > 0 && count > createdByPage[page - 1]!).length;
+      t.ok(between > 3, `${name}: creates were answered between ${between} of its pages`);
+      t.ok(ids.length > startedWith.length, `${name}: pets created during the walk appeared on later pages (${ids.length - startedWith.length} of them)`);
     }
-    return { seen, startedWith, answeredBeforeLast: answeredBeforeLast.filter((pet) => status === undefined || pet.status === status), pages, problems, createdByPage };
-  };
-  const creates = Promise.all(Array.from({ length: 300 }, (_, index) => send(agent, port, 'POST', '/v1/pets', body(300 + index)).then((answer) => {
-    answered.push(answer.json);
-  })));
-  const walks = await Promise.all([walk('/v1/pets?limit=7'), walk('/v1/pets?limit=3&status=pending', 'pending')]);
-  await creates;
-
-  for (const [index, { seen, startedWith, answeredBeforeLast, pages, problems, createdByPage }] of walks.entries()) {
-    const name = index === 0 ? 'walk of all pets, 7 a page' : 'walk of pending pets, 3 a page';
-    t.same(problems, [], `${name}: every page keeps the contract`);
-    const ids = seen.map((pet) => Number(pet.id));
-    t.ok(ids.every((id, position) => position === 0 || id > ids[position - 1]!), `${name}: ${ids.length} pets over ${pages} pages, each id once, ascending`);
-    const seenIds = new Set(ids);
-    t.same(startedWith.filter((pet) => !seenIds.has(Number(pet.id))), [], `${name}: every pet stored when it started was seen`);
-    t.same(answeredBeforeLast.filter((pet) => !seenIds.has(Number(pet.id))), [], `${name}: every pet created before its last page was asked for was seen`);
-    const byId = new Map(answered.map((pet) => [Number(pet.id), pet]));
-    t.same(seen.filter((pet) => JSON.stringify(byId.get(Number(pet.id))) !== JSON.stringify(pet)), [], `${name}: every pet seen is as it was created`);
-    const between = createdByPage.filter((count, page) => page > 0 && count > createdByPage[page - 1]!).length;
-    t.ok(between > 3, `${name}: creates were answered between ${between} of its pages`);
-    t.ok(ids.length > startedWith.length, `${name}: pets created during the walk appeared on later pages (${ids.length - startedWith.length} of them)`);
-  }
-});
+  });
+}

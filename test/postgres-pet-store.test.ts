@@ -2,6 +2,7 @@ import t from 'tap';
 import pg from 'pg';
 import { migrate } from '../src/store/postgres/migrate.js';
 import { MIGRATIONS } from '../src/store/postgres/migrations.js';
+import { STATEMENTS } from '../src/store/postgres-pet-store.js';
 import { INT64_MAX, INT64_MIN } from '../src/validation/int64.js';
 import { petStoreConformance } from './helpers/pet-store-conformance.js';
 import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
@@ -45,13 +46,37 @@ t.test('a failing migration leaves nothing behind', { skip }, async (t) => {
   t.same(await migrate(pool), MIGRATIONS.map((migration) => migration.version), 'the good ones apply later');
 });
 
+t.test('creates commit in id order: no page passes an id whose create has yet to commit', { skip }, async (t) => {
+  const store = await database!.createStore(t);
+  // A create held open in its transaction: it has taken its id and not committed yet, as a slow
+  // create on another instance would be.
+  const held = await store.pool.connect();
+  t.teardown(() => held.release());
+  await held.query('BEGIN');
+  const first = (await held.query(STATEMENTS.create.text, ['held', 1, null])).rows[0];
+  let settled = false;
+  const second = store.create({ name: 'later', categoryId: 2 }).finally(() => {
+    settled = true;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.notOk(settled, 'a second create waits for the one before it to commit');
+  // Had it taken its id before waiting, two waiting creates could commit out of order.
+  const { rows: sequence } = await store.pool.query("SELECT last_value FROM pets_id_seq");
+  t.equal(String(sequence[0].last_value), String(first.id), 'and has not taken its id yet');
+  t.same((await store.list({ limit: 10 })).pets, [], 'meanwhile a page shows neither, so its cursor cannot pass the held id');
+  await held.query('COMMIT');
+  const later = await second;
+  t.ok(BigInt(later.id) > BigInt(first.id), `then it commits, with the next id (${first.id}, then ${later.id})`);
+  t.same((await store.list({ limit: 10 })).pets.map((pet) => pet.name), ['held', 'later'], 'a page then shows both, in id order');
+});
+
 t.test('a filtered page and a page from the middle read an index, not the table', { skip }, async (t) => {
   const store = await database!.createStore(t);
   await store.pool.query("INSERT INTO pets (name, category_id, status) SELECT 'p' || n, n, (ARRAY['available','pending','sold'])[1 + n % 3] FROM generate_series(1, 20000) AS n");
   await store.pool.query('ANALYZE pets');
   for (const [text, values] of [
-    ['SELECT id, name, category_id, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2', [10_000, 101]],
-    ['SELECT id, name, category_id, status FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3', ['sold', 10_000, 101]],
+    [STATEMENTS.list.text, [10_000, 101]],
+    [STATEMENTS.listByStatus.text, ['sold', 10_000, 101]],
   ] as const) {
     const { rows } = await store.pool.query(`EXPLAIN (FORMAT JSON) ${text}`, [...values]);
     const plan = JSON.stringify(rows[0]['QUERY PLAN']);

@@ -18,6 +18,27 @@ interface PetRow {
 }
 
 const COLUMNS = 'id, name, category_id, status';
+// The first half of the two-integer advisory lock key of the create lock: "pets" as ASCII.
+const ID_ORDER_LOCK_SPACE = 0x7065_7473;
+
+/** The statement of each operation, named so that each connection prepares it once. */
+export const STATEMENTS = {
+  // Creates take their id and commit one at a time, under a transaction-level advisory lock taken
+  // before the identity's nextval: so commits come in id order, and a page that shows an id shows
+  // every smaller id there will ever be. Without it, a create holding id 4 could commit after the
+  // one holding 5, and a client that had paged past 5 would never see 4. The key is the table's
+  // oid in the two-integer key space, so services in other schemas of the database do not wait.
+  create: {
+    name: 'create-pet',
+    text: `WITH in_id_order AS MATERIALIZED (SELECT pg_advisory_xact_lock(${ID_ORDER_LOCK_SPACE}, 'pets'::regclass::oid::int))
+      INSERT INTO pets (name, category_id, status) SELECT $1, $2, $3 FROM in_id_order RETURNING ${COLUMNS}`,
+  },
+  get: { name: 'get-pet', text: `SELECT ${COLUMNS} FROM pets WHERE id = $1` },
+  // Two statements rather than one with "status = $1 OR $1 IS NULL", so that each keeps its index
+  // (the primary key, or (status, id)).
+  list: { name: 'list-pets', text: `SELECT ${COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2` },
+  listByStatus: { name: 'list-pets-by-status', text: `SELECT ${COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3` },
+} as const;
 
 export interface PostgresPetStore extends PetStore {
   /** The pool, for migrations. */
@@ -54,31 +75,22 @@ export function createPostgresPetStore(config: pg.PoolConfig, { onPoolError = ()
   return {
     pool,
     async create({ name, categoryId, status }: NewPet) {
-      const rows = await query({
-        name: 'create-pet',
-        text: `INSERT INTO pets (name, category_id, status) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
-        values: [name, categoryId, status ?? null],
-      });
+      const rows = await query({ ...STATEMENTS.create, values: [name, categoryId, status ?? null] });
       return petOf(rows[0]!);
     },
 
     async get(id: PetId) {
-      const rows = await query({ name: 'get-pet', text: `SELECT ${COLUMNS} FROM pets WHERE id = $1`, values: [id] });
+      const rows = await query({ ...STATEMENTS.get, values: [id] });
       return rows.length === 0 ? null : petOf(rows[0]!);
     },
 
-    // One row more than the page tells whether more follow. Two statements rather than one with
-    // "status = $1 OR $1 IS NULL", so that each keeps its index (the primary key, or (status, id)).
+    // One row more than the page tells whether more follow.
     async list({ limit, status, after }: ListOptions): Promise<PetPage> {
       const from = after ?? 0;
       const rows =
         status === undefined
-          ? await query({ name: 'list-pets', text: `SELECT ${COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`, values: [from, limit + 1] })
-          : await query({
-              name: 'list-pets-by-status',
-              text: `SELECT ${COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`,
-              values: [status, from, limit + 1],
-            });
+          ? await query({ ...STATEMENTS.list, values: [from, limit + 1] })
+          : await query({ ...STATEMENTS.listByStatus, values: [status, from, limit + 1] });
       const more = rows.length > limit;
       return { pets: (more ? rows.slice(0, limit) : rows).map(petOf), more };
     },

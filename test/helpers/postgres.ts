@@ -24,6 +24,8 @@ export interface TestDatabase {
   freshSchema(settings?: Record<string, string>): Promise<string>;
   /** A migrated store in a fresh schema, closed on the test's teardown. */
   createStore(t: Test, settings?: Record<string, string>): Promise<PostgresPetStore>;
+  /** A migrated store on this connection string (another instance on a schema), closed on teardown. */
+  openStore(t: Test, url: string): Promise<PostgresPetStore>;
   /** The cluster started for these tests, when there is one (not with TEST_DATABASE_URL). */
   cluster?: Cluster;
 }
@@ -70,15 +72,17 @@ export async function startTestDatabase(t: Test): Promise<TestDatabase | undefin
     schemas.push(schema);
     return inSchema(url, schema, settings);
   };
+  const openStore = async (t: Test, url: string) => {
+    const store = createPostgresPetStore({ connectionString: url });
+    t.teardown(() => store.close());
+    await migrate(store.pool);
+    return store;
+  };
   return {
     url,
     freshSchema,
-    async createStore(t, settings = {}) {
-      const store = createPostgresPetStore({ connectionString: await freshSchema(settings) });
-      t.teardown(() => store.close());
-      await migrate(store.pool);
-      return store;
-    },
+    openStore,
+    createStore: async (t, settings = {}) => openStore(t, await freshSchema(settings)),
     ...(cluster === undefined ? {} : { cluster }),
   };
 }
