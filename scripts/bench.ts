@@ -14,6 +14,8 @@ import { dirname, join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { encodeCursor } from '../src/pagination/cursor.js';
+import { startBenchDatabase, type BenchDatabase } from './bench/postgres-database.js';
+import { whyNoPostgresBinaries } from './postgres/throwaway-cluster.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,8 +34,15 @@ const { values } = parseArgs({
     'instruction-rounds': { type: 'string', default: '3' },
     // Only the workloads whose name contains one of these (comma-separated): to see one change's cost quickly.
     workloads: { type: 'string' },
+    // Which stores to measure: the in-memory store (every table) and PostgreSQL (its own table, on a
+    // throwaway cluster from Debian's server binaries; left out, with the reason, when there are none).
+    stores: { type: 'string', default: 'memory,postgres' },
   },
 });
+if (values.readme && values.stores !== 'memory,postgres') {
+  console.error('bench: --readme writes the tables of both stores; leave --stores at its default');
+  process.exit(2);
+}
 if (values['self-check'] && values.readme) {
   console.error('bench: --self-check measures noise, not the service; it does not write README.md');
   process.exit(2);
@@ -45,16 +54,19 @@ const connections = Number(values.connections);
 const startupRounds = Number(values['startup-rounds']);
 const instructionRequests = Number(values['instruction-requests']);
 const instructionRounds = Number(values['instruction-rounds']);
+const stores = values.stores.split(',');
 // Below ~16,000 requests V8 is still compiling the request path: counts after 2,000 were up to 4x the
 // steady state, and most of it was the optimizing compiler's own work (README, Performance).
 const WARM_UP_FACTOR = 16;
 if (
   [...sizes, rounds, duration, connections, startupRounds, instructionRequests, instructionRounds].some((value) => !(value >= 0) || Number.isNaN(value)) ||
   rounds < 1 ||
-  instructionRounds < 1
+  instructionRounds < 1 ||
+  stores.length === 0 ||
+  stores.some((store) => store !== 'memory' && store !== 'postgres')
 ) {
   console.error(
-    'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 1000] [--instruction-rounds 3]] [--self-check | --readme]',
+    'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 1000] [--instruction-rounds 3]] [--stores memory,postgres] [--self-check | --readme]',
   );
   process.exit(2);
 }
@@ -74,6 +86,7 @@ const SERVERS = {
 type ServerName = keyof typeof SERVERS;
 /** The two servers every table row compares. */
 type Compared = 'service' | 'baseline';
+const POSTGRES_SETTINGS = 'PostgreSQL defaults: fsync and synchronous_commit on, so a create is on disk before it is answered';
 const REQUEST_LOG_FILE = join(mkdtempSync(join(tmpdir(), 'bench-log-')), 'requests.log');
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
@@ -84,7 +97,7 @@ interface Server {
   rss: number;
 }
 
-type StartMode = { measureMemory?: boolean; callgrindDir?: string };
+type StartMode = { measureMemory?: boolean; callgrindDir?: string; env?: Record<string, string> };
 
 // Servers are killed whatever happens to the run, so none outlives it.
 const children = new Set<ChildProcess>();
@@ -98,7 +111,7 @@ process.on('exit', () => {
  * loaded (see README). With `callgrindDir`, it runs under valgrind's callgrind, which counts nothing
  * until told to (instructionsPerRequest) and writes its counts there.
  */
-function start(name: ServerName, pets: number, { measureMemory = false, callgrindDir }: StartMode = {}): Promise<Server> {
+function start(name: ServerName, pets: number, { measureMemory = false, callgrindDir, env = {} }: StartMode = {}): Promise<Server> {
   const node = [process.execPath, ...(measureMemory ? ['--expose-gc'] : []), SERVERS[name]];
   const callgrind = ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${callgrindDir}/${name}.%p`];
   const [command, ...args] = callgrindDir === undefined ? node : ['valgrind', ...callgrind, ...node];
@@ -109,6 +122,7 @@ function start(name: ServerName, pets: number, { measureMemory = false, callgrin
       SEED_PETS: String(pets),
       ...(name === 'baselineWithHeaders' ? { DEPRECATION_HEADERS: '1' } : {}),
       ...(name === 'serviceLogged' ? { REQUEST_LOG: REQUEST_LOG_FILE } : {}),
+      ...env,
     },
     stdio: ['ignore', 'pipe', callgrindDir === undefined ? 'inherit' : 'ignore'],
   });
@@ -239,6 +253,33 @@ async function load(server: Server, workload: Workload, pets: number, seconds: n
   return { rps: answered / (result.duration || seconds), p99: result.latency.p99, cpuPerRequest: cpu / answered };
 }
 
+interface DatabaseSample extends Sample {
+  /** Statements the database executed per answered request: its round trips, as pg sends one statement at a time. */
+  statementsPerRequest: number;
+  /** CPU time of the whole PostgreSQL cluster per answered request. */
+  databaseCpuPerRequest: number;
+}
+
+/** load(), also counting what the server's requests cost the database `name` of `database`. */
+async function loadWithDatabase(server: Server, workload: Workload, pets: number, seconds: number, database: BenchDatabase, name: string): Promise<DatabaseSample> {
+  const statementsBefore = await database.statements(name);
+  const databaseCpuBefore = database.cpuSeconds();
+  const cpuBefore = cpuSeconds(server.pid);
+  const result = await fire(server, workload, pets, { duration: seconds });
+  const cpu = cpuSeconds(server.pid) - cpuBefore;
+  const databaseCpu = database.cpuSeconds() - databaseCpuBefore;
+  // The count is read after the CPU, so that reading it is not charged to the requests.
+  const statements = (await database.statements(name)) - statementsBefore;
+  const answered = result['2xx'];
+  return {
+    rps: answered / (result.duration || seconds),
+    p99: result.latency.p99,
+    cpuPerRequest: cpu / answered,
+    statementsPerRequest: statements / answered,
+    databaseCpuPerRequest: databaseCpu / answered,
+  };
+}
+
 const execFileAsync = promisify(execFile);
 const callgrindControl = (args: string[]) => execFileAsync('callgrind_control', args);
 
@@ -341,6 +382,13 @@ interface Row {
   serviceLogged: Sample;
 }
 
+interface DatabaseRow {
+  pets: number;
+  workload: string;
+  service: DatabaseSample;
+  baseline: DatabaseSample;
+}
+
 interface InstructionRow {
   pets: number;
   workload: string;
@@ -352,7 +400,19 @@ interface InstructionRow {
 }
 
 async function main() {
-  console.error(`bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections`);
+  console.error(`bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections; stores: ${stores.join(', ')}`);
+  const memory = stores.includes('memory') ? await measureMemoryStore() : undefined;
+  const postgres = stores.includes('postgres') ? await measurePostgres() : { rows: [], missing: 'not asked for (--stores)' };
+  const table = [...(memory === undefined ? [] : [memory.table]), postgresReport(postgres.rows, postgres.missing)].join('\n\n');
+  console.log(table);
+  if (values.readme) {
+    writeBetweenMarkers('docs/performance.md', table);
+    writeBetweenMarkers('README.md', [memory!.shortTable, shortPostgresTable(postgres.rows, postgres.missing)].join('\n\n'));
+  }
+}
+
+/** Every in-memory measurement: start-up, memory, load (logs off and on), and instructions when asked for. */
+async function measureMemoryStore(): Promise<{ table: string; shortTable: string }> {
   const startup: Record<Compared, number[]> = { service: [], baseline: [] };
   for (let index = 0; index < startupRounds; index++) {
     for (const name of orderOf(index)) {
@@ -406,11 +466,57 @@ async function main() {
   }
 
   const instructionRows = values.instructions ? await countInstructions() : [];
-  const table = report(rows, startup, rss, instructionRows);
-  console.log(table);
-  if (values.readme) {
-    writeBetweenMarkers('docs/performance.md', table);
-    writeBetweenMarkers('README.md', shortTable(rows, instructionRows));
+  return { table: report(rows, startup, rss, instructionRows), shortTable: shortTable(rows, instructionRows) };
+}
+
+/**
+ * The PostgreSQL store, service against the baseline, each on its own database of one throwaway
+ * cluster holding the same pets; fresh server processes each round, as for the in-memory store.
+ */
+async function measurePostgres(): Promise<{ rows: DatabaseRow[]; missing?: string }> {
+  const missing = whyNoPostgresBinaries();
+  if (missing !== undefined) {
+    console.error(`bench: PostgreSQL left out: ${missing}`);
+    return { rows: [], missing };
+  }
+  const database = await startBenchDatabase(TICKS_PER_SECOND);
+  try {
+    const rows: DatabaseRow[] = [];
+    for (const pets of sizes) {
+      const names = { service: 'bench_service', baseline: 'bench_baseline' } as const;
+      const env = { service: { DATABASE_URL: await database.prepare(names.service, pets) }, baseline: { DATABASE_URL: await database.prepare(names.baseline, pets) } };
+      const samples = WORKLOADS.map((): Record<Compared, DatabaseSample[]> => ({ service: [], baseline: [] }));
+      for (let index = 0; index < rounds; index++) {
+        const servers = { service: await start('service', 0, { env: env.service }), baseline: await start('baseline', 0, { env: env.baseline }) };
+        for (const [position, workload] of WORKLOADS.entries()) {
+          for (const name of orderOf(index)) {
+            await probe(servers[name], workload, pets);
+            await load(servers[name], workload, pets, Math.min(1, duration)); // warm-up
+          }
+          for (const name of orderOf(index)) samples[position]![name].push(await loadWithDatabase(servers[name], workload, pets, duration, database, names[name]));
+        }
+        await stop(servers.service);
+        await stop(servers.baseline);
+      }
+      const summary = (list: DatabaseSample[]): DatabaseSample => ({
+        rps: median(list.map((sample) => sample.rps)),
+        p99: median(list.map((sample) => sample.p99)),
+        cpuPerRequest: Math.min(...list.map((sample) => sample.cpuPerRequest)),
+        statementsPerRequest: Math.max(...list.map((sample) => sample.statementsPerRequest)),
+        databaseCpuPerRequest: median(list.map((sample) => sample.databaseCpuPerRequest)),
+      });
+      for (const [position, workload] of WORKLOADS.entries()) {
+        const row = { pets, workload: workload.name, service: summary(samples[position]!.service), baseline: summary(samples[position]!.baseline) };
+        rows.push(row);
+        console.error(
+          `  PostgreSQL, ${round(pets)} pets, ${workload.name}: CPU/request ratio ${ratio(row.service.cpuPerRequest, row.baseline.cpuPerRequest)}, ` +
+            `statements/request ${round(row.service.statementsPerRequest, 2)}`,
+        );
+      }
+    }
+    return { rows };
+  } finally {
+    await database.close();
   }
 }
 
@@ -502,10 +608,71 @@ function shortTable(rows: Row[], instructionRows: InstructionRow[]): string {
   ].join('\n');
 }
 
+/** The PostgreSQL table: service against the baseline on the same SQL, and what each request costs the database. */
+function postgresReport(rows: DatabaseRow[], missing: string | undefined): string {
+  if (rows.length === 0) return `PostgreSQL store: left out of this run (${missing ?? 'no rows'}).`;
+  const largest = Math.max(...sizes);
+  const smallest = Math.min(...sizes);
+  const rowOf = (pets: number, workload: string) => rows.find((row) => row.pets === pets && row.workload.startsWith(workload));
+  const flat = (workload: string) => {
+    const [large, small] = [rowOf(largest, workload), rowOf(smallest, workload)];
+    return large === undefined || small === undefined
+      ? []
+      : [
+          `- ${workload} on PostgreSQL, at ${round(largest)} pets ÷ at ${round(smallest)}: database CPU per request ${ratio(large.service.databaseCpuPerRequest, small.service.databaseCpuPerRequest)}, ` +
+            `service req/s ${ratio(large.service.rps, small.service.rps)}`,
+        ];
+  };
+  return [
+    `PostgreSQL store: each server on a database of its own in one throwaway local cluster (${POSTGRES_SETTINGS}), pool of 10 connections, the same pets as above. The baseline is the same plain fastify app on the same store module: the same driver (pg) and the same SQL. "Statements/req" is counted by pg_stat_statements (the highest over the rounds); pg sends one statement per round trip, so it is the round trips per request. "DB CPU" is the user+system time of every process of the cluster per answered request (median over the rounds).`,
+    '',
+    '| pets | workload | req/s service | req/s baseline | ratio | p99 ms service | p99 ms baseline | CPU µs/req service | CPU µs/req baseline | CPU ratio | statements/req service | statements/req baseline | DB CPU µs/req service | DB CPU µs/req baseline |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(({ pets, workload, service, baseline }) =>
+      [
+        round(pets),
+        workload,
+        round(service.rps),
+        round(baseline.rps),
+        ratio(service.rps, baseline.rps),
+        round(service.p99, 1),
+        round(baseline.p99, 1),
+        round(service.cpuPerRequest * 1e6, 1),
+        round(baseline.cpuPerRequest * 1e6, 1),
+        ratio(service.cpuPerRequest, baseline.cpuPerRequest),
+        round(service.statementsPerRequest, 2),
+        round(baseline.statementsPerRequest, 2),
+        round(service.databaseCpuPerRequest * 1e6, 1),
+        round(baseline.databaseCpuPerRequest * 1e6, 1),
+      ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
+    ),
+    '',
+    ...flat('list 100, 1% status'),
+    ...flat('page of 100 from the middle'),
+  ].join('\n');
+}
+
+/** The README's PostgreSQL table. */
+function shortPostgresTable(rows: DatabaseRow[], missing: string | undefined): string {
+  if (rows.length === 0) return `PostgreSQL store: left out of this run (${missing ?? 'no rows'}).`;
+  return [
+    `PostgreSQL store, one instance on a local cluster (${POSTGRES_SETTINGS}):`,
+    '',
+    '| pets | workload | req/s | p99 ms | CPU µs/req | CPU ÷ plain fastify, same SQL | round trips/req | DB CPU µs/req |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      ({ pets, workload, service, baseline }) =>
+        `| ${round(pets)} | ${workload} | ${round(service.rps)} | ${round(service.p99, 1)} | ${round(service.cpuPerRequest * 1e6, 1)} | ` +
+        `${ratio(service.cpuPerRequest, baseline.cpuPerRequest)} | ${round(service.statementsPerRequest, 2)} | ${round(service.databaseCpuPerRequest * 1e6, 1)} |`,
+    ),
+  ].join('\n');
+}
+
 /** The command that reproduces this run, every setting written out. */
 function commandLine(): string {
   return (
     `npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}` +
+    `${values.stores === 'memory,postgres' ? '' : ` --stores ${values.stores}`}` +
     `${values.instructions ? ` --instructions --instruction-requests ${instructionRequests} --instruction-rounds ${instructionRounds}` : ''}${values['self-check'] ? ' --self-check' : ''}`
   );
 }

@@ -10,6 +10,7 @@ import { buildApp } from './app.js';
 import { readConfig, type DatabaseConfig } from './config.js';
 import { createLogDestination } from './logging/log-destination.js';
 import type { PetStore } from './store/pet-store.js';
+import { poolConfigOf } from './store/postgres/pool-config.js';
 import { startPostgresStore } from './store/postgres/start.js';
 
 export const ONE_OFF_KEY_FILE = '.api-key';
@@ -41,17 +42,7 @@ async function main() {
 }
 
 function postgresStore(database: DatabaseConfig, log: FastifyBaseLogger): PetStore & { close(): Promise<void> } {
-  return startPostgresStore(
-    {
-      connectionString: database.url,
-      max: database.poolMax,
-      // Every wait on the database is bounded, so that a request gets its 503 rather than hanging.
-      connectionTimeoutMillis: database.timeoutMs,
-      query_timeout: database.timeoutMs,
-      statement_timeout: database.timeoutMs,
-    },
-    { log },
-  );
+  return startPostgresStore(poolConfigOf(database), { log });
 }
 
 /** Host, port and database of a connection string: never its user or password. */

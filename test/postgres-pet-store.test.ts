@@ -70,17 +70,46 @@ t.test('creates commit in id order: no page passes an id whose create has yet to
   t.same((await store.list({ limit: 10 })).pets.map((pet) => pet.name), ['held', 'later'], 'a page then shows both, in id order');
 });
 
-t.test('a filtered page and a page from the middle read an index, not the table', { skip }, async (t) => {
+t.test('a page reads about as many rows as it returns, wherever it starts: no scan', { skip }, async (t) => {
   const store = await database!.createStore(t);
-  await store.pool.query("INSERT INTO pets (name, category_id, status) SELECT 'p' || n, n, (ARRAY['available','pending','sold'])[1 + n % 3] FROM generate_series(1, 20000) AS n");
+  // 1% of the pets are "sold", as in the benchmark: the case where walking the primary key and
+  // filtering would read a hundred rows for each one returned.
+  await store.pool.query(
+    "INSERT INTO pets (name, category_id, status) SELECT 'p' || n, n, CASE WHEN n % 100 = 0 THEN 'sold' ELSE (ARRAY['available','pending'])[1 + n % 2] END FROM generate_series(1, 50000) AS n",
+  );
   await store.pool.query('ANALYZE pets');
-  for (const [text, values] of [
-    [STATEMENTS.list.text, [10_000, 101]],
-    [STATEMENTS.listByStatus.text, ['sold', 10_000, 101]],
-  ] as const) {
-    const { rows } = await store.pool.query(`EXPLAIN (FORMAT JSON) ${text}`, [...values]);
-    const plan = JSON.stringify(rows[0]['QUERY PLAN']);
-    t.match(plan, /"Index (Only )?Scan"/, `${text.slice(0, 60)}…: an index scan`);
-    t.notMatch(plan, /"Seq Scan"/, 'no sequential scan');
+  const client = await store.pool.connect();
+  t.teardown(() => client.release());
+  const cases: [{ name?: string; text: string }, (string | number)[]][] = [
+    [STATEMENTS.list, [0, 101]],
+    [STATEMENTS.list, [25_000, 101]],
+    [STATEMENTS.listByStatus, ['sold', 0, 101]],
+    [STATEMENTS.listByStatus, ['sold', 25_000, 101]],
+    [STATEMENTS.listByStatus, ['available', 25_000, 101]],
+  ];
+  for (const [statement, values] of cases) {
+    // A named statement is prepared and soon runs a generic plan, blind to its values; an unnamed
+    // one is planned with its values every time.
+    for (const mode of statement.name === undefined ? ['force_custom_plan'] : ['force_custom_plan', 'force_generic_plan']) {
+      await client.query(`SET plan_cache_mode = ${mode}`);
+      await client.query(`PREPARE page AS ${statement.text}`);
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page(${values.map((value) => `'${value}'`).join(', ')})`);
+      await client.query('DEALLOCATE page');
+      const scans: string[] = [];
+      let read = 0;
+      const visit = (node: any) => {
+        const type: string = node['Node Type'];
+        if (/Scan$/.test(type) && type !== 'Bitmap Index Scan') {
+          scans.push(`${type}${node['Index Name'] === undefined ? '' : ` on ${node['Index Name']}`}`);
+          read += node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
+        }
+        for (const child of node.Plans ?? []) visit(child);
+      };
+      visit(rows[0]['QUERY PLAN'][0].Plan);
+      const name = `${statement.name ?? 'list by status'} (${values.join(', ')}), ${mode}`;
+      t.notOk(scans.includes('Seq Scan'), `${name}: no sequential scan (${scans.join(', ')})`);
+      // The "available" half of the pets may be read through the primary key, one row in two kept.
+      t.ok(read <= 3 * 101, `${name}: ${read} rows read for a page of up to 101`);
+    }
   }
 });

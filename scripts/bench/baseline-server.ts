@@ -1,5 +1,6 @@
 // The reference for scripts/bench.ts: a plain fastify app with the same three routes under /v1,
-// hand-written JSON schemas, the same in-memory store, the same page cursors and next links, and
+// hand-written JSON schemas, the same store (scripts/bench/bench-store.ts: in memory, or PostgreSQL
+// with the same driver and SQL), the same page cursors and next links, and
 // a simple bearer check; it sends the same security headers and Location. No spec, no glue, no
 // extra strictness: what the framework costs on its own.
 // With DEPRECATION_HEADERS=1, the get route also sends the Deprecation, Sunset and Link headers the
@@ -9,12 +10,11 @@ import Fastify from 'fastify';
 import { positionOf } from '../../src/pagination/cursor.js';
 import { nextPageLink } from '../../src/pagination/next-link.js';
 import { securityHeaders } from '../../src/routes/security-headers.js';
-import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { NewPet, PetStatus } from '../../src/types/api.js';
-import { reportReady, seedPets } from './seed-pets.js';
+import { benchStore } from './bench-store.js';
+import { reportReady } from './seed-pets.js';
 
-const store = createMemoryPetStore();
-await seedPets(store, Number(process.env['SEED_PETS'] ?? 0));
+const store = await benchStore();
 const expected = `Bearer ${process.env['API_KEY']!}`;
 const deprecation = process.env['DEPRECATION_HEADERS'] === '1' ? await deprecationHeadersOfGetPet() : undefined;
 const security = securityHeaders();

@@ -1,16 +1,15 @@
 // The service, built by tsc from src/ exactly as dist/ is (with the spec as JSON beside it, as
-// `npm run build` writes it), holding SEED_PETS pets. With REQUEST_LOG=<file>, it logs as
+// `npm run build` writes it), on the store of scripts/bench/bench-store.ts. With REQUEST_LOG=<file>, it logs as
 // `npm start` does (level info, asynchronous destination), into that file.
 // Started by scripts/bench.ts; prints {port, rss} when ready.
 import { openSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../src/app.js';
 import { createLogDestination } from '../../src/logging/log-destination.js';
-import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
-import { reportReady, seedPets } from './seed-pets.js';
+import { benchStore } from './bench-store.js';
+import { reportReady } from './seed-pets.js';
 
-const store = createMemoryPetStore();
-await seedPets(store, Number(process.env['SEED_PETS'] ?? 0));
+const store = await benchStore();
 const logFile = process.env['REQUEST_LOG'];
 const logger = logFile === undefined ? false : { level: 'info', stream: createLogDestination(openSync(logFile, 'a')) };
 const app = await buildApp({ apiKeys: [process.env['API_KEY']!], store, logger });

@@ -1,21 +1,17 @@
 // A real PostgreSQL for the tests, never an imitation: TEST_DATABASE_URL when it is given, else a
-// throwaway cluster started here from Debian's server binaries (initdb and pg_ctl in a temporary
-// directory, on a free port, as the postgres user when run as root), stopped and removed on
-// teardown. Each store gets a schema of its own, so tests share a cluster but never data.
-import { execFileSync } from 'node:child_process';
+// throwaway cluster started here from Debian's server binaries (scripts/postgres/), stopped and
+// removed on teardown. Each store gets a schema of its own, so tests share a cluster but never data.
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import type { Test } from 'tap';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { createPostgresPetStore, type PostgresPetStore } from '../../src/store/postgres-pet-store.js';
+import { startThrowawayCluster, whyNoPostgresBinaries, type Cluster } from '../../scripts/postgres/throwaway-cluster.js';
+
+export type { Cluster };
 
 // .ci/run sets this: there the PostgreSQL tests must run, never skip.
 const REQUIRED = process.env['REQUIRE_POSTGRES_TEST'] === '1';
-const DEBIAN_BINARIES = '/usr/lib/postgresql';
 
 export interface TestDatabase {
   /** Connection string of the database itself. */
@@ -30,19 +26,11 @@ export interface TestDatabase {
   cluster?: Cluster;
 }
 
-export interface Cluster {
-  port: number;
-  /** Stops the server (for fault tests); start() brings it back on the same port and data. */
-  stop(mode?: 'fast' | 'immediate'): void;
-  start(): void;
-  /** Stops the server and removes its files. */
-  destroy(): void;
-}
-
 /** Why the PostgreSQL tests cannot run here, or undefined when they can. */
 export function whyNoPostgres(): string | undefined {
   if (process.env['TEST_DATABASE_URL'] !== undefined) return undefined;
-  return binDir() === undefined ? `no PostgreSQL server binaries under ${DEBIAN_BINARIES} (apt-get install -y postgresql, or set TEST_DATABASE_URL)` : undefined;
+  const missing = whyNoPostgresBinaries();
+  return missing === undefined ? undefined : `${missing.slice(0, -1)}, or set TEST_DATABASE_URL)`;
 }
 
 /** Starts (or connects to) the database for one test file; undefined, with the reason printed, when it cannot. */
@@ -54,9 +42,9 @@ export async function startTestDatabase(t: Test): Promise<TestDatabase | undefin
     return undefined;
   }
   const given = process.env['TEST_DATABASE_URL'];
-  const cluster = given === undefined ? await startCluster() : undefined;
+  const cluster = given === undefined ? await startThrowawayCluster() : undefined;
   if (cluster !== undefined) t.teardown(() => cluster.destroy());
-  const url = given ?? `postgres://postgres@127.0.0.1:${cluster!.port}/postgres`;
+  const url = given ?? cluster!.url;
   const admin = new pg.Pool({ connectionString: url, max: 2 });
   // Fault tests stop the server under it: its idle connections then fail, which is expected here.
   admin.on('error', () => undefined);
@@ -101,59 +89,4 @@ export function withPassword(url: string): string {
   const withSecret = new URL(url);
   withSecret.password = SECRET_PASSWORD;
   return withSecret.toString();
-}
-
-function binDir(): string | undefined {
-  if (!existsSync(DEBIAN_BINARIES)) return undefined;
-  const versions = readdirSync(DEBIAN_BINARIES).filter((version) => existsSync(join(DEBIAN_BINARIES, version, 'bin', 'initdb')));
-  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
-  return newest === undefined ? undefined : join(DEBIAN_BINARIES, newest, 'bin');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** initdb and postgres refuse to run as root: as root, the cluster belongs to the postgres user. */
-function runAsOwner(command: string, args: string[]): void {
-  const asRoot = process.getuid?.() === 0;
-  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
-  execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-async function startCluster(): Promise<Cluster> {
-  const bin = binDir()!;
-  const dir = mkdtempSync(join(tmpdir(), 'petstore-pg-'));
-  if (process.getuid?.() === 0) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
-    chownSync(dir, uid, gid);
-  }
-  const data = join(dir, 'data');
-  const port = await freePort();
-  runAsOwner(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C']);
-  const start = () =>
-    runAsOwner(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '30', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, 'start']);
-  start();
-  let running = true;
-  const cluster: Cluster = {
-    port,
-    start() {
-      if (!running) start();
-      running = true;
-    },
-    stop(mode = 'fast') {
-      if (running) runAsOwner(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);
-      running = false;
-    },
-    destroy() {
-      cluster.stop('immediate');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  return cluster;
 }

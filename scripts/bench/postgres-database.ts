@@ -1,0 +1,82 @@
+// The benchmark's PostgreSQL: a throwaway cluster (scripts/postgres/) with pg_stat_statements, and
+// one database per benchmark server, each migrated and seeded with the pets seed-pets.ts gives the
+// in-memory store (same names, categories and statuses, ids 1…n). Server settings are PostgreSQL's
+// defaults, fsync and synchronous_commit included: a create is on disk before it is answered.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { startThrowawayCluster, type Cluster } from '../postgres/throwaway-cluster.js';
+import { RARE_STATUS } from './seed-pets.js';
+
+export interface BenchDatabase {
+  /** (Re)creates database `name` holding `pets` pets; its connection string. */
+  prepare(name: string, pets: number): Promise<string>;
+  /** Statements executed in database `name` so far, counted by pg_stat_statements. */
+  statements(name: string): Promise<number>;
+  /** User plus system CPU seconds used so far by the cluster's running processes. */
+  cpuSeconds(): number;
+  close(): Promise<void>;
+}
+
+export async function startBenchDatabase(ticksPerSecond: number): Promise<BenchDatabase> {
+  const cluster: Cluster = await startThrowawayCluster({ shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'top' });
+  const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
+  try {
+    await admin.query('CREATE EXTENSION pg_stat_statements');
+  } catch (error) {
+    await admin.end();
+    cluster.destroy();
+    throw error;
+  }
+  const urlOf = (name: string) => cluster.url.replace(/\/postgres$/, `/${name}`);
+  const postmaster = Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const cpuOf = (pid: string) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return { parent: Number(fields[1]), seconds: (Number(fields[11]) + Number(fields[12])) / ticksPerSecond };
+    } catch {
+      return undefined; // exited meanwhile
+    }
+  };
+  return {
+    async prepare(name, pets) {
+      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+      await admin.query(`CREATE DATABASE ${name}`);
+      const pool = new pg.Pool({ connectionString: urlOf(name), max: 1 });
+      try {
+        await migrate(pool);
+        await pool.query(
+          `INSERT INTO pets (name, category_id, status)
+           SELECT 'pet ' || i, i % 1000, CASE WHEN i % 100 = 99 THEN $2 ELSE (ARRAY['available', 'pending', NULL])[i % 3 + 1] END
+           FROM generate_series(0, $1::int - 1) AS i ORDER BY i`,
+          [pets, RARE_STATUS],
+        );
+        await pool.query('VACUUM ANALYZE pets');
+      } finally {
+        await pool.end();
+      }
+      return urlOf(name);
+    },
+    async statements(name) {
+      const { rows } = await admin.query<{ calls: string | null }>(
+        'SELECT sum(calls) AS calls FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)',
+        [name],
+      );
+      return Number(rows[0]?.calls ?? 0);
+    },
+    cpuSeconds() {
+      let seconds = cpuOf(String(postmaster))?.seconds ?? 0;
+      for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+        const process = cpuOf(pid);
+        if (process?.parent === postmaster) seconds += process.seconds;
+      }
+      return seconds;
+    },
+    async close() {
+      await admin.end();
+      cluster.destroy();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+// A throwaway PostgreSQL cluster from Debian's server binaries: initdb and pg_ctl in a temporary
+// directory, on a free port of 127.0.0.1, trust authentication, as the postgres user when run as
+// root (initdb and postgres refuse root). Used by the tests, the benchmark and `npm run db`.
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const DEBIAN_BINARIES = '/usr/lib/postgresql';
+
+export interface Cluster {
+  port: number;
+  /** Connection string of its `postgres` database, as the `postgres` superuser. */
+  url: string;
+  /** Its data directory. */
+  dataDir: string;
+  /** Stops the server (for fault tests); start() brings it back on the same port and data. */
+  stop(mode?: 'fast' | 'immediate'): void;
+  start(): void;
+  /** Stops the server and removes its files. */
+  destroy(): void;
+}
+
+/** Where the newest installed server binaries are, or undefined when there are none. */
+export function postgresBinDir(): string | undefined {
+  if (!existsSync(DEBIAN_BINARIES)) return undefined;
+  const versions = readdirSync(DEBIAN_BINARIES).filter((version) => existsSync(join(DEBIAN_BINARIES, version, 'bin', 'initdb')));
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  return newest === undefined ? undefined : join(DEBIAN_BINARIES, newest, 'bin');
+}
+
+/** Why no cluster can be started here, or undefined when one can. */
+export function whyNoPostgresBinaries(): string | undefined {
+  return postgresBinDir() === undefined ? `no PostgreSQL server binaries under ${DEBIAN_BINARIES} (apt-get install -y postgresql)` : undefined;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function runAsOwner(command: string, args: string[]): void {
+  const asRoot = process.getuid?.() === 0;
+  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+  execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** Starts a cluster with these server settings (`-c name=value`); throws when there are no binaries. */
+export async function startThrowawayCluster(settings: Record<string, string> = {}): Promise<Cluster> {
+  const bin = postgresBinDir();
+  if (bin === undefined) throw new Error(whyNoPostgresBinaries());
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-pg-'));
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
+    chownSync(dir, uid, gid);
+  }
+  const data = join(dir, 'data');
+  const port = await freePort();
+  runAsOwner(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C']);
+  const options = [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)];
+  const start = () => runAsOwner(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '30', '-o', options.join(' '), 'start']);
+  try {
+    start();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  let running = true;
+  const cluster: Cluster = {
+    port,
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    dataDir: data,
+    start() {
+      if (!running) start();
+      running = true;
+    },
+    stop(mode = 'fast') {
+      if (running) runAsOwner(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);
+      running = false;
+    },
+    destroy() {
+      cluster.stop('immediate');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return cluster;
+}
