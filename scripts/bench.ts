@@ -39,10 +39,6 @@ const { values } = parseArgs({
     stores: { type: 'string', default: 'memory,postgres' },
   },
 });
-if (values.readme && values.stores !== 'memory,postgres') {
-  console.error('bench: --readme writes the tables of both stores; leave --stores at its default');
-  process.exit(2);
-}
 if (values['self-check'] && values.readme) {
   console.error('bench: --self-check measures noise, not the service; it does not write README.md');
   process.exit(2);
@@ -403,11 +399,16 @@ async function main() {
   console.error(`bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections; stores: ${stores.join(', ')}`);
   const memory = stores.includes('memory') ? await measureMemoryStore() : undefined;
   const postgres = stores.includes('postgres') ? await measurePostgres() : { rows: [], missing: 'not asked for (--stores)' };
-  const table = [...(memory === undefined ? [] : [memory.table]), postgresReport(postgres.rows, postgres.missing)].join('\n\n');
-  console.log(table);
-  if (values.readme) {
-    writeBetweenMarkers('docs/performance.md', table);
-    writeBetweenMarkers('README.md', [memory!.shortTable, shortPostgresTable(postgres.rows, postgres.missing)].join('\n\n'));
+  const postgresTable = postgresReport(postgres.rows, postgres.missing);
+  console.log([...(memory === undefined ? [] : [memory.table]), postgresTable].join('\n\n'));
+  // Each store's tables have their own markers, so that a run of one store updates only its own.
+  if (values.readme && memory !== undefined) {
+    writeBetweenMarkers('docs/performance.md', 'bench', memory.table);
+    writeBetweenMarkers('README.md', 'bench', memory.shortTable);
+  }
+  if (values.readme && postgres.rows.length > 0) {
+    writeBetweenMarkers('docs/performance.md', 'bench-postgres', postgresTable);
+    writeBetweenMarkers('README.md', 'bench-postgres', shortPostgresTable(postgres.rows));
   }
 }
 
@@ -653,10 +654,9 @@ function postgresReport(rows: DatabaseRow[], missing: string | undefined): strin
 }
 
 /** The README's PostgreSQL table. */
-function shortPostgresTable(rows: DatabaseRow[], missing: string | undefined): string {
-  if (rows.length === 0) return `PostgreSQL store: left out of this run (${missing ?? 'no rows'}).`;
+function shortPostgresTable(rows: DatabaseRow[]): string {
   return [
-    `PostgreSQL store, one instance on a local cluster (${POSTGRES_SETTINGS}):`,
+    `Command: \`${commandLine()}\` (${cpus().length} cores, Node ${process.version}). PostgreSQL store, one instance on a local cluster (${POSTGRES_SETTINGS}):`,
     '',
     '| pets | workload | req/s | p99 ms | CPU µs/req | CPU ÷ plain fastify, same SQL | round trips/req | DB CPU µs/req |',
     '|---:|---|---:|---:|---:|---:|---:|---:|',
@@ -677,13 +677,13 @@ function commandLine(): string {
   );
 }
 
-function writeBetweenMarkers(file: string, text: string) {
+function writeBetweenMarkers(file: string, marker: 'bench' | 'bench-postgres', text: string) {
   const content = readFileSync(file, 'utf8');
-  const start = '<!-- bench:start -->';
-  const end = '<!-- bench:end -->';
+  const start = `<!-- ${marker}:start -->`;
+  const end = `<!-- ${marker}:end -->`;
   if (!content.includes(start) || !content.includes(end)) throw new Error(`${file} has no ${start} … ${end} section`);
   writeFileSync(file, `${content.slice(0, content.indexOf(start) + start.length)}\n${text}\n${content.slice(content.indexOf(end))}`);
-  console.error(`bench: ${file} updated`);
+  console.error(`bench: ${file} updated (${marker})`);
 }
 
 await main().catch((error: Error) => {
