@@ -304,6 +304,15 @@ async function instructionsPerRequest(server: Server, name: ServerName, dir: str
 
 const dumpsOf = (dir: string, name: ServerName, pid: number) => readdirSync(dir).filter((file) => file.startsWith(`${name}.${pid}.`));
 
+/** A fresh process of server `name` under callgrind: its instructions per request for each workload. */
+async function countInstructionsOf(dir: string, name: ServerName, pets: number, workloads: Workload[], env: Record<string, string> = {}): Promise<number[]> {
+  const server = await start(name, pets, { callgrindDir: dir, env });
+  const counts: number[] = [];
+  for (const workload of workloads) counts.push(await instructionsPerRequest(server, name, dir, workload, pets));
+  await stop(server);
+  return counts;
+}
+
 /**
  * Per size, `instructionRounds` rounds, each with a fresh pair of processes run side by side (valgrind
  * keeps each to one core). Each count is the lowest over the rounds: a process of either server may
@@ -312,13 +321,7 @@ const dumpsOf = (dir: string, name: ServerName, pid: number) => readdirSync(dir)
  */
 async function countInstructions(): Promise<InstructionRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
-  const countAll = async (name: ServerName, pets: number, workloads = WORKLOADS) => {
-    const server = await start(name, pets, { callgrindDir: dir });
-    const counts: number[] = [];
-    for (const workload of workloads) counts.push(await instructionsPerRequest(server, name, dir, workload, pets));
-    await stop(server);
-    return counts;
-  };
+  const countAll = (name: ServerName, pets: number, workloads = WORKLOADS) => countInstructionsOf(dir, name, pets, workloads);
   try {
     const rows: InstructionRow[] = [];
     for (const pets of sizes) {
@@ -383,6 +386,8 @@ interface DatabaseRow {
   workload: string;
   service: DatabaseSample;
   baseline: DatabaseSample;
+  /** With --instructions: instructions per request of each server process, the lowest over the rounds. */
+  instructions?: Record<Compared, number>;
 }
 
 interface InstructionRow {
@@ -506,12 +511,35 @@ async function measurePostgres(): Promise<{ rows: DatabaseRow[]; missing?: strin
         statementsPerRequest: Math.max(...list.map((sample) => sample.statementsPerRequest)),
         databaseCpuPerRequest: median(list.map((sample) => sample.databaseCpuPerRequest)),
       });
+      // With --instructions, the two servers are also counted under callgrind, side by side.
+      const counted: Record<Compared, number[][]> = { service: [], baseline: [] };
+      for (let index = 0; values.instructions && index < instructionRounds; index++) {
+        const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
+        try {
+          const [service, baseline] = await Promise.all([
+            countInstructionsOf(dir, 'service', pets, WORKLOADS, env.service),
+            countInstructionsOf(dir, 'baseline', pets, WORKLOADS, env.baseline),
+          ]);
+          counted.service.push(service);
+          counted.baseline.push(baseline);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }
       for (const [position, workload] of WORKLOADS.entries()) {
-        const row = { pets, workload: workload.name, service: summary(samples[position]!.service), baseline: summary(samples[position]!.baseline) };
+        const lowest = (name: Compared) => Math.min(...counted[name].map((counts) => counts[position]!));
+        const row: DatabaseRow = {
+          pets,
+          workload: workload.name,
+          service: summary(samples[position]!.service),
+          baseline: summary(samples[position]!.baseline),
+          ...(values.instructions ? { instructions: { service: lowest('service'), baseline: lowest('baseline') } } : {}),
+        };
         rows.push(row);
         console.error(
           `  PostgreSQL, ${round(pets)} pets, ${workload.name}: CPU/request ratio ${ratio(row.service.cpuPerRequest, row.baseline.cpuPerRequest)}, ` +
-            `statements/request ${round(row.service.statementsPerRequest, 2)}`,
+            `statements/request ${round(row.service.statementsPerRequest, 2)}` +
+            (row.instructions === undefined ? '' : `, instructions/request ratio ${ratio(row.instructions.service, row.instructions.baseline)}`),
         );
       }
     }
@@ -650,20 +678,32 @@ function postgresReport(rows: DatabaseRow[], missing: string | undefined): strin
     '',
     ...flat('list 100, 1% status'),
     ...flat('page of 100 from the middle'),
+    ...(rows[0]?.instructions === undefined
+      ? []
+      : [
+          '',
+          `Instructions per request of each server process on PostgreSQL, counted as for the in-memory store (${round(instructionRequests)} requests after ${round(WARM_UP_FACTOR * instructionRequests)}, the lowest over ${instructionRounds} fresh processes):`,
+          '',
+          '| pets | workload | instructions/req service | instructions/req baseline | ratio |',
+          '|---:|---|---:|---:|---:|',
+          ...rows.map(({ pets, workload, instructions }) => `| ${round(pets)} | ${workload} | ${round(instructions!.service)} | ${round(instructions!.baseline)} | ${ratio(instructions!.service, instructions!.baseline)} |`),
+        ]),
   ].join('\n');
 }
 
 /** The README's PostgreSQL table. */
 function shortPostgresTable(rows: DatabaseRow[]): string {
+  const counted = rows[0]?.instructions !== undefined;
   return [
     `Command: \`${commandLine()}\` (${cpus().length} cores, Node ${process.version}). PostgreSQL store, one instance on a local cluster (${POSTGRES_SETTINGS}):`,
     '',
-    '| pets | workload | req/s | p99 ms | CPU µs/req | CPU ÷ plain fastify, same SQL | round trips/req | DB CPU µs/req |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|',
+    `| pets | workload | req/s | p99 ms | CPU µs/req | CPU ÷ plain fastify, same SQL |${counted ? ' instructions ÷ plain fastify |' : ''} round trips/req | DB CPU µs/req |`,
+    `|---:|---|---:|---:|---:|---:|${counted ? '---:|' : ''}---:|---:|`,
     ...rows.map(
-      ({ pets, workload, service, baseline }) =>
+      ({ pets, workload, service, baseline, instructions }) =>
         `| ${round(pets)} | ${workload} | ${round(service.rps)} | ${round(service.p99, 1)} | ${round(service.cpuPerRequest * 1e6, 1)} | ` +
-        `${ratio(service.cpuPerRequest, baseline.cpuPerRequest)} | ${round(service.statementsPerRequest, 2)} | ${round(service.databaseCpuPerRequest * 1e6, 1)} |`,
+        `${ratio(service.cpuPerRequest, baseline.cpuPerRequest)} |${instructions === undefined ? '' : ` ${ratio(instructions.service, instructions.baseline)} |`} ` +
+        `${round(service.statementsPerRequest, 2)} | ${round(service.databaseCpuPerRequest * 1e6, 1)} |`,
     ),
   ].join('\n');
 }

@@ -46,6 +46,16 @@ t.test('a failing migration leaves nothing behind', { skip }, async (t) => {
   t.same(await migrate(pool), MIGRATIONS.map((migration) => migration.version), 'the good ones apply later');
 });
 
+t.test('a migration whose connection is lost reports that loss, and the pool opens a new connection', { skip }, async (t) => {
+  const url = await database!.freshSchema();
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => undefined);
+  t.teardown(() => pool.end());
+  const lost = [...MIGRATIONS, { version: 99, name: 'lost', sql: 'SELECT pg_terminate_backend(pg_backend_pid())' }];
+  await t.rejects(migrate(pool, lost), /terminat/, 'the loss itself, not the failed ROLLBACK after it, and no crash');
+  t.same(await migrate(pool), MIGRATIONS.map((migration) => migration.version), 'nothing was applied, and the next run works on a new connection');
+});
+
 t.test('creates commit in id order: no page passes an id whose create has yet to commit', { skip }, async (t) => {
   const store = await database!.createStore(t);
   // A create held open in its transaction: it has taken its id and not committed yet, as a slow

@@ -10,6 +10,13 @@ const MIGRATION_LOCK = 0x7065_7473_746f_7265n;
 /** The versions applied by this call (empty when the schema was current). */
 export async function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
   const client = await pool.connect();
+  let broken = false;
+  // A connection lost while checked out is also emitted as an error event, which would otherwise
+  // crash the process; the statement under way fails with it too, and that failure is reported.
+  const lost = () => {
+    broken = true;
+  };
+  client.on('error', lost);
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
@@ -28,9 +35,14 @@ export async function migrate(pool: Pool, migrations: readonly Migration[] = MIG
     await client.query('COMMIT');
     return pending.map((migration) => migration.version);
   } catch (error) {
-    await client.query('ROLLBACK');
+    // The original error is the one to report: when the connection itself failed, ROLLBACK fails
+    // too (the server rolls back on its own), and that connection must not go back to the pool.
+    await client.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
     throw error;
   } finally {
-    client.release();
+    client.off('error', lost);
+    client.release(broken);
   }
 }
