@@ -300,9 +300,18 @@ export function unauthorized(request: ApiRequest, authorization: string | undefi
   return { ...request, headers: authorization === undefined ? headers : { ...headers, authorization } };
 }
 
-export const validRequests = operations.map((operation) => validRequest(operation));
-export const brokenRequests = operations.map((operation) => brokenRequest(operation));
-export const anyRequest: fc.Arbitrary<ApiRequest> = fc.oneof(
-  ...validRequests.map((arbitrary) => arbitrary.map((valid) => valid.request)),
-  ...brokenRequests.map((arbitrary) => arbitrary.map((broken) => broken.request)),
-);
+/** The request arbitraries of some operations (all of them by default). */
+export function requestsOf(operationIds: readonly string[] = operations.map((operation) => operation.operationId)) {
+  const chosen = operations.filter((operation) => operationIds.includes(operation.operationId));
+  const valid = chosen.map((operation) => validRequest(operation));
+  const broken = chosen.map((operation) => brokenRequest(operation));
+  const any: fc.Arbitrary<ApiRequest> = fc.oneof(
+    ...valid.map((arbitrary) => arbitrary.map((request) => request.request)),
+    ...broken.map((arbitrary) => arbitrary.map((request) => request.request)),
+  );
+  // The same requests without a valid key: each must get 401, whatever else is wrong with it.
+  const withBadKey = fc.tuple(any, badAuthorization).map(([request, authorization]) => unauthorized(request, authorization));
+  return { valid, broken, any, withBadKey };
+}
+
+export const { valid: validRequests, broken: brokenRequests, any: anyRequest, withBadKey } = requestsOf();

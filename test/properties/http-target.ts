@@ -1,0 +1,105 @@
+// Sends generated requests to a running deployment over real HTTP (npm run contract): the same
+// requests the in-process properties send through `inject`, to one base URL or to several in turn
+// (instances behind no balancer, sharing one database).
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { basePathOf } from '../../src/spec/openapi-spec.js';
+import { parseJson } from '../../src/validation/strict-json.js';
+import { API_KEY } from '../helpers/build-app.js';
+import { spec } from '../helpers/contract.js';
+import type { ApiRequest } from './api-requests.js';
+import type { LiveAnswer, LiveSender } from './live-properties.js';
+
+const SPEC_BASE_PATH = basePathOf(spec);
+/** Longest Retry-After honoured; a target asking for more is waited on for this long, then retried. */
+const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RATE_LIMITED_RETRIES = 10;
+
+export interface TargetOptions {
+  /** Base URLs ending in the spec's base path (`…/v1`); requests go to each in turn. */
+  urls: URL[];
+  /** The key the target accepts; it replaces the generators' test key wherever that appears. */
+  apiKey: string;
+  /** Per-request limit: a request without an answer by then is a violation (a hang). */
+  timeoutMs: number;
+}
+
+/** A request that got no answer: the target is unreachable, or hung. */
+export class NoAnswer extends Error {}
+
+export interface Target extends LiveSender {
+  /** The URL a request goes to (the next one in turn, without advancing). */
+  urlOf(request: ApiRequest, index?: number): URL;
+  /** Requests sent, and answers that were 429 (retried after Retry-After, never counted as violations). */
+  counts(): { sent: number; rateLimited: number };
+  /** The request with the live key in place of the generators' test key, as it is sent. */
+  withKey(request: ApiRequest): ApiRequest;
+}
+
+export function httpTarget({ urls, apiKey, timeoutMs }: TargetOptions): Target {
+  let sent = 0;
+  let rateLimited = 0;
+  let turn = 0;
+  const withKey = (request: ApiRequest): ApiRequest => ({
+    ...request,
+    headers: Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, value.split(API_KEY).join(apiKey)])),
+  });
+  const urlOf = (request: ApiRequest, index = turn) => {
+    // A next link, already resolved against the answer that carried it, is followed as it is.
+    if (/^https?:\/\//.test(request.url)) return new URL(request.url);
+    const base = urls[index % urls.length]!;
+    const path = request.url.startsWith(SPEC_BASE_PATH) ? request.url.slice(SPEC_BASE_PATH.length) : request.url;
+    // The request's path and query are appended as they are: percent-encoding included, never normalized.
+    return new URL(`${base.origin}${base.pathname.replace(/\/$/, '')}${path}`);
+  };
+  const once = (url: URL, request: ApiRequest) =>
+    new Promise<LiveAnswer>((resolve, reject) => {
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      // The body's length is given, as inject gives it: never chunked.
+      const headers = request.payload === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.payload)) };
+      const outgoing = send(url, { method: request.method, headers, signal: AbortSignal.timeout(timeoutMs) }, (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('error', (error) => reject(new NoAnswer(`${request.method} ${url}: the answer broke off: ${error.message}`)));
+        incoming.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = parseJson(body);
+          } catch {
+            json = undefined;
+          }
+          resolve({ url: url.toString(), statusCode: incoming.statusCode ?? 0, headers: incoming.headers as IncomingHttpHeaders & Record<string, unknown>, body, json });
+        });
+      });
+      outgoing.on('error', (error) =>
+        reject(new NoAnswer(error.name === 'AbortError' || error.name === 'TimeoutError' ? `${request.method} ${url}: no answer within ${timeoutMs} ms` : `${request.method} ${url}: ${error.message}`)),
+      );
+      outgoing.end(request.payload);
+    });
+  return {
+    async send(generated) {
+      const request = withKey(generated);
+      const url = urlOf(request);
+      turn += 1;
+      for (let attempt = 0; ; attempt++) {
+        sent += 1;
+        const answer = await once(url, request);
+        if (answer.statusCode !== 429 || attempt >= MAX_RATE_LIMITED_RETRIES) return answer;
+        rateLimited += 1;
+        await sleep(retryAfterMs(answer.headers['retry-after']));
+      }
+    },
+    urlOf,
+    counts: () => ({ sent, rateLimited }),
+    withKey,
+  };
+}
+
+/** Retry-After as seconds or an HTTP date (RFC 9110, 10.2.3); one second when absent or unreadable. */
+export function retryAfterMs(value: unknown): number {
+  const text = String(value ?? '').trim();
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - Date.now();
+  return Math.min(MAX_RETRY_AFTER_MS, Number.isFinite(ms) && ms >= 0 ? ms : 1000);
+}
