@@ -20,7 +20,7 @@ import {
   type Sender,
 } from './api-properties.js';
 import { parametersOf, requestsOf, type ApiRequest, type ValidRequest } from './api-requests.js';
-import { resolve, toJson } from './schema-arbitraries.js';
+import { resolve, toJson, type Schema } from './schema-arbitraries.js';
 
 export interface LiveOptions {
   /** No createPet at all (valid, broken or unauthorized): safe against production. */
@@ -49,7 +49,8 @@ interface CreatedPet {
 const LIMIT_PARAMETER = resolve(parametersOf(operation('listPets')).find((parameter) => parameter.name === 'limit')!.schema);
 const DEFAULT_LIMIT = Number(LIMIT_PARAMETER.default);
 const MAX_LIMIT = Number(LIMIT_PARAMETER.maximum);
-const NAME_LENGTH = Number(resolve((operation('createPet').object.requestBody as any).content['application/json'].schema).properties?.['name']?.maxLength ?? 100);
+const NEW_PET = resolve((operation('createPet').object.requestBody as { content: Record<string, { schema: Schema }> }).content['application/json']!.schema);
+const NAME_LENGTH = Number(resolve(NEW_PET.properties!['name']!).maxLength);
 
 /** The name prefix of this run's pets; what follows it is the generated name, cut to fit. */
 export const namePrefix = (runId: string) => `contract-check ${runId} `;
