@@ -6,7 +6,7 @@
 //   npm run bench -- --sizes 1000 --rounds 1 --duration 1
 //   npm run bench -- --self-check        (baseline against baseline: the noise floor)
 //   npm run bench -- --instructions      (also instructions per request, counted by valgrind: no noise)
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { encodeCursor } from '../src/pagination/cursor.js';
 import { startBenchDatabase, type BenchDatabase } from './bench/postgres-database.js';
+import { processCpu } from './bench/process-cpu.js';
 import { whyNoPostgresBinaries } from './postgres/throwaway-cluster.js';
 
 const { values } = parseArgs({
@@ -84,7 +85,6 @@ type ServerName = keyof typeof SERVERS;
 type Compared = 'service' | 'baseline';
 const POSTGRES_SETTINGS = 'PostgreSQL defaults: fsync and synchronous_commit on, so a create is on disk before it is answered';
 const REQUEST_LOG_FILE = join(mkdtempSync(join(tmpdir(), 'bench-log-')), 'requests.log');
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 interface Server {
   child: ChildProcess;
@@ -147,12 +147,11 @@ async function stop(server: Server): Promise<void> {
   await exited;
 }
 
-/** User plus system CPU time the process has used, in seconds. */
+/** User plus system CPU time the server has used, in seconds. */
 function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which is in parentheses and may contain spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  const cpu = processCpu(pid);
+  if (cpu === undefined) throw new Error(`server ${pid} exited while measured`);
+  return cpu.seconds;
 }
 
 /** Milliseconds from spawn to the first successful answer. */
@@ -241,12 +240,13 @@ async function fire(server: Server, workload: Workload, pets: number, limit: { d
   return result;
 }
 
-async function load(server: Server, workload: Workload, pets: number, seconds: number): Promise<Sample> {
+/** Loads the server with the workload for `seconds`; `answered` is the 2xx count. */
+async function load(server: Server, workload: Workload, pets: number, seconds: number): Promise<Sample & { answered: number }> {
   const cpuBefore = cpuSeconds(server.pid);
   const result = await fire(server, workload, pets, { duration: seconds });
   const cpu = cpuSeconds(server.pid) - cpuBefore;
   const answered = result['2xx'];
-  return { rps: answered / (result.duration || seconds), p99: result.latency.p99, cpuPerRequest: cpu / answered };
+  return { rps: answered / (result.duration || seconds), p99: result.latency.p99, cpuPerRequest: cpu / answered, answered };
 }
 
 interface DatabaseSample extends Sample {
@@ -260,20 +260,11 @@ interface DatabaseSample extends Sample {
 async function loadWithDatabase(server: Server, workload: Workload, pets: number, seconds: number, database: BenchDatabase, name: string): Promise<DatabaseSample> {
   const statementsBefore = await database.statements(name);
   const databaseCpuBefore = database.cpuSeconds();
-  const cpuBefore = cpuSeconds(server.pid);
-  const result = await fire(server, workload, pets, { duration: seconds });
-  const cpu = cpuSeconds(server.pid) - cpuBefore;
+  const { answered, ...sample } = await load(server, workload, pets, seconds);
   const databaseCpu = database.cpuSeconds() - databaseCpuBefore;
   // The count is read after the CPU, so that reading it is not charged to the requests.
   const statements = (await database.statements(name)) - statementsBefore;
-  const answered = result['2xx'];
-  return {
-    rps: answered / (result.duration || seconds),
-    p99: result.latency.p99,
-    cpuPerRequest: cpu / answered,
-    statementsPerRequest: statements / answered,
-    databaseCpuPerRequest: databaseCpu / answered,
-  };
+  return { ...sample, statementsPerRequest: statements / answered, databaseCpuPerRequest: databaseCpu / answered };
 }
 
 const execFileAsync = promisify(execFile);
@@ -371,6 +362,13 @@ const median = (numbers: number[]) => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 const ratio = (service: number, baseline: number) => (service / baseline).toFixed(2);
+/** The rounds of one server on one workload: req/s and p99 as medians, CPU per request as the lowest. */
+const summary = (list: Sample[]): Sample => ({
+  rps: median(list.map((sample) => sample.rps)),
+  p99: median(list.map((sample) => sample.p99)),
+  // The lowest, not the median: noise and the nextTick mode (countInstructions) only ever add CPU time.
+  cpuPerRequest: Math.min(...list.map((sample) => sample.cpuPerRequest)),
+});
 const round = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 interface Row {
@@ -454,12 +452,6 @@ async function measureMemoryStore(): Promise<{ table: string; shortTable: string
       await stop(servers.baseline);
       await stop(servers.serviceLogged);
     }
-    const summary = (list: Sample[]): Sample => ({
-      rps: median(list.map((sample) => sample.rps)),
-      p99: median(list.map((sample) => sample.p99)),
-      // The lowest, not the median: noise and the nextTick mode (countInstructions) only ever add CPU time.
-      cpuPerRequest: Math.min(...list.map((sample) => sample.cpuPerRequest)),
-    });
     for (const [position, workload] of WORKLOADS.entries()) {
       const [service, baseline, serviceLogged] = LOADED.map((name) => summary(samples[position]![name])) as [Sample, Sample, Sample];
       const row = { pets, workload: workload.name, service, baseline, serviceLogged };
@@ -485,7 +477,7 @@ async function measurePostgres(): Promise<{ rows: DatabaseRow[]; missing?: strin
     console.error(`bench: PostgreSQL left out: ${missing}`);
     return { rows: [], missing };
   }
-  const database = await startBenchDatabase(TICKS_PER_SECOND);
+  const database = await startBenchDatabase();
   try {
     const rows: DatabaseRow[] = [];
     for (const pets of sizes) {
@@ -504,10 +496,8 @@ async function measurePostgres(): Promise<{ rows: DatabaseRow[]; missing?: strin
         await stop(servers.service);
         await stop(servers.baseline);
       }
-      const summary = (list: DatabaseSample[]): DatabaseSample => ({
-        rps: median(list.map((sample) => sample.rps)),
-        p99: median(list.map((sample) => sample.p99)),
-        cpuPerRequest: Math.min(...list.map((sample) => sample.cpuPerRequest)),
+      const databaseSummary = (list: DatabaseSample[]): DatabaseSample => ({
+        ...summary(list),
         statementsPerRequest: Math.max(...list.map((sample) => sample.statementsPerRequest)),
         databaseCpuPerRequest: median(list.map((sample) => sample.databaseCpuPerRequest)),
       });
@@ -531,8 +521,8 @@ async function measurePostgres(): Promise<{ rows: DatabaseRow[]; missing?: strin
         const row: DatabaseRow = {
           pets,
           workload: workload.name,
-          service: summary(samples[position]!.service),
-          baseline: summary(samples[position]!.baseline),
+          service: databaseSummary(samples[position]!.service),
+          baseline: databaseSummary(samples[position]!.baseline),
           ...(values.instructions ? { instructions: { service: lowest('service'), baseline: lowest('baseline') } } : {}),
         };
         rows.push(row);
@@ -548,6 +538,24 @@ async function measurePostgres(): Promise<{ rows: DatabaseRow[]; missing?: strin
     await database.close();
   }
 }
+
+/** The cells both load tables start with: size, workload, then req/s, p99 and CPU of the service against the baseline. */
+function comparedCells(pets: number, workload: string, service: Sample, baseline: Sample): string[] {
+  return [
+    round(pets),
+    workload,
+    round(service.rps),
+    round(baseline.rps),
+    ratio(service.rps, baseline.rps),
+    round(service.p99, 1),
+    round(baseline.p99, 1),
+    round(service.cpuPerRequest * 1e6, 1),
+    round(baseline.cpuPerRequest * 1e6, 1),
+    ratio(service.cpuPerRequest, baseline.cpuPerRequest),
+  ];
+}
+
+const tableRow = (cells: string[]) => `| ${cells.join(' | ')} |`;
 
 function report(
   rows: Row[],
@@ -571,20 +579,11 @@ function report(
     '| pets | workload | req/s service | req/s baseline | ratio | p99 ms service | p99 ms baseline | CPU µs/req service | CPU µs/req baseline | CPU ratio | CPU µs/req logs on | logs on ÷ off |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(({ pets, workload, service, baseline, serviceLogged }) =>
-      [
-        round(pets),
-        workload,
-        round(service.rps),
-        round(baseline.rps),
-        ratio(service.rps, baseline.rps),
-        round(service.p99, 1),
-        round(baseline.p99, 1),
-        round(service.cpuPerRequest * 1e6, 1),
-        round(baseline.cpuPerRequest * 1e6, 1),
-        ratio(service.cpuPerRequest, baseline.cpuPerRequest),
+      tableRow([
+        ...comparedCells(pets, workload, service, baseline),
         round(serviceLogged.cpuPerRequest * 1e6, 1),
         ratio(serviceLogged.cpuPerRequest, service.cpuPerRequest),
-      ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
+      ]),
     ),
     '',
     ...(cpuOf(largest, 'list 100') === undefined
@@ -658,22 +657,13 @@ function postgresReport(rows: DatabaseRow[], missing: string | undefined): strin
     '| pets | workload | req/s service | req/s baseline | ratio | p99 ms service | p99 ms baseline | CPU µs/req service | CPU µs/req baseline | CPU ratio | statements/req service | statements/req baseline | DB CPU µs/req service | DB CPU µs/req baseline |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(({ pets, workload, service, baseline }) =>
-      [
-        round(pets),
-        workload,
-        round(service.rps),
-        round(baseline.rps),
-        ratio(service.rps, baseline.rps),
-        round(service.p99, 1),
-        round(baseline.p99, 1),
-        round(service.cpuPerRequest * 1e6, 1),
-        round(baseline.cpuPerRequest * 1e6, 1),
-        ratio(service.cpuPerRequest, baseline.cpuPerRequest),
+      tableRow([
+        ...comparedCells(pets, workload, service, baseline),
         round(service.statementsPerRequest, 2),
         round(baseline.statementsPerRequest, 2),
         round(service.databaseCpuPerRequest * 1e6, 1),
         round(baseline.databaseCpuPerRequest * 1e6, 1),
-      ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
+      ]),
     ),
     '',
     ...flat('list 100, 1% status'),

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { startThrowawayCluster, type Cluster } from '../postgres/throwaway-cluster.js';
+import { processCpu } from './process-cpu.js';
 import { RARE_STATUS } from './seed-pets.js';
 
 export interface BenchDatabase {
@@ -19,7 +20,7 @@ export interface BenchDatabase {
   close(): Promise<void>;
 }
 
-export async function startBenchDatabase(ticksPerSecond: number): Promise<BenchDatabase> {
+export async function startBenchDatabase(): Promise<BenchDatabase> {
   const cluster: Cluster = await startThrowawayCluster({ shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'top' });
   const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
   try {
@@ -31,15 +32,6 @@ export async function startBenchDatabase(ticksPerSecond: number): Promise<BenchD
   }
   const urlOf = (name: string) => cluster.url.replace(/\/postgres$/, `/${name}`);
   const postmaster = Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const cpuOf = (pid: string) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return { parent: Number(fields[1]), seconds: (Number(fields[11]) + Number(fields[12])) / ticksPerSecond };
-    } catch {
-      return undefined; // exited meanwhile
-    }
-  };
   return {
     async prepare(name, pets) {
       await admin.query(`DROP DATABASE IF EXISTS ${name}`);
@@ -70,10 +62,10 @@ export async function startBenchDatabase(ticksPerSecond: number): Promise<BenchD
       return Number(rows[0]?.calls ?? 0);
     },
     cpuSeconds() {
-      let seconds = cpuOf(String(postmaster))?.seconds ?? 0;
+      let seconds = processCpu(postmaster)?.seconds ?? 0;
       for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
-        const process = cpuOf(pid);
-        if (process?.parent === postmaster) seconds += process.seconds;
+        const cpu = processCpu(Number(pid));
+        if (cpu?.parent === postmaster) seconds += cpu.seconds;
       }
       return seconds;
     },
