@@ -5,7 +5,7 @@
 // tracked, and its pets are named "contract-check <run id> …".
 import fc from 'fast-check';
 import { operation } from '../helpers/contract.js';
-import { nextTarget } from '../helpers/next-link.js';
+import { keptNextPage } from '../helpers/next-link.js';
 import {
   ContractViolation,
   describe,
@@ -109,10 +109,8 @@ export function liveChecks(sender: LiveSender, { readOnly, runId, maxPages }: Li
     const link = answer.headers['link'];
     let next: ApiRequest | undefined;
     if (link !== undefined) {
-      const target = nextTarget(link);
-      const resolved = target === undefined ? undefined : new URL(target, answer.url);
-      const sent = new URL(answer.url);
-      if (resolved === undefined || resolved.pathname !== sent.pathname || resolved.searchParams.get('limit') !== String(limit) || (resolved.searchParams.get('status') ?? undefined) !== status) {
+      const resolved = keptNextPage(link, answer.url, { limit, status });
+      if (resolved === undefined) {
         problems.push(`the next link ${String(link)} does not keep the path, limit ${limit} and status ${String(status)}`);
       } else {
         next = { ...request, url: resolved.toString() };
