@@ -38,6 +38,33 @@ export interface paths {
          *     grow with each pet added and are never reused. The pet is stored exactly
          *     as sent; a `status` left out stays absent (no default is applied).
          *     `categoryId` is not checked against any category list.
+         *
+         *     **Safe retries.** Send an `Idempotency-Key` (the IETF draft
+         *     "The Idempotency-Key HTTP Header Field", revision 07) to make a create
+         *     safe to retry after a timeout or a lost connection:
+         *     - The first request with a key creates the pet and records the key
+         *       with it, atomically: no pet without its key, no key without its pet.
+         *     - The same key with the same body (compared as parsed JSON, so
+         *       whitespace and member order do not matter) creates nothing and
+         *       answers the original `201` again, the same pet with the same `id`
+         *       and `Location`, with `Idempotent-Replayed: true`.
+         *     - The same key with a different body: `422 IDEMPOTENCY_KEY_REUSED`.
+         *     - A retry sent while the first request with its key is still being
+         *       served waits for it and then answers its `201` as a replay: there is
+         *       no "in progress" answer, so no `409`.
+         *     - Only creations are recorded: a request refused with `400`, `401`,
+         *       `413`, `415` or `503` records nothing, and may be sent again, fixed,
+         *       with the same key.
+         *     - Keys belong to the API key that sent them: another API key's request
+         *       with the same `Idempotency-Key` is a new key, which never replays,
+         *       blocks or reveals the first client's pet. (A retry sent with a
+         *       rotated API key is therefore a new request.)
+         *     - Retention: a key is kept for at least 24 hours after its pet was
+         *       created (the operators of a deployment may set another period),
+         *       then forgotten; a request with a forgotten key creates a new pet.
+         *       The in-memory store (for local use) keeps at most 100,000 keys and
+         *       forgets the oldest first when it holds more.
+         *     Requests without the header are not affected: every one creates a pet.
          */
         post: operations["createPet"];
         delete?: never;
@@ -137,12 +164,13 @@ export interface components {
              *     | `REQUEST_TIMEOUT` | 408 | The request was not received in time |
              *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than 16 KiB |
              *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not UTF-8 `application/json` |
+             *     | `IDEMPOTENCY_KEY_REUSED` | 422 | The `Idempotency-Key` was already used for a create with a different body |
              *     | `HEADERS_TOO_LARGE` | 431 | The request headers are too large |
              *     | `INTERNAL_ERROR` | 500 | An unexpected failure in the service |
              *     | `SERVICE_UNAVAILABLE` | 503 | The pet store (its database) cannot be reached for the moment; retry after `Retry-After` seconds |
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description Human-readable description of what went wrong and what to fix. */
             message: string;
             /**
@@ -293,6 +321,11 @@ export interface components {
          */
         Location: string;
         /**
+         * @description Sent, as `true`, only on a `201` that replays the answer to an earlier
+         *     request with the same `Idempotency-Key`: no pet was created by this one.
+         */
+        "Idempotent-Replayed": "true";
+        /**
          * @description Seconds to wait before sending the request again (RFC 9110, section 10.2.3).
          * @example 2
          */
@@ -392,7 +425,23 @@ export interface operations {
     createPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A key the client makes up for one create and sends again, unchanged,
+                 *     with every retry of it (a UUID is a good choice). The value is a
+                 *     Structured Field String (RFC 8941): the key in double quotes,
+                 *     `"8e03978e-40d5-43e8-bc93-6894a57f9324"`. The unquoted form that
+                 *     many clients send, `8e03978e-40d5-43e8-bc93-6894a57f9324`, is
+                 *     accepted as the same key.
+                 *
+                 *     A key is 1 to 255 characters: printable ASCII (space to `~`) other
+                 *     than `"` and `\`; unquoted, also no space, `,` or `;`. String
+                 *     escapes and parameters are not accepted. Anything else is refused
+                 *     with 400 `VALIDATION_FAILED` naming the header.
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -403,10 +452,16 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The pet was added; the body is the stored pet with its new `id`. */
+            /**
+             * @description The pet was added; the body is the stored pet with its new `id`.
+             *     Also the answer to a retry with the same `Idempotency-Key` and
+             *     body: then it is the original answer again, marked
+             *     `Idempotent-Replayed: true`.
+             */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Frame-Options": components["headers"]["X-Frame-Options"];
@@ -429,6 +484,30 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description The `Idempotency-Key` was already used, by the same API key, for a
+             *     create with a different body. Nothing was created. Send a new key
+             *     for a new pet, or the original body to get the original answer.
+             */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "IDEMPOTENCY_KEY_REUSED",
+                     *       "message": "This Idempotency-Key was already used to create pet 7 from a different body; send a new key for a new pet.",
+                     *       "status": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

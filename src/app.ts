@@ -61,6 +61,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: handleError,
     clientErrorHandler: createClientErrorHandler(headers),
   });
+  // Set by authentication; declared here so every request object has the same shape.
+  app.decorateRequest('apiKeyScope', '');
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(async (request) => {
     throw new RouteNotFound(request.method, request.url.replace(/\?.*$/s, ''));

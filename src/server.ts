@@ -9,6 +9,7 @@ import pino from 'pino';
 import { buildApp } from './app.js';
 import { readConfig, type DatabaseConfig } from './config.js';
 import { createLogDestination } from './logging/log-destination.js';
+import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
 import { poolConfigOf } from './store/postgres/pool-config.js';
 import { startPostgresStore } from './store/postgres/start.js';
@@ -24,10 +25,11 @@ async function main() {
 
   const oneOffKeyFile = config.apiKeys === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
   const apiKeys = config.apiKeys ?? [await writeOneOffKey(oneOffKeyFile!)];
-  const store = config.database === undefined ? undefined : postgresStore(config.database, log);
+  const retentionMs = config.idempotencyRetentionMs;
+  const store = config.database === undefined ? createMemoryPetStore({ retentionMs }) : postgresStore(config.database, log, retentionMs);
   log.info(config.database === undefined ? 'pets are kept in memory (DATABASE_URL is not set)' : `pets are kept in PostgreSQL at ${where(config.database.url)}`);
 
-  const app = await buildApp({ apiKeys, loggerInstance: log, ...(store === undefined ? {} : { store }) });
+  const app = await buildApp({ apiKeys, loggerInstance: log, store });
   if (oneOffKeyFile !== undefined) {
     app.log.warn(`API_KEYS is not set: generated a one-off API key for this run only, in ${oneOffKeyFile}`);
   }
@@ -36,13 +38,13 @@ async function main() {
     if (err !== undefined) app.log.error({ err }, 'closing after an unexpected error');
     else app.log.info({ signal }, 'closing gracefully: finishing requests in flight');
     await app.close();
-    await store?.close();
+    await store.close?.();
   });
   await app.listen({ host: config.host, port: config.port });
 }
 
-function postgresStore(database: DatabaseConfig, log: FastifyBaseLogger): PetStore & { close(): Promise<void> } {
-  return startPostgresStore(poolConfigOf(database), { log });
+function postgresStore(database: DatabaseConfig, log: FastifyBaseLogger, retentionMs: number): PetStore & { close(): Promise<void> } {
+  return startPostgresStore(poolConfigOf(database), { log, retentionMs });
 }
 
 /** Host, port and database of a connection string: never its user or password. */

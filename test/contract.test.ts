@@ -42,11 +42,13 @@ const cases: Record<string, Record<number, Case>> = {
 // as the PostgreSQL store does (its real outages are tested in test/postgres-faults.test.ts).
 const failingStore: PetStore = {
   create: () => Promise.reject(new Error('store down')),
+  createOnce: () => Promise.reject(new Error('store down')),
   get: () => Promise.reject(new Error('store down')),
   list: () => Promise.reject(new Error('store down')),
 };
 const unavailableStore: PetStore = {
   create: () => Promise.reject(new ServiceUnavailable()),
+  createOnce: () => Promise.reject(new ServiceUnavailable()),
   get: () => Promise.reject(new ServiceUnavailable()),
   list: () => Promise.reject(new ServiceUnavailable()),
 };

@@ -7,6 +7,9 @@ const failingStore: PetStore = {
   create: async () => {
     throw new Error('disk /var/lib/pets is full');
   },
+  createOnce: async () => {
+    throw new Error('disk /var/lib/pets is full');
+  },
   get: async () => null,
   list: async () => {
     throw new Error('connection to db-7.internal refused');

@@ -38,6 +38,11 @@ export const UnsupportedMediaType = apiError<[received: string]>(
   '%s is not supported; send the body as UTF-8 application/json.',
   415,
 );
+export const IdempotencyKeyReused = apiError<[petId: string]>(
+  'IDEMPOTENCY_KEY_REUSED',
+  'This Idempotency-Key was already used to create pet %s from a different body; send a new key for a new pet.',
+  422,
+);
 export const HeadersTooLarge = apiError<[]>('HEADERS_TOO_LARGE', 'The request headers are too large.', 431);
 /** Seconds a client is asked to wait (Retry-After) when the store cannot be reached. */
 export const RETRY_AFTER_SECONDS = 2;

@@ -1,3 +1,5 @@
+import { IdempotencyKeyReused } from '../errors/api-errors.js';
+import { isSameRequest, keyOf } from '../idempotency/idempotency-key.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 
@@ -5,7 +7,19 @@ import type { OperationHandler } from '../types/api.js';
 export function createPet(store: PetStore, petPath: string): OperationHandler<'createPet'> {
   const [before, after] = petPath.split('{petId}') as [string, string];
   return async (request, reply) => {
-    const pet = await store.create(request.body);
+    // Validated against openapi.yaml before the handler runs; one header, so a string.
+    const header = request.headers['idempotency-key'] as string | undefined;
+    let pet;
+    if (header === undefined) {
+      pet = await store.create(request.body);
+    } else {
+      const created = await store.createOnce(request.body, { scope: request.apiKeyScope, key: keyOf(header) });
+      pet = created.pet;
+      if (created.replayed) {
+        if (!isSameRequest(pet, request.body)) throw new IdempotencyKeyReused(String(pet.id));
+        reply.header('idempotent-replayed', 'true');
+      }
+    }
     reply.header('location', `${before}${pet.id}${after}`);
     return pet;
   };

@@ -1,5 +1,9 @@
+import { DEFAULT_RETENTION_HOURS, type IdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetStatus } from '../types/api.js';
+import { DEFAULT_MAX_KEYS, MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
 import type { ListOptions, PetStore } from './pet-store.js';
+
+export type MemoryStoreOptions = Partial<MemoryKeyOptions>;
 
 /**
  * Pets are never updated or removed, so ids run 1, 2, 3… and a pet's index is id - 1.
@@ -9,7 +13,7 @@ import type { ListOptions, PetStore } from './pet-store.js';
  * id order lets a filtered list find where a page starts by binary search and read only what it
  * returns.
  */
-export function createMemoryPetStore(): PetStore {
+export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_HOURS * 3_600_000, maxKeys = DEFAULT_MAX_KEYS, now = Date.now }: MemoryStoreOptions = {}): PetStore {
   const names: string[] = [];
   const categoryIds: (number | bigint)[] = [];
   // Status codes: 0 is "no status", n is statusNames[n - 1].
@@ -35,15 +39,30 @@ export function createMemoryPetStore(): PetStore {
     return code;
   };
 
+  const add = ({ name, categoryId, status }: NewPet): number => {
+    const index = names.length;
+    const code = status === undefined ? 0 : codeOf(status);
+    names.push(name);
+    categoryIds.push(categoryId);
+    statusCodes.push(code);
+    if (status !== undefined) byStatus.get(status)!.push(index);
+    return index;
+  };
+  const keys = new MemoryIdempotencyKeys({ retentionMs, maxKeys, now });
+
   return {
-    async create({ name, categoryId, status }: NewPet) {
-      const index = names.length;
-      const code = status === undefined ? 0 : codeOf(status);
-      names.push(name);
-      categoryIds.push(categoryId);
-      statusCodes.push(code);
-      if (status !== undefined) byStatus.get(status)!.push(index);
-      return pet(index);
+    async create(newPet: NewPet) {
+      return pet(add(newPet));
+    },
+
+    // Atomic as it is: nothing here awaits, so no other request runs between the look-up and the record.
+    async createOnce(newPet: NewPet, { scope, key }: IdempotencyKey) {
+      const scoped = `${scope}:${key}`;
+      const recorded = keys.find(scoped);
+      if (recorded !== undefined) return { pet: pet(recorded), replayed: true };
+      const index = add(newPet);
+      keys.record(scoped, index);
+      return { pet: pet(index), replayed: false };
     },
 
     async get(id: PetId) {

@@ -3,9 +3,10 @@
 // synchronous_commit) before it is answered.
 import pg from 'pg';
 import { ServiceUnavailable } from '../errors/api-errors.js';
+import { DEFAULT_RETENTION_HOURS, type IdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetStatus } from '../types/api.js';
 import { exactInteger } from '../validation/int64.js';
-import type { ListOptions, PetPage, PetStore } from './pet-store.js';
+import type { CreatedOnce, ListOptions, PetPage, PetStore } from './pet-store.js';
 import { isUnavailable } from './postgres/unavailable.js';
 
 const INT8 = 20;
@@ -15,6 +16,14 @@ interface PetRow {
   name: string;
   category_id: PetId;
   status: PetStatus | null;
+}
+
+interface RecordedRow {
+  pet_id: PetId;
+  name: string;
+  category_id: PetId;
+  status: PetStatus | null;
+  replayed: boolean;
 }
 
 const COLUMNS = 'id, name, category_id, status';
@@ -33,6 +42,39 @@ export const STATEMENTS = {
     text: `WITH in_id_order AS MATERIALIZED (SELECT pg_advisory_xact_lock(${ID_ORDER_LOCK_SPACE}, 'pets'::regclass::oid::int))
       INSERT INTO pets (name, category_id, status) SELECT $1, $2, $3 FROM in_id_order RETURNING ${COLUMNS}`,
   },
+  // A create with an Idempotency-Key, in one statement (one round trip, one transaction): a key
+  // recorded before this statement began is replayed without taking the lock or an id. Otherwise
+  // the key and the pet are inserted together, under the same id-order lock as create. A retry
+  // sent while the first request with its key is under way waits (on the lock, then on the key's
+  // row) until that one commits; ON CONFLICT then returns the first request's record, and only
+  // the id this statement took is lost (a gap, as the spec allows).
+  createOnce: {
+    name: 'create-pet-once',
+    text: `WITH recorded AS MATERIALIZED (
+        SELECT pet_id, name, category_id, status FROM idempotency_keys WHERE scope = $4::bytea AND key = $5::text
+      ), in_id_order AS MATERIALIZED (
+        SELECT pg_advisory_xact_lock(${ID_ORDER_LOCK_SPACE}, 'pets'::regclass::oid::int) WHERE NOT EXISTS (SELECT FROM recorded)
+      ), new_id AS MATERIALIZED (
+        SELECT nextval('pets_id_seq'::regclass) AS id FROM in_id_order
+      ), claimed AS (
+        INSERT INTO idempotency_keys AS k (scope, key, pet_id, name, category_id, status)
+        SELECT $4::bytea, $5::text, id, $1::text, $2::bigint, $3::text FROM new_id
+        ON CONFLICT (scope, key) DO UPDATE SET scope = k.scope
+        RETURNING k.pet_id, k.name, k.category_id, k.status, k.pet_id <> (SELECT id FROM new_id) AS replayed
+      ), new_pet AS (
+        INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
+        SELECT pet_id, name, category_id, status FROM claimed WHERE NOT replayed
+      )
+      SELECT pet_id, name, category_id, status, replayed FROM claimed
+      UNION ALL SELECT pet_id, name, category_id, status, true FROM recorded`,
+  },
+  // The oldest expired records, a batch at a time; SKIP LOCKED lets instances purge side by side.
+  purgeKeys: {
+    name: 'purge-idempotency-keys',
+    text: `DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM idempotency_keys WHERE created_at < now() - make_interval(secs => $1::double precision)
+        ORDER BY created_at LIMIT $2::int FOR UPDATE SKIP LOCKED))`,
+  },
   get: { name: 'get-pet', text: `SELECT ${COLUMNS} FROM pets WHERE id = $1` },
   // Two statements rather than one with "status = $1 OR $1 IS NULL", so that each keeps its index
   // (the primary key, or (status, id)).
@@ -47,6 +89,8 @@ export const STATEMENTS = {
 export interface PostgresPetStore extends PetStore {
   /** The pool, for migrations. */
   pool: pg.Pool;
+  /** Deletes the idempotency keys older than the retention period; how many it deleted. */
+  purgeExpiredKeys(): Promise<number>;
   /** Whether the database answers and holds the schema. */
   ready(): Promise<boolean>;
   close(): Promise<void>;
@@ -55,9 +99,16 @@ export interface PostgresPetStore extends PetStore {
 export interface PostgresStoreOptions {
   /** Told about errors of idle connections (the database went away); they never crash the process. */
   onPoolError?: (error: Error) => void;
+  /** How long an idempotency key is kept at least (it is purged by purgeExpiredKeys after that). */
+  retentionMs?: number;
 }
 
-export function createPostgresPetStore(config: pg.PoolConfig, { onPoolError = () => undefined }: PostgresStoreOptions = {}): PostgresPetStore {
+const PURGE_BATCH = 10_000;
+
+export function createPostgresPetStore(
+  config: pg.PoolConfig,
+  { onPoolError = () => undefined, retentionMs = DEFAULT_RETENTION_HOURS * 3_600_000 }: PostgresStoreOptions = {},
+): PostgresPetStore {
   const pool = new pg.Pool({
     ...config,
     // int8 is read digit for digit: a number when a double holds it exactly, else a bigint. Set on
@@ -66,13 +117,14 @@ export function createPostgresPetStore(config: pg.PoolConfig, { onPoolError = ()
   });
   pool.on('error', onPoolError);
   // A database that cannot be reached is the client's to retry (503), anything else is a fault (500).
-  const query = async (config: pg.QueryConfig): Promise<PetRow[]> => {
+  const result = async <Row extends pg.QueryResultRow = PetRow>(config: pg.QueryConfig): Promise<pg.QueryResult<Row>> => {
     try {
-      return (await pool.query<PetRow>(config)).rows;
+      return await pool.query<Row>(config);
     } catch (error) {
       throw isUnavailable(error) ? new ServiceUnavailable() : error;
     }
   };
+  const query = async <Row extends pg.QueryResultRow = PetRow>(config: pg.QueryConfig): Promise<Row[]> => (await result<Row>(config)).rows;
   const petOf = (row: PetRow): Pet =>
     row.status === null ? { id: row.id, name: row.name, categoryId: row.category_id } : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status };
 
@@ -81,6 +133,21 @@ export function createPostgresPetStore(config: pg.PoolConfig, { onPoolError = ()
     async create({ name, categoryId, status }: NewPet) {
       const rows = await query({ ...STATEMENTS.create, values: [name, categoryId, status ?? null] });
       return petOf(rows[0]!);
+    },
+
+    async createOnce({ name, categoryId, status }: NewPet, { scope, key }: IdempotencyKey): Promise<CreatedOnce> {
+      const [row] = await query<RecordedRow>({ ...STATEMENTS.createOnce, values: [name, categoryId, status ?? null, `\\x${scope}`, key] });
+      const { pet_id: id, name: storedName, category_id: storedCategoryId, status: storedStatus, replayed } = row!;
+      return { pet: petOf({ id, name: storedName, category_id: storedCategoryId, status: storedStatus }), replayed };
+    },
+
+    async purgeExpiredKeys() {
+      let purged = 0;
+      for (;;) {
+        const { rowCount } = await result({ ...STATEMENTS.purgeKeys, values: [retentionMs / 1000, PURGE_BATCH] });
+        purged += rowCount ?? 0;
+        if ((rowCount ?? 0) < PURGE_BATCH) return purged;
+      }
     },
 
     async get(id: PetId) {

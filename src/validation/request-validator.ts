@@ -11,6 +11,11 @@ interface ObjectSchema {
   additionalProperties?: unknown;
 }
 
+interface HeadersSchema {
+  properties?: Record<string, unknown>;
+  required?: string[];
+}
+
 type Validator = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
 
 const DECIMAL_INTEGER = /^-?\d+$/;
@@ -18,6 +23,10 @@ const DECIMAL_INTEGER = /^-?\d+$/;
 export function createValidatorCompiler(ajv = createAjv()): FastifySchemaCompiler<AnySchema> {
   return ({ schema, httpPart }) => {
     if (httpPart === 'body') return ajv.compile(toAjvSchema(schema));
+    // Requests carry many headers the spec has no business with (Host, User-Agent…): only those it
+    // declares are checked, by their lower-case names as Node gives them (Fastify lower-cases a
+    // header schema itself only when no validator compiler is set).
+    if (httpPart === 'headers') return ajv.compile(toAjvSchema(lowerCaseHeaders(schema as HeadersSchema) as AnySchema));
     // Parameters the spec does not declare are rejected, never ignored.
     const strict = { additionalProperties: false, ...(schema as object) } as ObjectSchema;
     const validate = ajv.compile(toAjvSchema(strict as AnySchema));
@@ -63,4 +72,12 @@ export function rejectUndeclaredQuery(routeOptions: RouteOptions) {
   if (schema?.operationId !== undefined && schema.querystring === undefined) {
     schema.querystring = { type: 'object', properties: {} };
   }
+}
+
+function lowerCaseHeaders({ properties = {}, required, ...rest }: HeadersSchema): HeadersSchema {
+  return {
+    ...rest,
+    properties: Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name.toLowerCase(), schema])),
+    ...(required === undefined ? {} : { required: required.map((name) => name.toLowerCase()) }),
+  };
 }

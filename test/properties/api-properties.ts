@@ -46,7 +46,7 @@ export interface StoreUnderTest {
 export function memoryStoreUnderTest(): StoreUnderTest {
   let store = createMemoryPetStore();
   return {
-    store: { create: (pet) => store.create(pet), get: (id) => store.get(id), list: (options) => store.list(options) },
+    store: { create: (pet) => store.create(pet), createOnce: (pet, key) => store.createOnce(pet, key), get: (id) => store.get(id), list: (options) => store.list(options) },
     empty: async () => void (store = createMemoryPetStore()),
   };
 }

@@ -13,7 +13,13 @@ export interface StartOptions {
   log: FastifyBaseLogger;
   firstRetryMs?: number;
   maxRetryMs?: number;
+  /** How long idempotency keys are kept at least. */
+  retentionMs?: number;
+  /** How often expired idempotency keys are purged: a key lives at most retention + this. */
+  purgeEveryMs?: number;
 }
+
+const PURGE_EVERY_MS = 5 * 60_000;
 
 export interface StartedPostgresStore extends PetStore {
   ready(): Promise<boolean>;
@@ -22,18 +28,33 @@ export interface StartedPostgresStore extends PetStore {
   migrated: Promise<void>;
 }
 
-export function startPostgresStore(config: pg.PoolConfig, { log, firstRetryMs = 250, maxRetryMs = 5000 }: StartOptions): StartedPostgresStore {
+export function startPostgresStore(
+  config: pg.PoolConfig,
+  { log, firstRetryMs = 250, maxRetryMs = 5000, retentionMs, purgeEveryMs = PURGE_EVERY_MS }: StartOptions,
+): StartedPostgresStore {
   const store = createPostgresPetStore(config, {
     onPoolError: (error) => log.warn({ reason: error.message }, 'a database connection was lost; the pool will open another'),
+    ...(retentionMs === undefined ? {} : { retentionMs }),
   });
-  const closing = new AbortController();
+  // Every instance purges on its own timer; their batches skip each other's locked rows. A failure
+  // (the database away) is only logged: the next round catches up.
+  let purging: Promise<void> = Promise.resolve();
+  const purge = () => {
+    purging = store.purgeExpiredKeys().then(
+      (purged) => void (purged > 0 && log.info({ purged }, 'purged expired idempotency keys')),
+      (error: Error) => log.warn({ reason: error.message }, 'cannot purge expired idempotency keys now; retrying later'),
+    );
+  };
   let current = false;
+  const purgeTimer = setInterval(() => current && purge(), purgeEveryMs).unref();
+  const closing = new AbortController();
   const migrated = (async () => {
     for (let delay = firstRetryMs; !closing.signal.aborted; delay = Math.min(delay * 2, maxRetryMs)) {
       try {
         const applied = await migrate(store.pool);
         current = true;
         log.info({ applied }, 'the database schema is current');
+        purge();
         return;
       } catch (error) {
         log.warn({ reason: (error as Error).message, retryInMs: delay }, 'cannot bring the database schema up to date yet; retrying');
@@ -44,13 +65,16 @@ export function startPostgresStore(config: pg.PoolConfig, { log, firstRetryMs = 
   const unavailable = () => Promise.reject(new ServiceUnavailable());
   return {
     create: (pet) => (current ? store.create(pet) : unavailable()),
+    createOnce: (pet, key) => (current ? store.createOnce(pet, key) : unavailable()),
     get: (id) => (current ? store.get(id) : unavailable()),
     list: (options) => (current ? store.list(options) : unavailable()),
     ready: async () => current && (await store.ready()),
     migrated,
     async close() {
       closing.abort();
+      clearInterval(purgeTimer);
       await migrated;
+      await purging;
       await store.close();
     },
   };

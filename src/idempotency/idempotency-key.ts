@@ -1,0 +1,33 @@
+// The Idempotency-Key request header of createPet (draft-ietf-httpapi-idempotency-key-header-07):
+// what a key is, whose it is, and when a retry is "the same request". Its syntax is checked by the
+// schema in openapi.yaml before a handler runs; this module only reads a value that passed it.
+import { createHash } from 'node:crypto';
+import type { NewPet, Pet } from '../types/api.js';
+
+/** A client's key, within the scope of the API key that sent it. */
+export interface IdempotencyKey {
+  /** Whose key it is: the SHA-256 of the API key, in hex (never the API key itself). */
+  scope: string;
+  key: string;
+}
+
+export const DEFAULT_RETENTION_HOURS = 24;
+
+/** The key a header value names: a quoted Structured Field String and the bare key are the same key. */
+export function keyOf(header: string): string {
+  return header.charCodeAt(0) === 0x22 ? header.slice(1, -1) : header;
+}
+
+/** Stable across instances and restarts (unlike an index into API_KEYS), and no secret at rest. */
+export function scopeOf(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex');
+}
+
+/**
+ * Whether a retry's body is the request that created `pet`. Pets are stored exactly as sent and
+ * never change, so the pet is the first request's parsed body plus its id: comparing values makes
+ * whitespace, member order and number spelling (1e0, 1.0) irrelevant.
+ */
+export function isSameRequest(pet: Pet, body: NewPet): boolean {
+  return pet.name === body.name && BigInt(pet.categoryId) === BigInt(body.categoryId) && pet.status === body.status;
+}

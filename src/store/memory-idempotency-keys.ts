@@ -1,0 +1,53 @@
+// The in-memory store's record of idempotency keys: key → the index of the pet created with it,
+// kept for the retention period and bounded in number. Keys are recorded in time order, so the
+// expired and the oldest are always at the front of a queue; dropping them costs O(1) per key.
+export interface MemoryKeyOptions {
+  retentionMs: number;
+  /** The most keys held; beyond it the oldest are forgotten, even within the retention period. */
+  maxKeys: number;
+  now: () => number;
+}
+
+export const DEFAULT_MAX_KEYS = 100_000;
+
+export class MemoryIdempotencyKeys {
+  private readonly petIndexes = new Map<string, number>();
+  private readonly queue: string[] = [];
+  private readonly times: number[] = [];
+  private head = 0;
+
+  constructor(private readonly options: MemoryKeyOptions) {}
+
+  get size(): number {
+    return this.petIndexes.size;
+  }
+
+  /** The pet index recorded with this key, or undefined (expired keys are forgotten first). */
+  find(key: string): number | undefined {
+    this.forgetExpired();
+    return this.petIndexes.get(key);
+  }
+
+  record(key: string, petIndex: number) {
+    this.petIndexes.set(key, petIndex);
+    this.queue.push(key);
+    this.times.push(this.options.now());
+    while (this.petIndexes.size > this.options.maxKeys) this.forgetOldest();
+  }
+
+  private forgetExpired() {
+    const cutoff = this.options.now() - this.options.retentionMs;
+    while (this.head < this.queue.length && this.times[this.head]! <= cutoff) this.forgetOldest();
+  }
+
+  private forgetOldest() {
+    this.petIndexes.delete(this.queue[this.head]!);
+    this.head += 1;
+    // The forgotten front is cut off once it is half the queue: amortised O(1) per key.
+    if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.times.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+}
