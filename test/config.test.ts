@@ -4,7 +4,7 @@ import { readConfig } from '../src/config.js';
 const KEY = 'a'.repeat(16);
 
 t.test('defaults', async (t) => {
-  t.same(readConfig({}), { host: '127.0.0.1', port: 3000, logLevel: 'info', apiKeys: undefined, database: undefined });
+  t.same(readConfig({}), { host: '127.0.0.1', port: 3000, logLevel: 'info', apiKeys: undefined, database: undefined, idempotencyRetentionMs: 24 * 3_600_000 });
   t.same(readConfig({ HOST: '', PORT: '', LOG_LEVEL: '' }).port, 3000);
 });
 
@@ -15,7 +15,16 @@ t.test('settings from the environment', async (t) => {
     logLevel: 'debug',
     apiKeys: [KEY, `${'b'.repeat(20)}=`],
     database: undefined,
+    idempotencyRetentionMs: 24 * 3_600_000,
   });
+});
+
+t.test('IDEMPOTENCY_RETENTION_HOURS sets how long idempotency keys are kept', async (t) => {
+  t.equal(readConfig({ IDEMPOTENCY_RETENTION_HOURS: '48' }).idempotencyRetentionMs, 48 * 3_600_000);
+  t.equal(readConfig({ IDEMPOTENCY_RETENTION_HOURS: '' }).idempotencyRetentionMs, 24 * 3_600_000, 'empty is unset');
+  for (const bad of ['0', '8761', '1.5', '24h', '-1']) {
+    t.throws(() => readConfig({ IDEMPOTENCY_RETENTION_HOURS: bad }), /IDEMPOTENCY_RETENTION_HOURS must be an integer from 1 to 8760/, bad);
+  }
 });
 
 t.test('DATABASE_URL selects PostgreSQL, with the pool size and time limit', async (t) => {

@@ -1,8 +1,9 @@
 import t from 'tap';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
-import { petStoreConformance } from './helpers/pet-store-conformance.js';
+import { idempotencyConformance, petStoreConformance } from './helpers/pet-store-conformance.js';
 
 petStoreConformance(t, async () => createMemoryPetStore());
+idempotencyConformance(t, async () => createMemoryPetStore());
 
 // What follows is particular to the in-memory store: ids from 1 and its column layout.
 

@@ -2,9 +2,9 @@ import t from 'tap';
 import pg from 'pg';
 import { migrate } from '../src/store/postgres/migrate.js';
 import { MIGRATIONS } from '../src/store/postgres/migrations.js';
-import { STATEMENTS } from '../src/store/postgres-pet-store.js';
+import { STATEMENTS, createPostgresPetStore } from '../src/store/postgres-pet-store.js';
 import { INT64_MAX, INT64_MIN } from '../src/validation/int64.js';
-import { petStoreConformance } from './helpers/pet-store-conformance.js';
+import { idempotencyConformance, petStoreConformance } from './helpers/pet-store-conformance.js';
 import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
 
 const database = await startTestDatabase(t);
@@ -12,6 +12,10 @@ const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
 
 t.test('the shared PetStore conformance suite', { skip }, async (t) => {
   petStoreConformance(t, (t) => database!.createStore(t));
+});
+
+t.test('the shared idempotency conformance suite', { skip }, async (t) => {
+  idempotencyConformance(t, (t) => database!.createStore(t));
 });
 
 t.test('int64 values round-trip digit for digit, never through a double', { skip }, async (t) => {
@@ -122,4 +126,57 @@ t.test('a page reads about as many rows as it returns, wherever it starts: no sc
       t.ok(read <= 3 * 101, `${name}: ${read} rows read for a page of up to 101`);
     }
   }
+});
+
+t.test('a keyed create waits for one with the same key under way: a replay if it commits, a creation if it rolls back', { skip }, async (t) => {
+  const store = await database!.createStore(t);
+  const scope = 'ab'.repeat(32);
+  const held = await store.pool.connect();
+  t.teardown(() => held.release());
+  for (const outcome of ['COMMIT', 'ROLLBACK'] as const) {
+    const key = `held-${outcome}`;
+    await held.query('BEGIN');
+    const first = (await held.query(STATEMENTS.createOnce.text, ['first', 1, null, `\\x${scope}`, key])).rows[0];
+    let settled = false;
+    const retry = store.createOnce({ name: 'first', categoryId: 1 }, { scope, key }).finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.notOk(settled, `${outcome}: the retry waits while the first is under way (no "in progress" answer)`);
+    await held.query(outcome);
+    const result = await retry;
+    if (outcome === 'COMMIT') t.same([result.replayed, String(result.pet.id)], [true, String(first.pet_id)], 'committed: the retry replays it');
+    else t.same([result.replayed, result.pet.name], [false, 'first'], 'rolled back: nothing was recorded, and the retry creates the pet');
+  }
+  t.equal((await store.list({ limit: 10 })).pets.length, 2, 'two keys, two pets: none stuck, none doubled');
+});
+
+t.test('expired idempotency keys are purged, in batches, and a purged key creates anew', { skip }, async (t) => {
+  const store = await database!.createStore(t);
+  const scope = 'cd'.repeat(32);
+  const old = await store.createOnce({ name: 'old', categoryId: 1 }, { scope, key: 'old' });
+  const recent = await store.createOnce({ name: 'recent', categoryId: 2 }, { scope, key: 'recent' });
+  await store.pool.query("UPDATE idempotency_keys SET created_at = now() - interval '24 hours 1 second' WHERE key = 'old'");
+  // More expired records than one batch holds.
+  await store.pool.query(
+    "INSERT INTO idempotency_keys (scope, key, pet_id, name, category_id, created_at) SELECT '\\x00', 'k' || n, n, 'n', 0, now() - interval '2 days' FROM generate_series(1, 25000) AS n",
+  );
+  t.equal(await store.purgeExpiredKeys(), 25_001, 'every record older than 24 hours');
+  t.equal(await store.purgeExpiredKeys(), 0, 'and nothing more');
+  t.same(await store.createOnce({ name: 'recent', categoryId: 2 }, { scope, key: 'recent' }), { pet: recent.pet, replayed: true }, 'a recent key is kept');
+  const anew = await store.createOnce({ name: 'old', categoryId: 1 }, { scope, key: 'old' });
+  t.equal(anew.replayed, false, 'a purged key creates a new pet');
+  t.not(String(anew.pet.id), String(old.pet.id));
+});
+
+t.test('the retention period is the store\'s option', { skip }, async (t) => {
+  const url = await database!.freshSchema();
+  const store = createPostgresPetStore({ connectionString: url }, { retentionMs: 60_000 });
+  t.teardown(() => store.close());
+  await migrate(store.pool);
+  await store.createOnce({ name: 'a', categoryId: 1 }, { scope: 'ef'.repeat(32), key: 'k' });
+  await store.pool.query("UPDATE idempotency_keys SET created_at = now() - interval '59 seconds'");
+  t.equal(await store.purgeExpiredKeys(), 0, 'kept within the minute');
+  await store.pool.query("UPDATE idempotency_keys SET created_at = now() - interval '61 seconds'");
+  t.equal(await store.purgeExpiredKeys(), 1, 'purged after it');
 });

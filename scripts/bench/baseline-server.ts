@@ -5,6 +5,7 @@
 // extra strictness: what the framework costs on its own.
 // With DEPRECATION_HEADERS=1, the get route also sends the Deprecation, Sunset and Link headers the
 // spec gives getPet, set as the service sets them: what those three lines cost bare fastify.
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { positionOf } from '../../src/pagination/cursor.js';
@@ -16,6 +17,7 @@ import { reportReady } from './seed-pets.js';
 
 const store = await benchStore();
 const expected = `Bearer ${process.env['API_KEY']!}`;
+const scope = createHash('sha256').update(process.env['API_KEY']!).digest('hex');
 const deprecation = process.env['DEPRECATION_HEADERS'] === '1' ? await deprecationHeadersOfGetPet() : undefined;
 const security = securityHeaders();
 
@@ -64,7 +66,14 @@ app.register(
         },
       },
       async (request, reply) => {
-        const pet = await store.create(request.body);
+        const header = request.headers['idempotency-key'];
+        if (typeof header !== 'string') {
+          const pet = await store.create(request.body);
+          return reply.code(201).header('location', `/v1/pets/${pet.id}`).send(pet);
+        }
+        // The same job as the service's: the key unquoted, scoped, recorded with the pet, a replay marked.
+        const { pet, replayed } = await store.createOnce(request.body, { scope, key: header.startsWith('"') ? header.slice(1, -1) : header });
+        if (replayed) reply.header('idempotent-replayed', 'true');
         return reply.code(201).header('location', `/v1/pets/${pet.id}`).send(pet);
       },
     );

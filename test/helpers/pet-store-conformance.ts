@@ -148,3 +148,47 @@ export function petStoreConformance(t: Test, createStore: StoreFactory): void {
     t.same(ids(seen), ids([...before, ...added]), 'every pet once, in id order');
   });
 }
+
+/** What every store keeps for createOnce (Idempotency-Key), run by each store's own test file. */
+export function idempotencyConformance(t: Test, createStore: StoreFactory): void {
+  const key = (name: string, scope = 'a'.repeat(64)) => ({ scope, key: name });
+
+  t.test('createOnce creates once per key and then returns the recorded pet, whatever is sent', async (t) => {
+    const store = await createStore(t);
+    const first = await store.createOnce({ name: 'Rex', categoryId: INT64_MAX, status: 'sold' }, key('k1'));
+    t.same(first, { pet: { id: first.pet.id, name: 'Rex', categoryId: INT64_MAX, status: 'sold' }, replayed: false });
+    t.same(await store.createOnce({ name: 'Rex', categoryId: INT64_MAX, status: 'sold' }, key('k1')), { pet: first.pet, replayed: true }, 'the same request: replayed');
+    t.same(await store.createOnce({ name: 'Other', categoryId: 1 }, key('k1')), { pet: first.pet, replayed: true }, 'another body: the recorded pet, for the caller to refuse');
+    const second = await store.createOnce({ name: 'Rex', categoryId: INT64_MAX, status: 'sold' }, key('k2'));
+    t.equal(second.replayed, false, 'another key: a new pet');
+    const noStatus = await store.createOnce({ name: 'Tom', categoryId: -1 }, key('k3'));
+    t.same((await store.createOnce({ name: 'Tom', categoryId: -1 }, key('k3'))).pet, { id: noStatus.pet.id, name: 'Tom', categoryId: -1 }, 'a pet without status replays without one');
+    t.same(ids((await store.list({ limit: 10 })).pets), [first.pet.id, second.pet.id, noStatus.pet.id], 'three pets, readable like any other');
+    t.same(await store.get(first.pet.id), first.pet);
+  });
+
+  t.test('keys of different scopes are different keys', async (t) => {
+    const store = await createStore(t);
+    const a = await store.createOnce({ name: 'Rex', categoryId: 1 }, key('same', 'a'.repeat(64)));
+    const b = await store.createOnce({ name: 'Rex', categoryId: 1 }, key('same', 'b'.repeat(64)));
+    t.equal(b.replayed, false);
+    t.not(String(b.pet.id), String(a.pet.id));
+    t.same((await store.createOnce({ name: 'x', categoryId: 2 }, key('same', 'b'.repeat(64)))).pet, b.pet);
+  });
+
+  t.test('concurrent createOnce calls with one key create one pet and all return it', async (t) => {
+    const store = await createStore(t);
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.createOnce({ name: 'Rex', categoryId: 7 }, key('race'))));
+    t.equal(results.filter((result) => !result.replayed).length, 1, 'one creation');
+    t.ok(results.every((result) => String(result.pet.id) === String(results[0]!.pet.id)), 'every call returns that pet');
+    t.equal((await store.list({ limit: 100 })).pets.length, 1, 'one pet stored');
+  });
+
+  t.test('keys with any allowed characters, up to 255 of them, are kept exactly', async (t) => {
+    const store = await createStore(t);
+    const keys = ['x'.repeat(255), ' !#$%&\'()*+,-./:;<=>?@[]^_`{|}~', 'A', 'a', 'a ', ' a'];
+    const created = await Promise.all(keys.map((name, index) => store.createOnce({ name: `p${index}`, categoryId: index }, key(name))));
+    t.ok(created.every((result) => !result.replayed), 'each a key of its own (case and spaces count)');
+    for (const [index, name] of keys.entries()) t.same((await store.createOnce({ name: 'other', categoryId: 0 }, key(name))).pet, created[index]!.pet, JSON.stringify(name));
+  });
+}

@@ -36,6 +36,6 @@ export function startServer(env: Record<string, string>, cwd = process.cwd()): P
 }
 
 function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { API_KEYS: _keys, HOST: _host, PORT: _port, LOG_LEVEL: _level, DATABASE_URL: _url, DATABASE_POOL_MAX: _max, DATABASE_TIMEOUT_MS: _timeout, ...rest } = env;
+  const { API_KEYS: _keys, HOST: _host, PORT: _port, LOG_LEVEL: _level, DATABASE_URL: _url, DATABASE_POOL_MAX: _max, DATABASE_TIMEOUT_MS: _timeout, IDEMPOTENCY_RETENTION_HOURS: _retention, ...rest } = env;
   return rest;
 }

@@ -9,12 +9,13 @@ import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import type { PostgresPetStore } from '../../src/store/postgres-pet-store.js';
 import type { NewPet, Pet } from '../../src/types/api.js';
-import { API_KEY } from '../helpers/build-app.js';
+import { API_KEY, OTHER_API_KEY } from '../helpers/build-app.js';
 import { contractViolations, operation, type HttpAnswer } from '../helpers/contract.js';
 import { keptNextPage, nextTarget } from '../helpers/next-link.js';
 import { parseJson } from '../../src/validation/strict-json.js';
-import { brokenRequests, parametersOf, validRequest, withBadKey, type ApiRequest, type BrokenRequest, type Expectation } from './api-requests.js';
-import { resolve } from './schema-arbitraries.js';
+import { keyOf } from '../../src/idempotency/idempotency-key.js';
+import { brokenRequest, brokenRequests, inHeader, parametersOf, validHeaderValue, validRequest, withBadKey, type ApiRequest, type BrokenRequest, type Expectation } from './api-requests.js';
+import { resolve, toJson } from './schema-arbitraries.js';
 
 export interface Answer extends HttpAnswer {
   json: any;
@@ -56,6 +57,7 @@ export function postgresStoreUnderTest(store: PostgresPetStore): StoreUnderTest 
   // Most cases (refused requests) leave the table empty, and with no row there was no insert since
   // the last emptying, so the ids still start at 1. DELETE, not TRUNCATE, which gives the table new files.
   const empty = async () => {
+    await store.pool.query('DELETE FROM idempotency_keys');
     const { rowCount } = await store.pool.query('DELETE FROM pets');
     if (rowCount !== 0) await store.pool.query('ALTER TABLE pets ALTER COLUMN id RESTART WITH 1');
   };
@@ -64,7 +66,8 @@ export function postgresStoreUnderTest(store: PostgresPetStore): StoreUnderTest 
 
 export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest()): Promise<Subject> {
   // Building an app takes ~85 ms: one app serves every case, with its store emptied in between.
-  const app: FastifyInstance = await buildApp({ apiKeys: [API_KEY], store: under.store });
+  // Two clients: idempotency keys are each client's own.
+  const app: FastifyInstance = await buildApp({ apiKeys: [API_KEY, OTHER_API_KEY], store: under.store });
   let sent = 0;
   return {
     async send(request) {
@@ -153,10 +156,20 @@ interface NextLink {
   after: number | bigint;
 }
 
+/** A create with an Idempotency-Key that created its pet: what a retry must get back. */
+interface KeyedCreation {
+  body: Record<string, unknown>;
+  pet: StoredPet;
+  client: number;
+  header: string;
+}
+
 interface Model {
   pets: StoredPet[];
   /** Every next link answers have carried so far; following one later must still keep its promise. */
   links: NextLink[];
+  /** Recorded Idempotency-Keys, by client and key (the quoted and bare forms are one key). */
+  keys: Map<string, KeyedCreation>;
 }
 
 const listPets = validRequest(operation('listPets'));
@@ -176,6 +189,78 @@ class CreatePet implements fc.AsyncCommand<Model, Subject> {
   }
   toString = () => `createPet ${String(this.request.payload)}`;
 }
+
+const CLIENT_KEYS = [API_KEY, OTHER_API_KEY];
+const IDEMPOTENCY_KEY = inHeader(operation('createPet')).find((parameter) => parameter.name === 'Idempotency-Key')!;
+// A few values used again and again, so that retries and reuses are common, and any the schema allows.
+const idempotencyHeader = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('"k1"', 'k1', '"k2"', '"k 3"', '8e03978e-40d5-43e8-bc93-6894a57f9324') },
+  { weight: 1, arbitrary: validHeaderValue(IDEMPOTENCY_KEY) },
+);
+const keyedRequest = (request: ApiRequest, client: number, header: string): ApiRequest => ({
+  ...request,
+  headers: { ...request.headers, authorization: `Bearer ${CLIENT_KEYS[client]}`, 'idempotency-key': header },
+});
+
+/**
+ * Checks the answer to a keyed create against the model: a new key creates the next pet and is
+ * recorded; a recorded key with the same body replays the first answer; with another body, 422.
+ */
+function expectKeyed(model: Model, request: ApiRequest, answer: Answer, client: number, header: string, body: Record<string, unknown>) {
+  const scoped = `${client}:${keyOf(header)}`;
+  const recorded = model.keys.get(scoped);
+  if (recorded === undefined) {
+    const pet: StoredPet = { id: model.pets.length + 1, ...(body as Omit<StoredPet, 'id'>) };
+    if (answer.statusCode !== 201 || answer.headers['idempotent-replayed'] !== undefined) expectContract(request, answer, ['expected 201, not a replay: a new key']);
+    expectEqual(request, answer, pet, 'a new key: the created pet is what was sent, with the next id');
+    model.pets.push(pet);
+    model.keys.set(scoped, { body, pet, client, header });
+  } else if (isDeepStrictEqual(normalized(body), normalized(recorded.body))) {
+    if (answer.statusCode !== 201 || answer.headers['idempotent-replayed'] !== 'true') expectContract(request, answer, ['expected a 201 replay (Idempotent-Replayed: true)']);
+    expectEqual(request, answer, recorded.pet, `a retry of key ${header}: the first answer's pet`);
+    if (answer.headers['location'] !== `/v1/pets/${recorded.pet.id}`) throw new ContractViolation(request, `${describe(request)}: a replay's Location must be the first answer's, /v1/pets/${recorded.pet.id}`);
+  } else {
+    expectError(request, answer, { status: 422, code: 'IDEMPOTENCY_KEY_REUSED', mentions: `pet ${recorded.pet.id}` });
+  }
+}
+
+class KeyedCreate implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly valid: { request: ApiRequest; body: Record<string, unknown> }, readonly client: number, readonly header: string) {}
+  check = () => true;
+  async run(model: Model, subject: Subject) {
+    const request = keyedRequest(this.valid.request, this.client, this.header);
+    expectKeyed(model, request, await subject.send(request), this.client, this.header, this.valid.body);
+  }
+  toString = () => `createPet by client ${this.client} with Idempotency-Key ${this.header}: ${String(this.valid.request.payload)}`;
+}
+
+/** Resends a recorded keyed create, its body spelt differently: members reversed, other spacing, either key form. */
+class RetryKeyed implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly pick: number, readonly otherForm: boolean) {}
+  check = (model: Readonly<Model>) => model.keys.size > 0;
+  async run(model: Model, subject: Subject) {
+    const recorded = [...model.keys.values()][this.pick % model.keys.size]!;
+    const key = keyOf(recorded.header);
+    const header = this.otherForm && IDEMPOTENCY_KEY_BARE.test(key) ? (recorded.header.startsWith('"') ? key : `"${key}"`) : recorded.header;
+    const payload = `{ ${Object.entries(recorded.body).reverse().map(([name, value]) => `${JSON.stringify(name)} :  ${toJson(value)}`).join(' ,\n ')} }`;
+    const request = keyedRequest({ operationId: 'createPet', method: 'POST', url: '/v1/pets', headers: { 'content-type': 'application/json' }, payload }, recorded.client, header);
+    expectKeyed(model, request, await subject.send(request), recorded.client, header, recorded.body);
+  }
+  toString = () => `retry recorded key #${this.pick}${this.otherForm ? ', in the other form' : ''}`;
+}
+
+/** A keyed create refused for what it sends: it records nothing, so a later create with the key creates. */
+class BrokenKeyed implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly broken: BrokenRequest, readonly client: number, readonly header: string) {}
+  check = () => true;
+  async run(_model: Model, subject: Subject) {
+    const request = keyedRequest(this.broken.request, this.client, this.header);
+    expectError(request, await subject.send(request), this.broken.expect);
+  }
+  toString = () => `broken createPet with Idempotency-Key ${this.header}: ${this.broken.rule}`;
+}
+
+const IDEMPOTENCY_KEY_BARE = /^[!#-+\--:<-\[\]-~]+$/;
 
 /**
  * Checks a page against the model: the pets of the filter after `after`, at most `limit`, and a next
@@ -308,6 +393,9 @@ const initialPets = fc
   .tuple(fc.nat({ max: 250 }), fc.array(createPet.map((valid) => valid.body as NewPet), { minLength: 1, maxLength: 5 }))
   .map(([count, pattern]) => Array.from({ length: count }, (_, index) => pattern[index % pattern.length]!));
 
+// Refused for their body or Content-Type (a broken Idempotency-Key would replace the key sent).
+const brokenCreate = brokenRequest(operation('createPet')).filter((broken) => !broken.rule.startsWith('header '));
+
 const commands = fc.commands(
   [
     createPet.map((valid) => new CreatePet(valid.request, valid.body as Record<string, unknown>)),
@@ -317,6 +405,9 @@ const commands = fc.commands(
     fc.tuple(getPet, fc.nat(), fc.boolean()).map(([valid, pick, any]) => new GetPet(valid.request, pick, any)),
     fc.oneof(...brokenRequests).map((broken) => new Broken(broken)),
     withBadKey.map((request) => new Unauthorized(request)),
+    fc.tuple(createPet, fc.nat({ max: 1 }), idempotencyHeader).map(([valid, client, header]) => new KeyedCreate({ request: valid.request, body: valid.body as Record<string, unknown> }, client, header)),
+    fc.tuple(fc.nat(), fc.boolean()).map(([pick, otherForm]) => new RetryKeyed(pick, otherForm)),
+    fc.tuple(brokenCreate, fc.nat({ max: 1 }), idempotencyHeader).map(([broken, client, header]) => new BrokenKeyed(broken, client, header)),
   ],
   { maxCommands: 50, size: 'large' },
 );
@@ -338,7 +429,7 @@ export function apiProperties(subject: Subject): NamedProperty[] {
       // Pets stored up front let lists meet stores larger than their limit without hundreds of requests.
       property: fc.asyncProperty(initialPets, commands, async (initial, sequence) => {
         const pets = await subject.resetStore(initial);
-        await fc.asyncModelRun(() => ({ model: { pets: pets.map((pet) => ({ ...pet })), links: [] }, real: subject }), sequence);
+        await fc.asyncModelRun(() => ({ model: { pets: pets.map((pet) => ({ ...pet })), links: [], keys: new Map() }, real: subject }), sequence);
       }),
     },
     {

@@ -71,10 +71,30 @@ function bodySchemaOf(operation: Operation): { schema: Schema; required: boolean
   return { schema: json.schema, required: body.required === true };
 }
 
+/**
+ * Header parameters: optional ones (Idempotency-Key) change what a request means, so valid requests
+ * leave them out and the model-based property sends them in commands of their own; broken values
+ * are generated here like any other broken part.
+ */
+export const inHeader = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'header');
+
 for (const operation of operations) {
-  const other = parametersOf(operation).filter((parameter) => parameter.in !== 'query' && parameter.in !== 'path');
-  if (other.length > 0) throw new Error(`${operation.operationId}: ${other[0]!.in} parameters are not generated`);
+  const other = parametersOf(operation).filter((parameter) => parameter.in === 'cookie' || (parameter.in === 'header' && parameter.required === true));
+  if (other.length > 0) throw new Error(`${operation.operationId}: ${other[0]!.in === 'cookie' ? 'cookie' : 'required header'} parameters are not generated`);
 }
+
+/** A header parameter's pattern, as the validator applies it. */
+export const patternOf = (parameter: Parameter) => new RegExp(resolve(parameter.schema).pattern!, 'u');
+
+/** Values a header parameter's schema accepts, drawn from its pattern. */
+export const validHeaderValue = (parameter: Parameter): fc.Arbitrary<string> => fc.stringMatching(patternOf(parameter));
+
+// Header values as HTTP carries them: visible ASCII and inner spaces (a leading or trailing space
+// would be trimmed on the way, changing the value).
+const headerText = fc.oneof(
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 300 }),
+  fc.constantFrom('', '""', '"a\\"b"', 'a b', 'a,b', '"a", "b"', '"a";p=1', `"${'k'.repeat(256)}"`, 'k'.repeat(256)),
+).filter((text) => text.trim() === text);
 
 // Parameters travel as text: integers in plain decimal, strings as they are.
 const asText = (value: unknown) => String(value);
@@ -161,6 +181,15 @@ export function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest>
       const brokenQuery: [string, string][] = parameter.in === 'query' ? [...otherQuery, [parameter.name, text]] : query;
       return { request: request(operation, buildUrl(operation, path, brokenQuery), payload), rule: `${where(parameter)} ${rule}`, expect: validation(where(parameter)) };
     }));
+  }
+  for (const parameter of inHeader(operation)) {
+    const pattern = patternOf(parameter);
+    const name = parameter.name.toLowerCase();
+    breakings.push(fc.tuple(parts, headerText.filter((text) => !pattern.test(text))).map(([valid, text]) => ({
+      request: { ...valid.request, headers: { ...valid.request.headers, [name]: text } },
+      rule: `header ${parameter.name} outside its schema`,
+      expect: validation(`header ${name}`),
+    })));
   }
   const cursor = inQuery(operation).find((parameter) => parameter.name === CURSOR);
   if (cursor !== undefined) breakings.push(...brokenCursors(operation, cursor, parts));
