@@ -170,6 +170,17 @@ const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault; optio
     fault: { answer: (exchange, reply) => (operationOf(exchange) === 'listPets' && exchange.url.includes('limit=100') && reply.status === 200 ? withJson(reply, (json(reply) as { id: number }[]).filter((pet) => Number(pet.id) % 2 === 1)) : reply) },
   },
   {
+    name: 'an Idempotency-Key that is ignored',
+    check: /^FAIL a create with an Idempotency-Key is made once/m,
+    report: /expected a 201 replay \(Idempotent-Replayed: true\)/,
+    fault: {
+      request: (exchange) => {
+        const { 'idempotency-key': _key, ...headers } = exchange.headers;
+        return { ...exchange, headers };
+      },
+    },
+  },
+  {
     name: 'a hang',
     check: /^FAIL a valid request is accepted/m,
     report: /no answer within 300 ms/,
@@ -184,11 +195,11 @@ t.test('against the real service every check holds: exit 0', async (t) => {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, '--report', `junit=${join(dir, 'junit.xml')}`]);
   t.equal(status, 0, output);
-  for (const check of ['a valid request is accepted', 'a request that breaks one rule', 'a request without a valid key gets 401', 'what a create answered reads back equal']) {
+  for (const check of ['a valid request is accepted', 'a create with an Idempotency-Key is made once', 'a request that breaks one rule', 'a request without a valid key gets 401', 'what a create answered reads back equal']) {
     t.match(output, new RegExp(`^ok {3}${check}`, 'm'), `one line for: ${check}`);
   }
   t.match(output, /summary: every check holds; seed 7; \d+ requests; [\d.]+ s; [1-9]\d* pets created, named "contract-check [0-9a-f]{8} …"/);
-  t.match(readFileSync(join(dir, 'junit.xml'), 'utf8'), /<testsuites name="npm run contract" tests="4" failures="0"/, 'the JUnit report');
+  t.match(readFileSync(join(dir, 'junit.xml'), 'utf8'), /<testsuites name="npm run contract" tests="5" failures="0"/, 'the JUnit report');
 });
 
 for (const { name, check, report, fault, options = [] } of FAULTS) {

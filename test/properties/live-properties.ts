@@ -19,8 +19,9 @@ import {
   type NamedProperty,
   type Sender,
 } from './api-properties.js';
-import { parametersOf, requestsOf, type ApiRequest, type ValidRequest } from './api-requests.js';
+import { parametersOf, requestsOf, validRequest, type ApiRequest, type ValidRequest } from './api-requests.js';
 import { resolve, toJson, type Schema } from './schema-arbitraries.js';
+import { INT64_MAX } from '../../src/validation/int64.js';
 
 export interface LiveOptions {
   /** No createPet at all (valid, broken or unauthorized): safe against production. */
@@ -121,11 +122,42 @@ export function liveChecks(sender: LiveSender, { readOnly, runId, maxPages }: Li
     return next;
   };
 
+  let keysSent = 0;
+  /**
+   * A create with a new Idempotency-Key (quoted or bare), then the same request again with its body
+   * spelt differently, then the key with another body: one pet, the first answer replayed, then 422.
+   */
+  const checkKeyed = async (generated: ValidRequest, bare: boolean) => {
+    const valid = marked(generated);
+    const body = valid.body as Record<string, unknown>;
+    const key = `contract-check-${runId}-${++keysSent}`;
+    const first = { ...valid.request, headers: { ...valid.request.headers, 'idempotency-key': bare ? key : `"${key}"` } };
+    const answer = (await sender.send(first)) as LiveAnswer;
+    if (answer.statusCode !== 201 || answer.headers['idempotent-replayed'] !== undefined) expectContract(first, answer, ['expected 201, not a replay: a new Idempotency-Key']);
+    expectEqual(first, answer, { id: answer.json?.id, ...body }, 'the created pet is what was sent, with a new id');
+    created.push({ request: first, answer, pet: answer.json });
+    const respelt = `{ ${Object.entries(body).reverse().map(([name, value]) => `${JSON.stringify(name)} : ${toJson(value)}`).join(' , ')} }`;
+    const retry = { ...first, headers: { ...first.headers, 'idempotency-key': bare ? `"${key}"` : key }, payload: respelt };
+    const replay = await sender.send(retry);
+    if (replay.statusCode !== 201 || replay.headers['idempotent-replayed'] !== 'true') expectContract(retry, replay, ['expected a 201 replay (Idempotent-Replayed: true)']);
+    expectEqual(retry, replay, answer.json, 'a retry with the same key and body: the first answer');
+    if (replay.headers['location'] !== answer.headers['location']) throw new ContractViolation(retry, `${describe(retry)}: the replay's Location ${String(replay.headers['location'])} is not the first answer's ${String(answer.headers['location'])}`);
+    const categoryId = BigInt(String(body['categoryId']));
+    const changed = { ...first, payload: toJson({ ...body, categoryId: categoryId === INT64_MAX ? categoryId - 1n : categoryId + 1n }) };
+    expectError(changed, await sender.send(changed), { status: 422, code: 'IDEMPOTENCY_KEY_REUSED', mentions: `pet ${String(answer.json.id)}` });
+  };
+
   const properties: NamedProperty[] = [
     {
       name: 'a valid request is accepted and its answer keeps the contract',
       property: fc.asyncProperty(fc.oneof(...requests.valid), checkValid),
     },
+    ...(readOnly
+      ? []
+      : [{
+          name: 'a create with an Idempotency-Key is made once: a retry replays it, another body gets 422',
+          property: fc.asyncProperty(validRequest(operation('createPet')), fc.boolean(), checkKeyed),
+        }]),
     {
       name: 'a request that breaks one rule gets the documented 4xx naming what to fix',
       property: fc.asyncProperty(fc.oneof(...requests.broken), (broken) => expectRefused(sender, broken)),
