@@ -284,7 +284,9 @@ export interface components {
          *     not reachable yet, or did not answer within the service's time limit.
          *     Nothing was stored or read; the request may be sent again after the
          *     seconds given in `Retry-After`. (A create that timed out after it was
-         *     sent to the database may still have been stored: list to find it.)
+         *     sent to the database may still have been stored: send creates with an
+         *     `Idempotency-Key`, and the retry answers with that pet rather than
+         *     adding a second one.)
          */
         ServiceUnavailable: {
             headers: {
