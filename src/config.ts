@@ -1,6 +1,6 @@
 // Reads the service's settings from the environment; invalid settings stop start-up with a clear reason.
 import { isBearerToken } from './auth/bearer-auth.js';
-import { DEFAULT_RETENTION_HOURS } from './idempotency/idempotency-key.js';
+import { DEFAULT_RETENTION_HOURS, HOUR_MS } from './idempotency/idempotency-key.js';
 
 const MIN_KEY_LENGTH = 16;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -31,7 +31,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     logLevel: readLogLevel(env['LOG_LEVEL']),
     apiKeys: readApiKeys(env['API_KEYS']),
     database: readDatabase(env),
-    idempotencyRetentionMs: readInteger(env, 'IDEMPOTENCY_RETENTION_HOURS', DEFAULT_RETENTION_HOURS, 1, 8760) * 3_600_000,
+    idempotencyRetentionMs: readInteger(env, 'IDEMPOTENCY_RETENTION_HOURS', DEFAULT_RETENTION_HOURS, 1, 8760) * HOUR_MS,
   };
 }
 

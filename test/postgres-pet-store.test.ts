@@ -145,7 +145,7 @@ t.test('a keyed create waits for one with the same key under way: a replay if it
     t.notOk(settled, `${outcome}: the retry waits while the first is under way (no "in progress" answer)`);
     await held.query(outcome);
     const result = await retry;
-    if (outcome === 'COMMIT') t.same([result.replayed, String(result.pet.id)], [true, String(first.pet_id)], 'committed: the retry replays it');
+    if (outcome === 'COMMIT') t.same([result.replayed, String(result.pet.id)], [true, String(first.id)], 'committed: the retry replays it');
     else t.same([result.replayed, result.pet.name], [false, 'first'], 'rolled back: nothing was recorded, and the retry creates the pet');
   }
   t.equal((await store.list({ limit: 10 })).pets.length, 2, 'two keys, two pets: none stuck, none doubled');

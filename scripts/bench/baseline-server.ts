@@ -5,9 +5,9 @@
 // extra strictness: what the framework costs on its own.
 // With DEPRECATION_HEADERS=1, the get route also sends the Deprecation, Sunset and Link headers the
 // spec gives getPet, set as the service sets them: what those three lines cost bare fastify.
-import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
+import { keyOf, scopeOf } from '../../src/idempotency/idempotency-key.js';
 import { positionOf } from '../../src/pagination/cursor.js';
 import { nextPageLink } from '../../src/pagination/next-link.js';
 import { securityHeaders } from '../../src/routes/security-headers.js';
@@ -17,7 +17,7 @@ import { reportReady } from './seed-pets.js';
 
 const store = await benchStore();
 const expected = `Bearer ${process.env['API_KEY']!}`;
-const scope = createHash('sha256').update(process.env['API_KEY']!).digest('hex');
+const scope = scopeOf(process.env['API_KEY']!);
 const deprecation = process.env['DEPRECATION_HEADERS'] === '1' ? await deprecationHeadersOfGetPet() : undefined;
 const security = securityHeaders();
 
@@ -72,7 +72,7 @@ app.register(
           return reply.code(201).header('location', `/v1/pets/${pet.id}`).send(pet);
         }
         // The same job as the service's: the key unquoted, scoped, recorded with the pet, a replay marked.
-        const { pet, replayed } = await store.createOnce(request.body, { scope, key: header.startsWith('"') ? header.slice(1, -1) : header });
+        const { pet, replayed } = await store.createOnce(request.body, { scope, key: keyOf(header) });
         if (replayed) reply.header('idempotent-replayed', 'true');
         return reply.code(201).header('location', `/v1/pets/${pet.id}`).send(pet);
       },

@@ -12,6 +12,9 @@ export interface IdempotencyKey {
 }
 
 export const DEFAULT_RETENTION_HOURS = 24;
+export const HOUR_MS = 3_600_000;
+/** The stores' default, as IDEMPOTENCY_RETENTION_HOURS' default (src/config.ts). */
+export const DEFAULT_RETENTION_MS = DEFAULT_RETENTION_HOURS * HOUR_MS;
 
 /** The key a header value names: a quoted Structured Field String and the bare key are the same key. */
 export function keyOf(header: string): string {

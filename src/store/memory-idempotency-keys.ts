@@ -18,10 +18,6 @@ export class MemoryIdempotencyKeys {
 
   constructor(private readonly options: MemoryKeyOptions) {}
 
-  get size(): number {
-    return this.petIndexes.size;
-  }
-
   /** The pet index recorded with this key, or undefined (expired keys are forgotten first). */
   find(key: string): number | undefined {
     this.forgetExpired();

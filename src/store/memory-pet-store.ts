@@ -1,4 +1,4 @@
-import { DEFAULT_RETENTION_HOURS, type IdempotencyKey } from '../idempotency/idempotency-key.js';
+import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetStatus } from '../types/api.js';
 import { DEFAULT_MAX_KEYS, MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
 import type { ListOptions, PetStore } from './pet-store.js';
@@ -13,7 +13,7 @@ export type MemoryStoreOptions = Partial<MemoryKeyOptions>;
  * id order lets a filtered list find where a page starts by binary search and read only what it
  * returns.
  */
-export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_HOURS * 3_600_000, maxKeys = DEFAULT_MAX_KEYS, now = Date.now }: MemoryStoreOptions = {}): PetStore {
+export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKeys = DEFAULT_MAX_KEYS, now = Date.now }: MemoryStoreOptions = {}): PetStore {
   const names: string[] = [];
   const categoryIds: (number | bigint)[] = [];
   // Status codes: 0 is "no status", n is statusNames[n - 1].

@@ -3,7 +3,7 @@
 // synchronous_commit) before it is answered.
 import pg from 'pg';
 import { ServiceUnavailable } from '../errors/api-errors.js';
-import { DEFAULT_RETENTION_HOURS, type IdempotencyKey } from '../idempotency/idempotency-key.js';
+import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetStatus } from '../types/api.js';
 import { exactInteger } from '../validation/int64.js';
 import type { CreatedOnce, ListOptions, PetPage, PetStore } from './pet-store.js';
@@ -18,11 +18,7 @@ interface PetRow {
   status: PetStatus | null;
 }
 
-interface RecordedRow {
-  pet_id: PetId;
-  name: string;
-  category_id: PetId;
-  status: PetStatus | null;
+interface RecordedRow extends PetRow {
   replayed: boolean;
 }
 
@@ -65,7 +61,7 @@ export const STATEMENTS = {
         INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
         SELECT pet_id, name, category_id, status FROM claimed WHERE NOT replayed
       )
-      SELECT pet_id, name, category_id, status, replayed FROM claimed
+      SELECT pet_id AS id, name, category_id, status, replayed FROM claimed
       UNION ALL SELECT pet_id, name, category_id, status, true FROM recorded`,
   },
   // The oldest expired records, a batch at a time; SKIP LOCKED lets instances purge side by side.
@@ -107,7 +103,7 @@ const PURGE_BATCH = 10_000;
 
 export function createPostgresPetStore(
   config: pg.PoolConfig,
-  { onPoolError = () => undefined, retentionMs = DEFAULT_RETENTION_HOURS * 3_600_000 }: PostgresStoreOptions = {},
+  { onPoolError = () => undefined, retentionMs = DEFAULT_RETENTION_MS }: PostgresStoreOptions = {},
 ): PostgresPetStore {
   const pool = new pg.Pool({
     ...config,
@@ -137,8 +133,7 @@ export function createPostgresPetStore(
 
     async createOnce({ name, categoryId, status }: NewPet, { scope, key }: IdempotencyKey): Promise<CreatedOnce> {
       const [row] = await query<RecordedRow>({ ...STATEMENTS.createOnce, values: [name, categoryId, status ?? null, `\\x${scope}`, key] });
-      const { pet_id: id, name: storedName, category_id: storedCategoryId, status: storedStatus, replayed } = row!;
-      return { pet: petOf({ id, name: storedName, category_id: storedCategoryId, status: storedStatus }), replayed };
+      return { pet: petOf(row!), replayed: row!.replayed };
     },
 
     async purgeExpiredKeys() {

@@ -14,8 +14,8 @@ import { contractViolations, operation, type HttpAnswer } from '../helpers/contr
 import { keptNextPage, nextTarget } from '../helpers/next-link.js';
 import { parseJson } from '../../src/validation/strict-json.js';
 import { keyOf } from '../../src/idempotency/idempotency-key.js';
-import { brokenRequest, brokenRequests, inHeader, parametersOf, validHeaderValue, validRequest, withBadKey, type ApiRequest, type BrokenRequest, type Expectation } from './api-requests.js';
-import { resolve, toJson } from './schema-arbitraries.js';
+import { brokenRequest, brokenRequests, inHeader, parametersOf, patternOf, validHeaderValue, validRequest, withBadKey, type ApiRequest, type BrokenRequest, type Expectation } from './api-requests.js';
+import { resolve, respelt } from './schema-arbitraries.js';
 
 export interface Answer extends HttpAnswer {
   json: any;
@@ -241,8 +241,9 @@ class RetryKeyed implements fc.AsyncCommand<Model, Subject> {
   async run(model: Model, subject: Subject) {
     const recorded = [...model.keys.values()][this.pick % model.keys.size]!;
     const key = keyOf(recorded.header);
-    const header = this.otherForm && IDEMPOTENCY_KEY_BARE.test(key) ? (recorded.header.startsWith('"') ? key : `"${key}"`) : recorded.header;
-    const payload = `{ ${Object.entries(recorded.body).reverse().map(([name, value]) => `${JSON.stringify(name)} :  ${toJson(value)}`).join(' ,\n ')} }`;
+    // A key may be sent bare when the header's pattern accepts it unquoted.
+    const header = this.otherForm && patternOf(IDEMPOTENCY_KEY).test(key) ? (recorded.header.startsWith('"') ? key : `"${key}"`) : recorded.header;
+    const payload = respelt(recorded.body);
     const request = keyedRequest({ operationId: 'createPet', method: 'POST', url: '/v1/pets', headers: { 'content-type': 'application/json' }, payload }, recorded.client, header);
     expectKeyed(model, request, await subject.send(request), recorded.client, header, recorded.body);
   }
@@ -260,7 +261,6 @@ class BrokenKeyed implements fc.AsyncCommand<Model, Subject> {
   toString = () => `broken createPet with Idempotency-Key ${this.header}: ${this.broken.rule}`;
 }
 
-const IDEMPOTENCY_KEY_BARE = /^[!#-+\--:<-\[\]-~]+$/;
 
 /**
  * Checks a page against the model: the pets of the filter after `after`, at most `limit`, and a next

@@ -20,7 +20,7 @@ import {
   type Sender,
 } from './api-properties.js';
 import { parametersOf, requestsOf, validRequest, type ApiRequest, type ValidRequest } from './api-requests.js';
-import { resolve, toJson, type Schema } from './schema-arbitraries.js';
+import { resolve, respelt, toJson, type Schema } from './schema-arbitraries.js';
 import { INT64_MAX } from '../../src/validation/int64.js';
 
 export interface LiveOptions {
@@ -136,8 +136,7 @@ export function liveChecks(sender: LiveSender, { readOnly, runId, maxPages }: Li
     if (answer.statusCode !== 201 || answer.headers['idempotent-replayed'] !== undefined) expectContract(first, answer, ['expected 201, not a replay: a new Idempotency-Key']);
     expectEqual(first, answer, { id: answer.json?.id, ...body }, 'the created pet is what was sent, with a new id');
     created.push({ request: first, answer, pet: answer.json });
-    const respelt = `{ ${Object.entries(body).reverse().map(([name, value]) => `${JSON.stringify(name)} : ${toJson(value)}`).join(' , ')} }`;
-    const retry = { ...first, headers: { ...first.headers, 'idempotency-key': bare ? `"${key}"` : key }, payload: respelt };
+    const retry = { ...first, headers: { ...first.headers, 'idempotency-key': bare ? `"${key}"` : key }, payload: respelt(body) };
     const replay = await sender.send(retry);
     if (replay.statusCode !== 201 || replay.headers['idempotent-replayed'] !== 'true') expectContract(retry, replay, ['expected a 201 replay (Idempotent-Replayed: true)']);
     expectEqual(retry, replay, answer.json, 'a retry with the same key and body: the first answer');

@@ -214,6 +214,11 @@ function objectBreakings(schema: Schema): fc.Arbitrary<Breaking>[] {
   return breakings;
 }
 
+/** The same object as other JSON text: members in reverse order, with more spacing. */
+export function respelt(body: Record<string, unknown>): string {
+  return `{ ${Object.entries(body).reverse().map(([name, value]) => `${JSON.stringify(name)} :  ${toJson(value)}`).join(' ,\n ')} }`;
+}
+
 /** JSON text for a generated value; bigints are written as plain JSON integers. */
 export function toJson(value: unknown): string {
   return stringify(value) as string;
