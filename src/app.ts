@@ -1,7 +1,8 @@
 // Builds the service as an un-listened Fastify instance from explicit options.
 // src/server.ts is the only place that reads the environment and listens.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
+import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import { createBearerAuth } from './auth/bearer-auth.js';
 import { registerDocs } from './docs/swagger-ui.js';
 import { RouteNotFound } from './errors/api-errors.js';
@@ -9,6 +10,7 @@ import { createClientErrorHandler } from './errors/client-error-handler.js';
 import { createErrorHandler } from './errors/error-handler.js';
 import { createHandlers } from './handlers/index.js';
 import { RequestLog } from './logging/request-log.js';
+import { withLazyChildren } from './logging/request-logger.js';
 import { requestIdGenerator } from './request-id.js';
 import { collapseJsonContent } from './routes/json-content-schemas.js';
 import { registerHealth } from './routes/health.js';
@@ -33,7 +35,8 @@ export interface AppOptions {
   apiKeys: readonly string[];
   store?: PetStore;
   spec?: OpenApiDocument;
-  logger?: FastifyServerOptions['logger'];
+  /** Options for a pino logger; none (or false) logs nothing. */
+  logger?: false | (LoggerOptions & { stream?: DestinationStream });
   /** A logger made by the caller (src/server.ts), in place of `logger` options. */
   loggerInstance?: FastifyBaseLogger;
 }
@@ -46,8 +49,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const headers = securityHeaders();
   const handleError = createErrorHandler({ errorCodes: errorCodesOf(spec), bodyLimit: BODY_LIMIT, headers });
 
+  const logger = options.loggerInstance ?? (options.logger ? pinoLogger(options.logger) : undefined);
   const app = Fastify({
-    ...(options.loggerInstance === undefined ? { logger: options.logger ?? false } : { loggerInstance: options.loggerInstance }),
+    ...(logger === undefined ? { logger: false } : { loggerInstance: withLazyChildren(logger) }),
     logController: new RequestLog(),
     genReqId: requestIdGenerator(),
     bodyLimit: BODY_LIMIT,
@@ -97,4 +101,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerMethodNotAllowed(app, operations, basePath);
   registerHealth(app, store, headers);
   return app;
+}
+
+function pinoLogger({ stream, ...options }: LoggerOptions & { stream?: DestinationStream }): FastifyBaseLogger {
+  return (stream === undefined ? pino(options) : pino(options, stream)) as FastifyBaseLogger;
 }

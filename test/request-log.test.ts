@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
-import t from 'tap';
-import { RequestLog } from '../src/logging/request-log.js';
+import pino, { type LoggerOptions } from 'pino';
+import t, { type Test } from 'tap';
+import { hundredthsText, RequestLog } from '../src/logging/request-log.js';
 import { API_KEY, AUTH, buildTestApp, postPet } from './helpers/build-app.js';
 
 t.test('one line per answered request: method, path, status, time, request id and operation', async (t) => {
@@ -28,6 +29,115 @@ t.test('one line per answered request: method, path, status, time, request id an
   t.notMatch(lines.join(''), /authorization/i, 'no Authorization header');
 });
 
+// The request line is composed without pino's serializer (src/logging/request-log.ts): it must be
+// the line pino itself writes, byte for byte, for the logger's options, or pino must write it.
+const requestLines = async (t: Test, options: LoggerOptions) => {
+  const lines: string[] = [];
+  const stream = new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) });
+  const { app } = await buildTestApp(t, { loggerInstance: pino(options, stream) });
+  await app.inject(postPet({ name: 'Rex "the \\ dog" \u00e9\u{1F415}', categoryId: 1 }));
+  await app.inject({ method: 'GET', url: '/v1/pets?limit=5', headers: AUTH });
+  await app.inject({ method: 'GET', url: '/v1/pets/%22%5C%C3%A9?x=1', headers: AUTH });
+  await app.inject({ method: 'GET', url: '/v1/%E2%80%A8"\\', headers: AUTH });
+  return lines;
+};
+const pinoLines = (options: LoggerOptions, lines: string[]) =>
+  lines.map((line) => {
+    const { level, time, pid, hostname, reqId, msg, ...fields } = JSON.parse(line) as Record<string, unknown>;
+    let written = '';
+    const stream = { write: (text: string) => void (written += text) };
+    pino({ ...options, timestamp: () => `,"time":${time as number}`, base: { pid, hostname } }, stream)
+      .child({ reqId })
+      [pino.levels.labels[level as number] as 'info'](fields, msg as string);
+    return written;
+  });
+
+t.test('the request line is the line pino writes, for any path, method and request id', async (t) => {
+  const options: LoggerOptions = { level: 'info', redact: ['req.headers.authorization'] };
+  const lines = await requestLines(t, options);
+  t.equal(lines.length, 4);
+  t.same(lines, pinoLines(options, lines));
+  t.match(JSON.parse(lines[2]!), { path: '/v1/pets/%22%5C%C3%A9', operationId: 'getPet', status: 400 });
+});
+
+t.test('a logger whose options change its lines writes the request line through pino', async (t) => {
+  type Entry = Record<string, unknown>;
+  const variants: [string, LoggerOptions, (entry: Entry) => boolean][] = [
+    ['a mixin', { mixin: () => ({ service: 'petstore' }) }, (entry) => entry['service'] === 'petstore'],
+    ['a log formatter', { formatters: { log: (fields) => ({ ...fields, formatted: true }) } }, (entry) => entry['formatted'] === true],
+    ['level labels', { formatters: { level: (label) => ({ level: label }) } }, (entry) => entry['level'] === 'info'],
+    ['a nested key', { nestedKey: 'fields' }, (entry) => entry['path'] === undefined && typeof (entry['fields'] as Entry)['path'] === 'string'],
+    ['a message prefix', { msgPrefix: '[petstore] ' }, (entry) => entry['msg'] === '[petstore] request completed'],
+    ['a message key', { messageKey: 'message' }, (entry) => entry['message'] === 'request completed' && entry['msg'] === undefined],
+    ['a serializer', { serializers: { path: (path: string) => path.toUpperCase() } }, (entry) => String(entry['path']).startsWith('/V1/')],
+    ['redaction', { redact: ['path'] }, (entry) => entry['path'] === '[Redacted]'],
+    ['base bindings', { base: { service: 'petstore' } }, (entry) => entry['service'] === 'petstore' && entry['pid'] === undefined],
+    ['a time format', { timestamp: pino.stdTimeFunctions.isoTime }, (entry) => typeof entry['time'] === 'string'],
+  ];
+  for (const [name, variant, holds] of variants) {
+    const lines = await requestLines(t, { level: 'info', ...variant });
+    const entries = lines.map((line) => JSON.parse(line) as Entry);
+    t.equal(entries.length, 4, name);
+    t.ok(entries.every(holds), name);
+  }
+});
+
+t.test('a request gets its pino child, bound to its request id, only when something logs through it', async (t) => {
+  const lines: string[] = [];
+  let children = 0;
+  // pino calls onChild for every child made, at any depth.
+  const root = pino({ level: 'info', onChild: () => void children++ }, { write: (line: string) => void lines.push(line) });
+  const { app } = await buildTestApp(t, { loggerInstance: root });
+  app.get('/v1/talkative', async (request) => {
+    request.log.warn({ said: 'something' }, 'a request that logs');
+    return {};
+  });
+  // Fastify derives one logger of its own from ours: made once, when the first line is written.
+  await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
+  t.ok(children <= 1, 'at most that one');
+  const atStart = children;
+  await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
+  await app.inject(postPet({ name: 'Rex', categoryId: 1 }));
+  await app.inject({ method: 'GET', url: '/v1/pets/x', headers: AUTH });
+  t.equal(children - atStart, 0, 'three requests, their lines written, no child made');
+  await app.inject({ method: 'GET', url: '/v1/talkative' });
+  t.equal(children - atStart, 1, 'one child for the request that logged');
+  const [said, completed] = lines.slice(-2).map((line) => JSON.parse(line) as Record<string, unknown>);
+  t.match(said, { level: 40, said: 'something', msg: 'a request that logs' });
+  t.equal(said!['reqId'], completed!['reqId'], 'its line carries the request id, as its request line does');
+  t.equal(typeof said!['reqId'], 'string');
+});
+
+t.test('a level set while the service runs holds for the request lines', async (t) => {
+  const lines: string[] = [];
+  const { app } = await buildTestApp(t, { loggerInstance: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) });
+  const requests = async () => {
+    const before = lines.length;
+    for (let count = 0; count < 3; count++) await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
+    return lines.length - before;
+  };
+  t.equal(await requests(), 3, 'at info');
+  app.log.level = 'warn';
+  t.equal(await requests(), 0, 'at warn');
+  app.log.level = 'debug';
+  t.equal(await requests(), 3, 'at debug');
+  app.log.level = 'silent';
+  t.equal(await requests(), 0, 'silent');
+});
+
+t.test('levels compared the other way round are respected', async (t) => {
+  const lines: string[] = [];
+  // Lower numbers more severe.
+  const customLevels = { fatal: 10, error: 20, warn: 30, info: 40, debug: 50, trace: 60 };
+  const logger = pino({ level: 'warn', customLevels, useOnlyCustomLevels: true, levelComparison: 'DESC' }, { write: (line: string) => void lines.push(line) });
+  const { app } = await buildTestApp(t, { loggerInstance: logger as never });
+  await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
+  t.equal(lines.length, 0, 'none at warn');
+  app.log.level = 'debug';
+  await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
+  t.equal(lines.length, 1, 'one at debug');
+});
+
 t.test('no request lines below info', async (t) => {
   const lines: string[] = [];
   const stream = new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) });
@@ -45,4 +155,12 @@ t.test('an answer that fails while it is sent is logged as an error, with its re
   t.same(entries, [
     { message: 'request failed while answering', fields: { method: 'GET', path: '/v1/pets', status: 200, responseTime: 1.23, operationId: 'listPets', err: failure } },
   ]);
+});
+
+t.test('response times are written as JSON writes them', async (t) => {
+  const wrong = [];
+  for (let hundredths = 0; hundredths <= 3_000_000; hundredths++) {
+    if (hundredthsText(hundredths) !== JSON.stringify(hundredths / 100)) wrong.push(hundredths);
+  }
+  t.same(wrong, [], 'every time up to 30 s, to the hundredth of a millisecond');
 });

@@ -2,28 +2,139 @@
 // needs to follow traffic, and nothing a client could use against another (no headers, no
 // query, no body). Fastify's own pair of lines per request (incoming, completed, with the URL and
 // the remote address) is replaced through its LogController, which it calls for every request.
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { RequestLogger } from './request-logger.js';
+
+const MESSAGE = 'request completed';
+
+type LineWriter = (request: FastifyRequest, reply: FastifyReply) => void;
 
 export class RequestLog extends LogController {
+  private lineLogger: FastifyBaseLogger | undefined = undefined;
+  private writeLine: LineWriter | undefined = undefined;
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     // Fastify's stand-in for `logger: false` has no isLevelEnabled: nothing is built for it.
     const log = request.log as Partial<Logger>;
-    if (error) log.error?.({ ...requestFields(request, reply), err: error }, 'request failed while answering');
-    else if (log.isLevelEnabled?.('info') === true) log.info!(requestFields(request, reply), 'request completed');
+    if (error) {
+      log.error?.({ ...requestFields(request, reply), err: error }, 'request failed while answering');
+    } else if (log.isLevelEnabled?.('info') === true) {
+      // A request's logger is lazy (src/logging/request-logger.ts): its line is the line the logger
+      // it comes from, made once, writes.
+      let parent = request.log instanceof RequestLogger ? request.log.parent : undefined;
+      while (parent instanceof RequestLogger) parent = parent.logger;
+      const writeLine = parent === undefined ? undefined : this.lineWriterFor(parent);
+      if (writeLine === undefined) log.info!(requestFields(request, reply), MESSAGE);
+      else writeLine(request, reply);
+    }
+  }
+
+  private lineWriterFor(logger: FastifyBaseLogger): LineWriter | undefined {
+    if (logger !== this.lineLogger) {
+      this.lineLogger = logger;
+      this.writeLine = lineWriter(logger, this.requestIdLogLabel);
+    }
+    return this.writeLine;
   }
 }
 
 function requestFields(request: FastifyRequest, reply: FastifyReply) {
-  const operationId = (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
-  const query = request.url.indexOf('?');
+  const operationId = operationIdOf(request);
   return {
     method: request.method,
-    path: query === -1 ? request.url : request.url.slice(0, query),
+    path: pathOf(request),
     status: reply.statusCode,
-    responseTime: Math.round(reply.elapsedTime * 100) / 100,
+    responseTime: responseTimeOf(reply),
     ...(operationId === undefined ? {} : { operationId }),
   };
+}
+
+const operationIdOf = (request: FastifyRequest) => (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
+const responseTimeOf = (reply: FastifyReply) => Math.round(reply.elapsedTime * 100) / 100;
+
+function pathOf(request: FastifyRequest): string {
+  const query = request.url.indexOf('?');
+  return query === -1 ? request.url : request.url.slice(0, query);
+}
+
+// The request line, composed as pino composes it (its level prefix, time, base bindings, message
+// key and line end, written to its stream) but without a child logger and pino's generic
+// serializer, which together took most of what a line cost (docs/performance.md).
+// test/request-log.test.ts checks that the line is the one pino writes.
+type PinoInternals = Record<symbol, unknown> & { levels: { values: Record<string, number> } };
+// msgPrefixSym is missing from pino's type declarations.
+const symbols = pino.symbols as typeof pino.symbols & { readonly msgPrefixSym: symbol };
+const FIELDS = ['method', 'path', 'status', 'responseTime', 'operationId'];
+
+/** Writes the request line for a pino logger; undefined when one of its options would change that line, so pino must write it. */
+function lineWriter(logger: FastifyBaseLogger, requestIdLabel: string): LineWriter | undefined {
+  const internals = logger as unknown as PinoInternals;
+  const formatters = internals[symbols.formattersSym] as { log?: unknown } | undefined;
+  const hooks = internals[symbols.hooksSym] as { logMethod?: unknown; streamWrite?: unknown } | undefined;
+  const stream = internals[symbols.streamSym] as { write?: (line: string) => void; [key: symbol]: unknown } | undefined;
+  const time = internals[symbols.timeSym] as (() => string) | undefined;
+  const serializers = (internals[symbols.serializersSym] ?? {}) as Record<string, unknown>;
+  const stringifiers = (internals[symbols.stringifiersSym] ?? {}) as Record<string | symbol, unknown>;
+  const plain =
+    typeof stream?.write === 'function' &&
+    stream[symbols.needsMetadataGsym] !== true &&
+    typeof time === 'function' &&
+    formatters?.log === undefined &&
+    hooks !== undefined &&
+    hooks.logMethod === undefined &&
+    hooks.streamWrite === undefined &&
+    internals[symbols.mixinSym] === undefined &&
+    internals[symbols.nestedKeySym] === null &&
+    internals[symbols.msgPrefixSym] === undefined &&
+    stringifiers[symbols.wildcardFirstSym] === undefined &&
+    [requestIdLabel, ...FIELDS].every((key) => serializers[key] === undefined && stringifiers[key] === undefined);
+  if (!plain) return undefined;
+
+  const start = (internals[symbols.lsCacheSym] as Record<number, string>)[internals.levels.values['info']!]!;
+  const requestId = `,${quoted(requestIdLabel)}:`;
+  const end = `,${quoted(internals[symbols.messageKeySym] as string)}:${quoted(MESSAGE)}${internals[symbols.endSym] as string}`;
+  // pino's default time, the epoch in milliseconds, written once per millisecond: turning it into
+  // text (it is too large for a small integer) took ~700 instructions.
+  let lastMs = Number.NaN;
+  let lastTime = '';
+  const timeOf =
+    time === pino.stdTimeFunctions.epochTime
+      ? () => {
+          const now = Date.now();
+          if (now !== lastMs) {
+            lastMs = now;
+            lastTime = `,"time":${now}`;
+          }
+          return lastTime;
+        }
+      : time;
+  return (request, reply) => {
+    const operationId = operationIdOf(request);
+    // One template: its constant parts join, fewer strings are made than with +.
+    stream.write!(
+      `${start}${timeOf()}${internals[symbols.chindingsSym] as string}${requestId}"${escaped(request.id)}","method":"${escaped(request.method)}","path":"${escaped(pathOf(request))}","status":${reply.statusCode},"responseTime":${hundredthsText(Math.round(reply.elapsedTime * 100))}${operationId === undefined ? '' : `,"operationId":"${escaped(operationId)}"`}${end}`,
+    );
+  };
+}
+
+const quoted = (text: string) => `"${escaped(text)}"`;
+
+/** Text as it stands between a JSON string's quotes: printable ASCII but `"` and `\\` as it is, anything else as JSON.stringify (and pino) escape it. */
+function escaped(text: string): string {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return JSON.stringify(text).slice(1, -1);
+  }
+  return text;
+}
+
+/** A number of hundredths as JSON writes it divided by 100 (responseTimeOf), without the double-to-text conversion. */
+export function hundredthsText(hundredths: number): string {
+  const whole = Math.trunc(hundredths / 100);
+  const rest = hundredths % 100;
+  if (rest === 0) return `${whole}`;
+  return rest % 10 === 0 ? `${whole}.${rest / 10}` : `${whole}.${rest < 10 ? '0' : ''}${rest}`;
 }
