@@ -4,10 +4,15 @@ import t, { type Test } from 'tap';
 import { hundredthsText, RequestLog } from '../src/logging/request-log.js';
 import { API_KEY, AUTH, buildTestApp, postPet } from './helpers/build-app.js';
 
+/** A destination that keeps every line written to it. */
+function lineSink() {
+  const lines: string[] = [];
+  return { lines, stream: new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) }) };
+}
+
 t.test('one line per answered request: method, path, status, time, request id and operation', async (t) => {
   // At info, as npm start runs.
-  const lines: string[] = [];
-  const stream = new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) });
+  const { lines, stream } = lineSink();
   const { app: logged } = await buildTestApp(t, { logger: { level: 'info', stream, redact: ['req.headers.authorization'] } });
   await logged.inject(postPet({ name: 'Rex', categoryId: 1 }));
   await logged.inject({ method: 'GET', url: '/v1/pets?limit=5&status=sold', headers: AUTH });
@@ -32,8 +37,7 @@ t.test('one line per answered request: method, path, status, time, request id an
 // The request line is composed without pino's serializer (src/logging/request-log.ts): it must be
 // the line pino itself writes, byte for byte, for the logger's options, or pino must write it.
 const requestLines = async (t: Test, options: LoggerOptions) => {
-  const lines: string[] = [];
-  const stream = new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) });
+  const { lines, stream } = lineSink();
   const { app } = await buildTestApp(t, { loggerInstance: pino(options, stream) });
   await app.inject(postPet({ name: 'Rex "the \\ dog" \u00e9\u{1F415}', categoryId: 1 }));
   await app.inject({ method: 'GET', url: '/v1/pets?limit=5', headers: AUTH });
@@ -83,10 +87,10 @@ t.test('a logger whose options change its lines writes the request line through 
 });
 
 t.test('a request gets its pino child, bound to its request id, only when something logs through it', async (t) => {
-  const lines: string[] = [];
+  const { lines, stream } = lineSink();
   let children = 0;
   // pino calls onChild for every child made, at any depth.
-  const root = pino({ level: 'info', onChild: () => void children++ }, { write: (line: string) => void lines.push(line) });
+  const root = pino({ level: 'info', onChild: () => void children++ }, stream);
   const { app } = await buildTestApp(t, { loggerInstance: root });
   app.get('/v1/talkative', async (request) => {
     request.log.warn({ said: 'something' }, 'a request that logs');
@@ -109,8 +113,8 @@ t.test('a request gets its pino child, bound to its request id, only when someth
 });
 
 t.test('a level set while the service runs holds for the request lines', async (t) => {
-  const lines: string[] = [];
-  const { app } = await buildTestApp(t, { loggerInstance: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) });
+  const { lines, stream } = lineSink();
+  const { app } = await buildTestApp(t, { loggerInstance: pino({ level: 'info' }, stream) });
   const requests = async () => {
     const before = lines.length;
     for (let count = 0; count < 3; count++) await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
@@ -126,10 +130,10 @@ t.test('a level set while the service runs holds for the request lines', async (
 });
 
 t.test('levels compared the other way round are respected', async (t) => {
-  const lines: string[] = [];
+  const { lines, stream } = lineSink();
   // Lower numbers more severe.
   const customLevels = { fatal: 10, error: 20, warn: 30, info: 40, debug: 50, trace: 60 };
-  const logger = pino({ level: 'warn', customLevels, useOnlyCustomLevels: true, levelComparison: 'DESC' }, { write: (line: string) => void lines.push(line) });
+  const logger = pino({ level: 'warn', customLevels, useOnlyCustomLevels: true, levelComparison: 'DESC' }, stream);
   const { app } = await buildTestApp(t, { loggerInstance: logger as never });
   await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
   t.equal(lines.length, 0, 'none at warn');
@@ -139,8 +143,7 @@ t.test('levels compared the other way round are respected', async (t) => {
 });
 
 t.test('no request lines below info', async (t) => {
-  const lines: string[] = [];
-  const stream = new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) });
+  const { lines, stream } = lineSink();
   const { app } = await buildTestApp(t, { logger: { level: 'warn', stream } });
   await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
   t.same(lines, []);
