@@ -3,6 +3,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
+import type { ApiKeyEntry } from './auth/api-clients.js';
 import { createBearerAuth } from './auth/bearer-auth.js';
 import { registerDocs } from './docs/swagger-ui.js';
 import { RouteNotFound } from './errors/api-errors.js';
@@ -11,16 +12,20 @@ import { createErrorHandler } from './errors/error-handler.js';
 import { createHandlers } from './handlers/index.js';
 import { RequestLog } from './logging/request-log.js';
 import { withLazyChildren } from './logging/request-logger.js';
+import type { ServiceMetrics } from './metrics/service-metrics.js';
 import { requestIdGenerator } from './request-id.js';
 import { collapseJsonContent } from './routes/json-content-schemas.js';
 import { registerHealth } from './routes/health.js';
 import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
+import { observeRoutes } from './routes/observed-routes.js';
 import { securityHeaders } from './routes/security-headers.js';
 import { createOperationResolver } from './routes/operation-routes.js';
 import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, pathOfOperation, type OpenApiDocument } from './spec/openapi-spec.js';
 import { usePrecompiledMetaSchema } from './spec/precompiled-meta-schema.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
+import { traceFromHeader } from './tracing/trace-context.js';
+import type { Tracing } from './tracing/tracing.js';
 import { formatSchemaErrors } from './validation/error-messages.js';
 import { parseJsonBody } from './validation/json-body-parser.js';
 import { createValidatorCompiler, rejectUndeclaredQuery } from './validation/request-validator.js';
@@ -31,14 +36,18 @@ export const BODY_LIMIT = 16 * 1024;
 export const MAX_PARAM_LENGTH = 16 * 1024;
 
 export interface AppOptions {
-  /** Keys accepted as `Authorization: Bearer <key>`; at least one. */
-  apiKeys: readonly string[];
+  /** Keys accepted as `Authorization: Bearer <key>`, each with its client's name or named after its hash; at least one. */
+  apiKeys: readonly ApiKeyEntry[];
   store?: PetStore;
   spec?: OpenApiDocument;
   /** Options for a pino logger; none (or false) logs nothing. */
   logger?: false | (LoggerOptions & { stream?: DestinationStream });
   /** A logger made by the caller (src/server.ts), in place of `logger` options. */
   loggerInstance?: FastifyBaseLogger;
+  /** Records the Prometheus metrics; none records nothing and costs nothing. */
+  metrics?: ServiceMetrics;
+  /** Exports spans (src/tracing/otel-tracing.ts); none exports nothing and costs nothing. */
+  tracing?: Tracing;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -47,12 +56,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const operations = operationsOf(spec);
   const store = options.store ?? createMemoryPetStore();
   const headers = securityHeaders();
-  const handleError = createErrorHandler({ errorCodes: errorCodesOf(spec), bodyLimit: BODY_LIMIT, headers });
+  const { metrics, tracing } = options;
+  const handleError = createErrorHandler({
+    errorCodes: errorCodesOf(spec),
+    bodyLimit: BODY_LIMIT,
+    headers,
+    ...(metrics === undefined ? {} : { onUnavailable: metrics.databaseUnavailable }),
+  });
 
   const logger = options.loggerInstance ?? (options.logger ? pinoLogger(options.logger) : undefined);
   const app = Fastify({
     ...(logger === undefined ? { logger: false } : { loggerInstance: withLazyChildren(logger) }),
-    logController: new RequestLog(),
+    logController: new RequestLog(tracing?.traceOf ?? traceFromHeader),
     genReqId: requestIdGenerator(),
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -67,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   // Set by authentication; declared here so every request object has the same shape.
   app.decorateRequest('apiKeyScope', '');
+  app.decorateRequest('client', '');
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(async (request) => {
     throw new RouteNotFound(request.method, request.url.replace(/\?.*$/s, ''));
@@ -76,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(createValidatorCompiler());
   app.addHook('onRoute', rejectUndeclaredQuery);
   app.addHook('onRoute', collapseJsonContent);
+  observeRoutes(app, metrics, tracing);
 
   // Fastify closes idle connections on close; one busy at that moment must not linger in keep-alive after its answer.
   let closing = false;
@@ -93,9 +110,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Glue spreads these options over its own method, url and schema; its type asks for whole RouteOptions.
     operationResolver: createOperationResolver({
       spec,
-      handlers: createHandlers({ store, pathOf: (operationId) => basePath + pathOfOperation(operations, operationId) }),
+      handlers: createHandlers({
+        store,
+        pathOf: (operationId) => basePath + pathOfOperation(operations, operationId),
+        ...(metrics === undefined ? {} : { onReplay: metrics.idempotentReplay }),
+      }),
       authenticators: { bearerAuth: createBearerAuth(options.apiKeys) },
       headers,
+      ...(metrics === undefined ? {} : { countDeprecatedCalls: metrics.deprecatedCallCounter }),
     }) as unknown as NonNullable<FastifyOpenapiGlueOptions['operationResolver']>,
   });
   registerMethodNotAllowed(app, operations, basePath);

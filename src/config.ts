@@ -1,4 +1,5 @@
 // Reads the service's settings from the environment; invalid settings stop start-up with a clear reason.
+import { CLIENT_NAME, unnamedClientOf, type ClientKey } from './auth/api-clients.js';
 import { isBearerToken } from './auth/bearer-auth.js';
 import { DEFAULT_RETENTION_HOURS, HOUR_MS } from './idempotency/idempotency-key.js';
 
@@ -17,21 +18,33 @@ export interface Config {
   port: number;
   logLevel: string;
   /** Undefined when API_KEYS is unset: the server then makes a one-off key. */
-  apiKeys: string[] | undefined;
+  apiKeys: ClientKey[] | undefined;
   /** Undefined when DATABASE_URL is unset: pets are kept in memory. */
   database: DatabaseConfig | undefined;
   /** How long an Idempotency-Key is kept at least. */
   idempotencyRetentionMs: number;
+  /** The port of the metrics listener (0: any free one); undefined when METRICS_PORT is off. */
+  metricsPort: number | undefined;
+  /** Whether spans are exported: an OTLP endpoint is set, and the standard variables do not turn the SDK off. */
+  tracing: boolean;
 }
+
+/** OpenTelemetry's Prometheus exporter's port, which scrape configurations expect. */
+export const DEFAULT_METRICS_PORT = 9464;
 
 export function readConfig(env: NodeJS.ProcessEnv): Config {
   return {
     host: env['HOST'] || '127.0.0.1',
-    port: readPort(env['PORT']),
+    port: readPort('PORT', env['PORT'], 3000),
     logLevel: readLogLevel(env['LOG_LEVEL']),
     apiKeys: readApiKeys(env['API_KEYS']),
     database: readDatabase(env),
     idempotencyRetentionMs: readInteger(env, 'IDEMPOTENCY_RETENTION_HOURS', DEFAULT_RETENTION_HOURS, 1, 8760) * HOUR_MS,
+    metricsPort: env['METRICS_PORT'] === 'off' ? undefined : readPort('METRICS_PORT', env['METRICS_PORT'], DEFAULT_METRICS_PORT),
+    tracing:
+      Boolean(env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] || env['OTEL_EXPORTER_OTLP_ENDPOINT']) &&
+      env['OTEL_SDK_DISABLED']?.toLowerCase() !== 'true' &&
+      env['OTEL_TRACES_EXPORTER'] !== 'none',
   };
 }
 
@@ -63,10 +76,12 @@ function readInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min
   return number;
 }
 
-function readPort(value: string | undefined): number {
-  if (value === undefined || value === '') return 3000;
+function readPort(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new Error(`PORT must be an integer from 0 to 65535, not "${value}"`);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new Error(`${name} must be an integer from 0 to 65535${name === 'METRICS_PORT' ? ' or off' : ''}, not "${value}"`);
+  }
   return port;
 }
 
@@ -76,18 +91,26 @@ function readLogLevel(value: string | undefined): string {
   return value;
 }
 
-// Messages name a key by its position only: keys never reach logs or output.
-function readApiKeys(value: string | undefined): string[] | undefined {
+// Messages name an entry by its position only: keys (and names, which sit beside them) never reach
+// logs or output. An entry is `name:key` or a bare key; the key syntax has no colon, so the first
+// colon is always the separator.
+function readApiKeys(value: string | undefined): ClientKey[] | undefined {
   if (value === undefined) return undefined;
-  const keys = value.split(',').map((key) => key.trim());
-  if (keys.every((key) => key === '')) throw new Error('API_KEYS is set but holds no key; unset it or list keys separated by commas');
-  keys.forEach((key, index) => {
+  const entries = value.split(',').map((entry) => entry.trim());
+  if (entries.every((entry) => entry === '')) throw new Error('API_KEYS is set but holds no key; unset it or list keys separated by commas');
+  return entries.map((entry, index) => {
+    const colon = entry.indexOf(':');
+    const client = colon === -1 ? undefined : entry.slice(0, colon);
+    const key = colon === -1 ? entry : entry.slice(colon + 1);
+    if (client !== undefined && !CLIENT_NAME.test(client)) {
+      throw new Error(`API_KEYS entry ${index + 1} has an unusable client name: before the ':', 1 to 32 characters from a-z 0-9 - _`);
+    }
     if (!isBearerToken(key) || key.length < MIN_KEY_LENGTH) {
       throw new Error(
         `API_KEYS entry ${index + 1} is not a usable key: keys need at least ${MIN_KEY_LENGTH} characters ` +
-          'from A-Z a-z 0-9 - . _ ~ + / (optionally ending in =)',
+          'from A-Z a-z 0-9 - . _ ~ + / (optionally ending in =), optionally after a client name and a colon',
       );
     }
+    return { client: client ?? unnamedClientOf(key), key };
   });
-  return keys;
 }

@@ -1,5 +1,5 @@
-// The entry point: reads the environment, picks the store, listens, and closes gracefully on
-// SIGTERM/SIGINT.
+// The entry point: reads the environment, picks the store, listens (the API, and metrics on a port
+// of their own), and closes gracefully on SIGTERM/SIGINT.
 import { randomBytes } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -7,12 +7,17 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { buildApp } from './app.js';
-import { readConfig, type DatabaseConfig } from './config.js';
+import { readConfig, type Config, type DatabaseConfig } from './config.js';
 import { createLogDestination } from './logging/log-destination.js';
+import { listenForMetrics, METRICS_PATH } from './metrics/metrics-server.js';
+import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
+import { loadServedSpec } from './spec/openapi-spec.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
 import { poolConfigOf } from './store/postgres/pool-config.js';
 import { startPostgresStore } from './store/postgres/start.js';
+import { composeInstruments } from './store/postgres/statement-instrument.js';
+import type { Tracing } from './tracing/tracing.js';
 
 export const ONE_OFF_KEY_FILE = '.api-key';
 
@@ -25,26 +30,48 @@ async function main() {
 
   const oneOffKeyFile = config.apiKeys === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
   const apiKeys = config.apiKeys ?? [await writeOneOffKey(oneOffKeyFile!)];
-  const retentionMs = config.idempotencyRetentionMs;
-  const store = config.database === undefined ? createMemoryPetStore({ retentionMs }) : postgresStore(config.database, log, retentionMs);
+  const spec = loadServedSpec();
+  const metrics = config.metricsPort === undefined ? undefined : createServiceMetrics();
+  const tracing = config.tracing ? await startTracing(spec.info.version) : undefined;
+  const store = config.database === undefined ? createMemoryPetStore({ retentionMs: config.idempotencyRetentionMs }) : postgresStore(config, log, metrics, tracing);
   log.info(config.database === undefined ? 'pets are kept in memory (DATABASE_URL is not set)' : `pets are kept in PostgreSQL at ${where(config.database.url)}`);
+  if (tracing !== undefined) log.info('spans are exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT is set)');
 
-  const app = await buildApp({ apiKeys, loggerInstance: log, store });
+  const app = await buildApp({ apiKeys, loggerInstance: log, store, spec, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
   if (oneOffKeyFile !== undefined) {
     app.log.warn(`API_KEYS is not set: generated a one-off API key for this run only, in ${oneOffKeyFile}`);
   }
+  const metricsServer = metrics === undefined ? undefined : await listenForMetrics(metrics.registry, config.host, config.metricsPort!).catch((error: Error) => {
+    throw new Error(`metrics cannot listen on ${config.host}:${config.metricsPort} (METRICS_PORT; off turns metrics off): ${error.message}`);
+  });
+  if (metricsServer !== undefined) app.log.info(`metrics at http://${config.host}:${metricsServer.port}${METRICS_PATH} (internal: no key, keep the port private)`);
 
   closeWithGrace({ delay: 10_000, logger: app.log }, async ({ signal, err }) => {
     if (err !== undefined) app.log.error({ err }, 'closing after an unexpected error');
     else app.log.info({ signal }, 'closing gracefully: finishing requests in flight');
     await app.close();
     await store.close?.();
+    await metricsServer?.close();
+    await tracing?.shutdown();
   });
   await app.listen({ host: config.host, port: config.port });
 }
 
-function postgresStore(database: DatabaseConfig, log: FastifyBaseLogger, retentionMs: number): PetStore & { close(): Promise<void> } {
-  return startPostgresStore(poolConfigOf(database), { log, retentionMs });
+// Imported only here, so that without an OTLP endpoint no tracing code is loaded.
+async function startTracing(serviceVersion: string): Promise<Tracing> {
+  const { createOtelTracing, exporterFor } = await import('./tracing/otel-tracing.js');
+  return createOtelTracing({ serviceVersion, exporter: exporterFor(process.env) });
+}
+
+function postgresStore({ database, idempotencyRetentionMs: retentionMs }: Config, log: FastifyBaseLogger, metrics: ServiceMetrics | undefined, tracing: Tracing | undefined): PetStore & { close(): Promise<void> } {
+  const { poolMax } = database as DatabaseConfig;
+  const store = startPostgresStore(poolConfigOf(database!), {
+    log,
+    retentionMs,
+    instrument: composeInstruments([metrics?.statementInstrument, tracing?.statementInstrument]),
+  });
+  metrics?.observePool(store.pool, poolMax);
+  return store;
 }
 
 /** Host, port and database of a connection string: never its user or password. */

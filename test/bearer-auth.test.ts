@@ -1,4 +1,5 @@
 import t from 'tap';
+import { unnamedClientOf } from '../src/auth/api-clients.js';
 import { createBearerAuth } from '../src/auth/bearer-auth.js';
 import { API_KEY, OTHER_API_KEY, buildTestApp } from './helpers/build-app.js';
 import { checkContract } from './helpers/contract.js';
@@ -87,4 +88,15 @@ t.test('an authenticator refuses keys that no Authorization header could carry',
   for (const key of ['two words', 'semi;colon', 'é'.repeat(32), '=leading-padding']) {
     t.throws(() => createBearerAuth([API_KEY, key]), /bearer token syntax/, JSON.stringify(key));
   }
+});
+
+t.test('each key authenticates its client: the name given with it, or one made from its hash', async (t) => {
+  const { app } = await buildTestApp(t);
+  const authenticate = createBearerAuth([{ client: 'mobile-app', key: API_KEY }, OTHER_API_KEY]);
+  app.get('/whoami', { onRequest: (request, reply, done) => (authenticate(request, reply), done()) }, async (request) => ({ client: request.client }));
+  const whoami = async (authorization: string) => (await app.inject({ method: 'GET', url: '/whoami', headers: { authorization } })).json();
+  t.same(await whoami(`Bearer ${API_KEY}`), { client: 'mobile-app' });
+  t.same(await whoami(`Bearer ${OTHER_API_KEY}`), { client: unnamedClientOf(OTHER_API_KEY) });
+  t.same(await whoami(`bearer  ${API_KEY}`), { client: 'mobile-app' }, 'through the full syntax too');
+  t.throws(() => createBearerAuth([{ client: 'Mobile App', key: API_KEY }]), /every client name must match/);
 });

@@ -1,10 +1,20 @@
 import t from 'tap';
+import { unnamedClientOf } from '../src/auth/api-clients.js';
 import { readConfig } from '../src/config.js';
 
 const KEY = 'a'.repeat(16);
 
 t.test('defaults', async (t) => {
-  t.same(readConfig({}), { host: '127.0.0.1', port: 3000, logLevel: 'info', apiKeys: undefined, database: undefined, idempotencyRetentionMs: 24 * 3_600_000 });
+  t.same(readConfig({}), {
+    host: '127.0.0.1',
+    port: 3000,
+    logLevel: 'info',
+    apiKeys: undefined,
+    database: undefined,
+    idempotencyRetentionMs: 24 * 3_600_000,
+    metricsPort: 9464,
+    tracing: false,
+  });
   t.same(readConfig({ HOST: '', PORT: '', LOG_LEVEL: '' }).port, 3000);
 });
 
@@ -13,10 +23,64 @@ t.test('settings from the environment', async (t) => {
     host: '0.0.0.0',
     port: 8080,
     logLevel: 'debug',
-    apiKeys: [KEY, `${'b'.repeat(20)}=`],
+    apiKeys: [
+      { client: unnamedClientOf(KEY), key: KEY },
+      { client: unnamedClientOf(`${'b'.repeat(20)}=`), key: `${'b'.repeat(20)}=` },
+    ],
     database: undefined,
     idempotencyRetentionMs: 24 * 3_600_000,
+    metricsPort: 9464,
+    tracing: false,
   });
+});
+
+t.test('API_KEYS entries name their client as name:key; a bare key is named after its SHA-256', async (t) => {
+  const other = 'b'.repeat(16);
+  t.same(readConfig({ API_KEYS: `mobile-app:${KEY}, mobile-app:${other},billing_2:${KEY}z, ${other}y` }).apiKeys, [
+    { client: 'mobile-app', key: KEY },
+    { client: 'mobile-app', key: other },
+    { client: 'billing_2', key: `${KEY}z` },
+    { client: 'key-ea390ecc', key: `${other}y` },
+  ]);
+  t.equal(unnamedClientOf(`${other}y`), 'key-ea390ecc', 'key- and the first 8 hex digits of the SHA-256 of the key');
+  t.equal(readConfig({ API_KEYS: `${'n'.repeat(32)}:${KEY}` }).apiKeys?.[0]?.client, 'n'.repeat(32), '32 characters is the most');
+});
+
+t.test('a malformed API_KEYS entry stops start-up, naming its position and never its text', async (t) => {
+  const name = 'team-with-a-secret-name';
+  for (const [keys, entry] of [
+    [`${KEY},:${KEY}`, 2],
+    [`Mobile:${KEY}`, 1],
+    [`${'n'.repeat(33)}:${KEY}`, 1],
+    [`${KEY},${KEY},mobile app:${KEY}`, 3],
+    [`mobile.app:${KEY}`, 1],
+    [`${name}:${KEY}:x`, 1],
+  ] as const) {
+    const error = t.throws(() => readConfig({ API_KEYS: keys }), new RegExp(`API_KEYS entry ${entry} `), keys) as Error;
+    t.notMatch(error.message, KEY, 'no key in the message');
+    t.notMatch(error.message, name, 'no name in the message');
+  }
+  t.throws(() => readConfig({ API_KEYS: `${name}:` }), /API_KEYS entry 1 is not a usable key/);
+  t.throws(() => readConfig({ API_KEYS: `${name}:short` }), /API_KEYS entry 1 is not a usable key/);
+});
+
+t.test('METRICS_PORT: a port, 0 for any free one, or off', async (t) => {
+  t.equal(readConfig({ METRICS_PORT: '9100' }).metricsPort, 9100);
+  t.equal(readConfig({ METRICS_PORT: '0' }).metricsPort, 0);
+  t.equal(readConfig({ METRICS_PORT: '' }).metricsPort, 9464, 'empty is unset');
+  t.equal(readConfig({ METRICS_PORT: 'off' }).metricsPort, undefined);
+  for (const bad of ['OFF', '65536', '-1', 'none']) {
+    t.throws(() => readConfig({ METRICS_PORT: bad }), /METRICS_PORT must be an integer from 0 to 65535 or off/, bad);
+  }
+});
+
+t.test('tracing is on with an OTLP endpoint, unless the standard variables turn it off', async (t) => {
+  const endpoint = 'http://127.0.0.1:4318';
+  t.equal(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).tracing, true);
+  t.equal(readConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/v1/traces` }).tracing, true);
+  t.equal(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }).tracing, false, 'empty is unset');
+  t.equal(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SDK_DISABLED: 'TRUE' }).tracing, false);
+  t.equal(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_EXPORTER: 'none' }).tracing, false);
 });
 
 t.test('IDEMPOTENCY_RETENTION_HOURS sets how long idempotency keys are kept', async (t) => {

@@ -1,8 +1,12 @@
 import { Writable } from 'node:stream';
 import pino, { type LoggerOptions } from 'pino';
 import t, { type Test } from 'tap';
+import { unnamedClientOf } from '../src/auth/api-clients.js';
 import { hundredthsText, RequestLog } from '../src/logging/request-log.js';
-import { API_KEY, AUTH, buildTestApp, postPet } from './helpers/build-app.js';
+import { API_KEY, AUTH, buildTestApp, OTHER_API_KEY, postPet } from './helpers/build-app.js';
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const TRACEPARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
 
 /** A destination that keeps every line written to it. */
 function lineSink() {
@@ -32,6 +36,43 @@ t.test('one line per answered request: method, path, status, time, request id an
   t.ok(entries.every((entry) => typeof entry.reqId === 'string' && typeof entry.responseTime === 'number' && entry.responseTime >= 0), 'with request id and response time');
   t.notMatch(lines.join(''), API_KEY, 'no key, right or wrong, reaches the log');
   t.notMatch(lines.join(''), /authorization/i, 'no Authorization header');
+  t.same(
+    entries.map(({ client }) => client),
+    [unnamedClientOf(API_KEY), unnamedClientOf(API_KEY), undefined, undefined],
+    'the client once authenticated (a key configured without a name is named after its hash); none for a wrong key or where no operation authenticates',
+  );
+  t.ok(entries.every((entry) => entry.trace_id === undefined && entry.span_id === undefined), 'no trace ids when no trace came in');
+});
+
+t.test('the line names the client of the key, and the trace a valid traceparent names', async (t) => {
+  const { lines, stream } = lineSink();
+  const { app } = await buildTestApp(t, {
+    apiKeys: [{ client: 'mobile-app', key: API_KEY }, { client: 'mobile-app', key: OTHER_API_KEY }],
+    logger: { level: 'info', stream },
+  });
+  const list = (authorization: string, traceparent?: string) =>
+    app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization, ...(traceparent === undefined ? {} : { traceparent }) } });
+  t.equal((await list(`Bearer ${API_KEY}`, TRACEPARENT)).statusCode, 200);
+  t.equal((await list(`Bearer ${OTHER_API_KEY}`, TRACEPARENT)).statusCode, 200);
+  const invalid = [
+    `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
+    `00-${TRACE_ID}-${'0'.repeat(16)}-01`,
+    `ff-${TRACE_ID}-00f067aa0ba902b7-01`,
+    `00-${TRACE_ID.toUpperCase()}-00f067aa0ba902b7-01`,
+    `00-${TRACE_ID}-00f067aa0ba902b7-01-extra`,
+    `00-${TRACE_ID}-00f067aa0ba902b7`,
+    `${TRACEPARENT}, ${TRACEPARENT}`,
+    'garbage',
+  ];
+  for (const traceparent of invalid) t.equal((await list(`Bearer ${API_KEY}`, traceparent)).statusCode, 200, `ignored, never a 400: ${traceparent}`);
+  t.equal((await list(`Bearer ${API_KEY}`, `01-${TRACE_ID}-00f067aa0ba902b7-01-later-fields`)).statusCode, 200);
+  const entries = lines.map((line) => JSON.parse(line) as Record<string, string>);
+  t.same(entries.map(({ client }) => client), Array(entries.length).fill('mobile-app'), 'two keys, one client: rotation');
+  const traced = entries.filter((entry) => entry['trace_id'] !== undefined);
+  t.equal(traced.length, 3, 'the two valid version-00 headers and the later version');
+  t.ok(traced.every((entry) => entry['trace_id'] === TRACE_ID), "the caller's trace id");
+  t.ok(traced.every((entry) => /^[0-9a-f]{16}$/.test(entry['span_id']!) && entry['span_id'] !== '00f067aa0ba902b7'), 'a span id of the service, not the caller\'s');
+  t.not(traced[0]!['span_id'], traced[1]!['span_id'], 'one per request');
 });
 
 // The request line is composed without pino's serializer (src/logging/request-log.ts): it must be
@@ -40,7 +81,7 @@ const requestLines = async (t: Test, options: LoggerOptions) => {
   const { lines, stream } = lineSink();
   const { app } = await buildTestApp(t, { loggerInstance: pino(options, stream) });
   await app.inject(postPet({ name: 'Rex "the \\ dog" \u00e9\u{1F415}', categoryId: 1 }));
-  await app.inject({ method: 'GET', url: '/v1/pets?limit=5', headers: AUTH });
+  await app.inject({ method: 'GET', url: '/v1/pets?limit=5', headers: { ...AUTH, traceparent: TRACEPARENT } });
   await app.inject({ method: 'GET', url: '/v1/pets/%22%5C%C3%A9?x=1', headers: AUTH });
   await app.inject({ method: 'GET', url: '/v1/%E2%80%A8"\\', headers: AUTH });
   return lines;
@@ -62,6 +103,7 @@ t.test('the request line is the line pino writes, for any path, method and reque
   t.equal(lines.length, 4);
   t.same(lines, pinoLines(options, lines));
   t.match(JSON.parse(lines[2]!), { path: '/v1/pets/%22%5C%C3%A9', operationId: 'getPet', status: 400 });
+  t.match(JSON.parse(lines[1]!), { client: unnamedClientOf(API_KEY), trace_id: TRACE_ID, span_id: /^[0-9a-f]{16}$/ }, 'with client and trace ids');
 });
 
 t.test('a logger whose options change its lines writes the request line through pino', async (t) => {
@@ -83,6 +125,11 @@ t.test('a logger whose options change its lines writes the request line through 
     const entries = lines.map((line) => JSON.parse(line) as Entry);
     t.equal(entries.length, 4, name);
     t.ok(entries.every(holds), name);
+    const traced = entries[1]!;
+    t.ok(
+      (traced['fields'] as Entry | undefined ?? traced)['client'] === unnamedClientOf(API_KEY) && (traced['fields'] as Entry | undefined ?? traced)['trace_id'] === TRACE_ID,
+      `${name}: client and trace id through pino`,
+    );
   }
 });
 
@@ -152,11 +199,15 @@ t.test('no request lines below info', async (t) => {
 t.test('an answer that fails while it is sent is logged as an error, with its request', async (t) => {
   const entries: { fields: Record<string, unknown>; message: string }[] = [];
   const log = { error: (fields: Record<string, unknown>, message: string) => void entries.push({ fields, message }) };
-  const request = { log, url: '/v1/pets?limit=1', method: 'GET', routeOptions: { schema: { operationId: 'listPets' } } };
+  const request = { log, url: '/v1/pets?limit=1', method: 'GET', client: 'mobile-app', headers: { traceparent: TRACEPARENT }, routeOptions: { schema: { operationId: 'listPets' } } };
   const failure = new Error('socket hang up');
-  new RequestLog().requestCompleted(failure, request as never, { statusCode: 200, elapsedTime: 1.234 } as never);
+  const trace = { traceId: TRACE_ID, spanId: '00f067aa0ba902b7' };
+  new RequestLog(() => trace).requestCompleted(failure, request as never, { statusCode: 200, elapsedTime: 1.234 } as never);
   t.same(entries, [
-    { message: 'request failed while answering', fields: { method: 'GET', path: '/v1/pets', status: 200, responseTime: 1.23, operationId: 'listPets', err: failure } },
+    {
+      message: 'request failed while answering',
+      fields: { method: 'GET', path: '/v1/pets', status: 200, responseTime: 1.23, operationId: 'listPets', client: 'mobile-app', trace_id: TRACE_ID, span_id: trace.spanId, err: failure },
+    },
   ]);
 });
 

@@ -2,11 +2,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Unauthorized } from '../errors/api-errors.js';
 import { scopeOf } from '../idempotency/idempotency-key.js';
+import { CLIENT_NAME, clientKeyOf, type ApiKeyEntry } from './api-clients.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Whose request it is, once authenticated: stable for an API key, and not the key itself. */
     apiKeyScope: string;
+    /** The name of the client whose key it is, once authenticated; '' before. */
+    client: string;
   }
 }
 
@@ -23,13 +26,17 @@ export function isBearerToken(value: string): boolean {
 }
 
 /**
- * Returns when the request carries a valid key, having set its `apiKeyScope`; otherwise sets the
- * challenge header and throws Unauthorized. The app decorates requests with `apiKeyScope`.
+ * Returns when the request carries a valid key, having set its `apiKeyScope` and `client`; otherwise
+ * sets the challenge header and throws Unauthorized. The app decorates requests with both.
  */
 export type Authenticator = (request: FastifyRequest, reply: FastifyReply) => void;
 
-export function createBearerAuth(apiKeys: readonly string[]): Authenticator {
-  if (apiKeys.length === 0) throw new Error('createBearerAuth needs at least one API key');
+export function createBearerAuth(entries: readonly ApiKeyEntry[]): Authenticator {
+  if (entries.length === 0) throw new Error('createBearerAuth needs at least one API key');
+  const clientKeys = entries.map(clientKeyOf);
+  const apiKeys = clientKeys.map(({ key }) => key);
+  const clients = clientKeys.map(({ client }) => client);
+  if (!clients.every((client) => CLIENT_NAME.test(client))) throw new Error(`createBearerAuth: every client name must match ${CLIENT_NAME}`);
   // A key outside the token syntax could never be sent, and would let the fast path below accept
   // a header that the full syntax refuses.
   if (!apiKeys.every(isBearerToken)) throw new Error('createBearerAuth: every API key must have the bearer token syntax');
@@ -48,6 +55,7 @@ export function createBearerAuth(apiKeys: readonly string[]): Authenticator {
       const index = matchingIndex(wholeHeaders, header);
       if (index >= 0) {
         request.apiKeyScope = scopes[index]!;
+        request.client = clients[index]!;
         return;
       }
     }
@@ -61,6 +69,7 @@ export function createBearerAuth(apiKeys: readonly string[]): Authenticator {
     const index = matchingIndex(keys, token);
     if (index < 0) reject(reply, 'The API key is not valid.', 'invalid_token');
     request.apiKeyScope = scopes[index]!;
+    request.client = clients[index]!;
   };
 }
 

@@ -21,6 +21,8 @@ export interface ErrorHandlerOptions {
   bodyLimit: number;
   /** Sent on every error answer (security headers). */
   headers: Readonly<Record<string, string>>;
+  /** Told of every 503 answer (the database could not be reached). */
+  onUnavailable?: () => void;
 }
 
 export function createErrorHandler(options: ErrorHandlerOptions) {
@@ -52,6 +54,7 @@ export function createErrorHandler(options: ErrorHandlerOptions) {
       request.log.error({ err: error }, 'request failed unexpectedly');
       apiError = new InternalError(request.id);
     }
+    if (apiError.code === 'SERVICE_UNAVAILABLE') options.onUnavailable?.();
     return sendError(reply.headers(options.headers), apiError);
   };
 }

@@ -4,7 +4,7 @@ import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 
 /** `petPath` is where a pet is read (`/v1/pets/{petId}`): the new pet's Location. */
-export function createPet(store: PetStore, petPath: string): OperationHandler<'createPet'> {
+export function createPet(store: PetStore, petPath: string, onReplay?: () => void): OperationHandler<'createPet'> {
   const [before, after] = petPath.split('{petId}') as [string, string];
   return async (request, reply) => {
     // Validated against openapi.yaml before the handler runs; one header, so a string.
@@ -18,6 +18,7 @@ export function createPet(store: PetStore, petPath: string): OperationHandler<'c
       if (created.replayed) {
         if (!isSameRequest(pet, request.body)) throw new IdempotencyKeyReused(String(pet.id));
         reply.header('idempotent-replayed', 'true');
+        onReplay?.();
       }
     }
     reply.header('location', `${before}${pet.id}${after}`);

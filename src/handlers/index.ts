@@ -8,13 +8,15 @@ export interface HandlerOptions {
   store: PetStore;
   /** Where each operation is served, base path included (`/v1/pets`), for the links answers carry. */
   pathOf: (operationId: keyof OperationHandlers) => string;
+  /** Told of every create answered with the pet an earlier request with its Idempotency-Key made. */
+  onReplay?: () => void;
 }
 
 /** The handler of every operation in openapi.yaml, keyed by operationId. */
-export function createHandlers({ store, pathOf }: HandlerOptions): OperationHandlers {
+export function createHandlers({ store, pathOf, onReplay }: HandlerOptions): OperationHandlers {
   return {
     listPets: listPets(store, pathOf('listPets')),
-    createPet: createPet(store, pathOf('getPet')),
+    createPet: createPet(store, pathOf('getPet'), onReplay),
     getPet: getPet(store),
   };
 }

@@ -4,6 +4,7 @@
 // the remote address) is replaced through its LogController, which it calls for every request.
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { traceFromHeader, type TraceOf } from '../tracing/trace-context.js';
 import { RequestLogger } from './request-logger.js';
 
 const MESSAGE = 'request completed';
@@ -14,20 +15,25 @@ export class RequestLog extends LogController {
   private lineLogger: FastifyBaseLogger | undefined = undefined;
   private writeLine: LineWriter | undefined = undefined;
 
+  /** `traceOf` gives the trace and span ids of a request's line, when it belongs to a trace. */
+  constructor(private readonly traceOf: TraceOf = traceFromHeader) {
+    super();
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     // Fastify's stand-in for `logger: false` has no isLevelEnabled: nothing is built for it.
     const log = request.log as Partial<Logger>;
     if (error) {
-      log.error?.({ ...requestFields(request, reply), err: error }, 'request failed while answering');
+      log.error?.({ ...requestFields(request, reply, this.traceOf), err: error }, 'request failed while answering');
     } else if (log.isLevelEnabled?.('info') === true) {
       // A request's logger is lazy (src/logging/request-logger.ts): its line is the line the logger
       // it comes from, made once, writes.
       let parent = request.log instanceof RequestLogger ? request.log.parent : undefined;
       while (parent instanceof RequestLogger) parent = parent.logger;
       const writeLine = parent === undefined ? undefined : this.lineWriterFor(parent);
-      if (writeLine === undefined) log.info!(requestFields(request, reply), MESSAGE);
+      if (writeLine === undefined) log.info!(requestFields(request, reply, this.traceOf), MESSAGE);
       else writeLine(request, reply);
     }
   }
@@ -35,20 +41,25 @@ export class RequestLog extends LogController {
   private lineWriterFor(logger: FastifyBaseLogger): LineWriter | undefined {
     if (logger !== this.lineLogger) {
       this.lineLogger = logger;
-      this.writeLine = lineWriter(logger, this.requestIdLogLabel);
+      this.writeLine = lineWriter(logger, this.requestIdLogLabel, this.traceOf);
     }
     return this.writeLine;
   }
 }
 
-function requestFields(request: FastifyRequest, reply: FastifyReply) {
+// `client` once authenticated; trace_id and span_id (the names OpenTelemetry's pino instrumentation
+// uses, which log back ends correlate with traces) when the request belongs to a trace.
+function requestFields(request: FastifyRequest, reply: FastifyReply, traceOf: TraceOf) {
   const operationId = operationIdOf(request);
+  const trace = traceOf(request);
   return {
     method: request.method,
     path: pathOf(request),
     status: reply.statusCode,
     responseTime: responseTimeOf(reply),
     ...(operationId === undefined ? {} : { operationId }),
+    ...(request.client === '' ? {} : { client: request.client }),
+    ...(trace === undefined ? {} : { trace_id: trace.traceId, span_id: trace.spanId }),
   };
 }
 
@@ -69,10 +80,10 @@ function pathOf(request: FastifyRequest): string {
 type PinoInternals = Record<symbol, unknown> & { levels: { values: Record<string, number> } };
 // msgPrefixSym is missing from pino's type declarations.
 const symbols = pino.symbols as typeof pino.symbols & { readonly msgPrefixSym: symbol };
-const FIELDS = ['method', 'path', 'status', 'responseTime', 'operationId'];
+const FIELDS = ['method', 'path', 'status', 'responseTime', 'operationId', 'client', 'trace_id', 'span_id'];
 
 /** Writes the request line for a pino logger; undefined when one of its options would change that line, so pino must write it. */
-function lineWriter(logger: FastifyBaseLogger, requestIdLabel: string): LineWriter | undefined {
+function lineWriter(logger: FastifyBaseLogger, requestIdLabel: string, traceOf: TraceOf): LineWriter | undefined {
   const internals = logger as unknown as PinoInternals;
   const formatters = internals[symbols.formattersSym] as { log?: unknown } | undefined;
   const hooks = internals[symbols.hooksSym] as { logMethod?: unknown; streamWrite?: unknown } | undefined;
@@ -115,9 +126,11 @@ function lineWriter(logger: FastifyBaseLogger, requestIdLabel: string): LineWrit
       : time;
   return (request, reply) => {
     const operationId = operationIdOf(request);
-    // One template: its constant parts join, fewer strings are made than with +.
+    const trace = traceOf(request);
+    // One template: its constant parts join, fewer strings are made than with +. Client names and
+    // trace ids are in [a-z0-9_-]: nothing to escape.
     stream.write!(
-      `${start}${timeOf()}${internals[symbols.chindingsSym] as string}${requestId}"${escaped(request.id)}","method":"${escaped(request.method)}","path":"${escaped(pathOf(request))}","status":${reply.statusCode},"responseTime":${hundredthsText(hundredthsOf(reply))}${operationId === undefined ? '' : `,"operationId":"${escaped(operationId)}"`}${end}`,
+      `${start}${timeOf()}${internals[symbols.chindingsSym] as string}${requestId}"${escaped(request.id)}","method":"${escaped(request.method)}","path":"${escaped(pathOf(request))}","status":${reply.statusCode},"responseTime":${hundredthsText(hundredthsOf(reply))}${operationId === undefined ? '' : `,"operationId":"${escaped(operationId)}"`}${request.client === '' ? '' : `,"client":"${request.client}"`}${trace === undefined ? '' : `,"trace_id":"${trace.traceId}","span_id":"${trace.spanId}"`}${end}`,
     );
   };
 }

@@ -15,6 +15,8 @@ export interface OperationRoutesOptions {
   authenticators: Record<string, Authenticator>;
   /** Sent on every answer of every operation (security headers), whatever its status. */
   headers: Readonly<Record<string, string>>;
+  /** Makes the counter of a deprecated operation's authenticated calls, per client. */
+  countDeprecatedCalls?: (operationId: string) => (client: string) => void;
 }
 
 export interface OperationRouteOptions {
@@ -36,7 +38,7 @@ function routeOptionsOf(
   operation: Operation,
   operations: readonly Operation[],
   basePath: string,
-  { spec, handlers, authenticators, headers: common }: OperationRoutesOptions,
+  { spec, handlers, authenticators, headers: common, countDeprecatedCalls }: OperationRoutesOptions,
 ): OperationRouteOptions {
   if (!(operation.operationId in handlers)) {
     throw new Error(`openapi.yaml: no handler for operationId ${operation.operationId}`);
@@ -51,6 +53,7 @@ function routeOptionsOf(
   const authenticate = authenticatorFor(operation.object.security ?? spec.security ?? [], authenticators, operation);
 
   const checkBodyPresence = bodyPresenceCheck(operation.object);
+  const countCall = operation.object.deprecated === true ? countDeprecatedCalls?.(operation.operationId) : undefined;
 
   return {
     // One synchronous hook rather than three async ones: it runs on every request, and each async
@@ -60,6 +63,7 @@ function routeOptionsOf(
       try {
         reply.headers(headers);
         authenticate?.(request, reply);
+        countCall?.(request.client);
         checkBodyPresence(request);
       } catch (error) {
         done(error as Error);

@@ -28,6 +28,7 @@ export interface OperationObject {
 
 export interface OpenApiDocument {
   openapi: string;
+  info: { title: string; version: string };
   servers: { url: string }[];
   security?: SecurityRequirement[];
   paths: Record<string, Partial<Record<HttpMethod, OperationObject>>>;

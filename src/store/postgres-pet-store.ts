@@ -7,6 +7,7 @@ import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../idempotency/idempo
 import type { NewPet, Pet, PetId, PetStatus } from '../types/api.js';
 import { exactInteger } from '../validation/int64.js';
 import type { CreatedOnce, ListOptions, PetPage, PetStore } from './pet-store.js';
+import type { StatementInstrument } from './postgres/statement-instrument.js';
 import { isUnavailable } from './postgres/unavailable.js';
 
 const INT8 = 20;
@@ -75,12 +76,18 @@ export const STATEMENTS = {
   // Two statements rather than one with "status = $1 OR $1 IS NULL", so that each keeps its index
   // (the primary key, or (status, id)).
   list: { name: 'list-pets', text: `SELECT ${COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2` },
-  // Unnamed, so planned for its values at every execution: a named statement soon settles on a
+  // Unnamed (no `name`: see below), so planned for its values at every execution: a named statement soon settles on a
   // generic plan, which cannot tell a rare status from a common one and walks the primary key,
   // filtering (10,100 rows read for a page of 100 of a 1% status), where the plan for the values
   // reads the range of (status, id) after the cursor. Planning costs far less than that walk.
   listByStatus: { text: `SELECT ${COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3` },
 } as const;
+
+/** What metrics and spans call each statement. */
+const STATEMENT_NAMES: ReadonlyMap<pg.QueryConfig['text'], string> = new Map([
+  ...Object.values(STATEMENTS).flatMap((statement) => ('name' in statement ? [[statement.text, statement.name] as const] : [])),
+  [STATEMENTS.listByStatus.text, 'list-pets-by-status'],
+]);
 
 export interface PostgresPetStore extends PetStore {
   /** The pool, for migrations. */
@@ -97,13 +104,15 @@ export interface PostgresStoreOptions {
   onPoolError?: (error: Error) => void;
   /** How long an idempotency key is kept at least (it is purged by purgeExpiredKeys after that). */
   retentionMs?: number;
+  /** Wraps every statement of an operation (metrics, spans). */
+  instrument?: StatementInstrument | undefined;
 }
 
 const PURGE_BATCH = 10_000;
 
 export function createPostgresPetStore(
   config: pg.PoolConfig,
-  { onPoolError = () => undefined, retentionMs = DEFAULT_RETENTION_MS }: PostgresStoreOptions = {},
+  { onPoolError = () => undefined, retentionMs = DEFAULT_RETENTION_MS, instrument }: PostgresStoreOptions = {},
 ): PostgresPetStore {
   const pool = new pg.Pool({
     ...config,
@@ -113,9 +122,13 @@ export function createPostgresPetStore(
   });
   pool.on('error', onPoolError);
   // A database that cannot be reached is the client's to retry (503), anything else is a fault (500).
+  const query =
+    instrument === undefined
+      ? <Row extends pg.QueryResultRow>(config: pg.QueryConfig) => pool.query<Row>(config)
+      : <Row extends pg.QueryResultRow>(config: pg.QueryConfig) => instrument(STATEMENT_NAMES.get(config.text)!, () => pool.query<Row>(config));
   const result = async <Row extends pg.QueryResultRow = PetRow>(config: pg.QueryConfig): Promise<pg.QueryResult<Row>> => {
     try {
-      return await pool.query<Row>(config);
+      return await query<Row>(config);
     } catch (error) {
       throw isUnavailable(error) ? new ServiceUnavailable() : error;
     }

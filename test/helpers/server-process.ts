@@ -19,7 +19,8 @@ export function startServer(env: Record<string, string>, cwd = process.cwd()): P
   const execArgv = process.execArgv.map((arg) => arg.replace(/^--import=tsx$/, `--import=${import.meta.resolve('tsx')}`));
   const child = spawn(process.execPath, [...execArgv, SERVER], {
     cwd,
-    env: { ...withoutServiceSettings(process.env), _TAPJS_PROCESSINFO_COVERAGE_: '0', PORT: '0', ...env },
+    // Metrics off unless a test asks for them: test files run side by side, and would share a default port.
+    env: { ...withoutServiceSettings(process.env), _TAPJS_PROCESSINFO_COVERAGE_: '0', PORT: '0', METRICS_PORT: 'off', ...env },
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -36,6 +37,6 @@ export function startServer(env: Record<string, string>, cwd = process.cwd()): P
 }
 
 function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { API_KEYS: _keys, HOST: _host, PORT: _port, LOG_LEVEL: _level, DATABASE_URL: _url, DATABASE_POOL_MAX: _max, DATABASE_TIMEOUT_MS: _timeout, IDEMPOTENCY_RETENTION_HOURS: _retention, ...rest } = env;
-  return rest;
+  const { API_KEYS: _keys, HOST: _host, PORT: _port, LOG_LEVEL: _level, DATABASE_URL: _url, DATABASE_POOL_MAX: _max, DATABASE_TIMEOUT_MS: _timeout, IDEMPOTENCY_RETENTION_HOURS: _retention, METRICS_PORT: _metrics, ...rest } = env;
+  return Object.fromEntries(Object.entries(rest).filter(([name]) => !name.startsWith('OTEL_')));
 }

@@ -8,6 +8,7 @@ import { ServiceUnavailable } from '../../errors/api-errors.js';
 import type { PetStore } from '../pet-store.js';
 import { createPostgresPetStore } from '../postgres-pet-store.js';
 import { migrate } from './migrate.js';
+import type { StatementInstrument } from './statement-instrument.js';
 
 export interface StartOptions {
   log: FastifyBaseLogger;
@@ -17,11 +18,15 @@ export interface StartOptions {
   retentionMs?: number;
   /** How often expired idempotency keys are purged: a key lives at most retention + this. */
   purgeEveryMs?: number;
+  /** Wraps every statement of an operation (metrics, spans). */
+  instrument?: StatementInstrument | undefined;
 }
 
 const PURGE_EVERY_MS = 5 * 60_000;
 
 export interface StartedPostgresStore extends PetStore {
+  /** The pool, for its connection counts. */
+  pool: pg.Pool;
   ready(): Promise<boolean>;
   close(): Promise<void>;
   /** Settles once the schema is current (or the store is closed first). */
@@ -30,11 +35,12 @@ export interface StartedPostgresStore extends PetStore {
 
 export function startPostgresStore(
   config: pg.PoolConfig,
-  { log, firstRetryMs = 250, maxRetryMs = 5000, retentionMs, purgeEveryMs = PURGE_EVERY_MS }: StartOptions,
+  { log, firstRetryMs = 250, maxRetryMs = 5000, retentionMs, purgeEveryMs = PURGE_EVERY_MS, instrument }: StartOptions,
 ): StartedPostgresStore {
   const store = createPostgresPetStore(config, {
     onPoolError: (error) => log.warn({ reason: error.message }, 'a database connection was lost; the pool will open another'),
     ...(retentionMs === undefined ? {} : { retentionMs }),
+    instrument,
   });
   // Every instance purges on its own timer; their batches skip each other's locked rows. A failure
   // (the database away) is only logged: the next round catches up.
@@ -64,6 +70,7 @@ export function startPostgresStore(
   })();
   const unavailable = () => Promise.reject(new ServiceUnavailable());
   return {
+    pool: store.pool,
     create: (pet) => (current ? store.create(pet) : unavailable()),
     createOnce: (pet, key) => (current ? store.createOnce(pet, key) : unavailable()),
     get: (id) => (current ? store.get(id) : unavailable()),

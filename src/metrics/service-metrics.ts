@@ -1,0 +1,155 @@
+// The service's Prometheus metrics, named as OpenTelemetry's semantic conventions come out of a
+// Prometheus exporter (dots become underscores, units a suffix). No label value is free text a client
+// chose: routes are the service's own templates (one shared value for every path no route matches),
+// methods outside the known set are _OTHER, statuses are numbers, clients are configured names.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { isUnavailable } from '../store/postgres/unavailable.js';
+import type { StatementInstrument } from '../store/postgres/statement-instrument.js';
+import { CounterCells, HistogramCells, type CounterCell, type HistogramCell } from './metric-cells.js';
+
+/** Seconds: from 100 µs (an in-memory answer takes tens of µs) to 10 s (beyond the database's time limit). */
+export const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The http_route of every request that matched no route. */
+export const UNMATCHED_ROUTE = '';
+
+// OpenTelemetry's known HTTP methods; any other is recorded as _OTHER.
+const METHODS = ['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'QUERY', 'TRACE', '_OTHER'];
+const METHOD_INDEX = new Map(METHODS.map((method, index) => [method, index]));
+const OTHER_METHOD = METHODS.length - 1;
+
+/** Records a request answered on one route. */
+export type RequestRecorder = (method: string, status: number, seconds: number) => void;
+
+/** What a PostgreSQL pool says of its connections (pg.Pool). */
+export interface PoolCounts {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+
+export interface ServiceMetrics {
+  registry: Registry;
+  /** The recorder of one route: `route` is its template (`/v1/pets/{petId}`), `operationId` '' outside the spec's operations. */
+  requestRecorder(route: string, operationId: string): RequestRecorder;
+  /** Counts an authenticated call of a deprecated operation, per client. */
+  deprecatedCallCounter(operationId: string): (client: string) => void;
+  idempotentReplay(): void;
+  /** An answer 503 because the database could not be reached. */
+  databaseUnavailable(): void;
+  /** Reports the pool's connections at every scrape. */
+  observePool(pool: PoolCounts, max: number): void;
+  /** Times every statement of the PostgreSQL store. */
+  statementInstrument: StatementInstrument;
+}
+
+export interface MetricsOptions {
+  /** The process and runtime metrics of prom-client (CPU, memory, event-loop delay, GC); on by default. */
+  runtime?: boolean;
+}
+
+export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): ServiceMetrics {
+  const registry = new Registry();
+  if (runtime) collectDefaultMetrics({ register: registry });
+  const requests = new HistogramCells(
+    'http_server_request_duration_seconds',
+    'Duration of HTTP server requests, from the request to the end of its answer.',
+    registry,
+    DURATION_BUCKETS,
+  );
+  const deprecatedCalls = new CounterCells(
+    'petstore_deprecated_operation_requests_total',
+    'Authenticated calls of operations that the spec marks deprecated, per client.',
+    registry,
+  );
+  const replays = new Counter({
+    name: 'petstore_idempotent_replays_total',
+    help: 'createPet requests answered with the pet an earlier request with the same Idempotency-Key created.',
+    registers: [registry],
+  });
+  const unavailable = new Counter({
+    name: 'petstore_database_unavailable_responses_total',
+    help: 'Answers 503 SERVICE_UNAVAILABLE because the database could not be reached (readiness checks included).',
+    registers: [registry],
+  });
+  const statements = new Histogram({
+    name: 'db_client_operation_duration_seconds',
+    help: 'Duration of the PostgreSQL store\'s statements, waiting for a connection included.',
+    labelNames: ['db_system_name', 'db_operation_name', 'error_type'],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+
+  return {
+    registry,
+
+    requestRecorder(route, operationId) {
+      const cells = new Map<number, HistogramCell>();
+      return (method, status, seconds) => {
+        const methodIndex = METHOD_INDEX.get(method) ?? OTHER_METHOD;
+        const key = status * METHODS.length + methodIndex;
+        let cell = cells.get(key);
+        if (cell === undefined) {
+          cell = requests.cell({
+            http_request_method: METHODS[methodIndex]!,
+            http_route: route,
+            http_response_status_code: status,
+            operation_id: operationId,
+          });
+          cells.set(key, cell);
+        }
+        cell.observe(seconds);
+      };
+    },
+
+    deprecatedCallCounter(operationId) {
+      const cells = new Map<string, CounterCell>();
+      return (client) => {
+        let cell = cells.get(client);
+        if (cell === undefined) {
+          cell = deprecatedCalls.cell({ operation_id: operationId, client });
+          cells.set(client, cell);
+        }
+        cell.inc();
+      };
+    },
+
+    idempotentReplay: () => replays.inc(),
+    databaseUnavailable: () => unavailable.inc(),
+
+    observePool(pool, max) {
+      new Gauge({
+        name: 'db_client_connection_count',
+        help: 'Connections of the PostgreSQL pool, by state (used, idle).',
+        labelNames: ['db_client_connection_state'],
+        registers: [registry],
+        collect() {
+          this.set({ db_client_connection_state: 'used' }, pool.totalCount - pool.idleCount);
+          this.set({ db_client_connection_state: 'idle' }, pool.idleCount);
+        },
+      });
+      new Gauge({
+        name: 'db_client_connection_pending_requests',
+        help: 'Statements waiting for a connection of the PostgreSQL pool.',
+        registers: [registry],
+        collect() {
+          this.set(pool.waitingCount);
+        },
+      });
+      new Gauge({ name: 'db_client_connection_max', help: 'The most connections the PostgreSQL pool opens (DATABASE_POOL_MAX).', registers: [registry] }).set(max);
+    },
+
+    async statementInstrument(statement, run) {
+      const started = performance.now();
+      let errorType = '';
+      try {
+        return await run();
+      } catch (error) {
+        errorType = isUnavailable(error) ? 'unavailable' : 'error';
+        throw error;
+      } finally {
+        statements.observe({ db_system_name: 'postgresql', db_operation_name: statement, error_type: errorType }, (performance.now() - started) / 1000);
+      }
+    },
+  };
+}
