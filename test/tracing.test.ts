@@ -1,7 +1,11 @@
 // Spans over OTLP/HTTP, received by an OTLP receiver on 127.0.0.1: a server span per request, a
 // child of the caller's span when a traceparent came in, and a client span per PostgreSQL statement
 // below it, with the semantic conventions' attributes; the request line carries the same ids.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
 import { createOtelTracing, exporterFor } from '../src/tracing/otel-tracing.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
@@ -10,6 +14,7 @@ import { createPostgresPetStore } from '../src/store/postgres-pet-store.js';
 import { API_KEY, AUTH, buildTestApp, postPet } from './helpers/build-app.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.js';
 import { startTestDatabase } from './helpers/postgres.js';
+import { startServer } from './helpers/server-process.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
@@ -141,4 +146,41 @@ t.test('the exporter speaks OTLP/HTTP: protobuf unless http/json is asked for', 
   t.ok(exporterFor({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }) instanceof Protobuf, 'the traces-only variable first');
   t.throws(() => exporterFor({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), /OTEL_EXPORTER_OTLP_PROTOCOL must be http\/protobuf or http\/json .* not "grpc"/);
   t.throws(() => exporterFor({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' }), /not "grpc"/, 'the traces-only variable first');
+});
+
+t.test('the running service: no tracing code without an endpoint; with one, spans over OTLP/HTTP in protobuf, flushed at shutdown', async (t) => {
+  const receiver = await startOtlpReceiver(t);
+  const recorder = fileURLToPath(new URL('helpers/record-modules.mjs', import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-modules-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const run = async (name: string, env: Record<string, string>) => {
+    const moduleLog = join(dir, name);
+    const server = await startServer({ API_KEYS: API_KEY, MODULE_LOG: moduleLog, ...env }, process.cwd(), [`--import=${pathToFileURL(recorder).href}`]);
+    const answer = await fetch(`http://127.0.0.1:${server.port}/v1/pets/1`, { headers: { ...AUTH, traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } });
+    t.equal(answer.status, 404);
+    server.child.kill('SIGTERM');
+    await server.exited;
+    return { modules: readFileSync(moduleLog, 'utf8'), output: server.output() };
+  };
+
+  const off = await run('off', {});
+  t.match(off.modules, '/src/server.ts', 'the log records what the server imports');
+  t.notMatch(off.modules, /otel-tracing|@opentelemetry/, 'no tracing code is loaded');
+  t.match(off.output, `"trace_id":"${TRACE_ID}"`, 'the request line carries the trace id all the same');
+  t.equal(receiver.exports.length, 0);
+
+  // The batch processor's default delay is 5 s: the span arrives because shutdown flushes it.
+  const on = await run('on', { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+  t.match(on.modules, /otel-tracing/);
+  t.match(on.modules, /@opentelemetry\/exporter-trace-otlp-proto/);
+  t.match(on.output, 'spans are exported over OTLP/HTTP');
+  await receiver.until(() => receiver.exports.length > 0);
+  const [exported] = receiver.exports;
+  t.equal(exported!.contentType, 'application/x-protobuf', "OTLP's default encoding");
+  t.ok(exported!.body.includes(Buffer.from(TRACE_ID, 'hex')), "the caller's trace id, as protobuf bytes");
+  t.ok(exported!.body.includes(Buffer.from('GET /v1/pets/{petId}')), 'the server span, named by method and route');
+  t.ok(exported!.body.includes(Buffer.from('petstore')), 'the service name');
+  const logged = /"trace_id":"([0-9a-f]{32})","span_id":"([0-9a-f]{16})"/.exec(on.output);
+  t.equal(logged?.[1], TRACE_ID);
+  t.ok(exported!.body.includes(Buffer.from(logged![2]!, 'hex')), "the line's span id is the exported span's");
 });

@@ -35,7 +35,8 @@ export function whyNoPostgresBinaries(): string | undefined {
   return postgresBinDir() === undefined ? `no PostgreSQL server binaries under ${DEBIAN_BINARIES} (apt-get install -y postgresql)` : undefined;
 }
 
-async function freePort(): Promise<number> {
+/** A port of 127.0.0.1 that nothing listens on at the moment of asking. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

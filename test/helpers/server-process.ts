@@ -11,13 +11,13 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-/** Starts the server with `env` over a clean environment, and resolves once it listens. */
-export function startServer(env: Record<string, string>, cwd = process.cwd()): Promise<Running> {
+/** Starts the server with `env` over a clean environment (and `nodeArgs` for node), and resolves once it listens. */
+export function startServer(env: Record<string, string>, cwd = process.cwd(), nodeArgs: readonly string[] = []): Promise<Running> {
   // The test's own loader flags run the TypeScript source. The child's coverage is switched off:
   // tap would file it over this test process's own coverage instead of adding to it.
   // The loader named in the test's own flags (tsx) is resolved from this project, not from `cwd`.
   const execArgv = process.execArgv.map((arg) => arg.replace(/^--import=tsx$/, `--import=${import.meta.resolve('tsx')}`));
-  const child = spawn(process.execPath, [...execArgv, SERVER], {
+  const child = spawn(process.execPath, [...execArgv, ...nodeArgs, SERVER], {
     cwd,
     // Metrics off unless a test asks for them: test files run side by side, and would share a default port.
     env: { ...withoutServiceSettings(process.env), _TAPJS_PROCESSINFO_COVERAGE_: '0', PORT: '0', METRICS_PORT: 'off', ...env },
