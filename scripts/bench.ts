@@ -9,6 +9,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -79,6 +81,10 @@ const SERVERS = {
   // Counted on the get workload only (with --instructions): the baseline sending getPet's three
   // deprecation headers, so the table shows what they cost bare fastify.
   baselineWithHeaders: BASELINE,
+  // serviceLogged also recording and serving its Prometheus metrics: npm start's defaults.
+  serviceMetrics: 'dist-bench/scripts/bench/service-server.js',
+  // serviceLogged also exporting a span per request over OTLP/HTTP (protobuf) to a receiver in this process.
+  serviceTraced: 'dist-bench/scripts/bench/service-server.js',
 } as const;
 type ServerName = keyof typeof SERVERS;
 /** The two servers every table row compares. */
@@ -117,7 +123,8 @@ function start(name: ServerName, pets: number, { measureMemory = false, callgrin
       API_KEY,
       SEED_PETS: String(pets),
       ...(name === 'baselineWithHeaders' ? { DEPRECATION_HEADERS: '1' } : {}),
-      ...(name === 'serviceLogged' ? { REQUEST_LOG: REQUEST_LOG_FILE } : {}),
+      ...(name === 'serviceLogged' || name === 'serviceMetrics' || name === 'serviceTraced' ? { REQUEST_LOG: REQUEST_LOG_FILE } : {}),
+      ...(name === 'serviceMetrics' ? { METRICS: '1' } : {}),
       ...env,
     },
     stdio: ['ignore', 'pipe', callgrindDir === undefined ? 'inherit' : 'ignore'],
@@ -139,6 +146,20 @@ function start(name: ServerName, pets: number, { measureMemory = false, callgrin
       }
     });
   });
+}
+
+/**
+ * Takes what a traced service exports and answers as an OTLP/HTTP receiver does (200, an empty
+ * response message), so that the export's cost stays in the service process, where it is measured.
+ * Its endpoint, as OTEL_EXPORTER_OTLP_ENDPOINT takes it.
+ */
+async function startOtlpSink(): Promise<{ endpoint: string; sink: HttpServer }> {
+  const sink = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  return { endpoint: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`, sink };
 }
 
 async function stop(server: Server): Promise<void> {
@@ -333,31 +354,43 @@ async function countInstructions(): Promise<InstructionRow[]> {
   try {
     const rows: InstructionRow[] = [];
     for (const pets of sizes) {
-      const counts: Record<ServerName, number[][]> = { service: [], baseline: [], serviceLogged: [], baselineWithHeaders: [] };
+      const counts: Record<'service' | 'baseline' | 'serviceLogged' | 'serviceMetrics' | 'baselineWithHeaders', number[][]> = {
+        service: [],
+        baseline: [],
+        serviceLogged: [],
+        serviceMetrics: [],
+        baselineWithHeaders: [],
+      };
       for (let index = 0; index < instructionRounds; index++) {
-        const [service, baseline, serviceLogged, withHeaders] = await Promise.all([
+        const [service, baseline, serviceLogged, serviceMetrics, withHeaders] = await Promise.all([
           countAll('service', pets),
           countAll('baseline', pets),
           countAll('serviceLogged', pets),
+          countAll('serviceMetrics', pets),
           GET_WORKLOAD === undefined ? Promise.resolve([]) : countAll('baselineWithHeaders', pets, [GET_WORKLOAD]),
         ]);
         counts.service.push(service);
         counts.baseline.push(baseline);
         counts.serviceLogged.push(serviceLogged);
+        counts.serviceMetrics.push(serviceMetrics);
         counts.baselineWithHeaders.push(withHeaders);
       }
       WORKLOADS.forEach((workload, position) => {
-        const lowest = (name: ServerName, at = position) => Math.min(...counts[name].map((round) => round[at]!));
+        const lowest = (name: keyof typeof counts, at = position) => Math.min(...counts[name].map((round) => round[at]!));
         const row = {
           pets,
           workload: workload.name,
           service: lowest('service'),
           baseline: lowest('baseline'),
           serviceLogged: lowest('serviceLogged'),
+          serviceMetrics: lowest('serviceMetrics'),
           ...(workload === GET_WORKLOAD ? { baselineWithHeaders: lowest('baselineWithHeaders', 0) } : {}),
         };
         rows.push(row);
-        console.error(`  ${round(pets)} pets, ${workload.name}: instructions/request ratio ${ratio(row.service, row.baseline)}, logs on ÷ off ${ratio(row.serviceLogged, row.service)}`);
+        console.error(
+          `  ${round(pets)} pets, ${workload.name}: instructions/request ratio ${ratio(row.service, row.baseline)}, logs on ÷ off ${ratio(row.serviceLogged, row.service)}, ` +
+            `metrics on ÷ off ${ratio(row.serviceMetrics, row.serviceLogged)}`,
+        );
       });
     }
     return rows;
@@ -411,6 +444,8 @@ interface InstructionRow {
   service: number;
   baseline: number;
   serviceLogged: number;
+  /** serviceLogged with metrics on. */
+  serviceMetrics: number;
   /** The get workload only. */
   baselineWithHeaders?: number;
 }
@@ -480,8 +515,54 @@ async function measureMemoryStore(): Promise<{ table: string; shortTable: string
     }
   }
 
+  const observability = await measureObservability(Math.min(...sizes));
   const instructionRows = values.instructions ? await countInstructions() : [];
-  return { table: report(rows, startup, rss, instructionRows), shortTable: shortTable(rows, instructionRows) };
+  return { table: report(rows, startup, rss, instructionRows, observability), shortTable: shortTable(rows, instructionRows, observability) };
+}
+
+const OBSERVED = ['serviceLogged', 'serviceMetrics', 'serviceTraced'] as const;
+type Observed = (typeof OBSERVED)[number];
+interface ObservabilityRow {
+  workload: string;
+  /** The service logging as npm start does, with METRICS_PORT=off and no tracing; with metrics; and exporting spans. */
+  cpu: Record<Observed, number>;
+}
+
+/**
+ * What metrics and tracing cost: CPU per request of the service with metrics off, on (as npm start
+ * runs by default), and exporting a span per request over OTLP; fresh processes each round, in turn.
+ * All three log every request as npm start does: without a logger, Fastify adds no response
+ * listeners, and the first thing to time requests would pay for them (~3,000 instructions).
+ */
+async function measureObservability(pets: number): Promise<{ pets: number; rows: ObservabilityRow[] }> {
+  const { endpoint, sink } = await startOtlpSink();
+  try {
+    const samples = WORKLOADS.map((): Record<Observed, Sample[]> => ({ serviceLogged: [], serviceMetrics: [], serviceTraced: [] }));
+    for (let index = 0; index < rounds; index++) {
+      const servers = {
+        serviceLogged: await start('serviceLogged', pets),
+        serviceMetrics: await start('serviceMetrics', pets),
+        serviceTraced: await start('serviceTraced', pets, { env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } }),
+      };
+      const order = OBSERVED.map((_, position) => OBSERVED[(position + index) % OBSERVED.length]!);
+      for (const [position, workload] of WORKLOADS.entries()) {
+        for (const name of order) {
+          await probe(servers[name], workload, pets);
+          await load(servers[name], workload, pets, Math.min(1, duration)); // warm-up
+        }
+        for (const name of order) samples[position]![name].push(await load(servers[name], workload, pets, duration));
+      }
+      for (const server of Object.values(servers)) await stop(server);
+    }
+    const rows = WORKLOADS.map((workload, position) => {
+      const cpu = Object.fromEntries(OBSERVED.map((name) => [name, summary(samples[position]![name]).cpuPerRequest])) as Record<Observed, number>;
+      console.error(`  ${round(pets)} pets, ${workload.name}: metrics on ÷ off ${ratio(cpu.serviceMetrics, cpu.serviceLogged)}, tracing on ÷ off ${ratio(cpu.serviceTraced, cpu.serviceLogged)}`);
+      return { workload: workload.name, cpu };
+    });
+    return { pets, rows };
+  } finally {
+    sink.close();
+  }
 }
 
 /**
@@ -579,6 +660,7 @@ function report(
   startup: Record<Compared, number[]>,
   rss: Record<Compared, Map<number, number>>,
   instructionRows: InstructionRow[],
+  observability: { pets: number; rows: ObservabilityRow[] },
 ): string {
   const largest = Math.max(...sizes);
   const perPet = (name: Compared) => (rss[name].get(largest)! - rss[name].get(0)!) / largest;
@@ -614,18 +696,33 @@ function report(
       : [`- Page of 100 from the middle (after a cursor), service CPU per request at ${round(largest)} pets ÷ at ${round(Math.min(...sizes))}: ${ratio(middlePage(largest), middlePage(Math.min(...sizes)))}`]),
     `- Resident memory per stored pet at ${round(largest)} pets ((RSS full − RSS empty) ÷ pets, after a GC): service ${round(perPet('service'))} B, baseline ${round(perPet('baseline'))} B`,
     `- Start-up, spawn to first 200 (median of ${startupRounds}): service ${round(median(startup.service))} ms, baseline ${round(median(startup.baseline))} ms, ratio ${ratio(median(startup.service), median(startup.baseline))}`,
+    '',
+    `Metrics and tracing, at ${round(observability.pets)} pets: CPU per request of the service with METRICS_PORT=off and no tracing, with metrics on (recorded, and served on a port of their own, as \`npm start\` runs by default), and exporting a span per request over OTLP/HTTP (protobuf, to a receiver in the benchmark process); all three log every request as \`npm start\` does; the lowest over ${rounds} rounds of fresh processes.`,
+    '',
+    '| workload | CPU µs/req metrics off | CPU µs/req metrics on | metrics on ÷ off | CPU µs/req tracing on | tracing on ÷ off |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...observability.rows.map(({ workload, cpu }) =>
+      tableRow([
+        workload,
+        round(cpu.serviceLogged * 1e6, 1),
+        round(cpu.serviceMetrics * 1e6, 1),
+        ratio(cpu.serviceMetrics, cpu.serviceLogged),
+        round(cpu.serviceTraced * 1e6, 1),
+        ratio(cpu.serviceTraced, cpu.serviceLogged),
+      ]),
+    ),
     ...(instructionRows.length === 0
       ? []
       : [
           '',
           `Instructions per request, counted by valgrind's callgrind (all threads, user space; ${round(instructionRequests)} requests on one connection after ${round(WARM_UP_FACTOR * instructionRequests)} to warm up; the lowest over ${instructionRounds} fresh processes of each server):`,
           '',
-          '| pets | workload | instructions/req service | instructions/req baseline | ratio | baseline sending getPet\'s 3 headers | ratio to that | instructions/req logs on | logs on ÷ off |',
-          '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
-          ...instructionRows.map(({ pets, workload, service, baseline, serviceLogged, baselineWithHeaders: withHeaders }) =>
+          '| pets | workload | instructions/req service | instructions/req baseline | ratio | baseline sending getPet\'s 3 headers | ratio to that | instructions/req logs on | logs on ÷ off | instructions/req logs and metrics on | metrics on ÷ off |',
+          '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+          ...instructionRows.map(({ pets, workload, service, baseline, serviceLogged, serviceMetrics, baselineWithHeaders: withHeaders }) =>
             `| ${round(pets)} | ${workload} | ${round(service)} | ${round(baseline)} | ${ratio(service, baseline)} | ` +
               (withHeaders === undefined ? '– | – |' : `${round(withHeaders)} | ${ratio(service, withHeaders)} |`) +
-              ` ${round(serviceLogged)} | ${ratio(serviceLogged, service)} |`,
+              ` ${round(serviceLogged)} | ${ratio(serviceLogged, service)} | ${round(serviceMetrics)} | ${ratio(serviceMetrics, serviceLogged)} |`,
           ),
         ]),
   ];
@@ -633,7 +730,11 @@ function report(
 }
 
 /** The README's table: per size and workload, what the service costs against plain fastify, and what logs cost. */
-function shortTable(rows: Row[], instructionRows: InstructionRow[]): string {
+function shortTable(rows: Row[], instructionRows: InstructionRow[], observability: { pets: number; rows: ObservabilityRow[] }): string {
+  const spread = (of: (cpu: Record<Observed, number>) => number) => {
+    const ratios = observability.rows.map(({ cpu }) => of(cpu) / cpu.serviceLogged);
+    return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+  };
   const instructions = (pets: number, workload: string) => instructionRows.find((row) => row.pets === pets && row.workload === workload);
   const counted = instructionRows.length > 0;
   return [
@@ -650,6 +751,8 @@ function shortTable(rows: Row[], instructionRows: InstructionRow[]): string {
         (counted ? ` ${counts === undefined ? '–' : ratio(counts.serviceLogged, counts.service)} |` : '')
       );
     }),
+    '',
+    `Metrics on ÷ METRICS_PORT=off (both logging as npm start does), CPU per request at ${round(observability.pets)} pets: ${spread((cpu) => cpu.serviceMetrics)} over the workloads; exporting a span per request over OTLP: ${spread((cpu) => cpu.serviceTraced)}.`,
   ].join('\n');
 }
 

@@ -40,11 +40,13 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
   for (const workload of ['list 20', 'list 100, 1% status', 'page of 100 from the middle', 'get random id', 'create']) {
     t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){10}$`, 'm'), `a row for ${workload}, logs on beside off`);
     // Only get is also counted against the baseline sending getPet's deprecation headers.
-    const reference = `${workload === 'get random id' ? '( [\\d.,]+ \\|){2}' : ' – \\| – \\|'}( [\\d.,]+ \\|){2}`;
+    const reference = `${workload === 'get random id' ? '( [\\d.,]+ \\|){2}' : ' – \\| – \\|'}( [\\d.,]+ \\|){4}`;
     if (countInstructions) {
-      t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}${reference}$`, 'm'), `an instruction count for ${workload}`);
+      t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}${reference}$`, 'm'), `an instruction count for ${workload}, logs and metrics on beside off`);
     }
+    t.match(stdout, new RegExp(`^\\| ${escape(workload)} \\|( [\\d.,]+ \\|){5}$`, 'm'), `a row for ${workload}: metrics and tracing on beside off`);
   }
+  t.match(stdout, /^\| workload \| CPU µs\/req metrics off \| CPU µs\/req metrics on \| metrics on ÷ off \|/m, 'the metrics and tracing table');
   t.match(stdout, /Page of 100 from the middle \(after a cursor\), service CPU per request at 100 pets ÷ at 100: [\d.]+/, 'the flat-page line');
   t.match(stdout, /Resident memory per stored pet/, 'the memory line');
   t.match(stdout, /Start-up, spawn to first 200 .*: service \d[\d,]* ms, baseline \d[\d,]* ms/, 'the start-up line');

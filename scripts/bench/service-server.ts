@@ -1,18 +1,28 @@
 // The service, built by tsc from src/ exactly as dist/ is (with the spec as JSON beside it, as
 // `npm run build` writes it), on the store of scripts/bench/bench-store.ts. With REQUEST_LOG=<file>, it logs as
-// `npm start` does (level info, asynchronous destination), into that file.
+// `npm start` does (level info, asynchronous destination), into that file. With METRICS=1 it records
+// its metrics and serves them as `npm start` does (on a port of their own); with
+// OTEL_EXPORTER_OTLP_ENDPOINT it exports spans as `npm start` does.
 // Started by scripts/bench.ts; prints {port, rss} when ready.
 import { openSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../src/app.js';
 import { createLogDestination } from '../../src/logging/log-destination.js';
+import { listenForMetrics } from '../../src/metrics/metrics-server.js';
+import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 import { benchStore } from './bench-store.js';
 import { reportReady } from './seed-pets.js';
 
 const store = await benchStore();
 const logFile = process.env['REQUEST_LOG'];
 const logger = logFile === undefined ? false : { level: 'info', stream: createLogDestination(openSync(logFile, 'a')) };
-const app = await buildApp({ apiKeys: [process.env['API_KEY']!], store, logger });
+const metrics = process.env['METRICS'] === '1' ? createServiceMetrics() : undefined;
+if (metrics !== undefined) await listenForMetrics(metrics.registry, '127.0.0.1', 0);
+const tracing =
+  process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] === undefined
+    ? undefined
+    : await import('../../src/tracing/otel-tracing.js').then(({ createOtelTracing, exporterFor }) => createOtelTracing({ serviceVersion: 'bench', exporter: exporterFor(process.env) }));
+const app = await buildApp({ apiKeys: [process.env['API_KEY']!], store, logger, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
 await app.listen({ host: '127.0.0.1', port: 0 });
 reportReady((app.server.address() as AddressInfo).port);
 // A clean exit on SIGINT lets `node --cpu-prof` write its profile.
