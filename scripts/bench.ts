@@ -19,6 +19,7 @@ import { encodeCursor } from '../src/pagination/cursor.js';
 import { startBenchDatabase, type BenchDatabase } from './bench/postgres-database.js';
 import { processCpu } from './bench/process-cpu.js';
 import { whyNoPostgresBinaries } from './postgres/throwaway-cluster.js';
+import { DEFAULT_CREATE_BATCH_MAX } from '../src/store/postgres/postgres-pet-store.js';
 
 const { values } = parseArgs({
   options: {
@@ -240,10 +241,14 @@ const WORKLOADS: Workload[] = [
 const KEY_PREFIX = `bench-${process.pid}-${Date.now()}`;
 let keysSent = 0;
 
+// The PostgreSQL store's create throughput at several concurrencies (measureCreateThroughput): not a
+// workload of the tables above, but chosen the same way.
+const CREATE_THROUGHPUT = 'create throughput';
+const createThroughputWanted = values.workloads === undefined || values.workloads.split(',').some((part) => CREATE_THROUGHPUT.includes(part));
 if (values.workloads !== undefined) {
   const wanted = values.workloads.split(',');
   WORKLOADS.splice(0, WORKLOADS.length, ...WORKLOADS.filter((workload) => wanted.some((part) => workload.name.includes(part))));
-  if (WORKLOADS.length === 0 || values.readme) {
+  if ((WORKLOADS.length === 0 && !createThroughputWanted) || values.readme) {
     console.error('bench: --workloads must name at least one workload, and a partial run does not write README.md');
     process.exit(2);
   }
@@ -453,8 +458,8 @@ interface InstructionRow {
 async function main() {
   console.error(`bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections; stores: ${stores.join(', ')}`);
   const memory = stores.includes('memory') ? await measureMemoryStore() : undefined;
-  const postgres = stores.includes('postgres') ? await measurePostgres() : { rows: [], missing: 'not asked for (--stores)' };
-  const postgresTable = postgresReport(postgres.rows, postgres.missing);
+  const postgres = stores.includes('postgres') ? await measurePostgres() : { rows: [], throughput: [], missing: 'not asked for (--stores)' };
+  const postgresTable = postgresReport(postgres.rows, postgres.throughput, postgres.missing);
   console.log([...(memory === undefined ? [] : [memory.table]), postgresTable].join('\n\n'));
   // Each store's tables have their own markers, so that a run of one store updates only its own.
   if (values.readme && memory !== undefined) {
@@ -569,16 +574,16 @@ async function measureObservability(pets: number): Promise<{ pets: number; rows:
  * The PostgreSQL store, service against the baseline, each on its own database of one throwaway
  * cluster holding the same pets; fresh server processes each round, as for the in-memory store.
  */
-async function measurePostgres(): Promise<{ rows: DatabaseRow[]; missing?: string }> {
+async function measurePostgres(): Promise<{ rows: DatabaseRow[]; throughput: ThroughputCell[]; missing?: string }> {
   const missing = whyNoPostgresBinaries();
   if (missing !== undefined) {
     console.error(`bench: PostgreSQL left out: ${missing}`);
-    return { rows: [], missing };
+    return { rows: [], throughput: [], missing };
   }
   const database = await startBenchDatabase();
   try {
     const rows: DatabaseRow[] = [];
-    for (const pets of sizes) {
+    for (const pets of WORKLOADS.length === 0 ? [] : sizes) {
       const names = { service: 'bench_service', baseline: 'bench_baseline' } as const;
       const env = { service: { DATABASE_URL: await database.prepare(names.service, pets) }, baseline: { DATABASE_URL: await database.prepare(names.baseline, pets) } };
       const samples = WORKLOADS.map((): Record<Compared, DatabaseSample[]> => ({ service: [], baseline: [] }));
@@ -631,10 +636,95 @@ async function measurePostgres(): Promise<{ rows: DatabaseRow[]; missing?: strin
         );
       }
     }
-    return { rows };
+    return { rows, throughput: createThroughputWanted ? await measureCreateThroughput(database) : [] };
   } finally {
     await database.close();
   }
+}
+
+const THROUGHPUT_CLIENTS = [1, 16, 64];
+const THROUGHPUT_INSTANCES = [1, 2];
+const COMMIT_DELAYS_MS = [0, 1];
+
+interface ThroughputCell {
+  commitDelayMs: number;
+  instances: number;
+  clients: number;
+  /** With DATABASE_CREATE_BATCH_MAX=1 (every create a statement of its own, as before batching), and with the default. */
+  batching: 'off' | 'on';
+  createsPerSecond: number;
+  p50: number;
+  p99: number;
+  databaseCpuPerCreate: number;
+}
+
+/**
+ * Creates per second through HTTP with 1, 16 and 64 clients, on 1 and 2 instances of the service
+ * sharing one database, each client sending its next create when the last is answered. The
+ * database's commits take PostgreSQL's own time (local disk), or 1 ms more: commit_delay = 1000 µs
+ * with commit_siblings = 0 delays every WAL flush by 1 ms, as a networked disk or a synchronous
+ * standby would. Latencies are exact (autocannon's own histogram keeps whole milliseconds).
+ */
+async function measureCreateThroughput(database: BenchDatabase): Promise<ThroughputCell[]> {
+  const cells: ThroughputCell[] = [];
+  const body = JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' });
+  for (const commitDelayMs of COMMIT_DELAYS_MS) {
+    for (const instances of THROUGHPUT_INSTANCES) {
+      for (const batching of ['off', 'on'] as const) {
+        const samples = THROUGHPUT_CLIENTS.map(() => [] as Omit<ThroughputCell, 'commitDelayMs' | 'instances' | 'clients' | 'batching'>[]);
+        for (let index = 0; index < rounds; index++) {
+          const url = await database.prepare('bench_creates', 0, { commit_delay: commitDelayMs * 1000, commit_siblings: 0 });
+          const env = { DATABASE_URL: url, ...(batching === 'off' ? { DATABASE_CREATE_BATCH_MAX: '1' } : {}) };
+          const servers = await Promise.all(Array.from({ length: instances }, () => start('service', 0, { env })));
+          try {
+            for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
+              await createLoad(servers, body, clients, Math.min(1, duration)); // warm-up
+              const databaseCpuBefore = database.cpuSeconds();
+              const { creates, seconds, latencies } = await createLoad(servers, body, clients, duration);
+              const databaseCpu = database.cpuSeconds() - databaseCpuBefore;
+              latencies.sort((a, b) => a - b);
+              const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+              samples[position]!.push({ createsPerSecond: creates / seconds, p50: percentile(0.5), p99: percentile(0.99), databaseCpuPerCreate: databaseCpu / creates });
+            }
+          } finally {
+            for (const server of servers) await stop(server);
+          }
+        }
+        for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
+          const of = (field: 'createsPerSecond' | 'p50' | 'p99' | 'databaseCpuPerCreate') => median(samples[position]!.map((sample) => sample[field]));
+          const cell = { commitDelayMs, instances, clients, batching, createsPerSecond: of('createsPerSecond'), p50: of('p50'), p99: of('p99'), databaseCpuPerCreate: of('databaseCpuPerCreate') };
+          cells.push(cell);
+          console.error(
+            `  PostgreSQL creates, commit +${commitDelayMs} ms, ${instances} instance(s), ${clients} client(s), batching ${batching}: ` +
+              `${round(cell.createsPerSecond)}/s, p50 ${round(cell.p50, 2)} ms, p99 ${round(cell.p99, 2)} ms`,
+          );
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+/** `clients` connections spread over the servers, each sending a create as soon as its last is answered. */
+async function createLoad(servers: Server[], body: string, clients: number, seconds: number) {
+  const latencies: number[] = [];
+  const instance = autocannon({
+    // autocannon spreads the connections over several URLs in turn; its types admit only one.
+    url: servers.map((server) => `http://127.0.0.1:${server.port}/v1/pets`) as unknown as string,
+    connections: clients,
+    duration: seconds,
+    method: 'POST',
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body,
+  }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (statusCode === 201) latencies.push(responseTime);
+  });
+  const result = await instance;
+  if (result.non2xx > 0 || result.errors > 0 || result['2xx'] === 0) {
+    throw new Error(`create throughput: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result['2xx']} 2xx`);
+  }
+  return { creates: result['2xx'], seconds: result.duration || seconds, latencies };
 }
 
 /** The cells both load tables start with: size, workload, then req/s, p99 and CPU of the service against the baseline. */
@@ -757,8 +847,9 @@ function shortTable(rows: Row[], instructionRows: InstructionRow[], observabilit
 }
 
 /** The PostgreSQL table: service against the baseline on the same SQL, and what each request costs the database. */
-function postgresReport(rows: DatabaseRow[], missing: string | undefined): string {
-  if (rows.length === 0) return `PostgreSQL store: left out of this run (${missing ?? 'no rows'}).`;
+function postgresReport(rows: DatabaseRow[], throughput: ThroughputCell[], missing: string | undefined): string {
+  if (rows.length === 0 && throughput.length === 0) return `PostgreSQL store: left out of this run (${missing ?? 'no rows'}).`;
+  if (rows.length === 0) return throughputReport(throughput);
   const largest = Math.max(...sizes);
   const smallest = Math.min(...sizes);
   const rowOf = (pets: number, workload: string) => rows.find((row) => row.pets === pets && row.workload.startsWith(workload));
@@ -798,6 +889,36 @@ function postgresReport(rows: DatabaseRow[], missing: string | undefined): strin
           '|---:|---|---:|---:|---:|',
           ...rows.map(({ pets, workload, instructions }) => `| ${round(pets)} | ${workload} | ${round(instructions!.service)} | ${round(instructions!.baseline)} | ${ratio(instructions!.service, instructions!.baseline)} |`),
         ]),
+    ...(throughput.length === 0 ? [] : ['', throughputReport(throughput)]),
+  ].join('\n');
+}
+
+/** Create throughput, batching off (each create a statement of its own, as before batching) against on, cell by cell. */
+function throughputReport(cells: ThroughputCell[]): string {
+  const on = cells.filter((cell) => cell.batching === 'on');
+  const off = (cell: ThroughputCell) => cells.find((other) => other.batching === 'off' && other.commitDelayMs === cell.commitDelayMs && other.instances === cell.instances && other.clients === cell.clients)!;
+  return [
+    `Create throughput on PostgreSQL: clients each sending a create as soon as the last was answered, spread over 1 or 2 instances of the service on one database (empty at the start of each round), for ${duration} s after 1 s of warm-up; medians over ${rounds} rounds of fresh servers and databases. "Commit +1 ms": commit_delay = 1000 µs, commit_siblings = 0, so that every WAL flush waits 1 ms more (a networked disk, a synchronous standby). "Before" is DATABASE_CREATE_BATCH_MAX=1: every create a statement and a commit of its own, sent at once, as before batching; "after" batches up to ${DEFAULT_CREATE_BATCH_MAX}. DB CPU: every process of the cluster, per create.`,
+    '',
+    '| commit | instances | clients | creates/s before | creates/s after | after ÷ before | p50 ms before | p50 ms after | p99 ms before | p99 ms after | DB CPU µs/create before | DB CPU µs/create after |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...on.map((cell) => {
+      const before = off(cell);
+      return tableRow([
+        cell.commitDelayMs === 0 ? 'local disk' : `+${cell.commitDelayMs} ms`,
+        String(cell.instances),
+        String(cell.clients),
+        round(before.createsPerSecond),
+        round(cell.createsPerSecond),
+        ratio(cell.createsPerSecond, before.createsPerSecond),
+        round(before.p50, 2),
+        round(cell.p50, 2),
+        round(before.p99, 2),
+        round(cell.p99, 2),
+        round(before.databaseCpuPerCreate * 1e6, 1),
+        round(cell.databaseCpuPerCreate * 1e6, 1),
+      ]);
+    }),
   ].join('\n');
 }
 

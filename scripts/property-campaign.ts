@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import pg from 'pg';
 import { migrate } from '../src/store/postgres/migrate.js';
-import { createPostgresPetStore } from '../src/store/postgres-pet-store.js';
+import { createPostgresPetStore } from '../src/store/postgres/postgres-pet-store.js';
 import { inSchema } from '../test/helpers/postgres.js';
 import { apiProperties, createSubject, memoryStoreUnderTest, postgresStoreUnderTest } from '../test/properties/api-properties.js';
 

@@ -2,6 +2,7 @@
 import { CLIENT_NAME, unnamedClientOf, type ClientKey } from './auth/api-clients.js';
 import { isBearerToken } from './auth/bearer-auth.js';
 import { DEFAULT_RETENTION_HOURS, HOUR_MS } from './idempotency/idempotency-key.js';
+import { DEFAULT_CREATE_BATCH_MAX } from './store/postgres/postgres-pet-store.js';
 
 const MIN_KEY_LENGTH = 16;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -11,6 +12,8 @@ export interface DatabaseConfig {
   poolMax: number;
   /** Bounds every wait on the database: for a connection, and for a statement's answer. */
   timeoutMs: number;
+  /** The most creates one statement writes (1: each on its own, as they arrive). */
+  createBatchMax: number;
 }
 
 export interface Config {
@@ -65,6 +68,7 @@ function readDatabase(env: NodeJS.ProcessEnv): DatabaseConfig | undefined {
     url,
     poolMax: readInteger(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     timeoutMs: readInteger(env, 'DATABASE_TIMEOUT_MS', 2000, 100, 600_000),
+    createBatchMax: readInteger(env, 'DATABASE_CREATE_BATCH_MAX', DEFAULT_CREATE_BATCH_MAX, 1, 10_000),
   };
 }
 

@@ -64,10 +64,11 @@ async function startTracing(serviceVersion: string): Promise<Tracing> {
 }
 
 function postgresStore({ database, idempotencyRetentionMs: retentionMs }: Config, log: FastifyBaseLogger, metrics: ServiceMetrics | undefined, tracing: Tracing | undefined): PetStore & { close(): Promise<void> } {
-  const { poolMax } = database as DatabaseConfig;
+  const { poolMax, createBatchMax } = database as DatabaseConfig;
   const store = startPostgresStore(poolConfigOf(database!), {
     log,
     retentionMs,
+    maxCreateBatch: createBatchMax,
     instrument: composeInstruments([metrics?.statementInstrument, tracing?.statementInstrument]),
   });
   metrics?.observePool(store.pool, poolMax);

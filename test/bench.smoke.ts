@@ -57,5 +57,8 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
       t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){12}$`, 'm'), `a PostgreSQL row for ${workload}, with statements and database CPU per request`);
       if (countInstructions) t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}$`, 'm'), `a PostgreSQL instruction count for ${workload}`);
     }
+    t.match(stdout, /^\| commit \| instances \| clients \| creates\/s before \| creates\/s after \|/m, 'the create throughput table');
+    const cells = stdout.match(/^\| (local disk|\+1 ms) \| [12] \| (1|16|64) \|( [\d.,]+ \|){9}$/gm) ?? [];
+    t.equal(cells.length, 12, 'a row for each commit latency, number of instances and of clients, before and after');
   }
 });

@@ -91,13 +91,14 @@ t.test('IDEMPOTENCY_RETENTION_HOURS sets how long idempotency keys are kept', as
   }
 });
 
-t.test('DATABASE_URL selects PostgreSQL, with the pool size and time limit', async (t) => {
+t.test('DATABASE_URL selects PostgreSQL, with the pool size, time limit and create batch bound', async (t) => {
   const url = 'postgres://pets:s3cret@db.internal:5432/petstore?sslmode=verify-full';
-  t.same(readConfig({ DATABASE_URL: url }).database, { url, poolMax: 10, timeoutMs: 2000 });
-  t.same(readConfig({ DATABASE_URL: 'postgresql://db/petstore', DATABASE_POOL_MAX: '40', DATABASE_TIMEOUT_MS: '500' }).database, {
+  t.same(readConfig({ DATABASE_URL: url }).database, { url, poolMax: 10, timeoutMs: 2000, createBatchMax: 100 });
+  t.same(readConfig({ DATABASE_URL: 'postgresql://db/petstore', DATABASE_POOL_MAX: '40', DATABASE_TIMEOUT_MS: '500', DATABASE_CREATE_BATCH_MAX: '1' }).database, {
     url: 'postgresql://db/petstore',
     poolMax: 40,
     timeoutMs: 500,
+    createBatchMax: 1,
   });
   t.equal(readConfig({ DATABASE_URL: '' }).database, undefined, 'empty is unset');
 });
@@ -109,6 +110,8 @@ t.test('a bad database setting stops start-up without repeating the connection s
     [{ DATABASE_URL: 'mysql://pets:s3cret@db/petstore' }, /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, not mysql:\/\//],
     [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_POOL_MAX: '0' }, /DATABASE_POOL_MAX must be an integer from 1 to 1000, not "0"/],
     [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_TIMEOUT_MS: '2s' }, /DATABASE_TIMEOUT_MS must be an integer from 100 to 600000/],
+    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_CREATE_BATCH_MAX: '0' }, /DATABASE_CREATE_BATCH_MAX must be an integer from 1 to 10000, not "0"/],
+    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_CREATE_BATCH_MAX: '10001' }, /DATABASE_CREATE_BATCH_MAX must be an integer from 1 to 10000/],
   ] as const) {
     const error = t.throws(() => readConfig(env), message) as Error;
     t.notMatch(error.message, 's3cret', 'no password in the message');

@@ -1,8 +1,8 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import pg from 'pg';
 import { migrate } from '../src/store/postgres/migrate.js';
 import { MIGRATIONS } from '../src/store/postgres/migrations.js';
-import { STATEMENTS, createPostgresPetStore } from '../src/store/postgres-pet-store.js';
+import { STATEMENTS, createPostgresPetStore, type PostgresPetStore } from '../src/store/postgres/postgres-pet-store.js';
 import { INT64_MAX, INT64_MIN } from '../src/validation/int64.js';
 import { idempotencyConformance, petStoreConformance } from './helpers/pet-store-conformance.js';
 import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
@@ -179,4 +179,100 @@ t.test('the retention period is the store\'s option', { skip }, async (t) => {
   t.equal(await store.purgeExpiredKeys(), 0, 'kept within the minute');
   await store.pool.query("UPDATE idempotency_keys SET created_at = now() - interval '61 seconds'");
   t.equal(await store.purgeExpiredKeys(), 1, 'purged after it');
+});
+
+/**
+ * Holds the id-order lock in a transaction of its own (as a batch of another instance would while it
+ * commits), so that the store's first create waits and those after it gather into one batch.
+ */
+async function holdIdOrder(t: Test, store: PostgresPetStore) {
+  const held = await store.pool.connect();
+  t.teardown(() => held.release());
+  await held.query('BEGIN');
+  await held.query(STATEMENTS.createPets.text, [['held'], [0], [null]]);
+  // The backends waiting for the lock: the store's batch statements.
+  const waiting = async (count: number) => {
+    for (let tries = 0; tries < 200; tries++) {
+      const { rows } = await store.pool.query("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()");
+      if (rows.length === count) return rows.map((row) => row.pid as number);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`no ${count} statement(s) waiting for the id-order lock`);
+  };
+  return { release: (outcome: 'COMMIT' | 'ROLLBACK' = 'COMMIT') => held.query(outcome), waiting };
+}
+
+/** How many pets each transaction wrote, in id order: the batches, as the database saw them. */
+async function petsPerTransaction(store: PostgresPetStore): Promise<number[]> {
+  const { rows } = await store.pool.query("SELECT count(*)::int AS pets FROM pets WHERE name <> 'held' GROUP BY xmin ORDER BY min(id)");
+  return rows.map((row) => row.pets);
+}
+
+t.test('creates that arrive while a batch commits are written together: one statement, one transaction, at most maxCreateBatch', { skip }, async (t) => {
+  const store = await database!.openStore(t, await database!.freshSchema(), { maxCreateBatch: 3 });
+  const lock = await holdIdOrder(t, store);
+  const first = store.create({ name: 'first', categoryId: 1 });
+  await lock.waiting(1);
+  const rest = Array.from({ length: 7 }, (_, index) => store.create({ name: `pet ${index}`, categoryId: index }));
+  await lock.release();
+  const created = [await first, ...(await Promise.all(rest))];
+  t.same(created.map((pet) => pet.name), ['first', ...Array.from({ length: 7 }, (_, index) => `pet ${index}`)], 'each create answered with its own pet');
+  t.same(await petsPerTransaction(store), [1, 3, 3, 1], 'the lone first create, then the seven that waited, three at the most per commit');
+  const ids = created.map((pet) => BigInt(pet.id));
+  t.equal(new Set(ids).size, 8, 'distinct ids');
+  t.same((await store.list({ limit: 20 })).pets.filter((pet) => pet.name !== 'held'), [...created].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)), 'every pet stored as answered');
+});
+
+t.test('a batch with a key twice makes one pet, the later ones replays; a key recorded before is replayed', { skip }, async (t) => {
+  const store = await database!.createStore(t);
+  const scope = 'ab'.repeat(32);
+  const recorded = await store.createOnce({ name: 'recorded', categoryId: 1 }, { scope, key: 'before' });
+  const lock = await holdIdOrder(t, store);
+  const first = store.create({ name: 'first', categoryId: 1 });
+  await lock.waiting(1);
+  const keyed = [
+    store.createOnce({ name: 'twice', categoryId: 2 }, { scope, key: 'twice' }),
+    store.createOnce({ name: 'twice', categoryId: 2 }, { scope, key: 'twice' }),
+    store.createOnce({ name: 'other body', categoryId: 3 }, { scope, key: 'twice' }),
+    store.createOnce({ name: 'changed', categoryId: 4 }, { scope, key: 'before' }),
+    store.createOnce({ name: 'twice', categoryId: 2 }, { scope: 'cd'.repeat(32), key: 'twice' }),
+  ];
+  const unkeyed = store.create({ name: 'no key', categoryId: 5 });
+  await lock.release();
+  await first;
+  const [once, again, otherBody, before, otherScope] = await Promise.all(keyed);
+  t.equal((await unkeyed).name, 'no key', 'a create without a key rides in the same batch');
+  t.same([once!.replayed, once!.pet.name], [false, 'twice'], 'the first with the key creates');
+  t.same(again, { pet: once!.pet, replayed: true }, 'the second in the same batch replays it');
+  t.same(otherBody, { pet: once!.pet, replayed: true }, 'so does one with another body (the handler answers it 422)');
+  t.same(before, { pet: recorded.pet, replayed: true }, 'a key recorded before the batch: its pet, nothing created');
+  t.same([otherScope!.replayed, otherScope!.pet.name], [false, 'twice'], 'the same key of another API key is another key');
+  t.not(String(otherScope!.pet.id), String(once!.pet.id));
+  t.same(await petsPerTransaction(store), [1, 1, 3], 'the recorded pet, the lone create, then one commit for the batch: 3 new pets of 6 creates');
+  const { rows } = await store.pool.query('SELECT count(*)::int AS keys FROM idempotency_keys');
+  t.same(rows, [{ keys: 3 }], 'three keys recorded, each once');
+});
+
+t.test('a batch whose connection dies mid-statement: every create in it gets 503, and nothing of it is stored', { skip }, async (t) => {
+  const store = await database!.createStore(t);
+  const scope = 'ef'.repeat(32);
+  const lock = await holdIdOrder(t, store);
+  const first = store.create({ name: 'first', categoryId: 1 });
+  const [firstBackend] = await lock.waiting(1);
+  const batch: Promise<unknown>[] = [
+    store.create({ name: 'a', categoryId: 1 }),
+    store.createOnce({ name: 'b', categoryId: 2 }, { scope, key: 'b' }),
+    store.create({ name: 'c', categoryId: 3 }),
+  ];
+  await store.pool.query('SELECT pg_terminate_backend($1)', [firstBackend]);
+  await t.rejects(first, { code: 'SERVICE_UNAVAILABLE' }, 'the lone create whose statement was cut: 503');
+  const [batchBackend] = await lock.waiting(1);
+  await store.pool.query('SELECT pg_terminate_backend($1)', [batchBackend]);
+  for (const [index, create] of batch.entries()) await t.rejects(create, { code: 'SERVICE_UNAVAILABLE' }, `create ${index + 1} of the batch: 503`);
+  await lock.release('ROLLBACK');
+  t.same((await store.list({ limit: 10 })).pets, [], 'no pet stored');
+  const { rows } = await store.pool.query('SELECT count(*)::int AS keys FROM idempotency_keys');
+  t.same(rows, [{ keys: 0 }], 'no key recorded');
+  const retried = await store.createOnce({ name: 'b', categoryId: 2 }, { scope, key: 'b' });
+  t.same([retried.replayed, retried.pet.name], [false, 'b'], 'a retry with the key creates the pet, once the database answers again');
 });

@@ -10,7 +10,7 @@ import t from 'tap';
 import { createOtelTracing, exporterFor } from '../src/tracing/otel-tracing.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import { migrate } from '../src/store/postgres/migrate.js';
-import { createPostgresPetStore } from '../src/store/postgres-pet-store.js';
+import { createPostgresPetStore } from '../src/store/postgres/postgres-pet-store.js';
 import { API_KEY, AUTH, buildTestApp, postPet } from './helpers/build-app.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.js';
 import { startTestDatabase } from './helpers/postgres.js';

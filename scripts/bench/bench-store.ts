@@ -5,12 +5,12 @@ import { readConfig } from '../../src/config.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import { poolConfigOf } from '../../src/store/postgres/pool-config.js';
-import { createPostgresPetStore } from '../../src/store/postgres-pet-store.js';
+import { createPostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
 import { seedPets } from './seed-pets.js';
 
 export async function benchStore(): Promise<PetStore> {
   const { database } = readConfig(process.env);
-  if (database !== undefined) return createPostgresPetStore(poolConfigOf(database));
+  if (database !== undefined) return createPostgresPetStore(poolConfigOf(database), { maxCreateBatch: database.createBatchMax });
   const store = createMemoryPetStore();
   await seedPets(store, Number(process.env['SEED_PETS'] ?? 0));
   return store;

@@ -11,8 +11,8 @@ import { processCpu } from './process-cpu.js';
 import { RARE_STATUS } from './seed-pets.js';
 
 export interface BenchDatabase {
-  /** (Re)creates database `name` holding `pets` pets; its connection string. */
-  prepare(name: string, pets: number): Promise<string>;
+  /** (Re)creates database `name` holding `pets` pets, its sessions with these server settings; its connection string. */
+  prepare(name: string, pets: number, settings?: Record<string, string | number>): Promise<string>;
   /** Statements executed in database `name` so far, counted by pg_stat_statements. */
   statements(name: string): Promise<number>;
   /** User plus system CPU seconds used so far by the cluster's running processes. */
@@ -33,9 +33,10 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
   const urlOf = (name: string) => cluster.url.replace(/\/postgres$/, `/${name}`);
   const postmaster = Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   return {
-    async prepare(name, pets) {
+    async prepare(name, pets, settings = {}) {
       await admin.query(`DROP DATABASE IF EXISTS ${name}`);
       await admin.query(`CREATE DATABASE ${name}`);
+      for (const [setting, value] of Object.entries(settings)) await admin.query(`ALTER DATABASE ${name} SET ${setting} = ${Number(value)}`);
       const pool = new pg.Pool({ connectionString: urlOf(name), max: 1 });
       try {
         await migrate(pool);

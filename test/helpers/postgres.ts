@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Test } from 'tap';
 import { migrate } from '../../src/store/postgres/migrate.js';
-import { createPostgresPetStore, type PostgresPetStore } from '../../src/store/postgres-pet-store.js';
+import { createPostgresPetStore, type PostgresPetStore, type PostgresStoreOptions } from '../../src/store/postgres/postgres-pet-store.js';
 import { startThrowawayCluster, whyNoPostgresBinaries, type Cluster } from '../../scripts/postgres/throwaway-cluster.js';
 
 export type { Cluster };
@@ -21,7 +21,7 @@ export interface TestDatabase {
   /** A migrated store in a fresh schema, closed on the test's teardown. */
   createStore(t: Test, settings?: Record<string, string>): Promise<PostgresPetStore>;
   /** A migrated store on this connection string (another instance on a schema), closed on teardown. */
-  openStore(t: Test, url: string): Promise<PostgresPetStore>;
+  openStore(t: Test, url: string, options?: PostgresStoreOptions): Promise<PostgresPetStore>;
   /** The cluster started for these tests, when there is one (not with TEST_DATABASE_URL). */
   cluster?: Cluster;
 }
@@ -60,8 +60,8 @@ export async function startTestDatabase(t: Test): Promise<TestDatabase | undefin
     schemas.push(schema);
     return inSchema(url, schema, settings);
   };
-  const openStore = async (t: Test, url: string) => {
-    const store = createPostgresPetStore({ connectionString: url });
+  const openStore = async (t: Test, url: string, options?: PostgresStoreOptions) => {
+    const store = createPostgresPetStore({ connectionString: url }, options);
     t.teardown(() => store.close());
     await migrate(store.pool);
     return store;

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
-import type { PostgresPetStore } from '../../src/store/postgres-pet-store.js';
+import type { PostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
 import type { NewPet, Pet } from '../../src/types/api.js';
 import { API_KEY, OTHER_API_KEY } from '../helpers/build-app.js';
 import { contractViolations, operation, type HttpAnswer } from '../helpers/contract.js';

@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import { ServiceUnavailable } from '../../errors/api-errors.js';
 import type { PetStore } from '../pet-store.js';
-import { createPostgresPetStore } from '../postgres-pet-store.js';
+import { createPostgresPetStore } from './postgres-pet-store.js';
 import { migrate } from './migrate.js';
 import type { StatementInstrument } from './statement-instrument.js';
 
@@ -20,6 +20,8 @@ export interface StartOptions {
   purgeEveryMs?: number;
   /** Wraps every statement of an operation (metrics, spans). */
   instrument?: StatementInstrument | undefined;
+  /** The most creates one statement writes. */
+  maxCreateBatch?: number;
 }
 
 const PURGE_EVERY_MS = 5 * 60_000;
@@ -35,11 +37,12 @@ export interface StartedPostgresStore extends PetStore {
 
 export function startPostgresStore(
   config: pg.PoolConfig,
-  { log, firstRetryMs = 250, maxRetryMs = 5000, retentionMs, purgeEveryMs = PURGE_EVERY_MS, instrument }: StartOptions,
+  { log, firstRetryMs = 250, maxRetryMs = 5000, retentionMs, purgeEveryMs = PURGE_EVERY_MS, instrument, maxCreateBatch }: StartOptions,
 ): StartedPostgresStore {
   const store = createPostgresPetStore(config, {
     onPoolError: (error) => log.warn({ reason: error.message }, 'a database connection was lost; the pool will open another'),
     ...(retentionMs === undefined ? {} : { retentionMs }),
+    ...(maxCreateBatch === undefined ? {} : { maxCreateBatch }),
     instrument,
   });
   // Every instance purges on its own timer; their batches skip each other's locked rows. A failure
