@@ -161,6 +161,7 @@ export interface components {
              *     | `PET_NOT_FOUND` | 404 | No pet has the requested id |
              *     | `ROUTE_NOT_FOUND` | 404 | No operation is defined at this path |
              *     | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method |
+             *     | `OPERATION_GONE` | 410 | The operation is past its sunset (`x-sunset`); the message names its replacement |
              *     | `REQUEST_TIMEOUT` | 408 | The request was not received in time |
              *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than 16 KiB |
              *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not UTF-8 `application/json` |
@@ -170,7 +171,7 @@ export interface components {
              *     | `SERVICE_UNAVAILABLE` | 503 | The pet store (its database) cannot be reached for the moment; retry after `Retry-After` seconds |
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description Human-readable description of what went wrong and what to fix. */
             message: string;
             /**
@@ -615,6 +616,35 @@ export interface operations {
                      *       "code": "PET_NOT_FOUND",
                      *       "message": "No pet has id 42.",
                      *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The operation is retired: from 00:00 UTC on its `x-sunset` date it
+             *     answers 410 to every authenticated request (a request without a valid
+             *     key still gets its 401 first), whatever the `petId`; no pet is read,
+             *     so an unknown id gets 410 too. The message names the replacement
+             *     operation and the sunset date.
+             */
+            410: {
+                headers: {
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "OPERATION_GONE",
+                     *       "message": "getPet was retired on 2030-12-05 (its sunset); use listPets: GET /v1/pets.",
+                     *       "status": 410
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -48,6 +48,8 @@ export interface AppOptions {
   metrics?: ServiceMetrics;
   /** Exports spans (src/tracing/otel-tracing.ts); none exports nothing and costs nothing. */
   tracing?: Tracing;
+  /** The time in ms since the epoch for the spec's sunsets; Date.now unless a test moves it. */
+  clock?: () => number;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -118,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       authenticators: { bearerAuth: createBearerAuth(options.apiKeys) },
       headers,
       ...(metrics === undefined ? {} : { countDeprecatedCalls: metrics.deprecatedCallCounter }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     }) as unknown as NonNullable<FastifyOpenapiGlueOptions['operationResolver']>,
   });
   registerMethodNotAllowed(app, operations, basePath);

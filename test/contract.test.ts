@@ -11,7 +11,10 @@ import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
 
 const SEED_KEY = '"seed"';
 
-type Case = { request: InjectOptions; store?: 'failing' | 'unavailable' };
+/** `at`: the time the app's clock says (ms since the epoch), for answers that depend on it. */
+type Case = { request: InjectOptions; store?: 'failing' | 'unavailable'; at?: number };
+// getPet's x-sunset in openapi.yaml, 00:00 UTC.
+const AFTER_GET_PET_SUNSET = Date.parse('2030-12-05T00:00:00Z');
 
 const cases: Record<string, Record<number, Case>> = {
   listPets: {
@@ -37,6 +40,7 @@ const cases: Record<string, Record<number, Case>> = {
     400: { request: { method: 'GET', url: '/v1/pets/one', headers: AUTH } },
     401: { request: { method: 'GET', url: '/v1/pets/1' } },
     404: { request: { method: 'GET', url: '/v1/pets/2', headers: AUTH } },
+    410: { request: { method: 'GET', url: '/v1/pets/1', headers: AUTH }, at: AFTER_GET_PET_SUNSET },
     500: { request: { method: 'GET', url: '/v1/pets/1', headers: AUTH }, store: 'failing' },
     503: { request: { method: 'GET', url: '/v1/pets/1', headers: AUTH }, store: 'unavailable' },
   },
@@ -75,9 +79,12 @@ const realStores: [string, (t: Test) => Promise<PetStore>, string | boolean][] =
 for (const [storeName, createStore, skip] of realStores) {
   t.test(storeName, { skip }, async (t) => {
     for (const [operationId, byStatus] of Object.entries(cases)) {
-      for (const [status, { request, store }] of Object.entries(byStatus)) {
+      for (const [status, { request, store, at }] of Object.entries(byStatus)) {
         t.test(`${operationId} answers ${status} as documented`, async (t) => {
-          const { app } = await buildTestApp(t, { store: store === undefined ? await createStore(t) : stores[store] });
+          const { app } = await buildTestApp(t, {
+            store: store === undefined ? await createStore(t) : stores[store],
+            ...(at === undefined ? {} : { clock: () => at }),
+          });
           await app.inject(postPet({ name: 'Seed', categoryId: 7, status: 'available' }, { 'idempotency-key': SEED_KEY }));
           const response = await app.inject(request);
           t.equal(response.statusCode, Number(status));

@@ -31,6 +31,7 @@ export const MethodNotAllowed = apiError<[method: string, path: string, allowed:
   '%s is not allowed on %s; use %s.',
   405,
 );
+export const OperationGone = apiError<[reason: string]>('OPERATION_GONE', '%s', 410);
 export const RequestTimeout = apiError<[]>('REQUEST_TIMEOUT', 'The request was not received in time.', 408);
 export const PayloadTooLarge = apiError<[limit: number]>('PAYLOAD_TOO_LARGE', 'The body is larger than %s bytes.', 413);
 export const UnsupportedMediaType = apiError<[received: string]>(

@@ -6,7 +6,7 @@ import type { OpenApiDocument, Operation, SecurityRequirement } from '../spec/op
 import { basePathOf, operationsOf } from '../spec/openapi-spec.js';
 import type { OperationHandlers, OperationId } from '../types/api.js';
 import { bodyPresenceCheck } from './body-presence.js';
-import { deprecationHeadersOf } from './deprecation-headers.js';
+import { deprecationHeadersOf, sunsetCheckOf } from './deprecation-headers.js';
 
 export interface OperationRoutesOptions {
   spec: OpenApiDocument;
@@ -17,6 +17,8 @@ export interface OperationRoutesOptions {
   headers: Readonly<Record<string, string>>;
   /** Makes the counter of a deprecated operation's authenticated calls, per client. */
   countDeprecatedCalls?: (operationId: string) => (client: string) => void;
+  /** The time in ms since the epoch, which the sunset is compared with (Date.now unless a test moves it). */
+  clock?: () => number;
 }
 
 export interface OperationRouteOptions {
@@ -38,7 +40,7 @@ function routeOptionsOf(
   operation: Operation,
   operations: readonly Operation[],
   basePath: string,
-  { spec, handlers, authenticators, headers: common, countDeprecatedCalls }: OperationRoutesOptions,
+  { spec, handlers, authenticators, headers: common, countDeprecatedCalls, clock = Date.now }: OperationRoutesOptions,
 ): OperationRouteOptions {
   if (!(operation.operationId in handlers)) {
     throw new Error(`openapi.yaml: no handler for operationId ${operation.operationId}`);
@@ -54,16 +56,19 @@ function routeOptionsOf(
 
   const checkBodyPresence = bodyPresenceCheck(operation.object);
   const countCall = operation.object.deprecated === true ? countDeprecatedCalls?.(operation.operationId) : undefined;
+  const checkSunset = sunsetCheckOf(operation, operations, basePath);
 
   return {
     // One synchronous hook rather than three async ones: it runs on every request, and each async
     // hook costs a promise and a microtask. Order matters: security and deprecation headers go on
-    // every answer, and authentication precedes any other check.
+    // every answer, authentication precedes any other check, and a call after the sunset is
+    // counted, then refused whatever else it holds.
     onRequest(request, reply, done) {
       try {
         reply.headers(headers);
         authenticate?.(request, reply);
         countCall?.(request.client);
+        checkSunset?.(clock());
         checkBodyPresence(request);
       } catch (error) {
         done(error as Error);
