@@ -59,6 +59,12 @@ t.test('Swagger UI at /docs shows the operations and "Try it out" works against 
   t.pass('the three operations are shown');
   t.match(await page.locator('#operations-pets-getPet').getAttribute('class'), /opblock-deprecated/, 'getPet is shown as deprecated');
   t.notMatch(await page.locator('#operations-pets-listPets').getAttribute('class'), /opblock-deprecated/, 'listPets is not');
+  const getPet = page.locator('#operations-pets-getPet');
+  await getPet.locator('.opblock-summary').click();
+  // Swagger UI lists an operation's extensions in a table of their own, a row each.
+  const sunsetRow = getPet.locator('tr', { has: page.locator('td', { hasText: /^x-sunset$/ }) });
+  await sunsetRow.waitFor();
+  t.match(await sunsetRow.innerText(), /^x-sunset\s+"2030-12-05"$/, "getPet's announced sunset is shown with it (its x- extensions)");
 
   await page.locator('button.authorize').first().click();
   await page.locator('.auth-container input').fill(API_KEY);

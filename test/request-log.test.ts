@@ -42,6 +42,7 @@ t.test('one line per answered request: method, path, status, time, request id an
     'the client once authenticated (a key configured without a name is named after its hash); none for a wrong key or where no operation authenticates',
   );
   t.ok(entries.every((entry) => entry.trace_id === undefined && entry.span_id === undefined), 'no trace ids when no trace came in');
+  t.same(entries.map(({ deprecated }) => deprecated), [undefined, undefined, true, undefined], 'deprecated: true on the line of a call of a deprecated operation (getPet), whatever its answer');
 });
 
 t.test('the line names the client of the key, and the trace a valid traceparent names', async (t) => {
@@ -102,7 +103,7 @@ t.test('the request line is the line pino writes, for any path, method and reque
   const lines = await requestLines(t, options);
   t.equal(lines.length, 4);
   t.same(lines, pinoLines(options, lines));
-  t.match(JSON.parse(lines[2]!), { path: '/v1/pets/%22%5C%C3%A9', operationId: 'getPet', status: 400 });
+  t.match(JSON.parse(lines[2]!), { path: '/v1/pets/%22%5C%C3%A9', operationId: 'getPet', deprecated: true, status: 400 });
   t.match(JSON.parse(lines[1]!), { client: unnamedClientOf(API_KEY), trace_id: TRACE_ID, span_id: /^[0-9a-f]{16}$/ }, 'with client and trace ids');
 });
 
@@ -199,7 +200,7 @@ t.test('no request lines below info', async (t) => {
 t.test('an answer that fails while it is sent is logged as an error, with its request', async (t) => {
   const entries: { fields: Record<string, unknown>; message: string }[] = [];
   const log = { error: (fields: Record<string, unknown>, message: string) => void entries.push({ fields, message }) };
-  const request = { log, url: '/v1/pets?limit=1', method: 'GET', client: 'mobile-app', headers: { traceparent: TRACEPARENT }, routeOptions: { schema: { operationId: 'listPets' } } };
+  const request = { log, url: '/v1/pets?limit=1', method: 'GET', client: 'mobile-app', headers: { traceparent: TRACEPARENT }, routeOptions: { schema: { operationId: 'listPets' }, config: {} } };
   const failure = new Error('socket hang up');
   const trace = { traceId: TRACE_ID, spanId: '00f067aa0ba902b7' };
   new RequestLog(() => trace).requestCompleted(failure, request as never, { statusCode: 200, elapsedTime: 1.234 } as never);

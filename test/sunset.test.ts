@@ -8,6 +8,7 @@ import { loadSpec, type OpenApiDocument } from '../src/spec/openapi-spec.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { AUTH, buildTestApp, postPet } from './helpers/build-app.js';
 import { checkContract } from './helpers/contract.js';
+import { specWith } from './helpers/spec.js';
 
 const spec = loadSpec();
 const getPet = spec.paths['/pets/{petId}']!.get!;
@@ -83,8 +84,7 @@ t.test('a spec whose x-sunset is edited: the service follows it, over HTTP, on t
     ['1999-01-01', '2000-01-01', 410],
     ['2026-11-22', '9999-12-31', 200],
   ] as const) {
-    const edited = structuredClone(spec);
-    Object.assign(edited.paths['/pets/{petId}']!.get!, { 'x-deprecated-at': deprecatedAt, 'x-sunset': sunset });
+    const edited = specWith((spec) => Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-deprecated-at': deprecatedAt, 'x-sunset': sunset }));
     const { app } = await buildTestApp(t, { spec: edited });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

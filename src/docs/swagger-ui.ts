@@ -16,7 +16,8 @@ export async function registerDocs(app: FastifyInstance, spec: OpenApiDocument, 
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: DOCS_PREFIX,
-    uiConfig: { deepLinking: true, persistAuthorization: false, displayOperationId: true },
+    // showExtensions: an operation's x-deprecated-at, x-sunset and x-brownouts are announcements to its clients.
+    uiConfig: { deepLinking: true, persistAuthorization: false, displayOperationId: true, showExtensions: true },
     transformSpecification: (document) => ({
       ...document,
       servers: [{ url: basePath, description: 'This instance (the one serving these docs)' }, ...spec.servers],

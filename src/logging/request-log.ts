@@ -47,10 +47,11 @@ export class RequestLog extends LogController {
   }
 }
 
-// `client` once authenticated; trace_id and span_id (the names OpenTelemetry's pino instrumentation
+// `deprecated: true` for an operation the spec marks deprecated, whatever its answer (who still
+// calls it, also in a brownout or after the sunset); `client` once authenticated; trace_id and span_id (the names OpenTelemetry's pino instrumentation
 // uses, which log back ends correlate with traces) when the request belongs to a trace.
 function requestFields(request: FastifyRequest, reply: FastifyReply, traceOf: TraceOf) {
-  const operationId = operationIdOf(request);
+  const { operationId, deprecated } = routeOf(request);
   const trace = traceOf(request);
   return {
     method: request.method,
@@ -58,12 +59,17 @@ function requestFields(request: FastifyRequest, reply: FastifyReply, traceOf: Tr
     status: reply.statusCode,
     responseTime: responseTimeOf(reply),
     ...(operationId === undefined ? {} : { operationId }),
+    ...(deprecated ? { deprecated: true } : {}),
     ...(request.client === '' ? {} : { client: request.client }),
     ...(trace === undefined ? {} : { trace_id: trace.traceId, span_id: trace.spanId }),
   };
 }
 
-const operationIdOf = (request: FastifyRequest) => (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
+/** The route's operationId and deprecation, from one read of routeOptions (Fastify builds it anew at each read). */
+function routeOf(request: FastifyRequest): { operationId: string | undefined; deprecated: boolean } {
+  const { schema, config } = request.routeOptions;
+  return { operationId: (schema as { operationId?: string } | undefined)?.operationId, deprecated: config.deprecated === true };
+}
 // Milliseconds to the hundredth.
 const hundredthsOf = (reply: FastifyReply) => Math.round(reply.elapsedTime * 100);
 const responseTimeOf = (reply: FastifyReply) => hundredthsOf(reply) / 100;
@@ -80,7 +86,7 @@ function pathOf(request: FastifyRequest): string {
 type PinoInternals = Record<symbol, unknown> & { levels: { values: Record<string, number> } };
 // msgPrefixSym is missing from pino's type declarations.
 const symbols = pino.symbols as typeof pino.symbols & { readonly msgPrefixSym: symbol };
-const FIELDS = ['method', 'path', 'status', 'responseTime', 'operationId', 'client', 'trace_id', 'span_id'];
+const FIELDS = ['method', 'path', 'status', 'responseTime', 'operationId', 'deprecated', 'client', 'trace_id', 'span_id'];
 
 /** Writes the request line for a pino logger; undefined when one of its options would change that line, so pino must write it. */
 function lineWriter(logger: FastifyBaseLogger, requestIdLabel: string, traceOf: TraceOf): LineWriter | undefined {
@@ -125,12 +131,12 @@ function lineWriter(logger: FastifyBaseLogger, requestIdLabel: string, traceOf: 
         }
       : time;
   return (request, reply) => {
-    const operationId = operationIdOf(request);
+    const { operationId, deprecated } = routeOf(request);
     const trace = traceOf(request);
     // One template: its constant parts join, fewer strings are made than with +. Client names and
     // trace ids are in [a-z0-9_-]: nothing to escape.
     stream.write!(
-      `${start}${timeOf()}${internals[symbols.chindingsSym] as string}${requestId}"${escaped(request.id)}","method":"${escaped(request.method)}","path":"${escaped(pathOf(request))}","status":${reply.statusCode},"responseTime":${hundredthsText(hundredthsOf(reply))}${operationId === undefined ? '' : `,"operationId":"${escaped(operationId)}"`}${request.client === '' ? '' : `,"client":"${request.client}"`}${trace === undefined ? '' : `,"trace_id":"${trace.traceId}","span_id":"${trace.spanId}"`}${end}`,
+      `${start}${timeOf()}${internals[symbols.chindingsSym] as string}${requestId}"${escaped(request.id)}","method":"${escaped(request.method)}","path":"${escaped(pathOf(request))}","status":${reply.statusCode},"responseTime":${hundredthsText(hundredthsOf(reply))}${operationId === undefined ? '' : `,"operationId":"${escaped(operationId)}"`}${deprecated ? ',"deprecated":true' : ''}${request.client === '' ? '' : `,"client":"${request.client}"`}${trace === undefined ? '' : `,"trace_id":"${trace.traceId}","span_id":"${trace.spanId}"`}${end}`,
     );
   };
 }

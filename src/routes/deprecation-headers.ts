@@ -27,21 +27,75 @@ export function deprecationHeadersOf(
 }
 
 /**
- * For a deprecated operation with x-sunset, the check that refuses it from 00:00 UTC on that date:
- * it takes the time (ms since the epoch) and throws 410 OPERATION_GONE once the sunset has come.
- * The instant and the message are fixed here, so a request compares one number.
+ * For a deprecated operation with x-sunset or x-brownouts, the check that refuses it with 410
+ * OPERATION_GONE inside each brownout window and from 00:00 UTC on the sunset date. It takes the
+ * time (ms since the epoch). The windows are read and validated here, once: a call compares the
+ * time with the bounds of the period it fell in last, and looks up another only when it leaves it.
  */
-export function sunsetCheckOf(operation: Operation, operations: readonly Operation[], basePath: string): ((now: number) => void) | undefined {
+export function retirementCheckOf(operation: Operation, operations: readonly Operation[], basePath: string): ((now: number) => void) | undefined {
   const marked = operation.object;
-  if (marked.deprecated !== true || marked['x-sunset'] === undefined) return undefined;
-  const sunset = marked['x-sunset'] as string;
-  const sunsetAt = dateOf(sunset, `openapi.yaml: deprecated operation ${operation.operationId}: x-sunset must be YYYY-MM-DD`);
+  const where = `openapi.yaml: operation ${operation.operationId}`;
+  if (marked.deprecated !== true) {
+    if (marked['x-brownouts'] !== undefined) throw new Error(`${where}: x-brownouts needs deprecated: true`);
+    return undefined;
+  }
+  const sunset = marked['x-sunset'] as string | undefined;
+  const sunsetAt = sunset === undefined ? Number.POSITIVE_INFINITY : dateOf(sunset, `${where}: x-sunset must be YYYY-MM-DD`);
+  const deprecatedAt = dateOf(marked['x-deprecated-at'], `${where} needs x-deprecated-at (YYYY-MM-DD)`);
+  const brownouts = brownoutsOf(marked['x-brownouts'], deprecatedAt, sunsetAt, where);
+  if (sunset === undefined && brownouts.length === 0) return undefined;
+
   const successor = successorOf(operation, operations);
   const instead = successor === undefined ? '' : `; use ${successor.operationId}: ${successor.method.toUpperCase()} ${basePath}${successor.path}`;
-  const reason = `${operation.operationId} was retired on ${sunset} (its sunset)${instead}.`;
+  const then = sunset === undefined ? '' : `; it will be retired on ${sunset} (its sunset)`;
+  // Consecutive periods, each up to (not including) `until`, and what a call in it is answered.
+  const periods: { until: number; refusal: string | undefined }[] = [];
+  for (const { start, end, endText } of brownouts) {
+    periods.push({ until: start, refusal: undefined });
+    periods.push({ until: end, refusal: `${operation.operationId} is unavailable during a scheduled brownout until ${endText}${then}${instead}.` });
+  }
+  periods.push({ until: sunsetAt, refusal: undefined });
+  if (sunset !== undefined) periods.push({ until: Number.POSITIVE_INFINITY, refusal: `${operation.operationId} was retired on ${sunset} (its sunset)${instead}.` });
+
+  let from = Number.POSITIVE_INFINITY;
+  let until = Number.NEGATIVE_INFINITY;
+  let refusal: string | undefined;
   return (now) => {
-    if (now >= sunsetAt) throw new OperationGone(reason);
+    if (now < from || now >= until) {
+      const index = periods.findIndex((period) => now < period.until);
+      from = index === 0 ? Number.NEGATIVE_INFINITY : periods[index - 1]!.until;
+      ({ until, refusal } = periods[index]!);
+    }
+    if (refusal !== undefined) throw new OperationGone(refusal);
   };
+}
+
+const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** x-brownouts, checked: UTC windows that start before they end, overlap none, and fall between the deprecation and the sunset; sorted. */
+function brownoutsOf(value: unknown, deprecatedAt: number, sunsetAt: number, where: string) {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new Error(`${where}: x-brownouts must be a list of {start, end}`);
+  const windows = value.map((window: unknown, index) => {
+    const name = `${where}: x-brownouts[${index}]`;
+    const { start, end } = (window ?? {}) as { start?: unknown; end?: unknown };
+    const instant = (text: unknown, field: string) => {
+      if (typeof text !== 'string' || !RFC3339_UTC.test(text) || Number.isNaN(Date.parse(text))) {
+        throw new Error(`${name}.${field} must be an RFC 3339 date-time in UTC, such as 2030-06-01T14:00:00Z`);
+      }
+      return Date.parse(text);
+    };
+    const parsed = { start: instant(start, 'start'), end: instant(end, 'end'), endText: end as string, name };
+    if (parsed.start >= parsed.end) throw new Error(`${name} must start before it ends`);
+    if (parsed.start < deprecatedAt) throw new Error(`${name} starts before x-deprecated-at`);
+    if (parsed.end > sunsetAt) throw new Error(`${name} ends after x-sunset`);
+    return parsed;
+  });
+  windows.sort((a, b) => a.start - b.start);
+  for (let index = 1; index < windows.length; index++) {
+    if (windows[index]!.start < windows[index - 1]!.end) throw new Error(`${windows[index - 1]!.name} and ${windows[index]!.name.replace(/^.*: /, '')} overlap`);
+  }
+  return windows;
 }
 
 function successorOf(operation: Operation, operations: readonly Operation[]): Operation | undefined {

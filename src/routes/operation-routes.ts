@@ -6,7 +6,7 @@ import type { OpenApiDocument, Operation, SecurityRequirement } from '../spec/op
 import { basePathOf, operationsOf } from '../spec/openapi-spec.js';
 import type { OperationHandlers, OperationId } from '../types/api.js';
 import { bodyPresenceCheck } from './body-presence.js';
-import { deprecationHeadersOf, sunsetCheckOf } from './deprecation-headers.js';
+import { deprecationHeadersOf, retirementCheckOf } from './deprecation-headers.js';
 
 export interface OperationRoutesOptions {
   spec: OpenApiDocument;
@@ -17,13 +17,21 @@ export interface OperationRoutesOptions {
   headers: Readonly<Record<string, string>>;
   /** Makes the counter of a deprecated operation's authenticated calls, per client. */
   countDeprecatedCalls?: (operationId: string) => (client: string) => void;
-  /** The time in ms since the epoch, which the sunset is compared with (Date.now unless a test moves it). */
+  /** The time in ms since the epoch, which brownouts and the sunset are compared with (Date.now unless a test moves it). */
   clock?: () => number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on the routes of operations the spec marks deprecated (the request log says so). */
+    deprecated?: true;
+  }
 }
 
 export interface OperationRouteOptions {
   onRequest: onRequestHookHandler;
   handler: RouteHandlerMethod;
+  config?: { deprecated: true };
 }
 
 /** Builds every operation's route options up front, so that a gap in the wiring fails at start-up. */
@@ -56,19 +64,20 @@ function routeOptionsOf(
 
   const checkBodyPresence = bodyPresenceCheck(operation.object);
   const countCall = operation.object.deprecated === true ? countDeprecatedCalls?.(operation.operationId) : undefined;
-  const checkSunset = sunsetCheckOf(operation, operations, basePath);
+  const checkRetirement = retirementCheckOf(operation, operations, basePath);
 
   return {
+    ...(operation.object.deprecated === true ? { config: { deprecated: true } } : {}),
     // One synchronous hook rather than three async ones: it runs on every request, and each async
     // hook costs a promise and a microtask. Order matters: security and deprecation headers go on
-    // every answer, authentication precedes any other check, and a call after the sunset is
-    // counted, then refused whatever else it holds.
+    // every answer, authentication precedes any other check, and a call in a brownout or after the
+    // sunset is counted, then refused whatever else it holds.
     onRequest(request, reply, done) {
       try {
         reply.headers(headers);
         authenticate?.(request, reply);
         countCall?.(request.client);
-        checkSunset?.(clock());
+        checkRetirement?.(clock());
         checkBodyPresence(request);
       } catch (error) {
         done(error as Error);

@@ -1,0 +1,68 @@
+// The project's own Spectral rule (.spectral.yaml, scripts/spectral/deprecationMarkers.js):
+// `npm run lint:spec` refuses lifecycle markers the service would refuse at start-up, and a sunset
+// announced with less than the notice we give. One Spectral run lints edited copies of openapi.yaml.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { stringify } from 'yaml';
+import { specWith } from './helpers/spec.js';
+
+const run = promisify(execFile);
+const RULE = 'petstore-deprecation-markers';
+const getPetMarkers = (markers: Record<string, unknown>) =>
+  specWith((spec) => {
+    const getPet = spec.paths['/pets/{petId}']!.get! as unknown as Record<string, unknown>;
+    for (const [marker, value] of Object.entries(markers)) {
+      if (value === undefined) delete getPet[marker];
+      else getPet[marker] = value;
+    }
+  });
+
+const cases: [string, ReturnType<typeof specWith>, string | undefined][] = [
+  ['openapi.yaml as it is', getPetMarkers({}), undefined],
+  ['brownouts in order', getPetMarkers({ 'x-brownouts': [{ start: '2030-06-01T14:00:00Z', end: '2030-06-01T15:00:00Z' }, { start: '2030-09-01T14:00:00Z', end: '2030-09-02T14:00:00Z' }] }), undefined],
+  ['no deprecation date', getPetMarkers({ 'x-deprecated-at': undefined }), 'a deprecated operation needs x-deprecated-at (YYYY-MM-DD)'],
+  ['a sunset that is not a date', getPetMarkers({ 'x-sunset': 'December 2030' }), 'x-sunset must be a date, YYYY-MM-DD'],
+  ['a sunset too soon after the deprecation', getPetMarkers({ 'x-sunset': '2027-05-20' }), 'x-sunset must come at least 180 days after x-deprecated-at'],
+  ['an unknown replacement', getPetMarkers({ 'x-replaced-by': 'findPets' }), 'x-replaced-by must name an operation whose path has no parameters'],
+  ['brownouts that are not a list', getPetMarkers({ 'x-brownouts': { start: '2030-06-01T14:00:00Z' } }), 'x-brownouts must be a list of {start, end}'],
+  ['a brownout not in UTC', getPetMarkers({ 'x-brownouts': [{ start: '2030-06-01T14:00:00+02:00', end: '2030-06-01T15:00:00Z' }] }), 'x-brownouts[0].start must be an RFC 3339 date-time in UTC, such as 2030-06-01T14:00:00Z'],
+  ['a brownout that ends before it starts', getPetMarkers({ 'x-brownouts': [{ start: '2030-06-01T15:00:00Z', end: '2030-06-01T14:00:00Z' }] }), 'x-brownouts[0] must start before it ends'],
+  ['a brownout before the deprecation', getPetMarkers({ 'x-brownouts': [{ start: '2026-01-01T00:00:00Z', end: '2026-01-02T00:00:00Z' }] }), 'x-brownouts[0] starts before x-deprecated-at'],
+  ['a brownout past the sunset', getPetMarkers({ 'x-brownouts': [{ start: '2030-12-04T00:00:00Z', end: '2030-12-05T00:00:01Z' }] }), 'x-brownouts[0] ends after x-sunset'],
+  [
+    'brownouts that overlap',
+    getPetMarkers({ 'x-brownouts': [{ start: '2030-06-01T14:00:00Z', end: '2030-06-01T16:00:00Z' }, { start: '2030-06-01T15:00:00Z', end: '2030-06-01T17:00:00Z' }] }),
+    'x-brownouts[0] and x-brownouts[1] overlap',
+  ],
+  [
+    'markers on an operation that is not deprecated',
+    specWith((spec) => Object.assign(spec.paths['/pets']!.get!, { 'x-sunset': '2031-01-01' })),
+    'x-sunset needs deprecated: true',
+  ],
+];
+
+t.test('npm run lint:spec refuses lifecycle markers that cannot be kept, and only those', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'petstore-spectral-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const files = await Promise.all(
+    cases.map(async ([, spec], index) => {
+      const file = join(dir, `case-${index}.yaml`);
+      await writeFile(file, stringify(spec));
+      return file;
+    }),
+  );
+  // Spectral exits 1 when it finds anything; its JSON report is what is read.
+  const { stdout } = await run('node_modules/.bin/spectral', ['lint', '--quiet', '--format', 'json', '--ruleset', '.spectral.yaml', ...files]).catch(
+    (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
+  );
+  const results = JSON.parse(stdout) as { code: string; message: string; source: string }[];
+  for (const [index, [what, , expected]] of cases.entries()) {
+    const found = results.filter((result) => result.source.endsWith(`case-${index}.yaml`));
+    if (expected === undefined) t.same(found, [], `${what}: no finding at all`);
+    else t.same(found.map(({ code, message }) => ({ code, message })), [{ code: RULE, message: expected }], `${what}: ${expected}`);
+  }
+});
