@@ -89,7 +89,11 @@ t.test('several instances on one database: distinct ids, and each reads what the
     const read = await fetch(`http://127.0.0.1:${server.port}/v1/pets/${String(one['id'])}`, { headers: AUTH });
     t.same(await read.json(), one, `instance ${index + 1} reads a pet another instance created`);
   }
-  const applied = instances.map((server) => /"applied":\[([\d,]*)\]/.exec(server.output())?.[1]);
+  // Each instance logs what it applied; lines reach the output in blocks (up to a second later), so wait for all three.
+  const appliedBy = (server: Running) => /"applied":\[([\d,]*)\]/.exec(server.output())?.[1];
+  for (let tries = 0; tries < 50 && instances.some((server) => appliedBy(server) === undefined); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+  const applied = instances.map(appliedBy);
+  t.ok(applied.every((versions) => versions !== undefined), `each instance logged what it applied (${JSON.stringify(applied)})`);
   t.equal(applied.filter((versions) => versions !== '').length, 1, `exactly one instance applied the migrations (${JSON.stringify(applied)})`);
 });
 
