@@ -3,6 +3,7 @@
 import t, { type Test } from 'tap';
 import type { InjectOptions } from 'fastify';
 import { ServiceUnavailable } from '../src/errors/api-errors.js';
+import { loadSpec } from '../src/spec/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { AUTH, JSON_TYPE, buildTestApp, postPet } from './helpers/build-app.js';
@@ -13,8 +14,8 @@ const SEED_KEY = '"seed"';
 
 /** `at`: the time the app's clock says (ms since the epoch), for answers that depend on it. */
 type Case = { request: InjectOptions; store?: 'failing' | 'unavailable'; at?: number };
-// getPet's x-sunset in openapi.yaml, 00:00 UTC.
-const AFTER_GET_PET_SUNSET = Date.parse('2030-12-05T00:00:00Z');
+// 00:00 UTC on getPet's x-sunset, as openapi.yaml gives it.
+const AFTER_GET_PET_SUNSET = Date.parse(`${loadSpec().paths['/pets/{petId}']!.get!['x-sunset'] as string}T00:00:00Z`);
 
 const cases: Record<string, Record<number, Case>> = {
   listPets: {

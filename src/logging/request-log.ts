@@ -48,8 +48,9 @@ export class RequestLog extends LogController {
 }
 
 // `deprecated: true` for an operation the spec marks deprecated, whatever its answer (who still
-// calls it, also in a brownout or after the sunset); `client` once authenticated; trace_id and span_id (the names OpenTelemetry's pino instrumentation
-// uses, which log back ends correlate with traces) when the request belongs to a trace.
+// calls it, also in a brownout or after the sunset); `client` once authenticated; trace_id and
+// span_id (the names OpenTelemetry's pino instrumentation uses, which log back ends correlate with
+// traces) when the request belongs to a trace.
 function requestFields(request: FastifyRequest, reply: FastifyReply, traceOf: TraceOf) {
   const { operationId, deprecated } = routeOf(request);
   const trace = traceOf(request);

@@ -77,7 +77,8 @@ function brownoutsOf(value: unknown, deprecatedAt: number, sunsetAt: number, whe
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new Error(`${where}: x-brownouts must be a list of {start, end}`);
   const windows = value.map((window: unknown, index) => {
-    const name = `${where}: x-brownouts[${index}]`;
+    const label = `x-brownouts[${index}]`;
+    const name = `${where}: ${label}`;
     const { start, end } = (window ?? {}) as { start?: unknown; end?: unknown };
     const instant = (text: unknown, field: string) => {
       if (typeof text !== 'string' || !RFC3339_UTC.test(text) || Number.isNaN(Date.parse(text))) {
@@ -85,7 +86,7 @@ function brownoutsOf(value: unknown, deprecatedAt: number, sunsetAt: number, whe
       }
       return Date.parse(text);
     };
-    const parsed = { start: instant(start, 'start'), end: instant(end, 'end'), endText: end as string, name };
+    const parsed = { start: instant(start, 'start'), end: instant(end, 'end'), endText: end as string, name, label };
     if (parsed.start >= parsed.end) throw new Error(`${name} must start before it ends`);
     if (parsed.start < deprecatedAt) throw new Error(`${name} starts before x-deprecated-at`);
     if (parsed.end > sunsetAt) throw new Error(`${name} ends after x-sunset`);
@@ -93,7 +94,7 @@ function brownoutsOf(value: unknown, deprecatedAt: number, sunsetAt: number, whe
   });
   windows.sort((a, b) => a.start - b.start);
   for (let index = 1; index < windows.length; index++) {
-    if (windows[index]!.start < windows[index - 1]!.end) throw new Error(`${windows[index - 1]!.name} and ${windows[index]!.name.replace(/^.*: /, '')} overlap`);
+    if (windows[index]!.start < windows[index - 1]!.end) throw new Error(`${windows[index - 1]!.name} and ${windows[index]!.label} overlap`);
   }
   return windows;
 }

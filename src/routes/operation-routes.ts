@@ -63,11 +63,12 @@ function routeOptionsOf(
   const authenticate = authenticatorFor(operation.object.security ?? spec.security ?? [], authenticators, operation);
 
   const checkBodyPresence = bodyPresenceCheck(operation.object);
-  const countCall = operation.object.deprecated === true ? countDeprecatedCalls?.(operation.operationId) : undefined;
+  const deprecated = operation.object.deprecated === true;
+  const countCall = deprecated ? countDeprecatedCalls?.(operation.operationId) : undefined;
   const checkRetirement = retirementCheckOf(operation, operations, basePath);
 
   return {
-    ...(operation.object.deprecated === true ? { config: { deprecated: true } } : {}),
+    ...(deprecated ? { config: { deprecated: true } } : {}),
     // One synchronous hook rather than three async ones: it runs on every request, and each async
     // hook costs a promise and a microtask. Order matters: security and deprecation headers go on
     // every answer, authentication precedes any other check, and a call in a brownout or after the
