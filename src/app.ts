@@ -1,6 +1,6 @@
 // Builds the service as an un-listened Fastify instance from explicit options.
 // src/server.ts is the only place that reads the environment and listens.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import type { ApiKeyEntry } from './auth/api-clients.js';
@@ -20,10 +20,11 @@ import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
 import { observeRoutes } from './routes/observed-routes.js';
 import { securityHeaders } from './routes/security-headers.js';
 import { createOperationResolver } from './routes/operation-routes.js';
-import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, pathOfOperation, type OpenApiDocument } from './spec/openapi-spec.js';
+import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, pathOfOperation, type OpenApiDocument, type Operation } from './spec/openapi-spec.js';
 import { usePrecompiledMetaSchema } from './spec/precompiled-meta-schema.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
+import type { OperationHandlers } from './types/api.js';
 import { traceFromHeader } from './tracing/trace-context.js';
 import type { Tracing } from './tracing/tracing.js';
 import { formatSchemaErrors } from './validation/error-messages.js';
@@ -50,6 +51,11 @@ export interface AppOptions {
   tracing?: Tracing;
   /** The time in ms since the epoch for the spec's sunsets; Date.now unless a test moves it. */
   clock?: () => number;
+  /**
+   * Handlers for operations that a spec under test adds to openapi.yaml's (npm run compat's tests
+   * of proposed edits), keyed by operationId; the built-in handlers serve the rest.
+   */
+  handlers?: Readonly<Record<string, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>>;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -112,11 +118,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Glue spreads these options over its own method, url and schema; its type asks for whole RouteOptions.
     operationResolver: createOperationResolver({
       spec,
-      handlers: createHandlers({
-        store,
-        pathOf: (operationId) => basePath + pathOfOperation(operations, operationId),
-        ...(metrics === undefined ? {} : { onReplay: metrics.idempotentReplay }),
-      }),
+      handlers: {
+        ...createHandlers({
+          store,
+          pathOf: (operationId) => basePath + servedPathOf(operations, operationId),
+          ...(metrics === undefined ? {} : { onReplay: metrics.idempotentReplay }),
+        }),
+        ...(options.handlers as Partial<OperationHandlers> | undefined),
+      },
       authenticators: { bearerAuth: createBearerAuth(options.apiKeys) },
       headers,
       ...(metrics === undefined ? {} : { countDeprecatedCalls: metrics.deprecatedCallCounter }),
@@ -126,6 +135,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerMethodNotAllowed(app, operations, basePath);
   registerHealth(app, store, headers);
   return app;
+}
+
+/**
+ * Where an operation is served, as the spec writes it. A pet's own address (the Location of a
+ * created pet) is getPet's path, and outlives it: once getPet is removed from the spec, it is the
+ * same address under createPet's collection.
+ */
+function servedPathOf(operations: readonly Operation[], operationId: string): string {
+  if (operationId === 'getPet' && !operations.some((operation) => operation.operationId === operationId)) {
+    return `${pathOfOperation(operations, 'createPet')}/{petId}`;
+  }
+  return pathOfOperation(operations, operationId);
 }
 
 function pinoLogger({ stream, ...options }: LoggerOptions & { stream?: DestinationStream }): FastifyBaseLogger {

@@ -4,13 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import fc from 'fast-check';
 import { basePathOf } from '../../src/spec/openapi-spec.js';
 import { spec } from '../../test/helpers/contract.js';
-import { ContractViolation } from '../../test/properties/api-properties.js';
 import type { ApiRequest } from '../../test/properties/api-requests.js';
-import { httpTarget, NoAnswer, type Target } from '../../test/properties/http-target.js';
+import { httpTarget, NoAnswer } from '../../test/properties/http-target.js';
 import { liveChecks, namePrefix } from '../../test/properties/live-properties.js';
+import { junitReport, printOutcomes, runChecks, type Output } from './run-checks.js';
 
 const KEY_VARIABLE = 'CONTRACT_API_KEY';
 const USAGE = `usage: npm run contract -- --url <base URL ending in ${basePathOf(spec)}> [options]
@@ -39,10 +38,7 @@ function cannotRun(message: string): never {
   throw new CannotRun(message);
 }
 
-export interface ContractOutput {
-  log(line: string): void;
-  error(line: string): void;
-}
+export type ContractOutput = Output;
 
 export async function runContract(argv: string[], env: NodeJS.ProcessEnv, output: ContractOutput = console): Promise<number> {
   try {
@@ -114,7 +110,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   }
   if (apiKey === '') cannotRun(`no API key: set ${KEY_VARIABLE}, or give --key-file`);
 
-  const target = httpTarget({ urls, apiKey, timeoutMs });
+  const target = httpTarget({ urls, basePath: basePathOf(spec), apiKey, timeoutMs });
   const mask = (text: string) => text.split(apiKey).join('<key>');
 
   // Before anything is counted: every target answers, and accepts the key.
@@ -133,40 +129,10 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   const checks = liveChecks(target, { readOnly: values['read-only'], runId, maxPages });
   console.log(`contract: ${urls.join(', ')}; seed ${seed}; ${cases} cases; run ${runId}${values['read-only'] ? '; read-only' : ''}`);
 
-  interface Outcome {
-    name: string;
-    cases?: number;
-    seconds: number;
-    failure?: string;
-    note?: string;
-  }
-  const outcomes: Outcome[] = [];
   const started = performance.now();
-
-  for (const [index, { name, property }] of checks.properties.entries()) {
-    const numRuns = Math.floor(cases / checks.properties.length) + (index < cases % checks.properties.length ? 1 : 0);
-    const begun = performance.now();
-    const result = await fc.check(property, { seed, numRuns });
-    const seconds = (performance.now() - begun) / 1000;
-    outcomes.push({ name, cases: result.numRuns, seconds, ...(result.failed ? { failure: await failureReport(result) } : {}) });
-  }
-
-  if (checks.created().length > 0) {
-    const name = 'what a create answered reads back equal, through getPet and through listPets pages';
-    const begun = performance.now();
-    try {
-      const { note } = await checks.readBack();
-      outcomes.push({ name, seconds: (performance.now() - begun) / 1000, ...(note === undefined ? {} : { note }) });
-    } catch (error) {
-      outcomes.push({ name, seconds: (performance.now() - begun) / 1000, failure: `seed ${seed}\n${violationReport(error)}` });
-    }
-  }
-
+  const outcomes = await runChecks(checks, { seed, cases, target, apiKey, keyVariable: KEY_VARIABLE });
   const failed = outcomes.filter((outcome) => outcome.failure !== undefined);
-  for (const { name, cases: count, failure, note } of outcomes) {
-    console.log(`${failure === undefined ? 'ok  ' : 'FAIL'} ${name}${count === undefined ? '' : `: ${count} cases`}${note === undefined ? '' : ` (${note})`}`);
-  }
-  for (const { name, failure } of failed) console.log(`\n--- ${name}\n${failure}`);
+  printOutcomes(outcomes, console);
   const { sent, rateLimited } = target.counts();
   const createdCount = checks.created().length;
   console.log(
@@ -174,59 +140,6 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
       `${rateLimited > 0 ? ` (${rateLimited} answered 429 and retried after Retry-After)` : ''}; ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
       `${createdCount} pets created${createdCount > 0 ? `, named "${namePrefix(runId)}…"` : ''}`,
   );
-  if (junit !== undefined) writeFileSync(junit, junitReport(outcomes));
+  if (junit !== undefined) writeFileSync(junit, junitReport('npm run contract', [{ name: `contract against ${urls.join(', ')} (seed ${seed})`, outcomes }]));
   return failed.length === 0 ? 0 : 1;
-
-  async function failureReport(result: fc.RunDetails<unknown>): Promise<string> {
-    // fast-check's report: the seed and path to replay, the shrunk counterexample, the error.
-    const report = mask(await fc.asyncDefaultReportMessage(result) ?? '');
-    return `${report}\n${violationReport(result.errorInstance)}`;
-  }
-
-  /** The violation and a curl line that repeats its request, with the key read from the environment. */
-  function violationReport(error: unknown, withMessage = true): string {
-    const message = withMessage ? `${mask(error instanceof Error ? error.message : String(error))}\n` : '';
-    if (!(error instanceof ContractViolation)) return message.trimEnd();
-    return `${message}reproduce: ${curlOf(target, error.request)}`;
-  }
-
-  function curlOf(target: Target, generated: ApiRequest): string {
-    const request = target.withKey(generated);
-    const url = target.urlOf(request, 0).toString();
-    const headers = Object.entries(request.headers).map(([name, value]) => `-H ${doubleQuoted(`${name}: ${value}`)}`);
-    const body = request.payload === undefined ? [] : [`--data-binary ${ansiQuoted(Buffer.from(request.payload))}`];
-    return ['curl', '-i', '--globoff', '-X', request.method, singleQuoted(url), ...headers, ...body].join(' ');
-  }
-
-  function singleQuoted(text: string): string {
-    return `'${text.replace(/'/g, `'\\''`)}'`;
-  }
-  /** Double quotes, so that the key can stay in the shell's environment: "${CONTRACT_API_KEY}". */
-  function doubleQuoted(text: string): string {
-    return `"${text.replace(/[\\"$`]/g, '\\$&').split(apiKey).join(`\${${KEY_VARIABLE}}`)}"`;
-  }
-  /** Bash's $'…' quoting, which carries any byte. */
-  function ansiQuoted(bytes: Buffer): string {
-    const escaped = [...bytes].map((byte) => (byte >= 0x20 && byte < 0x7f && byte !== 0x27 && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`));
-    return `$'${escaped.join('')}'`;
-  }
-
-  function junitReport(outcomes: Outcome[]): string {
-    const xml = (text: string) =>
-      text.replace(/[&<>"]/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[character]!).replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD]/gu, '?');
-    const total = outcomes.reduce((sum, outcome) => sum + outcome.seconds, 0);
-    return [
-      '<?xml version="1.0" encoding="UTF-8"?>',
-      `<testsuites name="npm run contract" tests="${outcomes.length}" failures="${failed.length}" time="${total.toFixed(3)}">`,
-      `  <testsuite name="${xml(`contract against ${urls.join(', ')} (seed ${seed})`)}" tests="${outcomes.length}" failures="${failed.length}" time="${total.toFixed(3)}">`,
-      ...outcomes.map(({ name, seconds, failure }) =>
-        failure === undefined
-          ? `    <testcase classname="contract" name="${xml(name)}" time="${seconds.toFixed(3)}"/>`
-          : `    <testcase classname="contract" name="${xml(name)}" time="${seconds.toFixed(3)}">\n      <failure message="${xml(failure.split('\n')[0]!)}">${xml(failure)}</failure>\n    </testcase>`,
-      ),
-      '  </testsuite>',
-      '</testsuites>',
-      '',
-    ].join('\n');
-  }
 }

@@ -40,7 +40,7 @@ export function retirementCheckOf(operation: Operation, operations: readonly Ope
     return undefined;
   }
   const sunset = marked['x-sunset'] as string | undefined;
-  const sunsetAt = sunset === undefined ? Number.POSITIVE_INFINITY : dateOf(sunset, `${where}: x-sunset must be YYYY-MM-DD`);
+  const sunsetAt = sunsetOf(operation) ?? Number.POSITIVE_INFINITY;
   const deprecatedAt = dateOf(marked['x-deprecated-at'], `${where} needs x-deprecated-at (YYYY-MM-DD)`);
   const brownouts = brownoutsOf(marked['x-brownouts'], deprecatedAt, sunsetAt, where);
   if (sunset === undefined && brownouts.length === 0) return undefined;
@@ -68,6 +68,22 @@ export function retirementCheckOf(operation: Operation, operations: readonly Ope
     }
     if (refusal !== undefined) throw new OperationGone(refusal);
   };
+}
+
+/** When a deprecated operation is retired: 00:00 UTC on its x-sunset, in ms since the epoch; undefined without one. */
+export function sunsetOf(operation: Operation): number | undefined {
+  const sunset = operation.object['x-sunset'];
+  if (operation.object.deprecated !== true || sunset === undefined) return undefined;
+  return dateOf(sunset, `openapi.yaml: operation ${operation.operationId}: x-sunset must be YYYY-MM-DD`);
+}
+
+/** The brownout windows a deprecated operation announces, as [start, end) in ms since the epoch, in order. */
+export function brownoutWindowsOf(operation: Operation): { start: number; end: number }[] {
+  const marked = operation.object;
+  if (marked.deprecated !== true) return [];
+  const where = `openapi.yaml: operation ${operation.operationId}`;
+  const deprecatedAt = dateOf(marked['x-deprecated-at'], `${where} needs x-deprecated-at (YYYY-MM-DD)`);
+  return brownoutsOf(marked['x-brownouts'], deprecatedAt, sunsetOf(operation) ?? Number.POSITIVE_INFINITY, where).map(({ start, end }) => ({ start, end }));
 }
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

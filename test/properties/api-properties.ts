@@ -10,21 +10,14 @@ import type { PetStore } from '../../src/store/pet-store.js';
 import type { PostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
 import type { NewPet, Pet } from '../../src/types/api.js';
 import { API_KEY, OTHER_API_KEY } from '../helpers/build-app.js';
-import { contractViolations, operation, type HttpAnswer } from '../helpers/contract.js';
+import { operation } from '../helpers/contract.js';
 import { keptNextPage, nextTarget } from '../helpers/next-link.js';
 import { parseJson } from '../../src/validation/strict-json.js';
 import { keyOf } from '../../src/idempotency/idempotency-key.js';
-import { brokenRequest, brokenRequests, inHeader, parametersOf, patternOf, validHeaderValue, validRequest, withBadKey, type ApiRequest, type BrokenRequest, type Expectation } from './api-requests.js';
+import { brokenRequest, brokenRequests, inHeader, parametersOf, patternOf, validHeaderValue, validRequest, withBadKey, type ApiRequest, type BrokenRequest } from './api-requests.js';
 import { resolve, respelt } from './schema-arbitraries.js';
-
-export interface Answer extends HttpAnswer {
-  json: any;
-}
-
-/** Whatever answers requests: the app through inject, or a deployment over HTTP (http-target.ts). */
-export interface Sender {
-  send(request: ApiRequest): Promise<Answer>;
-}
+export type { NamedProperty } from './answer-checks.js';
+import { ContractViolation, describe, expectContract, expectEqual, expectError, expectRefused, expectUnauthorized, normalized, type Answer, type NamedProperty, type Sender } from './answer-checks.js';
 
 /** The service under test: one app for a whole campaign, with a store emptied before each case. */
 export interface Subject extends Sender {
@@ -91,52 +84,6 @@ export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest
     requestsSent: () => sent,
     close: () => app.close(),
   };
-}
-
-/** A broken promise of the contract, with the request that showed it (the live runner prints it as curl). */
-export class ContractViolation extends Error {
-  constructor(
-    readonly request: ApiRequest,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Throws with everything that is wrong about the answer, so fast-check can shrink and report it. */
-export function expectContract(request: ApiRequest, answer: Answer, extra: string[] = []) {
-  const problems = [...contractViolations(answer, request.operationId), ...extra];
-  if (answer.statusCode >= 500) problems.unshift(`server error ${answer.statusCode}`);
-  if (problems.length > 0) {
-    throw new ContractViolation(request, `${request.method} ${request.url} → ${answer.statusCode} ${answer.body}\n  ${problems.join('\n  ')}`);
-  }
-}
-
-export function expectError(request: ApiRequest, answer: Answer, expected: Expectation) {
-  const problems: string[] = [];
-  if (answer.statusCode !== expected.status) problems.push(`expected status ${expected.status}`);
-  if (answer.json?.code !== expected.code) problems.push(`expected code ${expected.code}`);
-  if (typeof answer.json?.message !== 'string' || !answer.json.message.includes(expected.mentions)) {
-    problems.push(`expected the message to mention "${expected.mentions}"`);
-  }
-  expectContract(request, answer, problems);
-}
-
-/** Integers compare by value whether they arrive as number or bigint. */
-export function normalized(value: unknown): unknown {
-  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
-  if (Array.isArray(value)) return value.map(normalized);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, normalized(item)]));
-  }
-  return value;
-}
-
-export function expectEqual(request: ApiRequest, answer: Answer, expected: unknown, what: string) {
-  expectContract(request, answer);
-  if (!isDeepStrictEqual(normalized(answer.json), normalized(expected))) {
-    throw new ContractViolation(request, `${request.method} ${request.url} → ${answer.statusCode}: ${what}\n  expected ${JSON.stringify(normalized(expected), (_k, v) => (typeof v === 'bigint' ? String(v) : v))}\n  got      ${answer.body}`);
-  }
 }
 
 // ---- A model of the store, and commands that compare the service with it ----
@@ -362,30 +309,11 @@ class Broken implements fc.AsyncCommand<Model, Subject> {
   toString = () => `broken: ${this.broken.rule}: ${describe(this.broken.request)}`;
 }
 
-/** A request without a valid key gets 401 with a Bearer challenge, before any other complaint. */
-export async function expectUnauthorized(sender: Sender, request: ApiRequest) {
-  const answer = await sender.send(request);
-  expectError(request, answer, { status: 401, code: 'UNAUTHORIZED', mentions: 'API key' });
-  if (!String(answer.headers['www-authenticate']).startsWith('Bearer ')) {
-    throw new ContractViolation(request, `${describe(request)}: 401 without a Bearer challenge`);
-  }
-}
-
-/** A request that breaks one rule gets the documented 4xx, naming what to fix. */
-export async function expectRefused(sender: Sender, broken: BrokenRequest) {
-  expectError(broken.request, await sender.send(broken.request), broken.expect);
-}
-
 class Unauthorized implements fc.AsyncCommand<Model, Subject> {
   constructor(readonly request: ApiRequest) {}
   check = () => true;
   run = (_model: Model, subject: Subject) => expectUnauthorized(subject, this.request);
   toString = () => `unauthorized: ${describe(this.request)}`;
-}
-
-export function describe(request: ApiRequest): string {
-  const payload = request.payload === undefined ? '' : ` ${Buffer.isBuffer(request.payload) ? `<${request.payload.toString('hex')}>` : request.payload}`;
-  return `${request.method} ${request.url} ${JSON.stringify(request.headers)}${payload}`;
 }
 
 // A count and a short pattern of pets repeated to that count: cheap to shrink, unlike 250 separate pets.
@@ -412,10 +340,6 @@ const commands = fc.commands(
   { maxCommands: 50, size: 'large' },
 );
 
-export interface NamedProperty {
-  name: string;
-  property: fc.IAsyncPropertyWithHooks<any>;
-}
 
 /** The properties, run against `subject`; each case starts with an empty store. */
 export function apiProperties(subject: Subject): NamedProperty[] {

@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { basePathOf, type Operation } from '../../src/spec/openapi-spec.js';
 import { API_KEY } from '../helpers/build-app.js';
-import { operation, operations, spec } from '../helpers/contract.js';
-import { brokenValue, resolve, toJson, validValue, type Schema } from './schema-arbitraries.js';
+import { current, type Contract } from '../helpers/contract.js';
+import { schemaArbitraries, toJson, type Schema } from './schema-arbitraries.js';
 import { encodeCursor } from '../../src/pagination/cursor.js';
 import type { PetStatus } from '../../src/types/api.js';
 import { INT64_MAX, exactInteger } from '../../src/validation/int64.js';
@@ -49,7 +49,6 @@ export interface Parameter {
 
 const AUTH = { authorization: `Bearer ${API_KEY}` };
 const JSON_TYPE = { 'content-type': 'application/json' };
-const basePath = basePathOf(spec);
 
 /**
  * listPets' page cursor. A valid one exists only in an answer's `next` link, so generated valid
@@ -78,17 +77,6 @@ function bodySchemaOf(operation: Operation): { schema: Schema; required: boolean
  */
 export const inHeader = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'header');
 
-for (const operation of operations) {
-  const other = parametersOf(operation).filter((parameter) => parameter.in === 'cookie' || (parameter.in === 'header' && parameter.required === true));
-  if (other.length > 0) throw new Error(`${operation.operationId}: ${other[0]!.in === 'cookie' ? 'cookie' : 'required header'} parameters are not generated`);
-}
-
-/** A header parameter's pattern, as the validator applies it. */
-export const patternOf = (parameter: Parameter) => new RegExp(resolve(parameter.schema).pattern!, 'u');
-
-/** Values a header parameter's schema accepts, drawn from its pattern. */
-export const validHeaderValue = (parameter: Parameter): fc.Arbitrary<string> => fc.stringMatching(patternOf(parameter));
-
 // Header values as HTTP carries them: visible ASCII and inner spaces (a leading or trailing space
 // would be trimmed on the way, changing the value).
 const headerText = fc.oneof(
@@ -106,22 +94,6 @@ function asTextParts({ params, query }: { params: Record<string, unknown>; query
   };
 }
 
-function buildUrl(operation: Operation, path: Record<string, string>, query: [string, string][]): string {
-  const filled = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(path[name]!));
-  const search = query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
-  return `${basePath}${filled}${search === '' ? '' : `?${search}`}`;
-}
-
-function validParts(operation: Operation) {
-  const path = fc.record(Object.fromEntries(inPath(operation).map((parameter) => [parameter.name, validValue(parameter.schema)])));
-  const query = fc.record(Object.fromEntries(generatedQuery(operation).map((parameter) => [parameter.name, validValue(parameter.schema)])), {
-    requiredKeys: generatedQuery(operation).filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
-  });
-  const bodySchema = bodySchemaOf(operation);
-  const body = bodySchema === undefined ? fc.constant(undefined) : validValue(bodySchema.schema);
-  return fc.record({ params: path, query, body });
-}
-
 function request(operation: Operation, url: string, payload: string | Buffer | undefined, headers: Record<string, string> = {}): ApiRequest {
   return {
     operationId: operation.operationId,
@@ -132,15 +104,6 @@ function request(operation: Operation, url: string, payload: string | Buffer | u
   };
 }
 
-/** Valid requests for one operation: every optional part present or absent, values at their bounds. */
-export function validRequest(operation: Operation): fc.Arbitrary<ValidRequest> {
-  return validParts(operation).map(({ params, query, body }) => {
-    const text = asTextParts({ params, query });
-    const url = buildUrl(operation, text.path, text.query);
-    return { request: request(operation, url, body === undefined ? undefined : toJson(body)), params, query, body };
-  });
-}
-
 const validation = (mentions: string): Expectation => ({ status: 400, code: 'VALIDATION_FAILED', mentions });
 const where = (parameter: Parameter) => `${parameter.in === 'query' ? 'query parameter' : 'path parameter'} ${parameter.name}`;
 
@@ -148,172 +111,6 @@ const where = (parameter: Parameter) => `${parameter.in === 'query' ? 'query par
 const notDecimal = fc
   .oneof(fc.constantFrom('', 'abc', '1.5', '1e1', '+1', ' 1', '1 ', '0x10', '١', 'NaN', '--1', '1_000', 'true', 'null', '[1]'), fc.string({ unit: 'binary', maxLength: 8 }))
   .filter((text) => !/^-?\d+$/.test(text));
-
-function brokenParameterText(parameter: Parameter): fc.Arbitrary<{ text: string; rule: string }> {
-  const schema = resolve(parameter.schema);
-  if (schema.type === 'integer') {
-    const outOfRange = brokenValue(schema).filter((broken) => typeof broken.value === 'bigint');
-    return fc.oneof(
-      notDecimal.map((text) => ({ text, rule: 'not a decimal integer' })),
-      outOfRange.map((broken) => ({ text: String(broken.value), rule: broken.rule })),
-    );
-  }
-  const allowed = schema.enum;
-  if (allowed !== undefined) {
-    return fc.string({ unit: 'binary', maxLength: 12 }).filter((text) => !allowed.includes(text)).map((text) => ({ text, rule: 'not in enum' }));
-  }
-  throw new Error(`${parameter.name}: only integer and enum parameters are generated`);
-}
-
-/** Requests of one operation that break exactly one rule, with the answer each must get. */
-export function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest> {
-  const declared = new Set(inQuery(operation).map((parameter) => parameter.name));
-  const bodySchema = bodySchemaOf(operation);
-  const parts = validRequest(operation);
-  const breakings: fc.Arbitrary<BrokenRequest>[] = [];
-  const textOf = (valid: ValidRequest) => ({ ...asTextParts(valid), payload: valid.request.payload });
-
-  for (const parameter of [...inPath(operation), ...generatedQuery(operation)]) {
-    breakings.push(fc.tuple(parts, brokenParameterText(parameter)).map(([valid, { text, rule }]) => {
-      const { path, query, payload } = textOf(valid);
-      if (parameter.in === 'path') path[parameter.name] = text;
-      const otherQuery = query.filter(([name]) => name !== parameter.name);
-      const brokenQuery: [string, string][] = parameter.in === 'query' ? [...otherQuery, [parameter.name, text]] : query;
-      return { request: request(operation, buildUrl(operation, path, brokenQuery), payload), rule: `${where(parameter)} ${rule}`, expect: validation(where(parameter)) };
-    }));
-  }
-  for (const parameter of inHeader(operation)) {
-    const pattern = patternOf(parameter);
-    const name = parameter.name.toLowerCase();
-    breakings.push(fc.tuple(parts, headerText.filter((text) => !pattern.test(text))).map(([valid, text]) => ({
-      request: { ...valid.request, headers: { ...valid.request.headers, [name]: text } },
-      rule: `header ${parameter.name} outside its schema`,
-      expect: validation(`header ${name}`),
-    })));
-  }
-  const cursor = inQuery(operation).find((parameter) => parameter.name === CURSOR);
-  if (cursor !== undefined) breakings.push(...brokenCursors(operation, cursor, parts));
-  for (const parameter of inQuery(operation)) {
-    const value = parameter === cursor ? issuedCursor : validValue(parameter.schema);
-    breakings.push(fc.tuple(parts, value, value).map(([valid, first, second]) => {
-      const { path, query, payload } = textOf(valid);
-      const repeated: [string, string][] = [...query.filter(([name]) => name !== parameter.name), [parameter.name, asText(first)], [parameter.name, asText(second)]];
-      return {
-        request: request(operation, buildUrl(operation, path, repeated), payload),
-        rule: `${where(parameter)} repeated`,
-        expect: validation(`${where(parameter)} must be given at most once`),
-      };
-    }));
-  }
-  const unknownName = fc
-    .oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'id', 'offset'))
-    .filter((name) => !declared.has(name));
-  breakings.push(fc.tuple(parts, unknownName, fc.string({ unit: 'binary', maxLength: 5 })).map(([valid, name, value]) => {
-    const { path, query, payload } = textOf(valid);
-    return {
-      request: request(operation, buildUrl(operation, path, [...query, [name, value]]), payload),
-      rule: `unknown query parameter ${name}`,
-      expect: validation(`unknown query parameter '${name}'`),
-    };
-  }));
-
-  if (bodySchema === undefined) {
-    breakings.push(fc.tuple(parts, fc.jsonValue({ maxDepth: 2 })).map(([valid, body]) => ({
-      request: request(operation, valid.request.url, JSON.stringify(body)),
-      rule: 'body sent to an operation that takes none',
-      expect: { status: 400, code: 'BODY_NOT_ALLOWED', mentions: 'takes no body' },
-    })));
-  } else {
-    breakings.push(...bodyBreakings(operation, bodySchema.schema, bodySchema.required, parts));
-  }
-  return fc.oneof(...breakings);
-}
-
-// A cursor as the service issues them (for any position and filter), as a client finds it in a link.
-const statusParameter = (operation: Operation) => inQuery(operation).find((parameter) => parameter.name === 'status');
-const listStatuses = (resolve(statusParameter(operation('listPets'))!.schema).enum ?? []) as PetStatus[];
-const issuedCursor = fc
-  .tuple(fc.bigInt({ min: 1n, max: INT64_MAX }), fc.constantFrom(undefined, ...listStatuses))
-  .map(([after, status]) => encodeCursor({ after: exactInteger(String(after)), status }));
-
-/** Cursors that break the parameter's schema, that the service never issued, or that belong to another filter. */
-function brokenCursors(operation: Operation, cursor: Parameter, parts: fc.Arbitrary<ValidRequest>): fc.Arbitrary<BrokenRequest>[] {
-  const schema = resolve(cursor.schema);
-  const base64url = /^[A-Za-z0-9_-]*$/;
-  const send = (valid: ValidRequest, text: string, rule: string, mentions: string): BrokenRequest => {
-    const { path, query } = asTextParts(valid);
-    const url = buildUrl(operation, path, [...query, [CURSOR, text]]);
-    return { request: request(operation, url, valid.request.payload), rule: `cursor ${rule}`, expect: validation(mentions) };
-  };
-  const notIssued = fc
-    .stringMatching(/^[A-Za-z0-9_-]+$/)
-    .filter((text) => text.length <= schema.maxLength! && !Buffer.from(text, 'base64url').toString('latin1').startsWith('v1:'));
-  return [
-    fc.tuple(parts, fc.oneof(
-      fc.constant(''),
-      fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).filter((text) => !base64url.test(text)),
-      fc.stringMatching(/^[A-Za-z0-9_-]+$/, { size: 'large' }).map((text) => text.padEnd(schema.maxLength! + 1, 'A')),
-    )).map(([valid, text]) => send(valid, text, 'outside its schema', 'query parameter cursor')),
-    fc.tuple(parts, notIssued).map(([valid, text]) => send(valid, text, 'not issued by the service', 'query parameter cursor is not a cursor this service issued')),
-    fc.tuple(parts, fc.bigInt({ min: 1n, max: INT64_MAX }), fc.constantFrom(undefined, ...listStatuses))
-      .filter(([valid, , status]) => valid.query['status'] !== status)
-      .map(([valid, after, status]) =>
-        send(valid, encodeCursor({ after: exactInteger(String(after)), status }), 'of another filter', 'query parameter cursor belongs to'),
-      ),
-  ];
-}
-
-function bodyBreakings(operation: Operation, schema: Schema, required: boolean, parts: fc.Arbitrary<ValidRequest>): fc.Arbitrary<BrokenRequest>[] {
-  const send = (valid: ValidRequest, payload: string | Buffer | undefined, headers: Record<string, string> = {}) =>
-    request(operation, valid.request.url, payload, headers);
-  const validText = (valid: ValidRequest) => String(valid.request.payload);
-  const breakings: fc.Arbitrary<BrokenRequest>[] = [
-    fc.tuple(parts, brokenValue(schema)).map(([valid, broken]) => {
-      const field = ['body', ...broken.path].join('.');
-      const mentions =
-        broken.unknownField !== undefined
-          ? `unknown field '${broken.unknownField}'`
-          : broken.missingField !== undefined
-            ? `${field}.${broken.missingField} is required`
-            : field;
-      return { request: send(valid, toJson(broken.value)), rule: `body ${broken.rule} at ${field}`, expect: validation(mentions) };
-    }),
-    fc.tuple(parts, fc.nat(), fc.constantFrom('', '}', ',', 'x', ']', '{}', '"')).map(([valid, cut, tail]) => {
-      // A strict prefix of an object's JSON text never closes the object, so it is never JSON.
-      const text = validText(valid);
-      const malformed = tail === '' ? text.slice(0, 1 + (cut % (text.length - 1))) : text + tail;
-      return { request: send(valid, malformed), rule: 'malformed JSON', expect: { status: 400, code: 'INVALID_JSON', mentions: 'not valid JSON' } };
-    }),
-    parts.filter((valid) => Object.keys(valid.body as object).length > 0).map((valid) => {
-      const body = valid.body as Record<string, unknown>;
-      const [name] = Object.keys(body);
-      const repeated = `{${JSON.stringify(name)}:${toJson(body[name!])},${validText(valid).slice(1)}`;
-      return { request: send(valid, repeated), rule: 'repeated JSON key', expect: { status: 400, code: 'INVALID_JSON', mentions: 'not valid JSON' } };
-    }),
-    fc.tuple(parts, fc.uint8Array({ minLength: 1, maxLength: 4 })).map(([valid, bytes]) => ({
-      request: send(valid, Buffer.concat([Buffer.from(validText(valid).slice(0, -1)), Buffer.from([0xff]), Buffer.from(bytes), Buffer.from('}')])),
-      rule: 'bytes that are not UTF-8',
-      expect: { status: 400, code: 'INVALID_JSON', mentions: 'UTF-8' },
-    })),
-    fc
-      .tuple(
-        parts,
-        fc.oneof(
-          fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/json-patch+json', 'application/json; charset=latin1', 'application/json; charset=utf-16'),
-          fc.stringMatching(/^[a-z]{1,10}\/[a-z+.-]{1,12}$/).filter((type) => type !== 'application/json'),
-        ),
-      )
-      .map(([valid, type]) => ({
-        request: send(valid, validText(valid), { 'content-type': type }),
-        rule: `Content-Type ${type}`,
-        expect: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', mentions: 'Content-Type' },
-      })),
-  ];
-  if (required) {
-    breakings.push(parts.map((valid) => ({ request: send(valid, undefined), rule: 'no body', expect: { status: 400, code: 'BODY_REQUIRED', mentions: 'body' } })));
-  }
-  return breakings;
-}
 
 // Authorization values that are never a valid key: none, other schemes, malformed or wrong keys.
 const token68 = fc.stringMatching(/^[A-Za-z0-9\-._~+/]{1,40}=*$/);
@@ -329,18 +126,238 @@ export function unauthorized(request: ApiRequest, authorization: string | undefi
   return { ...request, headers: authorization === undefined ? headers : { ...headers, authorization } };
 }
 
-/** The request arbitraries of some operations (all of them by default). */
-export function requestsOf(operationIds: readonly string[] = operations.map((operation) => operation.operationId)) {
-  const chosen = operations.filter((operation) => operationIds.includes(operation.operationId));
-  const valid = chosen.map((operation) => validRequest(operation));
-  const broken = chosen.map((operation) => brokenRequest(operation));
-  const any: fc.Arbitrary<ApiRequest> = fc.oneof(
-    ...valid.map((arbitrary) => arbitrary.map((request) => request.request)),
-    ...broken.map((arbitrary) => arbitrary.map((request) => request.request)),
-  );
-  // The same requests without a valid key: each must get 401, whatever else is wrong with it.
-  const withBadKey = fc.tuple(any, badAuthorization).map(([request, authorization]) => unauthorized(request, authorization));
-  return { valid, broken, any, withBadKey };
+/**
+ * The request arbitraries of one document: valid requests, requests that break one rule, and
+ * requests without a valid key, for each of its operations. npm run compat draws them from a
+ * released version's document; everything else from openapi.yaml's.
+ */
+export function requestGenerators(contract: Contract) {
+  const { operations } = contract;
+  const basePath = basePathOf(contract.spec);
+  const { resolve, validValue, brokenValue } = schemaArbitraries(contract.spec);
+
+  for (const operation of operations) {
+    const other = parametersOf(operation).filter((parameter) => parameter.in === 'cookie' || (parameter.in === 'header' && parameter.required === true));
+    if (other.length > 0) throw new Error(`${operation.operationId}: ${other[0]!.in === 'cookie' ? 'cookie' : 'required header'} parameters are not generated`);
+  }
+
+  /** A header parameter's pattern, as the validator applies it. */
+  const patternOf = (parameter: Parameter) => new RegExp(resolve(parameter.schema).pattern!, 'u');
+
+  /** Values a header parameter's schema accepts, drawn from its pattern. */
+  const validHeaderValue = (parameter: Parameter): fc.Arbitrary<string> => fc.stringMatching(patternOf(parameter));
+
+  function buildUrl(operation: Operation, path: Record<string, string>, query: [string, string][]): string {
+    const filled = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(path[name]!));
+    const search = query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&');
+    return `${basePath}${filled}${search === '' ? '' : `?${search}`}`;
+  }
+
+  function validParts(operation: Operation) {
+    const path = fc.record(Object.fromEntries(inPath(operation).map((parameter) => [parameter.name, validValue(parameter.schema)])));
+    const query = fc.record(Object.fromEntries(generatedQuery(operation).map((parameter) => [parameter.name, validValue(parameter.schema)])), {
+      requiredKeys: generatedQuery(operation).filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
+    });
+    const bodySchema = bodySchemaOf(operation);
+    const body = bodySchema === undefined ? fc.constant(undefined) : validValue(bodySchema.schema);
+    return fc.record({ params: path, query, body });
+  }
+
+  /** Valid requests for one operation: every optional part present or absent, values at their bounds. */
+  function validRequest(operation: Operation): fc.Arbitrary<ValidRequest> {
+    return validParts(operation).map(({ params, query, body }) => {
+      const text = asTextParts({ params, query });
+      const url = buildUrl(operation, text.path, text.query);
+      return { request: request(operation, url, body === undefined ? undefined : toJson(body)), params, query, body };
+    });
+  }
+
+  function brokenParameterText(parameter: Parameter): fc.Arbitrary<{ text: string; rule: string }> {
+    const schema = resolve(parameter.schema);
+    if (schema.type === 'integer') {
+      const outOfRange = brokenValue(schema).filter((broken) => typeof broken.value === 'bigint');
+      return fc.oneof(
+        notDecimal.map((text) => ({ text, rule: 'not a decimal integer' })),
+        outOfRange.map((broken) => ({ text: String(broken.value), rule: broken.rule })),
+      );
+    }
+    const allowed = schema.enum;
+    if (allowed !== undefined) {
+      return fc.string({ unit: 'binary', maxLength: 12 }).filter((text) => !allowed.includes(text)).map((text) => ({ text, rule: 'not in enum' }));
+    }
+    throw new Error(`${parameter.name}: only integer and enum parameters are generated`);
+  }
+
+  /** Requests of one operation that break exactly one rule, with the answer each must get. */
+  function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest> {
+    const declared = new Set(inQuery(operation).map((parameter) => parameter.name));
+    const bodySchema = bodySchemaOf(operation);
+    const parts = validRequest(operation);
+    const breakings: fc.Arbitrary<BrokenRequest>[] = [];
+    const textOf = (valid: ValidRequest) => ({ ...asTextParts(valid), payload: valid.request.payload });
+
+    for (const parameter of [...inPath(operation), ...generatedQuery(operation)]) {
+      breakings.push(fc.tuple(parts, brokenParameterText(parameter)).map(([valid, { text, rule }]) => {
+        const { path, query, payload } = textOf(valid);
+        if (parameter.in === 'path') path[parameter.name] = text;
+        const otherQuery = query.filter(([name]) => name !== parameter.name);
+        const brokenQuery: [string, string][] = parameter.in === 'query' ? [...otherQuery, [parameter.name, text]] : query;
+        return { request: request(operation, buildUrl(operation, path, brokenQuery), payload), rule: `${where(parameter)} ${rule}`, expect: validation(where(parameter)) };
+      }));
+    }
+    for (const parameter of inHeader(operation)) {
+      const pattern = patternOf(parameter);
+      const name = parameter.name.toLowerCase();
+      breakings.push(fc.tuple(parts, headerText.filter((text) => !pattern.test(text))).map(([valid, text]) => ({
+        request: { ...valid.request, headers: { ...valid.request.headers, [name]: text } },
+        rule: `header ${parameter.name} outside its schema`,
+        expect: validation(`header ${name}`),
+      })));
+    }
+    const cursor = inQuery(operation).find((parameter) => parameter.name === CURSOR);
+    if (cursor !== undefined) breakings.push(...brokenCursors(operation, cursor, parts));
+    for (const parameter of inQuery(operation)) {
+      const value = parameter === cursor ? issuedCursor(operation) : validValue(parameter.schema);
+      breakings.push(fc.tuple(parts, value, value).map(([valid, first, second]) => {
+        const { path, query, payload } = textOf(valid);
+        const repeated: [string, string][] = [...query.filter(([name]) => name !== parameter.name), [parameter.name, asText(first)], [parameter.name, asText(second)]];
+        return {
+          request: request(operation, buildUrl(operation, path, repeated), payload),
+          rule: `${where(parameter)} repeated`,
+          expect: validation(`${where(parameter)} must be given at most once`),
+        };
+      }));
+    }
+    const unknownName = fc
+      .oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'id', 'offset'))
+      .filter((name) => !declared.has(name));
+    breakings.push(fc.tuple(parts, unknownName, fc.string({ unit: 'binary', maxLength: 5 })).map(([valid, name, value]) => {
+      const { path, query, payload } = textOf(valid);
+      return {
+        request: request(operation, buildUrl(operation, path, [...query, [name, value]]), payload),
+        rule: `unknown query parameter ${name}`,
+        expect: validation(`unknown query parameter '${name}'`),
+      };
+    }));
+
+    if (bodySchema === undefined) {
+      breakings.push(fc.tuple(parts, fc.jsonValue({ maxDepth: 2 })).map(([valid, body]) => ({
+        request: request(operation, valid.request.url, JSON.stringify(body)),
+        rule: 'body sent to an operation that takes none',
+        expect: { status: 400, code: 'BODY_NOT_ALLOWED', mentions: 'takes no body' },
+      })));
+    } else {
+      breakings.push(...bodyBreakings(operation, bodySchema.schema, bodySchema.required, parts));
+    }
+    return fc.oneof(...breakings);
+  }
+
+  // A cursor as the service issues them (for any position and filter), as a client finds it in a link.
+  const statusesOf = (operation: Operation) => {
+    const status = inQuery(operation).find((parameter) => parameter.name === 'status');
+    return (status === undefined ? [] : (resolve(status.schema).enum ?? [])) as PetStatus[];
+  };
+  const issuedCursor = (operation: Operation) =>
+    fc
+      .tuple(fc.bigInt({ min: 1n, max: INT64_MAX }), fc.constantFrom(undefined, ...statusesOf(operation)))
+      .map(([after, status]) => encodeCursor({ after: exactInteger(String(after)), status }));
+
+  /** Cursors that break the parameter's schema, that the service never issued, or that belong to another filter. */
+  function brokenCursors(operation: Operation, cursor: Parameter, parts: fc.Arbitrary<ValidRequest>): fc.Arbitrary<BrokenRequest>[] {
+    const schema = resolve(cursor.schema);
+    const base64url = /^[A-Za-z0-9_-]*$/;
+    const send = (valid: ValidRequest, text: string, rule: string, mentions: string): BrokenRequest => {
+      const { path, query } = asTextParts(valid);
+      const url = buildUrl(operation, path, [...query, [CURSOR, text]]);
+      return { request: request(operation, url, valid.request.payload), rule: `cursor ${rule}`, expect: validation(mentions) };
+    };
+    const notIssued = fc
+      .stringMatching(/^[A-Za-z0-9_-]+$/)
+      .filter((text) => text.length <= schema.maxLength! && !Buffer.from(text, 'base64url').toString('latin1').startsWith('v1:'));
+    return [
+      fc.tuple(parts, fc.oneof(
+        fc.constant(''),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).filter((text) => !base64url.test(text)),
+        fc.stringMatching(/^[A-Za-z0-9_-]+$/, { size: 'large' }).map((text) => text.padEnd(schema.maxLength! + 1, 'A')),
+      )).map(([valid, text]) => send(valid, text, 'outside its schema', 'query parameter cursor')),
+      fc.tuple(parts, notIssued).map(([valid, text]) => send(valid, text, 'not issued by the service', 'query parameter cursor is not a cursor this service issued')),
+      fc.tuple(parts, fc.bigInt({ min: 1n, max: INT64_MAX }), fc.constantFrom(undefined, ...statusesOf(operation)))
+        .filter(([valid, , status]) => valid.query['status'] !== status)
+        .map(([valid, after, status]) =>
+          send(valid, encodeCursor({ after: exactInteger(String(after)), status }), 'of another filter', 'query parameter cursor belongs to'),
+        ),
+    ];
+  }
+
+  function bodyBreakings(operation: Operation, schema: Schema, required: boolean, parts: fc.Arbitrary<ValidRequest>): fc.Arbitrary<BrokenRequest>[] {
+    const send = (valid: ValidRequest, payload: string | Buffer | undefined, headers: Record<string, string> = {}) =>
+      request(operation, valid.request.url, payload, headers);
+    const validText = (valid: ValidRequest) => String(valid.request.payload);
+    const breakings: fc.Arbitrary<BrokenRequest>[] = [
+      fc.tuple(parts, brokenValue(schema)).map(([valid, broken]) => {
+        const field = ['body', ...broken.path].join('.');
+        const mentions =
+          broken.unknownField !== undefined
+            ? `unknown field '${broken.unknownField}'`
+            : broken.missingField !== undefined
+              ? `${field}.${broken.missingField} is required`
+              : field;
+        return { request: send(valid, toJson(broken.value)), rule: `body ${broken.rule} at ${field}`, expect: validation(mentions) };
+      }),
+      fc.tuple(parts, fc.nat(), fc.constantFrom('', '}', ',', 'x', ']', '{}', '"')).map(([valid, cut, tail]) => {
+        // A strict prefix of an object's JSON text never closes the object, so it is never JSON.
+        const text = validText(valid);
+        const malformed = tail === '' ? text.slice(0, 1 + (cut % (text.length - 1))) : text + tail;
+        return { request: send(valid, malformed), rule: 'malformed JSON', expect: { status: 400, code: 'INVALID_JSON', mentions: 'not valid JSON' } };
+      }),
+      parts.filter((valid) => Object.keys(valid.body as object).length > 0).map((valid) => {
+        const body = valid.body as Record<string, unknown>;
+        const [name] = Object.keys(body);
+        const repeated = `{${JSON.stringify(name)}:${toJson(body[name!])},${validText(valid).slice(1)}`;
+        return { request: send(valid, repeated), rule: 'repeated JSON key', expect: { status: 400, code: 'INVALID_JSON', mentions: 'not valid JSON' } };
+      }),
+      fc.tuple(parts, fc.uint8Array({ minLength: 1, maxLength: 4 })).map(([valid, bytes]) => ({
+        request: send(valid, Buffer.concat([Buffer.from(validText(valid).slice(0, -1)), Buffer.from([0xff]), Buffer.from(bytes), Buffer.from('}')])),
+        rule: 'bytes that are not UTF-8',
+        expect: { status: 400, code: 'INVALID_JSON', mentions: 'UTF-8' },
+      })),
+      fc
+        .tuple(
+          parts,
+          fc.oneof(
+            fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/json-patch+json', 'application/json; charset=latin1', 'application/json; charset=utf-16'),
+            fc.stringMatching(/^[a-z]{1,10}\/[a-z+.-]{1,12}$/).filter((type) => type !== 'application/json'),
+          ),
+        )
+        .map(([valid, type]) => ({
+          request: send(valid, validText(valid), { 'content-type': type }),
+          rule: `Content-Type ${type}`,
+          expect: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', mentions: 'Content-Type' },
+        })),
+    ];
+    if (required) {
+      breakings.push(parts.map((valid) => ({ request: send(valid, undefined), rule: 'no body', expect: { status: 400, code: 'BODY_REQUIRED', mentions: 'body' } })));
+    }
+    return breakings;
+  }
+
+  /** The request arbitraries of some operations (all of them by default). */
+  function requestsOf(operationIds: readonly string[] = operations.map((operation) => operation.operationId)) {
+    const chosen = operations.filter((operation) => operationIds.includes(operation.operationId));
+    const valid = chosen.map((operation) => validRequest(operation));
+    const broken = chosen.map((operation) => brokenRequest(operation));
+    const any: fc.Arbitrary<ApiRequest> = fc.oneof(
+      ...valid.map((arbitrary) => arbitrary.map((request) => request.request)),
+      ...broken.map((arbitrary) => arbitrary.map((request) => request.request)),
+    );
+    // The same requests without a valid key: each must get 401, whatever else is wrong with it.
+    const withBadKey = fc.tuple(any, badAuthorization).map(([request, authorization]) => unauthorized(request, authorization));
+    return { valid, broken, any, withBadKey };
+  }
+
+  return { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf };
 }
 
+/** openapi.yaml's. */
+export const { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf } = requestGenerators(current);
 export const { valid: validRequests, broken: brokenRequests, any: anyRequest, withBadKey } = requestsOf();

@@ -4,14 +4,11 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { basePathOf } from '../../src/spec/openapi-spec.js';
 import { parseJson } from '../../src/validation/strict-json.js';
 import { API_KEY } from '../helpers/build-app.js';
-import { spec } from '../helpers/contract.js';
 import type { ApiRequest } from './api-requests.js';
 import type { LiveAnswer, LiveSender } from './live-properties.js';
 
-const SPEC_BASE_PATH = basePathOf(spec);
 /** Longest Retry-After honoured; a target asking for more is waited on for this long, then retried. */
 const MAX_RETRY_AFTER_MS = 60_000;
 const MAX_RATE_LIMITED_RETRIES = 10;
@@ -19,6 +16,8 @@ const MAX_RATE_LIMITED_RETRIES = 10;
 export interface TargetOptions {
   /** Base URLs ending in the spec's base path (`…/v1`); requests go to each in turn. */
   urls: URL[];
+  /** That base path, with which generated request URLs begin. */
+  basePath: string;
   /** The key the target accepts; it replaces the generators' test key wherever that appears. */
   apiKey: string;
   /** Per-request limit: a request without an answer by then is a violation (a hang). */
@@ -37,7 +36,7 @@ export interface Target extends LiveSender {
   withKey(request: ApiRequest): ApiRequest;
 }
 
-export function httpTarget({ urls, apiKey, timeoutMs }: TargetOptions): Target {
+export function httpTarget({ urls, basePath, apiKey, timeoutMs }: TargetOptions): Target {
   let sent = 0;
   let rateLimited = 0;
   let turn = 0;
@@ -49,7 +48,7 @@ export function httpTarget({ urls, apiKey, timeoutMs }: TargetOptions): Target {
     // A next link, already resolved against the answer that carried it, is followed as it is.
     if (/^https?:\/\//.test(request.url)) return new URL(request.url);
     const base = urls[index % urls.length]!;
-    const path = request.url.startsWith(SPEC_BASE_PATH) ? request.url.slice(SPEC_BASE_PATH.length) : request.url;
+    const path = request.url.startsWith(basePath) ? request.url.slice(basePath.length) : request.url;
     // The request's path and query are appended as they are: percent-encoding included, never normalized.
     return new URL(`${base.origin}${base.pathname.replace(/\/$/, '')}${path}`);
   };

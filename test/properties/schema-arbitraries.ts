@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { stringify } from 'lossless-json';
 import { INT64_MAX, INT64_MIN } from '../../src/validation/int64.js';
 import { unescapePointer } from '../../src/validation/json-pointer.js';
+import type { OpenApiDocument } from '../../src/spec/openapi-spec.js';
 import { spec } from '../helpers/contract.js';
 
 export interface Schema {
@@ -45,17 +46,20 @@ const KNOWN = new Set([
   'pattern',
 ]);
 
-export function resolve(schema: Schema): Schema {
-  let resolved = schema;
-  while (resolved.$ref !== undefined) {
-    resolved = resolved.$ref
-      .replace(/^#\//, '')
-      .split('/')
-      .reduce((node: any, segment) => node[unescapePointer(segment)], spec) as Schema;
-  }
-  const unknown = Object.keys(resolved).filter((keyword) => !KNOWN.has(keyword));
-  if (unknown.length > 0) throw new Error(`schema-arbitraries does not know the keyword(s) ${unknown.join(', ')}`);
-  return resolved;
+/** Follows a schema's `$ref`s within `document`, and refuses keywords this module does not generate for. */
+export function resolverOf(document: OpenApiDocument) {
+  return function resolve(schema: Schema): Schema {
+    let resolved = schema;
+    while (resolved.$ref !== undefined) {
+      resolved = resolved.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((node: any, segment) => node[unescapePointer(segment)], document) as Schema;
+    }
+    const unknown = Object.keys(resolved).filter((keyword) => !KNOWN.has(keyword));
+    if (unknown.length > 0) throw new Error(`schema-arbitraries does not know the keyword(s) ${unknown.join(', ')}`);
+    return resolved;
+  };
 }
 
 const INT32_MIN = -(2 ** 31);
@@ -126,27 +130,6 @@ function withExcludedCharacter(schema: Schema, allowed: RegExp): fc.Arbitrary<st
   });
 }
 
-/** Values that satisfy the schema. */
-export function validValue(schema: Schema): fc.Arbitrary<unknown> {
-  const resolved = resolve(schema);
-  if (resolved.enum !== undefined) return fc.constantFrom(...resolved.enum);
-  switch (resolved.type) {
-    case 'integer': {
-      const { min, max } = integerBounds(resolved);
-      return integerIn(min, max);
-    }
-    case 'string':
-      return stringOf(resolved);
-    case 'object': {
-      const properties = resolved.properties ?? {};
-      const model = Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, validValue(child)]));
-      return fc.record(model, { requiredKeys: resolved.required ?? [] });
-    }
-    default:
-      throw new Error(`schema-arbitraries cannot generate type ${String(resolved.type)}`);
-  }
-}
-
 /** JSON values that are not of `type` (integers also exclude integral numbers). */
 function otherJsonType(type: string | undefined): fc.Arbitrary<unknown> {
   const candidates: Record<string, fc.Arbitrary<unknown>> = {
@@ -160,59 +143,90 @@ function otherJsonType(type: string | undefined): fc.Arbitrary<unknown> {
   return fc.oneof(...Object.entries(candidates).filter(([name]) => name !== type).map(([, arbitrary]) => arbitrary));
 }
 
-/** Values that break exactly one constraint of the schema. */
-export function brokenValue(schema: Schema): fc.Arbitrary<Breaking> {
-  const resolved = resolve(schema);
-  const at = (rule: string, arbitrary: fc.Arbitrary<unknown>) => arbitrary.map((value): Breaking => ({ value, path: [], rule }));
-  const breakings: fc.Arbitrary<Breaking>[] = [at('wrong JSON type', otherJsonType(resolved.type))];
+/** The arbitraries of one document's schemas: values that satisfy a schema, and values that break it once. */
+export function schemaArbitraries(document: OpenApiDocument) {
+  const resolve = resolverOf(document);
 
-  if (resolved.enum !== undefined) {
-    const allowed = resolved.enum;
-    breakings.push(at('not in enum', fc.string({ maxLength: 12 }).filter((value) => !allowed.includes(value))));
-  } else if (resolved.type === 'integer') {
-    const { min, max } = integerBounds(resolved);
-    breakings.push(at('below minimum', integerIn(min - 2n ** 66n, min - 1n)), at('above maximum', integerIn(max + 1n, max + 2n ** 66n)));
-  } else if (resolved.type === 'string') {
-    const allowed = characterClassOf(resolved);
-    if (allowed !== undefined) breakings.push(at('a character the pattern excludes', withExcludedCharacter(resolved, allowed)));
-    if ((resolved.minLength ?? 0) > 0) breakings.push(at('too short', stringOfLength(0, resolved.minLength! - 1, allowed)));
-    if (resolved.maxLength !== undefined) breakings.push(at('too long', stringOfLength(resolved.maxLength + 1, resolved.maxLength + 20, allowed)));
-  } else if (resolved.type === 'object') {
-    breakings.push(...objectBreakings(resolved));
+  /** Values that satisfy the schema. */
+  function validValue(schema: Schema): fc.Arbitrary<unknown> {
+    const resolved = resolve(schema);
+    if (resolved.enum !== undefined) return fc.constantFrom(...resolved.enum);
+    switch (resolved.type) {
+      case 'integer': {
+        const { min, max } = integerBounds(resolved);
+        return integerIn(min, max);
+      }
+      case 'string':
+        return stringOf(resolved);
+      case 'object': {
+        const properties = resolved.properties ?? {};
+        const model = Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, validValue(child)]));
+        return fc.record(model, { requiredKeys: resolved.required ?? [] });
+      }
+      default:
+        throw new Error(`schema-arbitraries cannot generate type ${String(resolved.type)}`);
+    }
   }
-  return fc.oneof(...breakings);
+
+  /** Values that break exactly one constraint of the schema. */
+  function brokenValue(schema: Schema): fc.Arbitrary<Breaking> {
+    const resolved = resolve(schema);
+    const at = (rule: string, arbitrary: fc.Arbitrary<unknown>) => arbitrary.map((value): Breaking => ({ value, path: [], rule }));
+    const breakings: fc.Arbitrary<Breaking>[] = [at('wrong JSON type', otherJsonType(resolved.type))];
+
+    if (resolved.enum !== undefined) {
+      const allowed = resolved.enum;
+      breakings.push(at('not in enum', fc.string({ maxLength: 12 }).filter((value) => !allowed.includes(value))));
+    } else if (resolved.type === 'integer') {
+      const { min, max } = integerBounds(resolved);
+      breakings.push(at('below minimum', integerIn(min - 2n ** 66n, min - 1n)), at('above maximum', integerIn(max + 1n, max + 2n ** 66n)));
+    } else if (resolved.type === 'string') {
+      const allowed = characterClassOf(resolved);
+      if (allowed !== undefined) breakings.push(at('a character the pattern excludes', withExcludedCharacter(resolved, allowed)));
+      if ((resolved.minLength ?? 0) > 0) breakings.push(at('too short', stringOfLength(0, resolved.minLength! - 1, allowed)));
+      if (resolved.maxLength !== undefined) breakings.push(at('too long', stringOfLength(resolved.maxLength + 1, resolved.maxLength + 20, allowed)));
+    } else if (resolved.type === 'object') {
+      breakings.push(...objectBreakings(resolved));
+    }
+    return fc.oneof(...breakings);
+  }
+
+  function objectBreakings(schema: Schema): fc.Arbitrary<Breaking>[] {
+    const properties = schema.properties ?? {};
+    const valid = validValue(schema) as fc.Arbitrary<Record<string, unknown>>;
+    const breakings: fc.Arbitrary<Breaking>[] = [];
+    for (const name of schema.required ?? []) {
+      breakings.push(valid.map((object) => {
+        const { [name]: _dropped, ...rest } = object;
+        return { value: rest, path: [], rule: `missing required ${name}`, missingField: name };
+      }));
+    }
+    if (schema.additionalProperties === false) {
+      const unknownName = fc
+        .oneof(fc.string({ minLength: 1, maxLength: 10 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'id'))
+        .filter((name) => !Object.hasOwn(properties, name));
+      breakings.push(fc.tuple(valid, unknownName, fc.jsonValue({ maxDepth: 1 })).map(([object, name, extra]) => ({
+        value: Object.defineProperty({ ...object }, name, { value: extra, enumerable: true, writable: true, configurable: true }),
+        path: [],
+        rule: `unknown field ${name}`,
+        unknownField: name,
+      })));
+    }
+    for (const [name, child] of Object.entries(properties)) {
+      breakings.push(fc.tuple(valid, brokenValue(child)).map(([object, broken]) => ({
+        ...broken,
+        value: { ...object, [name]: broken.value },
+        path: [name, ...broken.path],
+      })));
+    }
+    return breakings;
+  }
+
+  return { resolve, validValue, brokenValue };
 }
 
-function objectBreakings(schema: Schema): fc.Arbitrary<Breaking>[] {
-  const properties = schema.properties ?? {};
-  const valid = validValue(schema) as fc.Arbitrary<Record<string, unknown>>;
-  const breakings: fc.Arbitrary<Breaking>[] = [];
-  for (const name of schema.required ?? []) {
-    breakings.push(valid.map((object) => {
-      const { [name]: _dropped, ...rest } = object;
-      return { value: rest, path: [], rule: `missing required ${name}`, missingField: name };
-    }));
-  }
-  if (schema.additionalProperties === false) {
-    const unknownName = fc
-      .oneof(fc.string({ minLength: 1, maxLength: 10 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'id'))
-      .filter((name) => !Object.hasOwn(properties, name));
-    breakings.push(fc.tuple(valid, unknownName, fc.jsonValue({ maxDepth: 1 })).map(([object, name, extra]) => ({
-      value: Object.defineProperty({ ...object }, name, { value: extra, enumerable: true, writable: true, configurable: true }),
-      path: [],
-      rule: `unknown field ${name}`,
-      unknownField: name,
-    })));
-  }
-  for (const [name, child] of Object.entries(properties)) {
-    breakings.push(fc.tuple(valid, brokenValue(child)).map(([object, broken]) => ({
-      ...broken,
-      value: { ...object, [name]: broken.value },
-      path: [name, ...broken.path],
-    })));
-  }
-  return breakings;
-}
+/** openapi.yaml's. */
+export const { resolve, validValue, brokenValue } = schemaArbitraries(spec);
 
 /** The same object as other JSON text: members in reverse order, with more spacing. */
 export function respelt(body: Record<string, unknown>): string {

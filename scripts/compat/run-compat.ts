@@ -1,0 +1,177 @@
+// npm run compat, as a function: builds the service from the current spec, serves it on 127.0.0.1,
+// and holds it to every released version of the interface. For each version it sends the requests
+// that version's clients may send, generated from that version's document, and checks each answer
+// against that document, with the checks of npm run contract. Returns the exit status: 0 when
+// every version is kept, 1 on a breaking change, 2 when it could not run.
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildApp, type AppOptions } from '../../src/app.js';
+import { brownoutWindowsOf, sunsetOf } from '../../src/routes/deprecation-headers.js';
+import { basePathOf, DEFAULT_SPEC_PATH, loadSpec, operationsOf, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
+import { contractOf } from '../../test/helpers/contract.js';
+import { httpTarget } from '../../test/properties/http-target.js';
+import { liveChecks } from '../../test/properties/live-properties.js';
+import { junitReport, printOutcomes, runChecks, type Outcome, type Output } from '../contract/run-checks.js';
+import { loadReleases, RELEASES_DIR, type Release } from './releases.js';
+
+const USAGE = `usage: npm run compat -- [options]
+
+Builds the service from openapi.yaml (in memory, on 127.0.0.1) and checks it against every released
+version of the interface in docs/releases/: the requests each version's clients may send, generated
+from that version's document, with every answer checked against that document. Any violation is a
+breaking change. After an operation's sunset (as that version announced it), its clients may get
+410, or 404 once the operation is gone from the spec.
+
+  --spec <file>        build the service from this document instead of openapi.yaml
+  --releases <dir>     the released versions (default docs/releases)
+  --at <time>          run the service's clock at this instant, RFC 3339 or YYYY-MM-DD (default: now)
+  --seed <integer>     seed of the generated requests (default: random; printed, to repeat a run)
+  --cases <n>          generated cases per released version, split over the checks (default 300)
+  --timeout-ms <ms>    an answer not complete by then is a violation (default 10000)
+  --report junit=<file>  also write a JUnit XML report there, for CI dashboards
+  --help               this text
+
+Exit status: 0 when every released version is kept, 1 on a breaking change, 2 when it could not run.`;
+
+const KEY_VARIABLE = 'COMPAT_API_KEY';
+
+class CannotRun extends Error {}
+function cannotRun(message: string): never {
+  throw new CannotRun(message);
+}
+
+export interface CompatOptions {
+  /** Handlers for operations the spec under test adds (the gate's own tests of proposed edits). */
+  handlers?: AppOptions['handlers'];
+}
+
+export async function runCompat(argv: string[], output: Output = console, options: CompatOptions = {}): Promise<number> {
+  try {
+    return await run(argv, output, options);
+  } catch (error) {
+    if (!(error instanceof CannotRun)) throw error;
+    output.error(`compat: ${error.message}`);
+    return 2;
+  }
+}
+
+async function run(argv: string[], console: Output, { handlers }: CompatOptions): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        spec: { type: 'string', default: DEFAULT_SPEC_PATH },
+        releases: { type: 'string', default: RELEASES_DIR },
+        at: { type: 'string' },
+        seed: { type: 'string' },
+        cases: { type: 'string', default: '300' },
+        'timeout-ms': { type: 'string', default: '10000' },
+        report: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (error) {
+    cannotRun(`${(error as Error).message}\n${USAGE}`);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const integer = (name: string, text: string, min: number) => {
+    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min) cannotRun(`--${name} must be an integer of at least ${min}\n${USAGE}`);
+    return Number(text);
+  };
+  const seed = values.seed === undefined ? randomBytes(4).readUInt32BE() % 2 ** 31 : integer('seed', values.seed, -(2 ** 31));
+  const cases = integer('cases', values.cases, 1);
+  const timeoutMs = integer('timeout-ms', values['timeout-ms'], 1);
+  const at = values.at === undefined ? undefined : instantOf(values.at);
+  const junit = values.report === undefined ? undefined : /^junit=(.+)$/.exec(values.report)?.[1];
+  if (values.report !== undefined && junit === undefined) cannotRun(`--report must be junit=<file>`);
+
+  let spec: OpenApiDocument;
+  let releases: Release[];
+  try {
+    spec = loadSpec(values.spec);
+    releases = loadReleases(values.releases);
+  } catch (error) {
+    cannotRun((error as Error).message);
+  }
+  if (releases.length === 0) cannotRun(`no released version in ${values.releases}: record one with npm run release-spec`);
+  const now = () => at ?? Date.now();
+  const apiKey = randomBytes(24).toString('base64url');
+  const specName = basename(values.spec);
+  console.log(
+    `compat: the service built from ${specName} (version ${spec.info.version}) against ${releases.map((release) => release.version).join(', ')}; ` +
+      `seed ${seed}; ${cases} cases each; at ${new Date(now()).toISOString()}`,
+  );
+
+  const suites: { version: string; name: string; outcomes: Outcome[] }[] = [];
+  const started = performance.now();
+  let sent = 0;
+  for (const release of releases) {
+    // A fresh service for each version, as a deployment its clients would meet.
+    let app;
+    try {
+      app = await buildApp({ apiKeys: [{ client: 'compat', key: apiKey }], spec, clock: now, ...(handlers === undefined ? {} : { handlers }) });
+      await app.listen({ host: '127.0.0.1', port: 0 });
+    } catch (error) {
+      cannotRun(`the service does not start from ${specName}: ${(error as Error).message}`);
+    }
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      const basePath = basePathOf(release.spec);
+      const target = httpTarget({ urls: [new URL(`http://127.0.0.1:${port}${basePath}`)], basePath, apiKey, timeoutMs });
+      const retired = retiredAt(now(), release.spec, spec);
+      const checks = liveChecks(target, {
+        readOnly: false,
+        runId: randomBytes(4).toString('hex'),
+        maxPages: 1000,
+        contract: contractOf(release.spec, release.file),
+        released: { retired },
+      });
+      console.log(`\n${release.version} (${release.file})${retired.size > 0 ? `: ${[...retired].join(', ')} may answer as retired` : ''}`);
+      const outcomes = await runChecks(checks, { seed, cases, target, apiKey, keyVariable: KEY_VARIABLE });
+      printOutcomes(outcomes, console);
+      suites.push({ version: release.version, name: `${specName} against released ${release.version} (seed ${seed})`, outcomes });
+      sent += target.counts().sent;
+    } finally {
+      await app.close();
+    }
+  }
+
+  const broken = suites.filter((suite) => suite.outcomes.some((outcome) => outcome.failure !== undefined));
+  console.log(
+    `\nsummary: ${broken.length === 0 ? `every released version is kept` : `a breaking change for clients of ${broken.map((suite) => suite.version).join(', ')}`}; ` +
+      `seed ${seed}; ${sent} requests; ${((performance.now() - started) / 1000).toFixed(1)} s` +
+      (broken.length === 0 ? '' : `\nThe curl lines need the service built from ${specName} on that port, with ${KEY_VARIABLE} among its API_KEYS.`),
+  );
+  if (junit !== undefined) writeFileSync(junit, junitReport('npm run compat', suites));
+  return broken.length === 0 ? 0 : 1;
+}
+
+function instantOf(text: string): number {
+  const instant = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(instant)) cannotRun(`--at must be an RFC 3339 date-time or a date (YYYY-MM-DD), not ${text}`);
+  return instant;
+}
+
+/**
+ * The operations of a released version its clients can no longer count on at `now`: past the
+ * sunset that version announced, or inside a brownout window the current spec announces (a
+ * scheduled, announced failure, which is what a brownout is for).
+ */
+function retiredAt(now: number, released: OpenApiDocument, current: OpenApiDocument): Set<string> {
+  const retired = new Set<string>();
+  for (const operation of operationsOf(released)) {
+    const sunset = sunsetOf(operation);
+    if (sunset !== undefined && now >= sunset) retired.add(operation.operationId);
+  }
+  for (const operation of operationsOf(current)) {
+    if (brownoutWindowsOf(operation).some(({ start, end }) => now >= start && now < end)) retired.add(operation.operationId);
+  }
+  return retired;
+}

@@ -1,0 +1,134 @@
+// Runs live checks (test/properties/live-properties.ts) with a seed and a number of cases, and
+// reports what they found as npm run contract and npm run compat both print it: each check ok or
+// FAIL, then for each violation fast-check's report (seed, path, shrunk case), the violation, and a
+// curl line that repeats its request with the key read from the environment.
+import fc from 'fast-check';
+import { ContractViolation } from '../../test/properties/answer-checks.js';
+import type { ApiRequest } from '../../test/properties/api-requests.js';
+import type { Target } from '../../test/properties/http-target.js';
+import type { LiveChecks } from '../../test/properties/live-properties.js';
+
+export interface Output {
+  log(line: string): void;
+  error(line: string): void;
+}
+
+export interface Outcome {
+  name: string;
+  cases?: number;
+  seconds: number;
+  failure?: string;
+  note?: string;
+}
+
+export interface RunOptions {
+  seed: number;
+  /** Generated cases, split over the checks. */
+  cases: number;
+  target: Target;
+  apiKey: string;
+  /** The environment variable the curl lines read the key from. */
+  keyVariable: string;
+}
+
+/** Runs every check, then reads back what the valid creates made; one outcome each. */
+export async function runChecks(checks: LiveChecks, options: RunOptions): Promise<Outcome[]> {
+  const { seed, cases } = options;
+  const reporter = violationReporter(options);
+  const outcomes: Outcome[] = [];
+  for (const [index, { name, property }] of checks.properties.entries()) {
+    const numRuns = Math.floor(cases / checks.properties.length) + (index < cases % checks.properties.length ? 1 : 0);
+    const begun = performance.now();
+    const result = await fc.check(property, { seed, numRuns });
+    const seconds = (performance.now() - begun) / 1000;
+    outcomes.push({ name, cases: result.numRuns, seconds, ...(result.failed ? { failure: await reporter.failure(result) } : {}) });
+  }
+  if (checks.created().length > 0) {
+    const name = 'what a create answered reads back equal, through getPet and through listPets pages';
+    const begun = performance.now();
+    try {
+      const { note } = await checks.readBack();
+      outcomes.push({ name, seconds: (performance.now() - begun) / 1000, ...(note === undefined ? {} : { note }) });
+    } catch (error) {
+      outcomes.push({ name, seconds: (performance.now() - begun) / 1000, failure: `seed ${seed}\n${reporter.violation(error)}` });
+    }
+  }
+  return outcomes;
+}
+
+/** One line per check, then each failure in full. */
+export function printOutcomes(outcomes: readonly Outcome[], output: Output) {
+  for (const { name, cases: count, failure, note } of outcomes) {
+    output.log(`${failure === undefined ? 'ok  ' : 'FAIL'} ${name}${count === undefined ? '' : `: ${count} cases`}${note === undefined ? '' : ` (${note})`}`);
+  }
+  for (const { name, failure } of outcomes.filter((outcome) => outcome.failure !== undefined)) output.log(`\n--- ${name}\n${failure}`);
+}
+
+function violationReporter({ target, apiKey, keyVariable }: RunOptions) {
+  const mask = (text: string) => text.split(apiKey).join('<key>');
+
+  /** The violation and a curl line that repeats its request. */
+  const violation = (error: unknown): string => {
+    const message = `${mask(error instanceof Error ? error.message : String(error))}\n`;
+    if (!(error instanceof ContractViolation)) return message.trimEnd();
+    return `${message}reproduce: ${curlOf(error.request)}`;
+  };
+
+  function curlOf(generated: ApiRequest): string {
+    const request = target.withKey(generated);
+    const url = target.urlOf(request, 0).toString();
+    const headers = Object.entries(request.headers).map(([name, value]) => `-H ${doubleQuoted(`${name}: ${value}`)}`);
+    const body = request.payload === undefined ? [] : [`--data-binary ${ansiQuoted(Buffer.from(request.payload))}`];
+    return ['curl', '-i', '--globoff', '-X', request.method, singleQuoted(url), ...headers, ...body].join(' ');
+  }
+  function singleQuoted(text: string): string {
+    return `'${text.replace(/'/g, `'\\''`)}'`;
+  }
+  /** Double quotes, so that the key can stay in the shell's environment: "${CONTRACT_API_KEY}". */
+  function doubleQuoted(text: string): string {
+    return `"${text.replace(/[\\"$`]/g, '\\$&').split(apiKey).join(`\${${keyVariable}}`)}"`;
+  }
+  /** Bash's $'…' quoting, which carries any byte. */
+  function ansiQuoted(bytes: Buffer): string {
+    const escaped = [...bytes].map((byte) => (byte >= 0x20 && byte < 0x7f && byte !== 0x27 && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`));
+    return `$'${escaped.join('')}'`;
+  }
+
+  return {
+    violation,
+    /** fast-check's report (the seed and path to replay, the shrunk counterexample, the error), then the violation. */
+    async failure(result: fc.RunDetails<unknown>): Promise<string> {
+      return `${mask((await fc.asyncDefaultReportMessage(result)) ?? '')}\n${violation(result.errorInstance)}`;
+    },
+  };
+}
+
+/** A JUnit XML report of one or more suites of outcomes, for CI dashboards. */
+export function junitReport(title: string, suites: readonly { name: string; outcomes: readonly Outcome[] }[]): string {
+  const xml = (text: string) =>
+    text.replace(/[&<>"]/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[character]!).replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD]/gu, '?');
+  const totals = (outcomes: readonly Outcome[]) => ({
+    tests: outcomes.length,
+    failures: outcomes.filter((outcome) => outcome.failure !== undefined).length,
+    time: outcomes.reduce((sum, outcome) => sum + outcome.seconds, 0),
+  });
+  const all = totals(suites.flatMap((suite) => suite.outcomes));
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xml(title)}" tests="${all.tests}" failures="${all.failures}" time="${all.time.toFixed(3)}">`,
+    ...suites.flatMap(({ name, outcomes }) => {
+      const suite = totals(outcomes);
+      return [
+        `  <testsuite name="${xml(name)}" tests="${suite.tests}" failures="${suite.failures}" time="${suite.time.toFixed(3)}">`,
+        ...outcomes.map(({ name: test, seconds, failure }) =>
+          failure === undefined
+            ? `    <testcase classname="contract" name="${xml(test)}" time="${seconds.toFixed(3)}"/>`
+            : `    <testcase classname="contract" name="${xml(test)}" time="${seconds.toFixed(3)}">\n      <failure message="${xml(failure.split('\n')[0]!)}">${xml(failure)}</failure>\n    </testcase>`,
+        ),
+        '  </testsuite>',
+      ];
+    }),
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,107 @@
+// What an answer to a generated request must be, against one document's contract: the shared
+// checks of the in-process properties (api-properties.ts), npm run contract and npm run compat
+// (live-properties.ts). Each throws a ContractViolation naming the request, so that fast-check
+// can shrink the case and the runners can print it as curl.
+import { isDeepStrictEqual } from 'node:util';
+import type fc from 'fast-check';
+import { current, type Contract, type HttpAnswer } from '../helpers/contract.js';
+import type { ApiRequest, BrokenRequest, Expectation } from './api-requests.js';
+
+export interface Answer extends HttpAnswer {
+  json: any;
+}
+
+/** Whatever answers requests: the app through inject, or a deployment over HTTP (http-target.ts). */
+export interface Sender {
+  send(request: ApiRequest): Promise<Answer>;
+}
+
+export interface NamedProperty {
+  name: string;
+  property: fc.IAsyncPropertyWithHooks<any>;
+}
+
+/** A broken promise of the contract, with the request that showed it (the live runner prints it as curl). */
+export class ContractViolation extends Error {
+  constructor(
+    readonly request: ApiRequest,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function describe(request: ApiRequest): string {
+  const payload = request.payload === undefined ? '' : ` ${Buffer.isBuffer(request.payload) ? `<${request.payload.toString('hex')}>` : request.payload}`;
+  return `${request.method} ${request.url} ${JSON.stringify(request.headers)}${payload}`;
+}
+
+/** Integers compare by value whether they arrive as number or bigint. */
+export function normalized(value: unknown): unknown {
+  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
+  if (Array.isArray(value)) return value.map(normalized);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, normalized(item)]));
+  }
+  return value;
+}
+
+const bigintText = (_key: string, value: unknown) => (typeof value === 'bigint' ? String(value) : value);
+
+/** The checks, against `contract`'s document. */
+export function answerChecks(contract: Contract) {
+  /** Throws with everything that is wrong about the answer. */
+  function expectContract(request: ApiRequest, answer: Answer, extra: string[] = []) {
+    const problems = [...contract.violations(answer, request.operationId), ...extra];
+    if (answer.statusCode >= 500) problems.unshift(`server error ${answer.statusCode}`);
+    if (problems.length > 0) {
+      throw new ContractViolation(request, `${request.method} ${request.url} → ${answer.statusCode} ${answer.body}\n  ${problems.join('\n  ')}`);
+    }
+  }
+
+  function expectError(request: ApiRequest, answer: Answer, expected: Expectation) {
+    const problems: string[] = [];
+    if (answer.statusCode !== expected.status) problems.push(`expected status ${expected.status}`);
+    if (answer.json?.code !== expected.code) problems.push(`expected code ${expected.code}`);
+    if (typeof answer.json?.message !== 'string' || !answer.json.message.includes(expected.mentions)) {
+      problems.push(`expected the message to mention "${expected.mentions}"`);
+    }
+    expectContract(request, answer, problems);
+  }
+
+  function expectEqual(request: ApiRequest, answer: Answer, expected: unknown, what: string) {
+    expectContract(request, answer);
+    if (!isDeepStrictEqual(normalized(answer.json), normalized(expected))) {
+      throw new ContractViolation(request, `${request.method} ${request.url} → ${answer.statusCode}: ${what}\n  expected ${JSON.stringify(normalized(expected), bigintText)}\n  got      ${answer.body}`);
+    }
+  }
+
+  /** A request without a valid key gets 401 with a Bearer challenge, before any other complaint. */
+  async function expectUnauthorized(sender: Sender, request: ApiRequest) {
+    const answer = await sender.send(request);
+    expectError(request, answer, { status: 401, code: 'UNAUTHORIZED', mentions: 'API key' });
+    if (!String(answer.headers['www-authenticate']).startsWith('Bearer ')) {
+      throw new ContractViolation(request, `${describe(request)}: 401 without a Bearer challenge`);
+    }
+  }
+
+  /** A request that breaks one rule gets the documented 4xx, naming what to fix. */
+  async function expectRefused(sender: Sender, broken: BrokenRequest) {
+    expectError(broken.request, await sender.send(broken.request), broken.expect);
+  }
+
+  /**
+   * What a client of a released version may count on for a request that version refuses: an
+   * answer its document describes. A later version may accept what an earlier one refused (a
+   * longer name, a new query parameter); what it then answers must still read as that version
+   * says, and it must never fail with a 5xx.
+   */
+  async function expectDescribed(sender: Sender, broken: BrokenRequest) {
+    expectContract(broken.request, await sender.send(broken.request));
+  }
+
+  return { expectContract, expectError, expectEqual, expectUnauthorized, expectRefused, expectDescribed };
+}
+
+/** openapi.yaml's. */
+export const { expectContract, expectError, expectEqual, expectUnauthorized, expectRefused } = answerChecks(current);
