@@ -28,6 +28,7 @@ import type { OperationHandlers } from './types/api.js';
 import { traceFromHeader } from './tracing/trace-context.js';
 import type { Tracing } from './tracing/tracing.js';
 import { formatSchemaErrors } from './validation/error-messages.js';
+import { withInt64ConstraintsAsText } from './validation/ajv.js';
 import { parseJsonBody } from './validation/json-body-parser.js';
 import { createValidatorCompiler, rejectUndeclaredQuery } from './validation/request-validator.js';
 
@@ -113,7 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerDocs(app, spec, basePath);
   usePrecompiledMetaSchema();
   await app.register(openapiGlue, {
-    specification: spec,
+    specification: withInt64ConstraintsAsText(spec),
     prefix: basePath,
     // Glue spreads these options over its own method, url and schema; its type asks for whole RouteOptions.
     operationResolver: createOperationResolver({

@@ -2,6 +2,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { exactInteger } from '../validation/int64.js';
+import { parseJson } from '../validation/strict-json.js';
 
 /** src/spec/ and dist/spec/ both sit two levels below the project root. */
 export const DEFAULT_SPEC_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
@@ -46,9 +48,20 @@ export interface Operation {
   object: OperationObject;
 }
 
+/**
+ * Reads a spec with every integer exact: one a double holds exactly is a number, a larger one (an
+ * int64 bound such as 9223372036854775807) a bigint, as request values are (src/validation/int64.ts).
+ */
 export function loadSpec(path: string = DEFAULT_SPEC_PATH): OpenApiDocument {
   const text = readFileSync(path, 'utf8');
-  return (path.endsWith('.json') ? JSON.parse(text) : parse(text)) as OpenApiDocument;
+  return (path.endsWith('.json') ? parseJson(text) : exactIntegers(parse(text, { intAsBigInt: true }))) as OpenApiDocument;
+}
+
+function exactIntegers(node: unknown): unknown {
+  if (typeof node === 'bigint') return exactInteger(String(node));
+  if (Array.isArray(node)) return node.map(exactIntegers);
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, exactIntegers(value)]));
 }
 
 /** The spec the service runs on: the build's JSON copy of openapi.yaml when there is one, else openapi.yaml. */

@@ -1,5 +1,6 @@
 // Turns schema errors into one message that names each offending part and says what is allowed.
 import type { FastifySchemaValidationError, SchemaErrorDataVar } from 'fastify/types/schema.js';
+import type { Int64ErrorParams } from './ajv.js';
 import { INT64_RANGE } from './int64.js';
 import { unescapePointer } from './json-pointer.js';
 
@@ -43,7 +44,7 @@ function describe(error: FastifySchemaValidationError, dataVar: SchemaErrorDataV
     case 'enum':
       return `${subject} must be one of: ${(params['allowedValues'] as unknown[]).join(', ')}`;
     case 'int64':
-      return `${subject} must be ${INT64_RANGE}`;
+      return `${subject} must be ${int64Requirement(params as Int64ErrorParams)}`;
     case 'type':
       return `${subject} must be ${JSON_TYPES[String(params['type'])] ?? params['type']}`;
     case 'minLength':
@@ -52,5 +53,27 @@ function describe(error: FastifySchemaValidationError, dataVar: SchemaErrorDataV
       return `${subject} must have at most ${String(params['limit'])} characters`;
     default:
       return `${subject} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+/** What an int64 value must be, in the words of the constraint it broke (as the spec writes its value). */
+function int64Requirement({ constraint, limit, allowedValues }: Int64ErrorParams): string {
+  switch (constraint) {
+    case 'minimum':
+      return `>= ${limit}`;
+    case 'maximum':
+      return `<= ${limit}`;
+    case 'exclusiveMinimum':
+      return `> ${limit}`;
+    case 'exclusiveMaximum':
+      return `< ${limit}`;
+    case 'multipleOf':
+      return `a multiple of ${limit}`;
+    case 'enum':
+      return `one of: ${allowedValues!.join(', ')}`;
+    case 'const':
+      return `${limit}`;
+    default:
+      return INT64_RANGE;
   }
 }

@@ -13,8 +13,12 @@ export interface Schema {
   $ref?: string;
   type?: string;
   format?: string;
-  minimum?: number;
-  maximum?: number;
+  minimum?: number | bigint;
+  maximum?: number | bigint;
+  exclusiveMinimum?: number | bigint;
+  exclusiveMaximum?: number | bigint;
+  multipleOf?: number | bigint;
+  const?: unknown;
   minLength?: number;
   maxLength?: number;
   pattern?: string;
@@ -40,7 +44,8 @@ export interface Breaking {
 }
 
 const KNOWN = new Set([
-  '$ref', 'type', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'enum', 'required',
+  '$ref', 'type', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'const',
+  'minLength', 'maxLength', 'enum', 'required',
   'properties', 'additionalProperties', 'items', 'description', 'default', 'example', 'examples',
   // Known so that a schema with it resolves; strings with a pattern are not generated (see stringOf).
   'pattern',
@@ -65,13 +70,84 @@ export function resolverOf(document: OpenApiDocument) {
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
-function integerBounds(schema: Schema): { min: bigint; max: bigint } {
+/** A bound as the integer it implies: `minimum: 0.5` is 1, `exclusiveMaximum: 3` is 2. */
+const ceilOf = (value: number | bigint) => (typeof value === 'bigint' ? value : BigInt(Math.ceil(value)));
+const floorOf = (value: number | bigint) => (typeof value === 'bigint' ? value : BigInt(Math.floor(value)));
+
+/** The integers an integer schema allows: from min to max (inclusive), multiples of step, perhaps only some values. */
+interface IntegerDomain {
+  min: bigint;
+  max: bigint;
+  step: bigint;
+  /** Set by enum or const: the only values allowed (those in range and multiples of step). */
+  only?: bigint[];
+}
+
+function integerDomain(schema: Schema): IntegerDomain {
   const [formatMin, formatMax] = schema.format === 'int32' ? [BigInt(INT32_MIN), BigInt(INT32_MAX)] : [INT64_MIN, INT64_MAX];
   if (schema.format !== 'int32' && schema.format !== 'int64') throw new Error(`integer format ${schema.format} is not generated`);
-  return {
-    min: schema.minimum === undefined ? formatMin : BigInt(schema.minimum),
-    max: schema.maximum === undefined ? formatMax : BigInt(schema.maximum),
-  };
+  const lows = [formatMin];
+  const highs = [formatMax];
+  if (schema.minimum !== undefined) lows.push(ceilOf(schema.minimum));
+  if (schema.exclusiveMinimum !== undefined) lows.push(floorOf(schema.exclusiveMinimum) + 1n);
+  if (schema.maximum !== undefined) highs.push(floorOf(schema.maximum));
+  if (schema.exclusiveMaximum !== undefined) highs.push(ceilOf(schema.exclusiveMaximum) - 1n);
+  const min = lows.reduce((a, b) => (a > b ? a : b));
+  const max = highs.reduce((a, b) => (a < b ? a : b));
+  const step = schema.multipleOf === undefined ? 1n : integerStepOf(schema.multipleOf);
+  const listed = schema.const !== undefined ? [schema.const] : schema.enum;
+  const only = listed
+    ?.filter((value): value is number | bigint => (typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint')
+    .map(BigInt)
+    .filter((value) => value >= min && value <= max && value % step === 0n);
+  if ((only !== undefined && only.length === 0) || ceilDiv(min, step) > floorDiv(max, step)) {
+    throw new Error(`schema-arbitraries: the integer schema ${JSON.stringify(schema, (_key, value) => (typeof value === 'bigint' ? String(value) : value))} allows no value`);
+  }
+  return { min, max, step, ...(only === undefined ? {} : { only }) };
+}
+
+/** Integers are multiples of p/q exactly when they are multiples of p / gcd(p, q) (q from the decimal text). */
+function integerStepOf(multipleOf: number | bigint): bigint {
+  if (typeof multipleOf === 'bigint' || Number.isInteger(multipleOf)) return BigInt(multipleOf);
+  const [whole, fraction = ''] = String(multipleOf).split('.');
+  if (/e/i.test(String(multipleOf))) throw new Error(`schema-arbitraries: multipleOf ${multipleOf} is not generated`);
+  const p = BigInt(whole! + fraction);
+  const q = 10n ** BigInt(fraction.length);
+  let [a, b] = [p, q];
+  while (b !== 0n) [a, b] = [b, a % b];
+  return p / a;
+}
+
+const floorDiv = (p: bigint, q: bigint) => (p >= 0n ? p / q : -((-p + q - 1n) / q));
+const ceilDiv = (p: bigint, q: bigint) => -floorDiv(-p, q);
+
+/**
+ * Integers outside a domain, one way each: below its least value, above its greatest (outside the
+ * format's range too), in range but not a multiple of its step, in range but not one of its values.
+ */
+function integerBreakings(domain: IntegerDomain): [string, fc.Arbitrary<bigint>][] {
+  const { min, max, step, only } = domain;
+  const breakings: [string, fc.Arbitrary<bigint>][] = [
+    ['below minimum', integerIn(min - 2n ** 66n, min - 1n)],
+    ['above maximum', integerIn(max + 1n, max + 2n ** 66n)],
+  ];
+  if (step > 1n && max - min >= step) {
+    breakings.push([`not a multiple of ${step}`, fc.tuple(inDomain({ min, max, step }), fc.bigInt({ min: 1n, max: step - 1n })).map(([multiple, offset]) => (multiple + offset <= max ? multiple + offset : multiple - offset)).filter((value) => value >= min)]);
+  }
+  if (only !== undefined) {
+    const allowed = new Set(only);
+    const near = only.flatMap((value) => [value - step, value + step, value - 1n, value + 1n]);
+    const others = fc.oneof(fc.constantFrom(...near), integerIn(min, max)).filter((value) => value >= min && value <= max && !allowed.has(value));
+    // Only when the range holds a value that is not allowed.
+    if (max - min + 1n > BigInt(allowed.size)) breakings.push(['not one of the allowed values', others]);
+  }
+  return breakings;
+}
+
+/** The values of a domain: at its bounds, around 2^53, anywhere. */
+function inDomain({ min, max, step, only }: IntegerDomain): fc.Arbitrary<bigint> {
+  if (only !== undefined) return fc.constantFrom(...only);
+  return integerIn(ceilDiv(min, step), floorDiv(max, step)).map((k) => k * step);
 }
 
 /** Integers are generated as bigint so that int64 keeps every digit; see `toJson`. */
@@ -150,12 +226,9 @@ export function schemaArbitraries(document: OpenApiDocument) {
   /** Values that satisfy the schema. */
   function validValue(schema: Schema): fc.Arbitrary<unknown> {
     const resolved = resolve(schema);
+    if (resolved.type === 'integer') return inDomain(integerDomain(resolved));
     if (resolved.enum !== undefined) return fc.constantFrom(...resolved.enum);
     switch (resolved.type) {
-      case 'integer': {
-        const { min, max } = integerBounds(resolved);
-        return integerIn(min, max);
-      }
       case 'string':
         return stringOf(resolved);
       case 'object': {
@@ -174,12 +247,11 @@ export function schemaArbitraries(document: OpenApiDocument) {
     const at = (rule: string, arbitrary: fc.Arbitrary<unknown>) => arbitrary.map((value): Breaking => ({ value, path: [], rule }));
     const breakings: fc.Arbitrary<Breaking>[] = [at('wrong JSON type', otherJsonType(resolved.type))];
 
-    if (resolved.enum !== undefined) {
+    if (resolved.type === 'integer') {
+      breakings.push(...integerBreakings(integerDomain(resolved)).map(([rule, arbitrary]) => at(rule, arbitrary)));
+    } else if (resolved.enum !== undefined) {
       const allowed = resolved.enum;
       breakings.push(at('not in enum', fc.string({ maxLength: 12 }).filter((value) => !allowed.includes(value))));
-    } else if (resolved.type === 'integer') {
-      const { min, max } = integerBounds(resolved);
-      breakings.push(at('below minimum', integerIn(min - 2n ** 66n, min - 1n)), at('above maximum', integerIn(max + 1n, max + 2n ** 66n)));
     } else if (resolved.type === 'string') {
       const allowed = characterClassOf(resolved);
       if (allowed !== undefined) breakings.push(at('a character the pattern excludes', withExcludedCharacter(resolved, allowed)));
