@@ -33,6 +33,14 @@ import { parseJsonBody } from './validation/json-body-parser.js';
 import { createValidatorCompiler, rejectUndeclaredQuery } from './validation/request-validator.js';
 
 export const BODY_LIMIT = 16 * 1024;
+/** How long a request may take to arrive whole; deploy/nginx/petstore.conf matches it. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * How long an idle connection is kept open (Fastify's default, stated): longer than the upstream
+ * keep-alive of the nginx configuration in deploy/, so that idle connections are closed by the
+ * proxy, never under a request it is sending.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 // Longer than any request line Node accepts (16 KiB of headers), so an over-long petId reaches
 // its route and is answered, after authentication, as an invalid int64 rather than a bare 414.
 export const MAX_PARAM_LENGTH = 16 * 1024;
@@ -57,6 +65,8 @@ export interface AppOptions {
    * of proposed edits), keyed by operationId; the built-in handlers serve the rest.
    */
   handlers?: Readonly<Record<string, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>>;
+  /** True while the instance drains before it closes (src/shutdown.ts): not ready, and every answer closes its connection. */
+  draining?: () => boolean;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -84,7 +94,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     exposeHeadRoutes: false,
     // During a graceful close, requests already on open connections are still served.
     return503OnClosing: false,
-    requestTimeout: 30_000,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     schemaErrorFormatter: formatSchemaErrors,
     frameworkErrors: handleError,
     clientErrorHandler: createClientErrorHandler(headers),
@@ -103,11 +114,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', collapseJsonContent);
   observeRoutes(app, metrics, tracing);
 
-  // Fastify closes idle connections on close; one busy at that moment must not linger in keep-alive after its answer.
+  // While the instance drains and while it closes, every answer closes its connection, so that no
+  // client or proxy keeps one to reuse: the service never has to close a connection under a request.
   let closing = false;
+  const { draining = () => false } = options;
   app.addHook('preClose', async () => void (closing = true));
   app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
+    if (closing || draining()) reply.header('connection', 'close');
     done(null, payload);
   });
 
@@ -134,7 +147,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }) as unknown as NonNullable<FastifyOpenapiGlueOptions['operationResolver']>,
   });
   registerMethodNotAllowed(app, operations, basePath);
-  registerHealth(app, store, headers);
+  registerHealth(app, store, headers, draining);
   return app;
 }
 

@@ -30,7 +30,17 @@ export interface Config {
   metricsPort: number | undefined;
   /** Whether spans are exported: an OTLP endpoint is set, and the standard variables do not turn the SDK off. */
   tracing: boolean;
+  /** How long the instance keeps serving after SIGTERM, not ready and closing each connection, before it closes its listener. */
+  drainMs: number;
 }
+
+/**
+ * The drain by default: long enough for the balancers and orchestrators in front to stop sending
+ * (Kubernetes removes a terminating pod's endpoint within a few seconds; a readiness probe every
+ * 5 s that fails twice takes 10 s), and short enough that drain and close together stay within
+ * Kubernetes' default grace period of 30 s (docs: README, Deploying).
+ */
+export const DEFAULT_DRAIN_MS = 15_000;
 
 /** OpenTelemetry's Prometheus exporter's port, which scrape configurations expect. */
 export const DEFAULT_METRICS_PORT = 9464;
@@ -48,6 +58,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       Boolean(env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] || env['OTEL_EXPORTER_OTLP_ENDPOINT']) &&
       env['OTEL_SDK_DISABLED']?.toLowerCase() !== 'true' &&
       env['OTEL_TRACES_EXPORTER'] !== 'none',
+    drainMs: readInteger(env, 'SHUTDOWN_DRAIN_MS', DEFAULT_DRAIN_MS, 0, 600_000),
   };
 }
 

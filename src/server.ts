@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
@@ -11,6 +12,7 @@ import { readConfig, type Config, type DatabaseConfig } from './config.js';
 import { createLogDestination } from './logging/log-destination.js';
 import { listenForMetrics, METRICS_PATH } from './metrics/metrics-server.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
+import { closeListener } from './shutdown.js';
 import { loadServedSpec } from './spec/openapi-spec.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
@@ -20,6 +22,8 @@ import { composeInstruments } from './store/postgres/statement-instrument.js';
 import type { Tracing } from './tracing/tracing.js';
 
 export const ONE_OFF_KEY_FILE = '.api-key';
+/** How long connections may take to end once the listener is closed; then what is left is closed. */
+const CLOSE_TIMEOUT_MS = 10_000;
 
 async function main() {
   const config = readConfig(process.env);
@@ -37,7 +41,8 @@ async function main() {
   log.info(config.database === undefined ? 'pets are kept in memory (DATABASE_URL is not set)' : `pets are kept in PostgreSQL at ${where(config.database.url)}`);
   if (tracing !== undefined) log.info('spans are exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT is set)');
 
-  const app = await buildApp({ apiKeys, loggerInstance: log, store, spec, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
+  let draining = false;
+  const app = await buildApp({ apiKeys, loggerInstance: log, store, spec, draining: () => draining, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
   if (oneOffKeyFile !== undefined) {
     app.log.warn(`API_KEYS is not set: generated a one-off API key for this run only, in ${oneOffKeyFile}`);
   }
@@ -46,13 +51,26 @@ async function main() {
   });
   if (metricsServer !== undefined) app.log.info(`metrics at http://${config.host}:${metricsServer.port}${METRICS_PATH} (internal: no key, keep the port private)`);
 
-  closeWithGrace({ delay: 10_000, logger: app.log }, async ({ signal, err }) => {
+  // SIGTERM (an orchestrator, a rolling restart) drains first; SIGINT (Ctrl-C at a terminal) and a
+  // crash do not. A second signal exits at once (close-with-grace), and so does a close that takes
+  // longer than the drain and CLOSE_TIMEOUT_MS together.
+  closeWithGrace({ delay: config.drainMs + 2 * CLOSE_TIMEOUT_MS, logger: app.log }, async ({ signal, err }) => {
     if (err !== undefined) app.log.error({ err }, 'closing after an unexpected error');
-    else app.log.info({ signal }, 'closing gracefully: finishing requests in flight');
+    const drainMs = signal === 'SIGTERM' ? config.drainMs : 0;
+    if (drainMs > 0) {
+      app.log.info({ signal, drainMs }, `draining: /health/ready answers 503 and every answer closes its connection; the listener closes in ${drainMs} ms`);
+      draining = true;
+      await sleep(drainMs);
+      app.log.info({ signal }, 'drained');
+    }
+    app.log.info({ signal }, 'closing gracefully: the listener closes; finishing requests in flight');
+    const connections = await closeListener(app.server, CLOSE_TIMEOUT_MS);
+    if (connections === 'timeout') app.log.warn(`connections still open after ${CLOSE_TIMEOUT_MS} ms: closing them`);
     await app.close();
     await store.close?.();
     await metricsServer?.close();
     await tracing?.shutdown();
+    app.log.info({ signal }, 'closed');
   });
   await app.listen({ host: config.host, port: config.port });
 }

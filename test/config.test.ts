@@ -14,6 +14,7 @@ t.test('defaults', async (t) => {
     idempotencyRetentionMs: 24 * 3_600_000,
     metricsPort: 9464,
     tracing: false,
+    drainMs: 15_000,
   });
   t.same(readConfig({ HOST: '', PORT: '', LOG_LEVEL: '' }).port, 3000);
 });
@@ -31,7 +32,16 @@ t.test('settings from the environment', async (t) => {
     idempotencyRetentionMs: 24 * 3_600_000,
     metricsPort: 9464,
     tracing: false,
+    drainMs: 15_000,
   });
+});
+
+t.test('SHUTDOWN_DRAIN_MS: how long SIGTERM drains, 0 for no drain', async (t) => {
+  t.equal(readConfig({ SHUTDOWN_DRAIN_MS: '0' }).drainMs, 0);
+  t.equal(readConfig({ SHUTDOWN_DRAIN_MS: '30000' }).drainMs, 30_000);
+  for (const bad of ['-1', '1.5', '600001', 'soon']) {
+    t.throws(() => readConfig({ SHUTDOWN_DRAIN_MS: bad }), /SHUTDOWN_DRAIN_MS must be an integer from 0 to 600000/, bad);
+  }
 });
 
 t.test('API_KEYS entries name their client as name:key; a bare key is named after its SHA-256', async (t) => {

@@ -20,7 +20,8 @@ export function startServer(env: Record<string, string>, cwd = process.cwd(), no
   const child = spawn(process.execPath, [...execArgv, ...nodeArgs, SERVER], {
     cwd,
     // Metrics off unless a test asks for them: test files run side by side, and would share a default port.
-    env: { ...withoutServiceSettings(process.env), _TAPJS_PROCESSINFO_COVERAGE_: '0', PORT: '0', METRICS_PORT: 'off', ...env },
+    // No drain unless a test asks for one: most tests stop the server and want it gone.
+    env: { ...withoutServiceSettings(process.env), _TAPJS_PROCESSINFO_COVERAGE_: '0', PORT: '0', METRICS_PORT: 'off', SHUTDOWN_DRAIN_MS: '0', ...env },
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -37,6 +38,6 @@ export function startServer(env: Record<string, string>, cwd = process.cwd(), no
 }
 
 function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { API_KEYS: _keys, HOST: _host, PORT: _port, LOG_LEVEL: _level, DATABASE_URL: _url, DATABASE_POOL_MAX: _max, DATABASE_TIMEOUT_MS: _timeout, IDEMPOTENCY_RETENTION_HOURS: _retention, METRICS_PORT: _metrics, ...rest } = env;
+  const { API_KEYS: _keys, HOST: _host, PORT: _port, LOG_LEVEL: _level, DATABASE_URL: _url, DATABASE_POOL_MAX: _max, DATABASE_TIMEOUT_MS: _timeout, IDEMPOTENCY_RETENTION_HOURS: _retention, METRICS_PORT: _metrics, SHUTDOWN_DRAIN_MS: _drain, ...rest } = env;
   return Object.fromEntries(Object.entries(rest).filter(([name]) => !name.startsWith('OTEL_')));
 }
