@@ -2,7 +2,7 @@
 // (docs/releases/). Here it runs in-process on edited copies of openapi.yaml: it must catch each
 // edit that breaks a released client, and accept each that does not. The edits are the ones a
 // developer could make on purpose; none of them is caught by a test written for the current spec.
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { runCompat } from '../scripts/compat/run-compat.js';
@@ -18,10 +18,16 @@ const getPet = loadSpec().paths['/pets/{petId}']!.get!;
 const SUNSET = getPet['x-sunset'] as string;
 const released = loadReleases();
 
+const dirs = new WeakMap<Test, string>();
+/** The test's own directory, made once (tap removes it after the test). */
+function dirOf(t: Test, fixture: Parameters<Test['testdir']>[0] = {}): string {
+  if (!dirs.has(t)) dirs.set(t, t.testdir(fixture));
+  return dirs.get(t)!;
+}
+
 /** Runs the gate on `spec` (written to a file of the test's own), and returns its exit status and output. */
 async function gate(t: Test, spec: OpenApiDocument, extra: string[] = [], options: Parameters<typeof runCompat>[2] = {}) {
-  const file = join(t.testdirName, 'openapi.json');
-  mkdirSync(t.testdirName, { recursive: true });
+  const file = join(dirOf(t), 'openapi.json');
   writeFileSync(file, JSON.stringify(spec));
   const lines: string[] = [];
   const status = await runCompat(['--spec', file, ...CASES, ...extra], { log: (line) => lines.push(line), error: (line) => lines.push(line) }, options);
@@ -128,7 +134,7 @@ t.test('what a sunset is not: moving it earlier than a release announced breaks 
 });
 
 t.test('when it cannot run, it says why and exits 2', async (t) => {
-  const dir = t.testdir({ empty: {}, misnamed: {} });
+  const dir = dirOf(t, { empty: {}, misnamed: {} });
   copyFileSync(join(RELEASES_DIR, 'openapi-1.0.0.yaml'), join(dir, 'misnamed', 'openapi-1.0.1.yaml'));
   for (const [what, args, message] of [
     ['no released version', ['--releases', join(dir, 'empty')], /no released version in .*npm run release-spec/],

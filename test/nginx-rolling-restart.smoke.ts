@@ -1,0 +1,268 @@
+// The deployment the project ships, proved end to end: Debian's nginx with deploy/nginx/petstore.conf
+// in front of three instances (the built service, node dist/server.js) on one throwaway PostgreSQL.
+// Twelve clients send a steady mix of list, get and keyed create while each instance in turn gets
+// SIGTERM (it drains, then closes) and is replaced on its port: no request may fail at its first
+// attempt, and no pet may be lost or made twice. Then one instance is SIGKILLed under load: the
+// failures are reported, and clients that retry their keyed creates lose nothing.
+// It takes a minute or two, so it runs from `npm run test:deploy` (and .ci/run), not in npm test.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { DEFAULT_DRAIN_MS } from '../src/config.js';
+import { startTestDatabase } from './helpers/postgres.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const NGINX = '/usr/sbin/nginx';
+const CLIENTS = 12;
+const KEY = randomBytes(24).toString('base64url');
+const AUTH = { authorization: `Bearer ${KEY}` };
+
+t.setTimeout(600_000);
+
+if (!existsSync(NGINX)) {
+  if (process.env['REQUIRE_NGINX_TEST'] === '1') throw new Error(`the nginx test is required here (REQUIRE_NGINX_TEST=1) but ${NGINX} is missing: apt-get install nginx-light`);
+  t.comment(`SKIPPED: no ${NGINX} (apt-get install nginx-light)`);
+  t.end();
+} else if (!existsSync(join(ROOT, 'dist', 'server.js'))) {
+  throw new Error('no dist/server.js: run npm run build first (npm run test:deploy does)');
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The status of a GET on a connection of its own, closed after: the check leaves no connection for the instance to wait out. */
+function statusOf(url: string): Promise<number> {
+  return new Promise((resolve, reject) => get(url, { agent: false }, (response) => resolve(response.resume().statusCode!)).on('error', reject));
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+interface Instance {
+  port: number;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+/** The built service on `port`, as an operator runs it; resolves once it is ready. */
+async function startInstance(dir: string, port: number, databaseUrl: string): Promise<Instance> {
+  const log = openSync(join(dir, `instance-${port}.log`), 'a');
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.js')], {
+    env: { PATH: process.env['PATH'], API_KEYS: `load:${KEY}`, DATABASE_URL: databaseUrl, PORT: String(port), METRICS_PORT: 'off', SHUTDOWN_DRAIN_MS: String(DEFAULT_DRAIN_MS), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  await until(`instance on ${port}`, async () => (await statusOf(`http://127.0.0.1:${port}/health/ready`)) === 200);
+  return { port, child, exited };
+}
+
+/** nginx with the shipped configuration, its listen address and upstream servers moved to these ports. */
+async function startNginx(t: Test, dir: string, listen: number, upstreams: number[]): Promise<void> {
+  const shipped = readFileSync(join(ROOT, 'deploy', 'nginx', 'petstore.conf'), 'utf8');
+  let index = 0;
+  const config = shipped
+    .replace(/listen 127\.0\.0\.1:8080;/, `listen 127.0.0.1:${listen};`)
+    .replace(/server 127\.0\.0\.1:300\d /g, () => `server 127.0.0.1:${upstreams[index++]} `);
+  t.equal(index, upstreams.length, 'the shipped configuration lists three upstream servers');
+  mkdirSync(join(dir, 'logs'), { recursive: true });
+  mkdirSync(join(dir, 'tmp'), { recursive: true });
+  writeFileSync(join(dir, 'nginx.conf'), config);
+  const nginx = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const exited = new Promise((resolve) => nginx.on('exit', resolve));
+  t.teardown(async () => {
+    nginx.kill('SIGQUIT');
+    await exited;
+  });
+  await until('nginx', async () => (await statusOf(`http://127.0.0.1:${listen}/health/live`)) === 200);
+}
+
+interface Counts {
+  requests: number;
+  /** Requests whose first attempt got no answer, or not the answer a healthy service gives. */
+  failedFirstAttempts: string[];
+}
+
+/**
+ * Clients sending list, get and keyed create until stopped. A keyed create that fails is sent
+ * again with its key until it gets its 201, as a client should; every acknowledged pet is kept.
+ */
+function startLoad(base: string) {
+  let running = true;
+  let counts: Counts = { requests: 0, failedFirstAttempts: [] };
+  const acknowledged = new Map<string, { id: string; key: string }>();
+  const ids: string[] = [];
+  let sequence = 0;
+
+  const attempt = async (method: string, path: string, headers: Record<string, string> = {}, body?: string) => {
+    try {
+      const response = await fetch(`${base}${path}`, { method, headers: { ...AUTH, ...headers }, ...(body === undefined ? {} : { body }) });
+      return { status: response.status, text: await response.text() };
+    } catch (error) {
+      return { status: 0, text: String((error as Error).cause ?? error) };
+    }
+  };
+
+  const client = async (number: number) => {
+    while (running) {
+      const pick = (sequence++ * 7 + number) % 10;
+      counts.requests += 1;
+      if (pick < 4 || (pick < 7 && ids.length === 0)) {
+        const { status, text } = await attempt('GET', '/v1/pets?limit=5');
+        if (status !== 200) counts.failedFirstAttempts.push(`GET /v1/pets: ${status} ${text.slice(0, 200)}`);
+      } else if (pick < 7) {
+        const id = ids[Math.floor(Math.random() * ids.length)]!;
+        const { status, text } = await attempt('GET', `/v1/pets/${id}`);
+        if (status !== 200) counts.failedFirstAttempts.push(`GET /v1/pets/${id}: ${status} ${text.slice(0, 200)}`);
+      } else {
+        const name = `load-${number}-${sequence}-${randomBytes(4).toString('hex')}`;
+        const key = `key-${name}`;
+        const body = JSON.stringify({ name, categoryId: number });
+        let answer = await attempt('POST', '/v1/pets', { 'content-type': 'application/json', 'idempotency-key': `"${key}"` }, body);
+        if (answer.status !== 201) counts.failedFirstAttempts.push(`POST /v1/pets (${key}): ${answer.status} ${answer.text.slice(0, 200)}`);
+        for (let retry = 0; answer.status !== 201 && retry < 100; retry++) {
+          await sleep(100);
+          answer = await attempt('POST', '/v1/pets', { 'content-type': 'application/json', 'idempotency-key': `"${key}"` }, body);
+        }
+        if (answer.status !== 201) throw new Error(`a keyed create never succeeded: ${answer.status} ${answer.text}`);
+        const { id } = JSON.parse(answer.text.replace(/"id":(\d+)/, '"id":"$1"')) as { id: string };
+        acknowledged.set(name, { id, key });
+        ids.push(id);
+      }
+    }
+  };
+
+  const clients = Array.from({ length: CLIENTS }, (_, number) => client(number));
+  return {
+    /** The counts since the last call, and a fresh start. */
+    take(): Counts {
+      const taken = counts;
+      counts = { requests: 0, failedFirstAttempts: [] };
+      return taken;
+    },
+    async stop() {
+      running = false;
+      await Promise.all(clients);
+    },
+    acknowledged,
+  };
+}
+
+/** Every pet, read page by page from an instance directly. */
+async function allPets(port: number): Promise<{ id: string; name: string }[]> {
+  const pets: { id: string; name: string }[] = [];
+  let path: string | undefined = '/v1/pets?limit=100';
+  while (path !== undefined) {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: AUTH });
+    const text = await response.text();
+    pets.push(...(JSON.parse(text.replace(/"id":(\d+)/g, '"id":"$1"')) as { id: string; name: string }[]));
+    path = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+  }
+  return pets;
+}
+
+function lostAndDoubled(pets: { id: string; name: string }[], acknowledged: Map<string, { id: string }>) {
+  const byName = new Map<string, string[]>();
+  for (const pet of pets) byName.set(pet.name, [...(byName.get(pet.name) ?? []), pet.id]);
+  const lost = [...acknowledged].filter(([name, { id }]) => !(byName.get(name) ?? []).includes(id)).map(([name]) => name);
+  const doubled = [...byName].filter(([, found]) => found.length > 1).map(([name]) => name);
+  return { lost, doubled };
+}
+
+function nginxRetries(dir: string) {
+  const access = readFileSync(join(dir, 'logs', 'access.log'), 'utf8').split('\n').filter(Boolean);
+  const errors = readFileSync(join(dir, 'logs', 'error.log'), 'utf8').split('\n').filter(Boolean);
+  return {
+    requests: access.length,
+    retried: access.filter((line) => /upstream=\S+, /.test(line)).length,
+    resets: errors.filter((line) => line.includes('reset by peer')).length,
+    refused: errors.filter((line) => line.includes('Connection refused')).length,
+  };
+}
+
+t.test('nginx in front of three instances: a rolling restart under load, then a SIGKILL', async (t) => {
+  const database = await startTestDatabase(t);
+  if (database === undefined) return;
+  const databaseUrl = await database.freshSchema();
+  const dir = t.testdir();
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const instances = await Promise.all(ports.map((port) => startInstance(dir, port, databaseUrl)));
+  t.teardown(() => {
+    for (const instance of instances) instance.child.kill('SIGKILL');
+  });
+  const listen = await freePort();
+  await startNginx(t, dir, listen, ports);
+
+  const load = startLoad(`http://127.0.0.1:${listen}`);
+  await sleep(2_000);
+  load.take();
+
+  // Each instance in turn: SIGTERM, wait until it has exited, start its replacement on its port.
+  const started = Date.now();
+  for (const [index, instance] of instances.entries()) {
+    instance.child.kill('SIGTERM');
+    t.equal(await instance.exited, 0, `instance ${index + 1} drained and exited`);
+    instances[index] = await startInstance(dir, instance.port, databaseUrl);
+  }
+  await sleep(1_000);
+  const rolling = load.take();
+  const rollingSeconds = (Date.now() - started) / 1000;
+  t.comment(`rolling restart of 3 instances (drain ${DEFAULT_DRAIN_MS} ms each): ${rolling.requests} requests in ${rollingSeconds.toFixed(0)} s, ${rolling.failedFirstAttempts.length} failed at the first attempt`);
+  t.same(rolling.failedFirstAttempts, [], 'no request failed at its first attempt');
+  const afterRolling = nginxRetries(dir);
+  t.comment(`nginx: ${afterRolling.retried} requests retried on another instance (${afterRolling.refused} connections refused, ${afterRolling.resets} reset)`);
+
+  // One instance killed outright under load, then brought back.
+  const victim = instances[1]!;
+  victim.child.kill('SIGKILL');
+  await victim.exited;
+  await sleep(3_000);
+  instances[1] = await startInstance(dir, victim.port, databaseUrl);
+  await sleep(2_000);
+  const killed = load.take();
+  t.comment(`SIGKILL of one instance: ${killed.requests} requests, ${killed.failedFirstAttempts.length} failed at the first attempt${killed.failedFirstAttempts.length > 0 ? `: ${killed.failedFirstAttempts.slice(0, 5).join('; ')}` : ''}`);
+  const afterKill = nginxRetries(dir);
+  t.comment(`nginx since: ${afterKill.retried - afterRolling.retried} requests retried (${afterKill.refused - afterRolling.refused} refused, ${afterKill.resets - afterRolling.resets} reset)`);
+
+  await load.stop();
+  const pets = await allPets(instances[0]!.port);
+  const { lost, doubled } = lostAndDoubled(pets, load.acknowledged);
+  t.comment(`${load.acknowledged.size} keyed creates acknowledged; ${pets.length} pets stored`);
+  const forced = readdirSync(dir).filter((file) => file.startsWith('instance-') && readFileSync(join(dir, file), 'utf8').includes('connections still open'));
+  t.same(forced, [], 'every instance saw its connections end on their own after its drain: nginx closed its idle ones first');
+  t.same(lost, [], 'no acknowledged pet lost');
+  t.same(doubled, [], 'no keyed create made twice');
+  t.equal(pets.length, load.acknowledged.size, 'every stored pet is one a client was told about');
+
+  // What nginx answers itself reads as the service's answers do.
+  const base = `http://127.0.0.1:${listen}`;
+  const tooLarge = await fetch(`${base}/v1/pets`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(17_000), categoryId: 1 }) });
+  t.equal(tooLarge.status, 413);
+  t.equal(tooLarge.headers.get('content-type'), 'application/json; charset=utf-8');
+  t.same(await tooLarge.json(), { code: 'PAYLOAD_TOO_LARGE', message: 'The body is larger than 16384 bytes.', status: 413 }, 'the body limit, in the service\'s words');
+  for (const instance of instances) {
+    instance.child.kill('SIGINT');
+    await instance.exited;
+  }
+  const none = await fetch(`${base}/v1/pets`, { headers: AUTH });
+  t.equal(none.status, 503, 'no instance answers: 503, not a 502 the API does not document');
+  t.equal(none.headers.get('retry-after'), '2');
+  t.equal(none.headers.get('cache-control'), 'no-store');
+  t.same(await none.json(), { code: 'SERVICE_UNAVAILABLE', message: 'The pet store is unavailable for a moment; retry after 2 seconds.', status: 503 });
+});
