@@ -11,7 +11,7 @@ import { checkContract } from './helpers/contract.js';
 import { SECRET_PASSWORD, startTestDatabase, whyNoPostgres, withPassword } from './helpers/postgres.js';
 
 const TIMEOUT_MS = 500;
-const database = await startTestDatabase(t);
+const database = await startTestDatabase(t, { ownCluster: true });
 const cluster = database?.cluster;
 const skip = cluster === undefined ? (whyNoPostgres() ?? 'TEST_DATABASE_URL is a database these tests must not stop') : false;
 

@@ -2,6 +2,7 @@
 // exit come from (http.Server#close destroys a connection whose request has not been read yet),
 // and closeListener, which leaves it to be answered. As a process: SIGTERM drains (readiness 503,
 // Connection: close, still serving), then closes; SIGINT skips the drain; a second signal exits.
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,18 +44,33 @@ const answering = (closing = () => false) => createServer((_request, response) =
 
 t.test('a connection still in the kernel\'s accept queue is reset when the listener closes: what no process can answer', async (t) => {
   // A proxy connects and writes at once; the kernel completes the handshake before the process
-  // accepts. Here the event loop is held while that happens, as under load, then the listener closes.
+  // accepts. Here another process connects and writes while this one's event loop is held (as
+  // under load), then the listener closes before it could accept.
   const server = answering();
   const port = await listening(server);
-  const socket = connect(port, '127.0.0.1');
-  request(socket);
-  const outcome = new Promise<string>((resolve) => socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error')).on('close', () => resolve('closed')));
-  await new Promise((resolve) => setImmediate(resolve));
-  const until = Date.now() + 200;
+  const client = spawn(process.execPath, ['-e', CLIENT, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let outcome = '';
+  client.stdout.on('data', (chunk) => (outcome += chunk));
+  const exited = new Promise((resolve) => client.on('exit', resolve));
+  await new Promise((resolve) => client.stdout.once('data', resolve));
+  const until = Date.now() + 500;
   while (Date.now() < until);
   server.close();
-  t.equal(await outcome, 'ECONNRESET', 'reset: the request was written, never read (nginx retries it elsewhere when that is safe)');
+  await exited;
+  t.equal(outcome.trim(), 'writing\nECONNRESET', 'reset: the request was written, never read (nginx retries it elsewhere when that is safe)');
 });
+
+// Connects, writes a request, and prints what became of it: an error code, or what came back.
+const CLIENT = `
+const socket = require('node:net').connect(Number(process.argv[1]), '127.0.0.1', () => {});
+process.stdout.write('writing\\n');
+socket.write('GET / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n');
+let received = '';
+socket.on('data', (chunk) => (received += chunk));
+socket.on('error', (error) => { process.stdout.write(error.code); process.exit(0); });
+socket.on('close', () => { process.stdout.write('closed: ' + received); process.exit(0); });
+setTimeout(() => { process.stdout.write('no outcome: ' + received); process.exit(0); }, 5000);
+`;
 
 t.test('http.Server#close destroys an idle keep-alive connection, though its client may be sending on it', async (t) => {
   const server = answering();

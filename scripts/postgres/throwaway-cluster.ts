@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const DEBIAN_BINARIES = '/usr/lib/postgresql';
 
@@ -90,4 +90,15 @@ export async function startThrowawayCluster(settings: Record<string, string> = {
     },
   };
   return cluster;
+}
+
+/** Stops a cluster that another process started, by its data directory, and removes its files. */
+export function destroyClusterAt(dataDir: string): void {
+  const bin = postgresBinDir();
+  try {
+    if (bin !== undefined) runAsOwner(join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
+  } catch {
+    // Not running (any more): only its files are left.
+  }
+  rmSync(dirname(dataDir), { recursive: true, force: true });
 }

@@ -1,7 +1,11 @@
-// A real PostgreSQL for the tests, never an imitation: TEST_DATABASE_URL when it is given, else a
-// throwaway cluster started here from Debian's server binaries (scripts/postgres/), stopped and
-// removed on teardown. Each store gets a schema of its own, so tests share a cluster but never data.
+// A real PostgreSQL for the tests, never an imitation: TEST_DATABASE_URL when it is given, else the
+// throwaway cluster that tap started for the whole run (test/setup/database-up.ts, before any test
+// file; test/setup/database-down.ts removes it after the last), else one started here from Debian's
+// server binaries (scripts/postgres/), removed on teardown. Each store gets a schema of its own, so
+// test files share a cluster but never data; a file that stops its server asks for its own.
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Test } from 'tap';
 import { migrate } from '../../src/store/postgres/migrate.js';
@@ -33,8 +37,42 @@ export function whyNoPostgres(): string | undefined {
   return missing === undefined ? undefined : `${missing.slice(0, -1)}, or set TEST_DATABASE_URL)`;
 }
 
-/** Starts (or connects to) the database for one test file; undefined, with the reason printed, when it cannot. */
-export async function startTestDatabase(t: Test): Promise<TestDatabase | undefined> {
+/** Where test/setup/database-up.ts leaves the shared cluster's connection string and data directory for the run. */
+export const SHARED_CLUSTER_FILE = fileURLToPath(new URL('../../.tap/test-database.json', import.meta.url));
+
+export interface SharedCluster {
+  url: string;
+  dataDir: string;
+}
+
+/**
+ * A database of this test file's own on the run's shared cluster, dropped on teardown: advisory
+ * locks and pg_stat_activity are per database, so files running side by side never meet.
+ */
+async function databaseOnSharedCluster(t: Test): Promise<string | undefined> {
+  if (!existsSync(SHARED_CLUSTER_FILE)) return undefined;
+  const { url } = JSON.parse(readFileSync(SHARED_CLUSTER_FILE, 'utf8')) as SharedCluster;
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  t.teardown(async () => {
+    const dropper = new pg.Client({ connectionString: url });
+    await dropper.connect();
+    await dropper.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    await dropper.end();
+  });
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return own.toString();
+}
+
+/**
+ * Starts (or connects to) the database for one test file; undefined, with the reason printed, when
+ * it cannot. `ownCluster`: a cluster for this file alone, which it may stop and start.
+ */
+export async function startTestDatabase(t: Test, { ownCluster = false } = {}): Promise<TestDatabase | undefined> {
   const missing = whyNoPostgres();
   if (missing !== undefined) {
     if (REQUIRED) throw new Error(`the PostgreSQL tests are required here (REQUIRE_POSTGRES_TEST=1) but there is ${missing}`);
@@ -42,9 +80,10 @@ export async function startTestDatabase(t: Test): Promise<TestDatabase | undefin
     return undefined;
   }
   const given = process.env['TEST_DATABASE_URL'];
-  const cluster = given === undefined ? await startThrowawayCluster() : undefined;
+  const shared = given === undefined && !ownCluster ? await databaseOnSharedCluster(t) : undefined;
+  const cluster = given === undefined && shared === undefined ? await startThrowawayCluster() : undefined;
   if (cluster !== undefined) t.teardown(() => cluster.destroy());
-  const url = given ?? cluster!.url;
+  const url = given ?? shared ?? cluster!.url;
   const admin = new pg.Pool({ connectionString: url, max: 2 });
   // Fault tests stop the server under it: its idle connections then fail, which is expected here.
   admin.on('error', () => undefined);

@@ -1,0 +1,19 @@
+// tap's `before` (.taprc): one throwaway PostgreSQL cluster for every test file of the run, instead of
+// one each (initdb and a start, about a second, for each of ten files). Its connection string goes
+// to a file that test/helpers/postgres.ts reads; test/setup/database-down.ts removes it after the run.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { destroyClusterAt, startThrowawayCluster, whyNoPostgresBinaries } from '../../scripts/postgres/throwaway-cluster.js';
+import { SHARED_CLUSTER_FILE, type SharedCluster } from '../helpers/postgres.js';
+
+// A cluster an interrupted run left behind goes first.
+if (existsSync(SHARED_CLUSTER_FILE)) {
+  destroyClusterAt((JSON.parse(readFileSync(SHARED_CLUSTER_FILE, 'utf8')) as SharedCluster).dataDir);
+  rmSync(SHARED_CLUSTER_FILE);
+}
+// Without server binaries each test file says why it skips, or fails where they are required.
+if (whyNoPostgresBinaries() === undefined && process.env['TEST_DATABASE_URL'] === undefined) {
+  const { url, dataDir } = await startThrowawayCluster();
+  mkdirSync(dirname(SHARED_CLUSTER_FILE), { recursive: true });
+  writeFileSync(SHARED_CLUSTER_FILE, JSON.stringify({ url, dataDir } satisfies SharedCluster));
+}
