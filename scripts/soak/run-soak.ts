@@ -166,11 +166,15 @@ function summarize(samples: Sample[], warmUpMs: number, store: string, check: bo
   const problems: string[] = [];
   if (failed > 0) problems.push(`${failed} requests failed`);
   if (heapGrowth > explained + TOLERANCE * first.heapUsed) problems.push(`the heap grew by ${mb(heapGrowth)} MB, more than ${mb(explained)} MB for ${pets} pets plus ${TOLERANCE * 100}%`);
-  if (last.rss - first.rss > explained + TOLERANCE * first.rss) problems.push(`RSS grew by ${mb(last.rss - first.rss)} MB, more than the pets explain plus ${TOLERANCE * 100}%`);
   // Descriptors and connections move with the load's bursts (the pool opens connections on demand
   // and closes them after 10 s idle): a leak shows as the end above everything the first half of the
   // run after warm-up saw, and connections never exceed the pool.
   const early = after.slice(0, Math.ceil(after.length / 2));
+  // RSS also follows V8's sizing of its heap, which settles more slowly than the heap itself (in a
+  // 30 s run on CI, 94 → 111 MB between 10 and 20 s over a flat heap): judged against the first
+  // half of the run after warm-up, like descriptors.
+  const earlyRss = Math.max(...early.map((sample) => sample.rss));
+  if (last.rss - earlyRss > explained + TOLERANCE * earlyRss) problems.push(`RSS went from at most ${mb(earlyRss)} MB to ${mb(last.rss)} MB, more than the pets explain plus ${TOLERANCE * 100}%`);
   const earlyFds = Math.max(...early.map((sample) => sample.fds));
   if (last.fds > earlyFds * (1 + TOLERANCE) + 2) problems.push(`open file descriptors went from at most ${earlyFds} to ${last.fds}`);
   const connections = after.map((sample) => sample.databaseConnections).filter((count) => count !== undefined);
