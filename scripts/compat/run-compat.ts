@@ -14,7 +14,7 @@ import { basePathOf, DEFAULT_SPEC_PATH, loadSpec, operationsOf, type OpenApiDocu
 import { contractOf } from '../../test/helpers/contract.js';
 import { httpTarget } from '../../test/properties/http-target.js';
 import { liveChecks } from '../../test/properties/live-properties.js';
-import { junitReport, printOutcomes, runChecks, type Outcome, type Output } from '../contract/run-checks.js';
+import { CannotRun, cannotRun, junitReport, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Outcome, type Output } from '../contract/run-checks.js';
 import { loadReleases, RELEASES_DIR, type Release } from './releases.js';
 
 const USAGE = `usage: npm run compat -- [options]
@@ -38,10 +38,6 @@ Exit status: 0 when every released version is kept, 1 on a breaking change, 2 wh
 
 const KEY_VARIABLE = 'COMPAT_API_KEY';
 
-class CannotRun extends Error {}
-function cannotRun(message: string): never {
-  throw new CannotRun(message);
-}
 
 export interface CompatOptions {
   /** Handlers for operations the spec under test adds (the gate's own tests of proposed edits). */
@@ -67,11 +63,7 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
         spec: { type: 'string', default: DEFAULT_SPEC_PATH },
         releases: { type: 'string', default: RELEASES_DIR },
         at: { type: 'string' },
-        seed: { type: 'string' },
-        cases: { type: 'string', default: '300' },
-        'timeout-ms': { type: 'string', default: '10000' },
-        report: { type: 'string' },
-        help: { type: 'boolean', default: false },
+        ...RUN_OPTIONS,
       },
     }));
   } catch (error) {
@@ -81,16 +73,8 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
     console.log(USAGE);
     return 0;
   }
-  const integer = (name: string, text: string, min: number) => {
-    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min) cannotRun(`--${name} must be an integer of at least ${min}\n${USAGE}`);
-    return Number(text);
-  };
-  const seed = values.seed === undefined ? randomBytes(4).readUInt32BE() % 2 ** 31 : integer('seed', values.seed, -(2 ** 31));
-  const cases = integer('cases', values.cases, 1);
-  const timeoutMs = integer('timeout-ms', values['timeout-ms'], 1);
+  const { seed, cases, timeoutMs, junit } = runSettings(values, USAGE);
   const at = values.at === undefined ? undefined : instantOf(values.at);
-  const junit = values.report === undefined ? undefined : /^junit=(.+)$/.exec(values.report)?.[1];
-  if (values.report !== undefined && junit === undefined) cannotRun(`--report must be junit=<file>`);
 
   let spec: OpenApiDocument;
   let releases: Release[];

@@ -2,11 +2,44 @@
 // reports what they found as npm run contract and npm run compat both print it: each check ok or
 // FAIL, then for each violation fast-check's report (seed, path, shrunk case), the violation, and a
 // curl line that repeats its request with the key read from the environment.
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { ContractViolation } from '../../test/properties/answer-checks.js';
 import type { ApiRequest } from '../../test/properties/api-requests.js';
 import type { Target } from '../../test/properties/http-target.js';
 import type { LiveChecks } from '../../test/properties/live-properties.js';
+
+/** Why a runner could not start: its exit status 2. */
+export class CannotRun extends Error {}
+export function cannotRun(message: string): never {
+  throw new CannotRun(message);
+}
+
+/** The options both runners take, as parseArgs declares them. */
+export const RUN_OPTIONS = {
+  seed: { type: 'string' },
+  cases: { type: 'string', default: '300' },
+  'timeout-ms': { type: 'string', default: '10000' },
+  report: { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const;
+
+/** Those options read and checked (a random seed unless one is given), and a reader of other integer options. */
+export function runSettings(values: { seed?: string | undefined; cases: string; 'timeout-ms': string; report?: string | undefined }, usage: string) {
+  const integer = (name: string, text: string, min: number) => {
+    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min) cannotRun(`--${name} must be an integer of at least ${min}\n${usage}`);
+    return Number(text);
+  };
+  const junit = values.report === undefined ? undefined : /^junit=(.+)$/.exec(values.report)?.[1];
+  if (values.report !== undefined && junit === undefined) cannotRun(`--report must be junit=<file>`);
+  return {
+    seed: values.seed === undefined ? randomBytes(4).readUInt32BE() % 2 ** 31 : integer('seed', values.seed, -(2 ** 31)),
+    cases: integer('cases', values.cases, 1),
+    timeoutMs: integer('timeout-ms', values['timeout-ms'], 1),
+    junit,
+    integer,
+  };
+}
 
 export interface Output {
   log(line: string): void;

@@ -9,7 +9,7 @@ import { spec } from '../../test/helpers/contract.js';
 import type { ApiRequest } from '../../test/properties/api-requests.js';
 import { httpTarget, NoAnswer } from '../../test/properties/http-target.js';
 import { liveChecks, namePrefix } from '../../test/properties/live-properties.js';
-import { junitReport, printOutcomes, runChecks, type Output } from './run-checks.js';
+import { CannotRun, cannotRun, junitReport, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Output } from './run-checks.js';
 
 const KEY_VARIABLE = 'CONTRACT_API_KEY';
 const USAGE = `usage: npm run contract -- --url <base URL ending in ${basePathOf(spec)}> [options]
@@ -32,11 +32,6 @@ openapi.yaml. The API key comes from ${KEY_VARIABLE} or --key-file, never from t
 Pets it creates are named "contract-check <run id> …" (the run id is printed).
 Exit status: 0 when every check holds, 1 on a violation, 2 when it could not run.`;
 
-/** Why the run could not start: exit status 2. */
-class CannotRun extends Error {}
-function cannotRun(message: string): never {
-  throw new CannotRun(message);
-}
 
 export type ContractOutput = Output;
 
@@ -58,13 +53,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
       options: {
         url: { type: 'string', multiple: true },
         'key-file': { type: 'string' },
-        seed: { type: 'string' },
-        cases: { type: 'string', default: '300' },
-        'timeout-ms': { type: 'string', default: '10000' },
+        ...RUN_OPTIONS,
         'read-only': { type: 'boolean', default: false },
         'max-pages': { type: 'string', default: '1000' },
-        report: { type: 'string' },
-        help: { type: 'boolean', default: false },
       },
     }));
   } catch (error) {
@@ -74,10 +65,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
     console.log(USAGE);
     return 0;
   }
-  const integer = (name: string, text: string, min: number) => {
-    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min) cannotRun(`--${name} must be an integer of at least ${min}\n${USAGE}`);
-    return Number(text);
-  };
+  const { seed, cases, timeoutMs, junit, integer } = runSettings(values, USAGE);
   const urls = (values.url ?? []).map((text) => {
     let url: URL;
     try {
@@ -91,12 +79,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
     return url;
   });
   if (urls.length === 0) cannotRun(`--url is required\n${USAGE}`);
-  const seed = values.seed === undefined ? randomBytes(4).readUInt32BE() % 2 ** 31 : integer('seed', values.seed, -(2 ** 31));
-  const cases = integer('cases', values.cases, 1);
-  const timeoutMs = integer('timeout-ms', values['timeout-ms'], 1);
   const maxPages = integer('max-pages', values['max-pages'], 1);
-  const junit = values.report === undefined ? undefined : /^junit=(.+)$/.exec(values.report)?.[1];
-  if (values.report !== undefined && junit === undefined) cannotRun(`--report must be junit=<file>`);
 
   let apiKey: string;
   if (values['key-file'] !== undefined) {
