@@ -9,12 +9,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { DEFAULT_DRAIN_MS } from '../src/config.js';
+import { freePort } from '../scripts/postgres/throwaway-cluster.js';
 import { startTestDatabase } from './helpers/postgres.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -31,14 +31,6 @@ if (!existsSync(NGINX)) {
   t.end();
 } else if (!existsSync(join(ROOT, 'dist', 'server.js'))) {
   throw new Error('no dist/server.js: run npm run build first (npm run test:deploy does)');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The status of a GET on a connection of its own, closed after: the check leaves no connection for the instance to wait out. */

@@ -14,7 +14,7 @@ import { basePathOf, DEFAULT_SPEC_PATH, loadSpec, operationsOf, type OpenApiDocu
 import { contractOf } from '../../test/helpers/contract.js';
 import { httpTarget } from '../../test/properties/http-target.js';
 import { liveChecks } from '../../test/properties/live-properties.js';
-import { CannotRun, cannotRun, junitReport, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Outcome, type Output } from '../contract/run-checks.js';
+import { cannotRun, exitStatusOf, junitReport, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Outcome, type Output } from '../contract/run-checks.js';
 import { loadReleases, RELEASES_DIR, type Release } from './releases.js';
 
 const USAGE = `usage: npm run compat -- [options]
@@ -38,20 +38,13 @@ Exit status: 0 when every released version is kept, 1 on a breaking change, 2 wh
 
 const KEY_VARIABLE = 'COMPAT_API_KEY';
 
-
 export interface CompatOptions {
   /** Handlers for operations the spec under test adds (the gate's own tests of proposed edits). */
   handlers?: AppOptions['handlers'];
 }
 
-export async function runCompat(argv: string[], output: Output = console, options: CompatOptions = {}): Promise<number> {
-  try {
-    return await run(argv, output, options);
-  } catch (error) {
-    if (!(error instanceof CannotRun)) throw error;
-    output.error(`compat: ${error.message}`);
-    return 2;
-  }
+export function runCompat(argv: string[], output: Output = console, options: CompatOptions = {}): Promise<number> {
+  return exitStatusOf('compat', output, () => run(argv, output, options));
 }
 
 async function run(argv: string[], console: Output, { handlers }: CompatOptions): Promise<number> {

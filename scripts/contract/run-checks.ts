@@ -15,6 +15,17 @@ export function cannotRun(message: string): never {
   throw new CannotRun(message);
 }
 
+/** A runner's exit status: its own, or 2 with the reason when it could not start (CannotRun). */
+export async function exitStatusOf(name: string, output: Output, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof CannotRun)) throw error;
+    output.error(`${name}: ${error.message}`);
+    return 2;
+  }
+}
+
 /** The options both runners take, as parseArgs declares them. */
 export const RUN_OPTIONS = {
   seed: { type: 'string' },

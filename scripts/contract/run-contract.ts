@@ -9,7 +9,7 @@ import { spec } from '../../test/helpers/contract.js';
 import type { ApiRequest } from '../../test/properties/api-requests.js';
 import { httpTarget, NoAnswer } from '../../test/properties/http-target.js';
 import { liveChecks, namePrefix } from '../../test/properties/live-properties.js';
-import { CannotRun, cannotRun, junitReport, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Output } from './run-checks.js';
+import { cannotRun, exitStatusOf, junitReport, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Output } from './run-checks.js';
 
 const KEY_VARIABLE = 'CONTRACT_API_KEY';
 const USAGE = `usage: npm run contract -- --url <base URL ending in ${basePathOf(spec)}> [options]
@@ -32,17 +32,10 @@ openapi.yaml. The API key comes from ${KEY_VARIABLE} or --key-file, never from t
 Pets it creates are named "contract-check <run id> …" (the run id is printed).
 Exit status: 0 when every check holds, 1 on a violation, 2 when it could not run.`;
 
-
 export type ContractOutput = Output;
 
-export async function runContract(argv: string[], env: NodeJS.ProcessEnv, output: ContractOutput = console): Promise<number> {
-  try {
-    return await run(argv, env, output);
-  } catch (error) {
-    if (!(error instanceof CannotRun)) throw error;
-    output.error(`contract: ${error.message}`);
-    return 2;
-  }
+export function runContract(argv: string[], env: NodeJS.ProcessEnv, output: ContractOutput = console): Promise<number> {
+  return exitStatusOf('contract', output, () => run(argv, env, output));
 }
 
 async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutput): Promise<number> {
