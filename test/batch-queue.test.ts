@@ -90,6 +90,24 @@ t.test('an item that has waited maxWaitMs for the batches ahead of it is answere
   await later;
 });
 
+t.test('only the items that have waited maxWaitMs expire: a later one stays queued and is sent', async (t) => {
+  const { batches, send } = manualSend<number>();
+  const submit = createBatchQueue(send, { maxBatch: 10, maxWaitMs: 200 });
+  const alive = setInterval(() => undefined, 1000);
+  t.teardown(() => clearInterval(alive));
+  const stuck = submit(1);
+  const early = submit(2);
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  const late = submit(3);
+  await t.rejects(early, { code: 'SERVICE_UNAVAILABLE' }, 'the item that waited 200 ms');
+  batches[0]!.settle();
+  t.equal(await stuck, 'done 1');
+  await tick();
+  t.same(batches[1]?.items, [3], 'the later item, not yet due when the earlier expired, goes next');
+  batches[1]!.settle();
+  t.equal(await late, 'done 3');
+});
+
 t.test('maxBatch 1: every item is sent at once, on its own, without waiting for others', async (t) => {
   const { batches, send } = manualSend<number>();
   const submit = createBatchQueue(send, { maxBatch: 1, maxWaitMs: 10 });

@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { buildApp } from '../src/app.js';
-import { retirementCheckOf } from '../src/routes/deprecation-headers.js';
+import { brownoutWindowsOf, retirementCheckOf } from '../src/routes/deprecation-headers.js';
 import { operationsOf } from '../src/spec/openapi-spec.js';
 import { API_KEY, AUTH, buildTestApp, postPet } from './helpers/build-app.js';
 import { checkContract } from './helpers/contract.js';
@@ -68,6 +68,22 @@ t.test('a brownout without a sunset names no sunset', async (t) => {
   t.equal(JSON.parse(answer.body).message, 'getPet is unavailable during a scheduled brownout until 2027-06-01T15:00:00Z; use listPets: GET /v1/pets.');
 });
 
+t.test('a brownout of an operation with no sunset and no replacement names neither; its windows are read all the same', async (t) => {
+  const spec = specWith((spec) => {
+    const getPet = spec.paths['/pets/{petId}']!.get!;
+    delete getPet['x-sunset'];
+    delete getPet['x-replaced-by'];
+    Object.assign(getPet, { 'x-brownouts': [{ start: '2027-06-01T14:00:00Z', end: '2027-06-01T15:00:00Z' }] });
+  });
+  const { app } = await buildTestApp(t, { spec, clock: () => at('2027-06-01T14:00:00Z') });
+  const answer = await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH });
+  t.equal(answer.statusCode, 410);
+  t.equal(JSON.parse(answer.body).message, 'getPet is unavailable during a scheduled brownout until 2027-06-01T15:00:00Z.');
+  const getPet = operationsOf(spec).find((operation) => operation.operationId === 'getPet')!;
+  t.same(brownoutWindowsOf(getPet), [{ start: at('2027-06-01T14:00:00Z'), end: at('2027-06-01T15:00:00Z') }]);
+  t.same(brownoutWindowsOf(operationsOf(spec).find((operation) => operation.operationId === 'listPets')!), [], 'none for an operation not deprecated');
+});
+
 t.test('an edited spec over HTTP on the real clock: a window around now browns out, one long past does not', async (t) => {
   // Windows far from any real "now" on one side, and one spanning centuries on the other, so that
   // the answer cannot depend on the day the test runs. Served as usual, the store is read: it
@@ -93,6 +109,7 @@ t.test('windows that cannot be kept stop start-up, naming the problem', async (t
     ['a time in another zone', [{ start: '2027-06-01T14:00:00Z', end: '2027-06-01T15:00:00+02:00' }], /x-brownouts\[0\]\.end must be an RFC 3339 date-time in UTC/],
     ['an impossible time', [{ start: '2027-06-01T25:00:00Z', end: '2027-06-02T00:00:00Z' }], /x-brownouts\[0\]\.start must be/],
     ['a missing end', [{ start: '2027-06-01T14:00:00Z' }], /x-brownouts\[0\]\.end must be/],
+    ['no window at all', [null], /x-brownouts\[0\]\.start must be/],
     ['an end before its start', [{ start: '2027-06-01T15:00:00Z', end: '2027-06-01T14:00:00Z' }], /x-brownouts\[0\] must start before it ends/],
     ['an empty window', [{ start: '2027-06-01T15:00:00Z', end: '2027-06-01T15:00:00Z' }], /x-brownouts\[0\] must start before it ends/],
     ['before the deprecation', [{ start: '2026-12-31T23:00:00Z', end: '2027-01-01T01:00:00Z' }], /x-brownouts\[0\] starts before x-deprecated-at/],

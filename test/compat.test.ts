@@ -2,7 +2,7 @@
 // (docs/releases/). Here it runs in-process on edited copies of openapi.yaml: it must catch each
 // edit that breaks a released client, and accept each that does not. The edits are the ones a
 // developer could make on purpose; none of them is caught by a test written for the current spec.
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { runCompat } from '../scripts/compat/run-compat.js';
@@ -43,8 +43,10 @@ t.test('the released versions: 1.0.0 is among them, and each names its own versi
 });
 
 t.test('openapi.yaml as it is keeps every released version', async (t) => {
-  const { status, output } = await gate(t, loadSpec());
+  const report = join(dirOf(t), 'compat.xml');
+  const { status, output } = await gate(t, loadSpec(), ['--report', `junit=${report}`]);
   t.equal(status, 0, output);
+  t.match(readFileSync(report, 'utf8'), /<testsuites name="npm run compat"[^>]* failures="0"/, 'a JUnit report, every case passed');
   for (const release of released) t.match(output, `${release.version} (${release.file})`);
   t.match(output, /summary: every released version is kept; seed 1;/);
 });
@@ -134,11 +136,12 @@ t.test('what a sunset is not: moving it earlier than a release announced breaks 
 });
 
 t.test('when it cannot run, it says why and exits 2', async (t) => {
-  const dir = dirOf(t, { empty: {}, misnamed: {} });
+  const dir = dirOf(t, { empty: {}, misnamed: {}, stray: { 'notes.yaml': 'openapi: 3.1.0\n' } });
   copyFileSync(join(RELEASES_DIR, 'openapi-1.0.0.yaml'), join(dir, 'misnamed', 'openapi-1.0.1.yaml'));
   for (const [what, args, message] of [
     ['no released version', ['--releases', join(dir, 'empty')], /no released version in .*npm run release-spec/],
     ['a release whose file and info.version disagree', ['--releases', join(dir, 'misnamed')], /openapi-1\.0\.1\.yaml: its info\.version is 1\.0\.0, not 1\.0\.1/],
+    ['a YAML file not named as a release', ['--releases', join(dir, 'stray')], /notes\.yaml: a release is named openapi-MAJOR\.MINOR\.PATCH\.yaml/],
     ['a time that is not RFC 3339', ['--at', 'next tuesday'], /--at must be an RFC 3339 date-time or a date/],
     ['an unknown option', ['--url', 'http://127.0.0.1:1/v1'], /Unknown option '--url'/],
   ] as const) {
@@ -150,4 +153,10 @@ t.test('when it cannot run, it says why and exits 2', async (t) => {
   const { status, output } = await gate(t, unserved);
   t.equal(status, 2, 'a spec the service cannot start from');
   t.match(output, /the service does not start from openapi\.json: .*no handler for operationId listCategories/);
+});
+
+t.test('--help says what each option does, and runs nothing', async (t) => {
+  const lines: string[] = [];
+  t.equal(await runCompat(['--help'], { log: (line) => lines.push(line), error: (line) => lines.push(line) }), 0);
+  for (const option of ['--spec', '--releases', '--seed', '--cases', '--at', '--report']) t.match(lines.join('\n'), option);
 });

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { runContract } from '../scripts/contract/run-contract.js';
+import { exitStatusOf } from '../scripts/contract/run-checks.js';
+import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
@@ -255,6 +257,7 @@ t.test('when it cannot run: exit 2, saying why', async (t) => {
     ['a key file that is not there', ['--url', `http://127.0.0.1:${port}/v1`, '--key-file', '/nonexistent/key'], {}, /cannot read --key-file/],
     ['a refused key', ['--url', `http://127.0.0.1:${port}/v1`], { CONTRACT_API_KEY: 'not-the-key-0123456789' }, /refused the API key \(401\)/],
     ['an unknown option', ['--url', `http://127.0.0.1:${port}/v1`, '--fast'], ENV, /Unknown option '--fast'/],
+    ['a URL that is not one', ['--url', 'not a url'], ENV, /--url not a url is not a URL/],
     ['a bad count', ['--url', `http://127.0.0.1:${port}/v1`, '--cases', '0'], ENV, /--cases must be an integer of at least 1/],
     ['a bad report', ['--url', `http://127.0.0.1:${port}/v1`, '--report', 'html=x'], ENV, /--report must be junit=<file>/],
   ];
@@ -273,10 +276,27 @@ t.test('when it cannot run: exit 2, saying why', async (t) => {
   t.match(output, /cannot reach the target/);
 });
 
+t.test('a fault of the runner itself is not taken for "cannot run": it is thrown, as a bug', async (t) => {
+  const printed: string[] = [];
+  const output = { log: (line: string) => void printed.push(line), error: (line: string) => void printed.push(line) };
+  await t.rejects(exitStatusOf('npm run contract', output, () => Promise.reject(new TypeError('a bug'))), TypeError);
+  t.same(printed, []);
+});
+
 t.test('--help says what each option does', async (t) => {
   const { status, output } = await contract(['--help']);
   t.equal(status, 0);
   for (const option of ['--url', '--key-file', '--seed', '--cases', '--timeout-ms', '--read-only', '--max-pages', '--report']) t.match(output, option);
+});
+
+t.test('--max-pages bounds the walks over a large store, and the report says so', async (t) => {
+  const store = createMemoryPetStore();
+  for (let index = 0; index < 150; index++) await store.create({ name: `pet ${index}`, categoryId: 1 });
+  const port = await service(t, store);
+  // 13 cases: a count the checks do not divide evenly, so some run one case more.
+  const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, '--cases', '13', '--seed', '3', '--max-pages', '1'], ENV);
+  t.equal(status, 0, output);
+  t.match(output, /listPets' pages were read up to 1 pages a walk \(--max-pages\); pets beyond were read through getPet only/);
 });
 
 t.test('a key file is read, and its key never printed', async (t) => {

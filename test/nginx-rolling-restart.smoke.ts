@@ -11,13 +11,12 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { DEFAULT_DRAIN_MS } from '../src/config.js';
+import { PROJECT_ROOT } from '../src/project-root.js';
 import { freePort } from '../scripts/postgres/throwaway-cluster.js';
 import { startTestDatabase } from './helpers/postgres.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NGINX = '/usr/sbin/nginx';
 const CLIENTS = 12;
 const KEY = randomBytes(24).toString('base64url');
@@ -29,7 +28,7 @@ if (!existsSync(NGINX)) {
   if (process.env['REQUIRE_NGINX_TEST'] === '1') throw new Error(`the nginx test is required here (REQUIRE_NGINX_TEST=1) but ${NGINX} is missing: apt-get install nginx-light`);
   t.comment(`SKIPPED: no ${NGINX} (apt-get install nginx-light)`);
   t.end();
-} else if (!existsSync(join(ROOT, 'dist', 'server.js'))) {
+} else if (!existsSync(join(PROJECT_ROOT, 'dist', 'server.js'))) {
   throw new Error('no dist/server.js: run npm run build first (npm run test:deploy does)');
 }
 
@@ -55,7 +54,7 @@ interface Instance {
 /** The built service on `port`, as an operator runs it; resolves once it is ready. */
 async function startInstance(dir: string, port: number, databaseUrl: string): Promise<Instance> {
   const log = openSync(join(dir, `instance-${port}.log`), 'a');
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.js')], {
+  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'server.js')], {
     env: { PATH: process.env['PATH'], API_KEYS: `load:${KEY}`, DATABASE_URL: databaseUrl, PORT: String(port), METRICS_PORT: 'off', SHUTDOWN_DRAIN_MS: String(DEFAULT_DRAIN_MS), LOG_LEVEL: 'warn' },
     stdio: ['ignore', log, log],
   });
@@ -67,7 +66,7 @@ async function startInstance(dir: string, port: number, databaseUrl: string): Pr
 
 /** nginx with the shipped configuration, its listen address and upstream servers moved to these ports. */
 async function startNginx(t: Test, dir: string, listen: number, upstreams: number[]): Promise<void> {
-  const shipped = readFileSync(join(ROOT, 'deploy', 'nginx', 'petstore.conf'), 'utf8');
+  const shipped = readFileSync(join(PROJECT_ROOT, 'deploy', 'nginx', 'petstore.conf'), 'utf8');
   let index = 0;
   const config = shipped
     .replace(/listen 127\.0\.0\.1:8080;/, `listen 127.0.0.1:${listen};`)

@@ -44,19 +44,19 @@ t.test('spec paths become Fastify route URLs', async (t) => {
 
 t.test('npm run build writes openapi.yaml as JSON, which the built service reads', async (t) => {
   const outDir = t.testdir();
-  await promisify(execFile)(process.execPath, [...process.execArgv, fileURLToPath(new URL('../scripts/build-spec.ts', import.meta.url)), outDir]);
+  await promisify(execFile)(process.execPath, [...process.execArgv, fileURLToPath(new URL('../scripts/build-spec.js', import.meta.url)), outDir]);
   const built = join(outDir, 'openapi.json');
   t.same(JSON.parse(readFileSync(built, 'utf8')), spec, 'the same document');
   t.same(loadSpec(built), spec, 'loadSpec reads it as JSON');
   t.same(loadServedSpec(built), spec, 'the service reads the build when there is one');
-  // Run from src/ there is no build beside the code: the service reads openapi.yaml itself.
+  // The compiled tests have no build beside the code: the service reads openapi.yaml itself.
   t.notOk(existsSync(BUILT_SPEC_PATH));
   t.same(loadServedSpec(), spec);
 });
 
 t.test('the build refuses a YAML value that JSON cannot hold, rather than write another document', async (t) => {
   const outDir = t.testdir({ 'spec.yaml': 'openapi: 3.1.0\nx-limit: .inf\n' });
-  const build = promisify(execFile)(process.execPath, [...process.execArgv, fileURLToPath(new URL('../scripts/build-spec.ts', import.meta.url)), outDir, join(outDir, 'spec.yaml')]);
+  const build = promisify(execFile)(process.execPath, [...process.execArgv, fileURLToPath(new URL('../scripts/build-spec.js', import.meta.url)), outDir, join(outDir, 'spec.yaml')]);
   await t.rejects(build, { code: 1, stderr: /holds a value JSON cannot represent/ });
   t.notOk(existsSync(join(outDir, 'openapi.json')));
 });

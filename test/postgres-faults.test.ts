@@ -2,6 +2,7 @@
 // under it: answers are 503 within the time limit, never a hang or a 500, and service comes back by
 // itself. Needs a cluster of its own (not TEST_DATABASE_URL), since it stops the server.
 import { Writable } from 'node:stream';
+import pg from 'pg';
 import pino from 'pino';
 import t from 'tap';
 import type { FastifyBaseLogger } from 'fastify';
@@ -40,6 +41,10 @@ t.test('started before its database: 503 and not ready, then serving once the da
   const refused = await app.inject(postPet({ name: 'Rex', categoryId: 1 }));
   t.equal(refused.statusCode, 503);
   t.equal(checkContract(t, refused, 'createPet').code, 'SERVICE_UNAVAILABLE');
+  const keyed = await app.inject(postPet({ name: 'Rex', categoryId: 1 }, { 'idempotency-key': 'early' }));
+  t.equal(checkContract(t, keyed, 'createPet').code, 'SERVICE_UNAVAILABLE', 'a keyed create too');
+  const read = await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH });
+  t.equal(checkContract(t, read, 'getPet').code, 'SERVICE_UNAVAILABLE', 'and a read');
   t.equal((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode, 503, 'not ready');
   t.equal((await app.inject({ method: 'GET', url: '/health/live' })).statusCode, 200, 'but alive');
   cluster!.start();
@@ -82,6 +87,32 @@ t.test('the database stopped mid-run: 503 within the time limit, then normal aga
   const listed = await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
   t.same(JSON.parse(listed.body).map((pet: { name: string }) => pet.name), ['Rex'], 'what was stored is still there; nothing was stored while down');
   t.notMatch(text(), SECRET_PASSWORD, 'the password never reaches the log');
+});
+
+t.test('an idle connection the server ends (pg_terminate_backend) is logged, never fatal, and replaced', { skip }, async (t) => {
+  const { log, text } = capturedLog();
+  const store = startPostgresStore(config(await database!.freshSchema()), { log });
+  t.teardown(() => store.close());
+  await store.migrated;
+  const { app } = await buildTestApp(t, { store });
+  t.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).statusCode, 200);
+  const admin = new pg.Client({ connectionString: database!.url });
+  await admin.connect();
+  t.teardown(() => admin.end());
+  await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  for (let tries = 0; tries < 100 && !text().includes('a database connection was lost'); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.match(text(), /"reason":"terminating connection due to administrator command".*"msg":"a database connection was lost; the pool will open another"/);
+  t.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).statusCode, 200, 'served on a new connection');
+});
+
+t.test('the started store purges expired keys on its timer, and says how many', { skip }, async (t) => {
+  const { log, text } = capturedLog();
+  const store = startPostgresStore(config(await database!.freshSchema()), { log, retentionMs: 1, purgeEveryMs: 50 });
+  t.teardown(() => store.close());
+  await store.migrated;
+  await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope: 'ab'.repeat(32), key: 'once' });
+  for (let tries = 0; tries < 100 && !text().includes('purged expired idempotency keys'); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.match(text(), /"purged":1,.*"msg":"purged expired idempotency keys"/);
 });
 
 t.test('closing while waiting for the database stops waiting', { skip }, async (t) => {

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino, { type LoggerOptions } from 'pino';
 import t, { type Test } from 'tap';
 import { unnamedClientOf } from '../src/auth/api-clients.js';
-import { hundredthsText, RequestLog } from '../src/logging/request-log.js';
+import { escaped, hundredthsText, RequestLog } from '../src/logging/request-log.js';
 import { API_KEY, AUTH, buildTestApp, OTHER_API_KEY, postPet } from './helpers/build-app.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -218,4 +218,10 @@ t.test('response times are written as JSON writes them', async (t) => {
     if (hundredthsText(hundredths) !== JSON.stringify(hundredths / 100)) wrong.push(hundredths);
   }
   t.same(wrong, [], 'every time up to 30 s, to the hundredth of a millisecond');
+});
+
+t.test('text in the line is escaped as JSON.stringify escapes it, and only then', async (t) => {
+  // A raw backslash reaches a path only over a socket: URL parsing (inject, fetch) makes it a slash.
+  const texts = ['/v1/pets', 'a\\b', 'a"b', 'tab\there', '\u00e9', '\u2028', '\u007f', ''];
+  for (const [index, text] of texts.entries()) t.equal(escaped(text), JSON.stringify(text).slice(1, -1), `text ${index}`);
 });

@@ -1,6 +1,7 @@
 // Runs src/server.ts as a real process: configuration, listening, the one-off key, graceful shutdown.
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -73,4 +74,9 @@ t.test('invalid settings stop start-up with the reason', async (t) => {
   const server = start({ API_KEYS: 'short-key' });
   await t.rejects(server, /exited with 1: petstore: cannot start: API_KEYS entry 1 is not a usable key/);
   await t.rejects(start({ API_KEYS: API_KEY, PORT: 'eighty' }), /PORT must be an integer/);
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => taken.close(resolve)));
+  const { port } = taken.address() as AddressInfo;
+  await t.rejects(start({ API_KEYS: API_KEY, METRICS_PORT: String(port) }), new RegExp(`metrics cannot listen on 127\\.0\\.0\\.1:${port} \\(METRICS_PORT; off turns metrics off\\): .*EADDRINUSE`));
 });

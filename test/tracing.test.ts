@@ -102,6 +102,20 @@ t.test('a server span per request, child of the caller\'s span, with the semanti
   );
 });
 
+t.test('a request tracing never saw (no span) runs, ends and has no trace; a failed statement without a code names its error', async (t) => {
+  const receiver = await startOtlpReceiver(t);
+  const tracing = tracingTo(t, receiver);
+  const unseen = {} as Parameters<typeof tracing.traceOf>[0];
+  let ran = false;
+  tracing.enterRequest(unseen, () => void (ran = true));
+  t.ok(ran, 'the request goes on, outside any span');
+  tracing.endRequest(unseen, { statusCode: 200 } as Parameters<typeof tracing.endRequest>[1]);
+  t.equal(tracing.traceOf(unseen), undefined);
+  await t.rejects(tracing.statementInstrument('get-pet', () => Promise.reject(new TypeError('no code'))), TypeError);
+  await receiver.until(() => receiver.spans().length === 1);
+  t.same(receiver.spans().map(({ name, attributes }) => [name, attributes['error.type']]), [['get-pet', 'TypeError']], 'its name instead of a SQLSTATE');
+});
+
 t.test('statements of the PostgreSQL store are client spans below the request\'s span', async (t) => {
   const database = await startTestDatabase(t);
   if (database === undefined) return;
@@ -164,7 +178,7 @@ t.test('the running service: no tracing code without an endpoint; with one, span
   };
 
   const off = await run('off', {});
-  t.match(off.modules, '/src/server.ts', 'the log records what the server imports');
+  t.match(off.modules, '/src/server.js', 'the log records what the server imports');
   t.notMatch(off.modules, /otel-tracing|@opentelemetry/, 'no tracing code is loaded');
   t.match(off.output, `"trace_id":"${TRACE_ID}"`, 'the request line carries the trace id all the same');
   t.equal(receiver.exports.length, 0);

@@ -3,10 +3,10 @@
 // one). npm run compat holds the service to each of them.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../../src/project-root.js';
 import { loadSpec, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
 
-export const RELEASES_DIR = fileURLToPath(new URL('../../docs/releases/', import.meta.url));
+export const RELEASES_DIR = join(PROJECT_ROOT, 'docs', 'releases');
 
 /** Released versions are plain MAJOR.MINOR.PATCH (semver without pre-release or build). */
 const VERSION = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/;

@@ -113,6 +113,7 @@ function violationReporter({ target, apiKey, keyVariable }: RunOptions) {
 
   /** The violation and a curl line that repeats its request. */
   const violation = (error: unknown): string => {
+    /* c8 ignore next -- the checks throw Errors; anything else thrown is shown as it is */
     const message = `${mask(error instanceof Error ? error.message : String(error))}\n`;
     if (!(error instanceof ContractViolation)) return message.trimEnd();
     return `${message}reproduce: ${curlOf(error.request)}`;
@@ -142,6 +143,7 @@ function violationReporter({ target, apiKey, keyVariable }: RunOptions) {
     violation,
     /** fast-check's report (the seed and path to replay, the shrunk counterexample, the error), then the violation. */
     async failure(result: fc.RunDetails<unknown>): Promise<string> {
+      /* c8 ignore next -- fast-check has a report for every failed run; its type allows none */
       return `${mask((await fc.asyncDefaultReportMessage(result)) ?? '')}\n${violation(result.errorInstance)}`;
     },
   };

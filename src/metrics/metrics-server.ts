@@ -13,6 +13,7 @@ export interface MetricsServer {
 
 export async function listenForMetrics(registry: Registry, host: string, port: number): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {
+    /* c8 ignore next -- Node sets url on every request a server receives; the type allows none */
     const path = (request.url ?? '').replace(/\?.*$/s, '');
     if (path !== METRICS_PATH || (request.method !== 'GET' && request.method !== 'HEAD')) {
       response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`Only GET ${METRICS_PATH} is served here.\n`);

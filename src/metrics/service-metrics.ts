@@ -141,15 +141,14 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
 
     async statementInstrument(statement, run) {
       const started = performance.now();
-      let errorType = '';
-      try {
-        return await run();
-      } catch (error) {
-        errorType = isUnavailable(error) ? 'unavailable' : 'error';
-        throw error;
-      } finally {
+      const observe = (errorType: string) =>
         statements.observe({ db_system_name: 'postgresql', db_operation_name: statement, error_type: errorType }, (performance.now() - started) / 1000);
-      }
+      const result = await run().catch((error: unknown) => {
+        observe(isUnavailable(error) ? 'unavailable' : 'error');
+        throw error;
+      });
+      observe('');
+      return result;
     },
   };
 }

@@ -1,12 +1,13 @@
 // Reads openapi.yaml once at start-up and answers the questions the service asks of it.
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { PROJECT_ROOT } from '../project-root.js';
 import { exactInteger } from '../validation/int64.js';
 import { parseJson } from '../validation/strict-json.js';
 
-/** src/spec/ and dist/spec/ both sit two levels below the project root. */
-export const DEFAULT_SPEC_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
+export const DEFAULT_SPEC_PATH = join(PROJECT_ROOT, 'openapi.yaml');
 /**
  * The same document as JSON, which `npm run build` writes beside the compiled code (dist/openapi.json,
  * scripts/build-spec.ts): JSON parses in under 1 ms, the YAML takes 25–45 ms of a cold start.

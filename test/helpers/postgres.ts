@@ -5,12 +5,12 @@
 // test files share a cluster but never data; a file that stops its server asks for its own.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Test } from 'tap';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { createPostgresPetStore, type PostgresPetStore, type PostgresStoreOptions } from '../../src/store/postgres/postgres-pet-store.js';
 import { startThrowawayCluster, whyNoPostgresBinaries, type Cluster } from '../../scripts/postgres/throwaway-cluster.js';
+import { SHARED_CLUSTER_FILE, type SharedCluster } from '../setup/shared-cluster.js';
 
 export type { Cluster };
 
@@ -37,13 +37,6 @@ export function whyNoPostgres(): string | undefined {
   return missing === undefined ? undefined : `${missing.slice(0, -1)}, or set TEST_DATABASE_URL)`;
 }
 
-/** Where test/setup/database-up.ts leaves the shared cluster's connection string and data directory for the run. */
-export const SHARED_CLUSTER_FILE = fileURLToPath(new URL('../../.tap/test-database.json', import.meta.url));
-
-export interface SharedCluster {
-  url: string;
-  dataDir: string;
-}
 
 /**
  * A database of this test file's own on the run's shared cluster, dropped on teardown: advisory

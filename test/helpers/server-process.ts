@@ -2,7 +2,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
+// The compiled entry point beside this compiled helper (dist-test/, tsconfig.test.json).
+const SERVER = fileURLToPath(new URL('../../src/server.js', import.meta.url));
 
 export interface Running {
   child: ChildProcess;
@@ -13,15 +14,13 @@ export interface Running {
 
 /** Starts the server with `env` over a clean environment (and `nodeArgs` for node), and resolves once it listens. */
 export function startServer(env: Record<string, string>, cwd = process.cwd(), nodeArgs: readonly string[] = []): Promise<Running> {
-  // The test's own loader flags run the TypeScript source. The child's coverage is switched off:
-  // tap would file it over this test process's own coverage instead of adding to it.
-  // The loader named in the test's own flags (tsx) is resolved from this project, not from `cwd`.
-  const execArgv = process.execArgv.map((arg) => arg.replace(/^--import=tsx$/, `--import=${import.meta.resolve('tsx')}`));
-  const child = spawn(process.execPath, [...execArgv, ...nodeArgs, SERVER], {
+  // The compiled server as npm start runs it, with none of this test's flags; tap's process-info hook
+  // follows it into the child all the same, and what the child runs counts towards the coverage.
+  const child = spawn(process.execPath, [...nodeArgs, SERVER], {
     cwd,
     // Metrics off unless a test asks for them: test files run side by side, and would share a default port.
     // No drain unless a test asks for one: most tests stop the server and want it gone.
-    env: { ...withoutServiceSettings(process.env), _TAPJS_PROCESSINFO_COVERAGE_: '0', PORT: '0', METRICS_PORT: 'off', SHUTDOWN_DRAIN_MS: '0', ...env },
+    env: { ...withoutServiceSettings(process.env), PORT: '0', METRICS_PORT: 'off', SHUTDOWN_DRAIN_MS: '0', ...env },
   });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));

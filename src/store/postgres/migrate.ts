@@ -17,6 +17,7 @@ export async function migrate(pool: Pool, migrations: readonly Migration[] = MIG
     broken = true;
   };
   client.on('error', lost);
+  let done: number[];
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
@@ -33,7 +34,7 @@ export async function migrate(pool: Pool, migrations: readonly Migration[] = MIG
       await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
     }
     await client.query('COMMIT');
-    return pending.map((migration) => migration.version);
+    done = pending.map((migration) => migration.version);
   } catch (error) {
     // The original error is the one to report: when the connection itself failed, ROLLBACK fails
     // too (the server rolls back on its own), and that connection must not go back to the pool.
@@ -45,4 +46,5 @@ export async function migrate(pool: Pool, migrations: readonly Migration[] = MIG
     client.off('error', lost);
     client.release(broken);
   }
+  return done;
 }
