@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp, type AppOptions } from '../../src/app.js';
+import { specCopy } from './spec.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
 export const OTHER_API_KEY = 'other-key-0123456789abcdef';
@@ -25,6 +26,7 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
   });
   const app = await buildApp({
     apiKeys: [API_KEY],
+    spec: specCopy(),
     logger: { level: 'trace', stream, redact: ['req.headers.authorization'] },
     ...options,
   });
