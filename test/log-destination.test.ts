@@ -1,12 +1,11 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, write, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readFileSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { createLogDestination } from '../src/logging/log-destination.js';
 
 function logFile(t: Test) {
-  const path = join(mkdtempSync(join(tmpdir(), 'log-destination-')), 'out.log');
+  const path = join(t.testdir(), 'out.log');
   const fd = openSync(path, 'a');
   t.teardown(() => closeSync(fd));
   return { fd, read: () => readFileSync(path, 'utf8') };
