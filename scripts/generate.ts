@@ -1,11 +1,15 @@
 // Writes every file in generated/; with --check, fails instead when any of them is stale.
 import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PROJECT_ROOT } from '../src/project-root.js';
+import { DEFAULT_SPEC_PATH } from '../src/spec/openapi-spec.js';
 import { apiTypes } from './generate/api-types.js';
 import type { GeneratedFile } from './generate/generated-file.js';
 import { specMetaValidator } from './generate/spec-meta-validator.js';
 
-const spec = new URL('../openapi.yaml', import.meta.url);
-const generated = new URL('../generated/', import.meta.url);
+const spec = pathToFileURL(DEFAULT_SPEC_PATH);
+const generated = pathToFileURL(join(PROJECT_ROOT, 'generated/'));
 
 const files: GeneratedFile[] = [await apiTypes(spec), ...specMetaValidator()];
 

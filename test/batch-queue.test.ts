@@ -1,7 +1,7 @@
 // The batch queue on its own, with a send function that the test settles by hand: what goes into
 // which batch, when a batch is sent, and what each item is answered.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { ServiceUnavailable } from '../src/errors/api-errors.js';
 import { createBatchQueue } from '../src/store/postgres/batch-queue.js';
 
@@ -16,6 +16,12 @@ function manualSend<Item>() {
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** The queue's timer does not keep a process alive (in the service, the request's socket does): this does, for the test. */
+function keepAlive(t: Test) {
+  const alive = setInterval(() => undefined, 1000);
+  t.teardown(() => clearInterval(alive));
+}
 
 t.test('a lone item is sent at once; what arrives meanwhile goes together in the next batch', async (t) => {
   const { batches, send } = manualSend<number>();
@@ -71,9 +77,7 @@ t.test('a failed batch fails each of its items with its error, and the next batc
 t.test('an item that has waited maxWaitMs for the batches ahead of it is answered 503, and never sent', async (t) => {
   const { batches, send } = manualSend<number>();
   const submit = createBatchQueue(send, { maxBatch: 10, maxWaitMs: 150 });
-  // The queue's timer does not keep a process alive (in the service, the request's socket does).
-  const alive = setInterval(() => undefined, 1000);
-  t.teardown(() => clearInterval(alive));
+  keepAlive(t);
   const stuck = submit(1);
   const started = performance.now();
   const waiting = submit(2);
@@ -93,8 +97,7 @@ t.test('an item that has waited maxWaitMs for the batches ahead of it is answere
 t.test('only the items that have waited maxWaitMs expire: a later one stays queued and is sent', async (t) => {
   const { batches, send } = manualSend<number>();
   const submit = createBatchQueue(send, { maxBatch: 10, maxWaitMs: 200 });
-  const alive = setInterval(() => undefined, 1000);
-  t.teardown(() => clearInterval(alive));
+  keepAlive(t);
   const stuck = submit(1);
   const early = submit(2);
   await new Promise((resolve) => setTimeout(resolve, 120));

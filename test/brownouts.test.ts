@@ -3,7 +3,7 @@
 // Every state is driven by an injected clock: before the deprecation, deprecated, inside and
 // between windows, after the sunset. Invalid windows stop start-up with the problem named.
 import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { buildApp } from '../src/app.js';
 import { brownoutWindowsOf, retirementCheckOf } from '../src/routes/deprecation-headers.js';
 import { operationsOf } from '../src/spec/openapi-spec.js';
@@ -56,27 +56,25 @@ t.test('each state of the lifecycle, as a client sees it', async (t) => {
   t.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).statusCode, 200, 'listPets, the replacement, is not browned out');
 });
 
-t.test('a brownout without a sunset names no sunset', async (t) => {
+/** getPet browned out from 14:00 to 15:00 UTC on 2027-06-01, without these markers; and a call at 14:00. */
+async function brownoutWithout(t: Test, ...markers: string[]) {
   const spec = specWith((spec) => {
     const getPet = spec.paths['/pets/{petId}']!.get!;
-    delete getPet['x-sunset'];
+    for (const marker of markers) delete getPet[marker as `x-${string}`];
     Object.assign(getPet, { 'x-brownouts': [{ start: '2027-06-01T14:00:00Z', end: '2027-06-01T15:00:00Z' }] });
   });
   const { app } = await buildTestApp(t, { spec, clock: () => at('2027-06-01T14:00:00Z') });
-  const answer = await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH });
+  return { spec, answer: await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH }) };
+}
+
+t.test('a brownout without a sunset names no sunset', async (t) => {
+  const { answer } = await brownoutWithout(t, 'x-sunset');
   t.equal(answer.statusCode, 410);
   t.equal(JSON.parse(answer.body).message, 'getPet is unavailable during a scheduled brownout until 2027-06-01T15:00:00Z; use listPets: GET /v1/pets.');
 });
 
 t.test('a brownout of an operation with no sunset and no replacement names neither; its windows are read all the same', async (t) => {
-  const spec = specWith((spec) => {
-    const getPet = spec.paths['/pets/{petId}']!.get!;
-    delete getPet['x-sunset'];
-    delete getPet['x-replaced-by'];
-    Object.assign(getPet, { 'x-brownouts': [{ start: '2027-06-01T14:00:00Z', end: '2027-06-01T15:00:00Z' }] });
-  });
-  const { app } = await buildTestApp(t, { spec, clock: () => at('2027-06-01T14:00:00Z') });
-  const answer = await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH });
+  const { spec, answer } = await brownoutWithout(t, 'x-sunset', 'x-replaced-by');
   t.equal(answer.statusCode, 410);
   t.equal(JSON.parse(answer.body).message, 'getPet is unavailable during a scheduled brownout until 2027-06-01T15:00:00Z.');
   const getPet = operationsOf(spec).find((operation) => operation.operationId === 'getPet')!;

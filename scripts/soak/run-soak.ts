@@ -6,13 +6,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { get } from 'node:http';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { PROJECT_ROOT } from '../../src/project-root.js';
 import { freePort, startThrowawayCluster, type Cluster } from '../postgres/throwaway-cluster.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 
 /**
@@ -90,7 +91,7 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
     }
     const port = await freePort();
     const key = randomBytes(24).toString('base64url');
-    service = spawn(process.execPath, ['--expose-gc', '--import', PROBE, `${ROOT}dist/server.js`], {
+    service = spawn(process.execPath, ['--expose-gc', '--import', PROBE, join(PROJECT_ROOT, 'dist', 'server.js')], {
       env: { PATH: process.env['PATH'] ?? '', API_KEYS: `soak:${key}`, PORT: String(port), METRICS_PORT: 'off', LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

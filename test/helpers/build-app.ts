@@ -26,9 +26,9 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
   });
   const app = await buildApp({
     apiKeys: [API_KEY],
-    spec: specCopy(),
     logger: { level: 'trace', stream, redact: ['req.headers.authorization'] },
     ...options,
+    spec: options.spec ?? specCopy(),
   });
   t.teardown(() => app.close());
   return { app, logs: () => lines.join('') };

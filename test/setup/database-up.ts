@@ -1,17 +1,14 @@
 // tap's `before` (.taprc): one throwaway PostgreSQL cluster for every test file of the run, instead of
 // one each (initdb and a start, about a second, for each of ten files). Its connection string goes
 // to a file that test/helpers/postgres.ts reads; test/setup/database-down.ts removes it after the run.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { destroyClusterAt, startThrowawayCluster, whyNoPostgresBinaries } from '../../scripts/postgres/throwaway-cluster.js';
-import { SHARED_CLUSTER_FILE, type SharedCluster } from './shared-cluster.js';
+import { startThrowawayCluster, whyNoPostgresBinaries } from '../../scripts/postgres/throwaway-cluster.js';
+import { removeSharedCluster, SHARED_CLUSTER_FILE, type SharedCluster } from './shared-cluster.js';
 
-/* c8 ignore start -- tap measures its before and after scripts without the coverage map, which leaves test/ out */
 // A cluster an interrupted run left behind goes first.
-if (existsSync(SHARED_CLUSTER_FILE)) {
-  destroyClusterAt((JSON.parse(readFileSync(SHARED_CLUSTER_FILE, 'utf8')) as SharedCluster).dataDir);
-  rmSync(SHARED_CLUSTER_FILE);
-}
+removeSharedCluster();
+/* c8 ignore start -- tap measures its before and after scripts without the coverage map, which leaves test/ out */
 // Without server binaries each test file says why it skips, or fails where they are required.
 if (whyNoPostgresBinaries() === undefined && process.env['TEST_DATABASE_URL'] === undefined) {
   const { url, dataDir } = await startThrowawayCluster();
