@@ -102,12 +102,26 @@ interface Server {
 
 type StartMode = { measureMemory?: boolean; callgrindDir?: string; env?: Record<string, string> };
 
-// Servers are killed whatever happens to the run, so none outlives it.
+// Servers are killed, and the PostgreSQL cluster removed, whatever ends the run (a signal included),
+// so that none outlives it.
 const children = new Set<ChildProcess>();
+const atExit = new Set<() => void>();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
+  for (const cleanup of atExit) cleanup();
   rmSync(dirname(REQUEST_LOG_FILE), { recursive: true, force: true });
 });
+for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
+  process.once(signal, () => {
+    console.error(`bench: ${signal}, stopping`);
+    process.exit(128 + number);
+  });
+}
+
+// A step that waits on another process (a server starting, a request, callgrind_control) gives up
+// after this long instead of waiting for ever: under valgrind a server takes ~20 s to start and a
+// request well under one, so this is only reached by a process that is stuck.
+const STEP_LIMIT_MS = 180_000;
 
 /**
  * With `measureMemory`, the server collects garbage before it reports its RSS; such a server is not
@@ -134,7 +148,15 @@ function start(name: ServerName, pets: number, { measureMemory = false, callgrin
   child.once('exit', () => children.delete(child));
   return new Promise((resolve, reject) => {
     let output = '';
-    const exitedEarly = (code: number | null) => reject(new Error(`${name} server exited with ${code} before it was ready`));
+    const exitedEarly = (code: number | null) => {
+      clearTimeout(limit);
+      reject(new Error(`${name} server exited with ${code} before it was ready`));
+    };
+    const limit = setTimeout(() => {
+      child.off('exit', exitedEarly);
+      child.kill('SIGKILL');
+      reject(new Error(`${name} server${callgrindDir === undefined ? '' : ' (under valgrind)'} was not ready after ${STEP_LIMIT_MS / 1000} s`));
+    }, STEP_LIMIT_MS);
     child.once('exit', exitedEarly);
     child.once('error', (error) => reject(new Error(`${command}: ${error.message}${command === 'valgrind' ? ' (apt-get install -y valgrind)' : ''}`)));
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -142,6 +164,7 @@ function start(name: ServerName, pets: number, { measureMemory = false, callgrin
       const line = output.split('\n').find((candidate) => candidate.startsWith('{'));
       if (line !== undefined && output.includes('\n')) {
         const { port, rss } = JSON.parse(line) as { port: number; rss: number };
+        clearTimeout(limit);
         child.off('exit', exitedEarly);
         resolve({ child, pid: child.pid!, port, rss });
       }
@@ -164,6 +187,8 @@ async function startOtlpSink(): Promise<{ endpoint: string; sink: HttpServer }> 
 }
 
 async function stop(server: Server): Promise<void> {
+  // A server that has already exited would never emit 'exit' again.
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
   const exited = new Promise((resolve) => server.child.once('exit', resolve));
   server.child.kill('SIGKILL');
   await exited;
@@ -181,8 +206,12 @@ async function startupTime(name: ServerName): Promise<number> {
   const started = performance.now();
   const server = await start(name, 0);
   for (;;) {
-    const response = await fetch(`http://127.0.0.1:${server.port}/v1/pets`, { headers: AUTH }).catch(() => undefined);
+    const response = await fetch(`http://127.0.0.1:${server.port}/v1/pets`, { headers: AUTH, signal: AbortSignal.timeout(STEP_LIMIT_MS) }).catch(() => undefined);
     if (response?.status === 200) break;
+    if (performance.now() - started > STEP_LIMIT_MS) {
+      await stop(server);
+      throw new Error(`${name} server: no 200 for GET /v1/pets within ${STEP_LIMIT_MS / 1000} s (last: ${response?.status ?? 'no answer'})`);
+    }
   }
   const elapsed = performance.now() - started;
   await stop(server);
@@ -264,19 +293,33 @@ interface Sample {
 /** One request as the workload sends it, so that a workload the server refuses fails with the reason. */
 async function probe(server: Server, workload: Workload, pets: number): Promise<void> {
   const { method = 'GET', headers = AUTH, body } = workload.options(pets);
-  const response = await fetch(`http://127.0.0.1:${server.port}${pathOf(workload, pets)}`, { method, headers: headers as Record<string, string>, ...(body === undefined ? {} : { body: String(body) }) });
+  const response = await fetch(`http://127.0.0.1:${server.port}${pathOf(workload, pets)}`, {
+    method,
+    headers: headers as Record<string, string>,
+    ...(body === undefined ? {} : { body: String(body) }),
+    signal: AbortSignal.timeout(STEP_LIMIT_MS),
+  });
   if (!response.ok) throw new Error(`${workload.name}: ${method} ${pathOf(workload, pets)} answered ${response.status} ${await response.text()}`);
 }
 
-/** Loads the server with the workload; any answer but a 2xx fails the run. */
+/** Loads the server with the workload; any answer but a 2xx fails the run, and so does a run past STEP_LIMIT_MS. */
 async function fire(server: Server, workload: Workload, pets: number, limit: { duration: number } | { amount: number }, connectionCount = connections) {
-  const result = await autocannon({
+  const instance = autocannon({
     url: `http://127.0.0.1:${server.port}${pathOf(workload, pets)}`,
     connections: connectionCount,
     ...limit,
     headers: AUTH,
     ...workload.options(pets),
-  });
+  }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
+  let stuck = false;
+  const watchdog = setTimeout(() => {
+    stuck = true;
+    instance.stop();
+  }, STEP_LIMIT_MS + ('duration' in limit ? limit.duration * 1000 : 0));
+  // autocannon's instance is a thenable (no finally): on failure the timer only ends the run early.
+  const result = await instance;
+  clearTimeout(watchdog);
+  if (stuck) throw new Error(`${workload.name}: not done after ${STEP_LIMIT_MS / 1000} s (server threads: ${threadStates(server.pid)})`);
   if (result.non2xx > 0 || result.errors > 0 || result['2xx'] === 0) {
     throw new Error(`${workload.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result['2xx']} 2xx`);
   }
@@ -311,7 +354,35 @@ async function loadWithDatabase(server: Server, workload: Workload, pets: number
 }
 
 const execFileAsync = promisify(execFile);
-const callgrindControl = (args: string[]) => execFileAsync('callgrind_control', args);
+async function callgrindControl(args: string[], server: Server): Promise<void> {
+  try {
+    await execFileAsync('callgrind_control', [...args, String(server.pid)], { timeout: STEP_LIMIT_MS, killSignal: 'SIGKILL' });
+  } catch (error) {
+    const { killed, message } = error as Error & { killed?: boolean };
+    const what = killed === true ? `no answer in ${STEP_LIMIT_MS / 1000} s` : message.split('\n')[0];
+    throw new Error(`callgrind_control ${args.join(' ')} ${server.pid}: ${what} (server threads: ${threadStates(server.pid)})`);
+  }
+}
+
+/** The state of each thread of process `pid` (R running, S sleeping, T stopped, …), to tell a stuck process from a slow one. */
+function threadStates(pid: number): string {
+  try {
+    const counts = new Map<string, number>();
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      // The state is the field after the command name, which is in parentheses and may hold spaces.
+      const state = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8').replace(/^.*\) /s, '')[0] ?? '?';
+      counts.set(state, (counts.get(state) ?? 0) + 1);
+    }
+    return [...counts].map(([state, count]) => `${count} ${state}`).join(', ');
+  } catch {
+    return 'exited';
+  }
+}
+
+/** Processes counted under valgrind that got stuck and were replaced by fresh ones (countInstructionsOf). */
+let replacedProcesses = 0;
+const replacedNote = (count: number) => (count === 0 ? '' : `; ${count} process${count === 1 ? '' : 'es'} stuck under valgrind replaced by fresh ones`);
+const COUNT_ATTEMPTS = 3;
 
 /**
  * Instructions the server (all its threads, user space) executes per answered request: callgrind's
@@ -324,12 +395,12 @@ async function instructionsPerRequest(server: Server, name: ServerName, dir: str
   await probe(server, workload, pets);
   // The warm-up runs without instrumentation, about eight times faster.
   for (let index = 0; index < WARM_UP_FACTOR; index++) await run();
-  await callgrindControl(['--instr=on', String(server.pid)]);
-  await callgrindControl(['--zero', String(server.pid)]);
+  await callgrindControl(['--instr=on'], server);
+  await callgrindControl(['--zero'], server);
   const answered = await run();
   const before = dumpsOf(dir, name, server.pid);
-  await callgrindControl(['--dump', String(server.pid)]);
-  await callgrindControl(['--instr=off', String(server.pid)]);
+  await callgrindControl(['--dump'], server);
+  await callgrindControl(['--instr=off'], server);
   const dump = dumpsOf(dir, name, server.pid).find((file) => !before.includes(file));
   const instructions = dump === undefined ? undefined : /^summary: (\d+)/m.exec(readFileSync(join(dir, dump), 'utf8'))?.[1];
   if (instructions === undefined) throw new Error(`callgrind wrote no count for ${name} (${workload.name})`);
@@ -338,13 +409,29 @@ async function instructionsPerRequest(server: Server, name: ServerName, dir: str
 
 const dumpsOf = (dir: string, name: ServerName, pid: number) => readdirSync(dir).filter((file) => file.startsWith(`${name}.${pid}.`));
 
-/** A fresh process of server `name` under callgrind: its instructions per request for each workload. */
+/**
+ * A fresh process of server `name` under callgrind: its instructions per request for each workload.
+ * A process under valgrind can get stuck (twice in CI, a server idle and callgrind_control waiting on
+ * it for 40 minutes); every step here has a limit, and a process that fails one is replaced by a
+ * fresh one, up to COUNT_ATTEMPTS in all. Each count comes from a fresh process anyway, so the
+ * replacement measures the same thing; the report says how many were replaced.
+ */
 async function countInstructionsOf(dir: string, name: ServerName, pets: number, workloads: Workload[], env: Record<string, string> = {}): Promise<number[]> {
-  const server = await start(name, pets, { callgrindDir: dir, env });
-  const counts: number[] = [];
-  for (const workload of workloads) counts.push(await instructionsPerRequest(server, name, dir, workload, pets));
-  await stop(server);
-  return counts;
+  for (let attempt = 1; ; attempt++) {
+    let server: Server | undefined;
+    try {
+      server = await start(name, pets, { callgrindDir: dir, env });
+      const counts: number[] = [];
+      for (const workload of workloads) counts.push(await instructionsPerRequest(server, name, dir, workload, pets));
+      return counts;
+    } catch (error) {
+      if (attempt === COUNT_ATTEMPTS) throw error;
+      replacedProcesses++;
+      console.error(`bench: ${name} under valgrind: ${(error as Error).message}; counting again in a fresh process (attempt ${attempt + 1} of ${COUNT_ATTEMPTS})`);
+    } finally {
+      if (server !== undefined) await stop(server);
+    }
+  }
 }
 
 /**
@@ -459,7 +546,7 @@ async function main() {
   console.error(`bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections; stores: ${stores.join(', ')}`);
   const memory = stores.includes('memory') ? await measureMemoryStore() : undefined;
   const postgres = stores.includes('postgres') ? await measurePostgres() : { rows: [], throughput: [], missing: 'not asked for (--stores)' };
-  const postgresTable = postgresReport(postgres.rows, postgres.throughput, postgres.missing);
+  const postgresTable = postgresReport(postgres.rows, postgres.throughput, postgres.missing, postgres.replaced);
   console.log([...(memory === undefined ? [] : [memory.table]), postgresTable].join('\n\n'));
   // Each store's tables have their own markers, so that a run of one store updates only its own.
   if (values.readme && memory !== undefined) {
@@ -574,13 +661,17 @@ async function measureObservability(pets: number): Promise<{ pets: number; rows:
  * The PostgreSQL store, service against the baseline, each on its own database of one throwaway
  * cluster holding the same pets; fresh server processes each round, as for the in-memory store.
  */
-async function measurePostgres(): Promise<{ rows: DatabaseRow[]; throughput: ThroughputCell[]; missing?: string }> {
+async function measurePostgres(): Promise<{ rows: DatabaseRow[]; throughput: ThroughputCell[]; missing?: string; replaced?: number }> {
   const missing = whyNoPostgresBinaries();
   if (missing !== undefined) {
     console.error(`bench: PostgreSQL left out: ${missing}`);
     return { rows: [], throughput: [], missing };
   }
+  const replacedBefore = replacedProcesses;
   const database = await startBenchDatabase();
+  // pg_ctl runs the cluster as a daemon: without this, a run ended by a signal would leave it running.
+  const removeCluster = () => database.destroy();
+  atExit.add(removeCluster);
   try {
     const rows: DatabaseRow[] = [];
     for (const pets of WORKLOADS.length === 0 ? [] : sizes) {
@@ -636,8 +727,9 @@ async function measurePostgres(): Promise<{ rows: DatabaseRow[]; throughput: Thr
         );
       }
     }
-    return { rows, throughput: createThroughputWanted ? await measureCreateThroughput(database) : [] };
+    return { rows, throughput: createThroughputWanted ? await measureCreateThroughput(database) : [], replaced: replacedProcesses - replacedBefore };
   } finally {
+    atExit.delete(removeCluster);
     await database.close();
   }
 }
@@ -805,7 +897,7 @@ function report(
       ? []
       : [
           '',
-          `Instructions per request, counted by valgrind's callgrind (all threads, user space; ${round(instructionRequests)} requests on one connection after ${round(WARM_UP_FACTOR * instructionRequests)} to warm up; the lowest over ${instructionRounds} fresh processes of each server):`,
+          `Instructions per request, counted by valgrind's callgrind (all threads, user space; ${round(instructionRequests)} requests on one connection after ${round(WARM_UP_FACTOR * instructionRequests)} to warm up; the lowest over ${instructionRounds} fresh processes of each server${replacedNote(replacedProcesses)}):`,
           '',
           '| pets | workload | instructions/req service | instructions/req baseline | ratio | baseline sending getPet\'s 3 headers | ratio to that | instructions/req logs on | logs on ÷ off | instructions/req logs and metrics on | metrics on ÷ off |',
           '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -847,7 +939,7 @@ function shortTable(rows: Row[], instructionRows: InstructionRow[], observabilit
 }
 
 /** The PostgreSQL table: service against the baseline on the same SQL, and what each request costs the database. */
-function postgresReport(rows: DatabaseRow[], throughput: ThroughputCell[], missing: string | undefined): string {
+function postgresReport(rows: DatabaseRow[], throughput: ThroughputCell[], missing: string | undefined, replaced = 0): string {
   if (rows.length === 0 && throughput.length === 0) return `PostgreSQL store: left out of this run (${missing ?? 'no rows'}).`;
   if (rows.length === 0) return throughputReport(throughput);
   const largest = Math.max(...sizes);
@@ -883,7 +975,7 @@ function postgresReport(rows: DatabaseRow[], throughput: ThroughputCell[], missi
       ? []
       : [
           '',
-          `Instructions per request of each server process on PostgreSQL, counted as for the in-memory store (${round(instructionRequests)} requests after ${round(WARM_UP_FACTOR * instructionRequests)}, the lowest over ${instructionRounds} fresh processes):`,
+          `Instructions per request of each server process on PostgreSQL, counted as for the in-memory store (${round(instructionRequests)} requests after ${round(WARM_UP_FACTOR * instructionRequests)}, the lowest over ${instructionRounds} fresh processes${replacedNote(replaced)}):`,
           '',
           '| pets | workload | instructions/req service | instructions/req baseline | ratio |',
           '|---:|---|---:|---:|---:|',

@@ -1,12 +1,34 @@
 // The benchmark script is only checked for running: a tiny, short run. Its figures are never
 // asserted here (no wall-clock assertions in tests); README.md holds the latest full run.
 // Not part of npm test (about five minutes under valgrind): `npm run test:bench`, which .ci/run runs.
-import { execFile, execFileSync } from 'node:child_process';
-import { promisify } from 'node:util';
-import t from 'tap';
+import { execFileSync, spawn } from 'node:child_process';
+import t, { type Test } from 'tap';
 import { whyNoPostgresBinaries } from '../scripts/postgres/throwaway-cluster.js';
 
-const run = promisify(execFile);
+/**
+ * Runs `npm run bench` in a process group of its own and gives its standard output. Its standard
+ * error (one progress line per measurement) goes to this test's, so that a CI log shows how far it
+ * got. If this test ends first (its time limit), the whole group gets SIGTERM: the benchmark removes
+ * its PostgreSQL cluster and kills its servers, which would otherwise outlive it under valgrind.
+ */
+function runBench(t: Test, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const child = spawn('npm', ['run', '-s', 'bench', '--', ...args], { env, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // The group has already exited.
+    }
+  };
+  process.once('exit', killGroup);
+  t.teardown(killGroup);
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => (code === 0 ? resolve(stdout) : reject(new Error(`npm run bench exited with ${code ?? signal}`))));
+  });
+}
 
 // --instructions runs both servers under valgrind. .ci/run installs it and sets this: there the
 // instruction count must run, never skip.
@@ -34,10 +56,8 @@ t.setTimeout(LIMIT_MS);
 t.test('npm run bench runs end to end on a tiny store and prints its tables', { timeout: LIMIT_MS }, async (t) => {
   const options = ['--sizes', '100', '--rounds', '1', '--duration', '0.3', '--connections', '2', '--startup-rounds', '1'];
   const instructions = countInstructions ? ['--instructions', '--instruction-requests', '50', '--instruction-rounds', '1'] : [];
-  const { stdout } = await run('npm', ['run', '-s', 'bench', '--', ...options, ...instructions], {
-    // The script is run, not measured for coverage: its figures are what matters, and those come from full runs.
-    env: { ...process.env, npm_config_loglevel: 'error', _TAPJS_PROCESSINFO_COVERAGE_: '0' },
-  });
+  // The script is run, not measured for coverage: its figures are what matters, and those come from full runs.
+  const stdout = await runBench(t, [...options, ...instructions], { ...process.env, npm_config_loglevel: 'error', _TAPJS_PROCESSINFO_COVERAGE_: '0' });
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   t.match(stdout, /^\| pets \| workload \| req\/s service \|/m, 'the markdown table');
   for (const workload of ['list 20', 'list 100, 1% status', 'page of 100 from the middle', 'get random id', 'create']) {
