@@ -411,10 +411,10 @@ const dumpsOf = (dir: string, name: ServerName, pid: number) => readdirSync(dir)
 
 /**
  * A fresh process of server `name` under callgrind: its instructions per request for each workload.
- * A process under valgrind can get stuck (twice in CI, a server idle and callgrind_control waiting on
- * it for 40 minutes); every step here has a limit, and a process that fails one is replaced by a
- * fresh one, up to COUNT_ATTEMPTS in all. Each count comes from a fresh process anyway, so the
- * replacement measures the same thing; the report says how many were replaced.
+ * A run has got stuck on its processes under valgrind twice so far, bench.js idle until the smoke
+ * test's limit (docs/performance.md). Every step here has a limit, and a process that fails one is
+ * replaced by a fresh one, up to COUNT_ATTEMPTS in all. Each count comes from a fresh process
+ * anyway, so the replacement measures the same thing; the report says how many were replaced.
  */
 async function countInstructionsOf(dir: string, name: ServerName, pets: number, workloads: Workload[], env: Record<string, string> = {}): Promise<number[]> {
   for (let attempt = 1; ; attempt++) {
