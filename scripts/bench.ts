@@ -132,6 +132,11 @@ function start(name: ServerName, pets: number, { measureMemory = false, callgrin
   const node = [process.execPath, ...(measureMemory ? ['--expose-gc'] : []), SERVERS[name]];
   const callgrind = ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${callgrindDir}/${name}.%p`];
   const [command, ...args] = callgrindDir === undefined ? node : ['valgrind', ...callgrind, ...node];
+  // Under callgrind a server runs some fifty times slower, and more while it re-instruments its code
+  // when counting starts: a database wait could pass the service's 2 s limit (DATABASE_TIMEOUT_MS)
+  // and be answered 503, which is how a smoke run once failed. The limit's value does not change
+  // the instructions a request runs, only whether valgrind's slowness trips it.
+  const underValgrind = callgrindDir === undefined ? {} : { DATABASE_TIMEOUT_MS: '120000' };
   const child = spawn(command!, args, {
     env: {
       ...process.env,
@@ -140,6 +145,7 @@ function start(name: ServerName, pets: number, { measureMemory = false, callgrin
       ...(name === 'baselineWithHeaders' ? { DEPRECATION_HEADERS: '1' } : {}),
       ...(name === 'serviceLogged' || name === 'serviceMetrics' || name === 'serviceTraced' ? { REQUEST_LOG: REQUEST_LOG_FILE } : {}),
       ...(name === 'serviceMetrics' ? { METRICS: '1' } : {}),
+      ...underValgrind,
       ...env,
     },
     stdio: ['ignore', 'pipe', callgrindDir === undefined ? 'inherit' : 'ignore'],
@@ -302,6 +308,12 @@ async function probe(server: Server, workload: Workload, pets: number): Promise<
   if (!response.ok) throw new Error(`${workload.name}: ${method} ${pathOf(workload, pets)} answered ${response.status} ${await response.text()}`);
 }
 
+/** The statuses other than 2xx a run was answered, with their counts: " (503 ×2)". */
+function statusesOf(result: autocannon.Result): string {
+  const others = Object.entries(result.statusCodeStats ?? {}).filter(([status]) => !status.startsWith('2'));
+  return others.length === 0 ? '' : ` (${others.map(([status, { count }]) => `${status} ×${count ?? '?'}`).join(', ')})`;
+}
+
 /** Loads the server with the workload; any answer but a 2xx fails the run, and so does a run past STEP_LIMIT_MS. */
 async function fire(server: Server, workload: Workload, pets: number, limit: { duration: number } | { amount: number }, connectionCount = connections) {
   const instance = autocannon({
@@ -321,7 +333,7 @@ async function fire(server: Server, workload: Workload, pets: number, limit: { d
   clearTimeout(watchdog);
   if (stuck) throw new Error(`${workload.name}: not done after ${STEP_LIMIT_MS / 1000} s (server threads: ${threadStates(server.pid)})`);
   if (result.non2xx > 0 || result.errors > 0 || result['2xx'] === 0) {
-    throw new Error(`${workload.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result['2xx']} 2xx`);
+    throw new Error(`${workload.name}: ${result.non2xx} non-2xx answers${statusesOf(result)}, ${result.errors} errors, ${result['2xx']} 2xx`);
   }
   return result;
 }
@@ -411,10 +423,10 @@ const dumpsOf = (dir: string, name: ServerName, pid: number) => readdirSync(dir)
 
 /**
  * A fresh process of server `name` under callgrind: its instructions per request for each workload.
- * A run has got stuck on its processes under valgrind twice so far, bench.js idle until the smoke
- * test's limit (docs/performance.md). Every step here has a limit, and a process that fails one is
- * replaced by a fresh one, up to COUNT_ATTEMPTS in all. Each count comes from a fresh process
- * anyway, so the replacement measures the same thing; the report says how many were replaced.
+ * Every step here has a limit, and a process that fails one (a request answered 503 once hung
+ * whole runs: docs/performance.md) is replaced by a fresh one, up to COUNT_ATTEMPTS in all. Each
+ * count comes from a fresh process anyway, so the replacement measures the same thing; the report
+ * says how many were replaced.
  */
 async function countInstructionsOf(dir: string, name: ServerName, pets: number, workloads: Workload[], env: Record<string, string> = {}): Promise<number[]> {
   for (let attempt = 1; ; attempt++) {
@@ -425,7 +437,7 @@ async function countInstructionsOf(dir: string, name: ServerName, pets: number, 
       for (const workload of workloads) counts.push(await instructionsPerRequest(server, name, dir, workload, pets));
       return counts;
     } catch (error) {
-      if (attempt === COUNT_ATTEMPTS) throw error;
+      if (attempt === COUNT_ATTEMPTS) throw new Error(`${name} under valgrind, attempt ${attempt} of ${COUNT_ATTEMPTS}: ${(error as Error).message}`);
       replacedProcesses++;
       console.error(`bench: ${name} under valgrind: ${(error as Error).message}; counting again in a fresh process (attempt ${attempt + 1} of ${COUNT_ATTEMPTS})`);
     } finally {
@@ -814,7 +826,7 @@ async function createLoad(servers: Server[], body: string, clients: number, seco
   });
   const result = await instance;
   if (result.non2xx > 0 || result.errors > 0 || result['2xx'] === 0) {
-    throw new Error(`create throughput: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result['2xx']} 2xx`);
+    throw new Error(`create throughput: ${result.non2xx} non-2xx answers${statusesOf(result)}, ${result.errors} errors, ${result['2xx']} 2xx`);
   }
   return { creates: result['2xx'], seconds: result.duration || seconds, latencies };
 }
@@ -1049,7 +1061,9 @@ function writeBetweenMarkers(file: string, marker: 'bench' | 'bench-postgres', t
   console.error(`bench: ${file} updated (${marker})`);
 }
 
+// Exits at once on failure: a server or a count still running (the other side of a Promise.all)
+// would otherwise keep the process alive, idle, for ever; the exit handler kills them all.
 await main().catch((error: Error) => {
   console.error(`bench: ${error.message}`);
-  process.exitCode = 1;
+  process.exit(1);
 });
