@@ -391,9 +391,9 @@ function threadStates(pid: number): string {
   }
 }
 
-/** Processes counted under valgrind that got stuck and were replaced by fresh ones (countInstructionsOf). */
+/** Processes counted under valgrind that failed a step and were replaced by fresh ones (countInstructionsOf). */
 let replacedProcesses = 0;
-const replacedNote = (count: number) => (count === 0 ? '' : `; ${count} process${count === 1 ? '' : 'es'} stuck under valgrind replaced by fresh ones`);
+const replacedNote = (count: number) => (count === 0 ? '' : `; ${count} process${count === 1 ? '' : 'es'} that failed a step under valgrind replaced by fresh ones`);
 const COUNT_ATTEMPTS = 3;
 
 /**
