@@ -308,10 +308,12 @@ async function probe(server: Server, workload: Workload, pets: number): Promise<
   if (!response.ok) throw new Error(`${workload.name}: ${method} ${pathOf(workload, pets)} answered ${response.status} ${await response.text()}`);
 }
 
-/** The statuses other than 2xx a run was answered, with their counts: " (503 ×2)". */
-function statusesOf(result: autocannon.Result): string {
+/** Fails the run `label` unless every answer was a 2xx, naming the other statuses with their counts ("503 ×2"). */
+function requireAll2xx(label: string, result: autocannon.Result): void {
+  if (result.non2xx === 0 && result.errors === 0 && result['2xx'] > 0) return;
   const others = Object.entries(result.statusCodeStats ?? {}).filter(([status]) => !status.startsWith('2'));
-  return others.length === 0 ? '' : ` (${others.map(([status, { count }]) => `${status} ×${count ?? '?'}`).join(', ')})`;
+  const statuses = others.length === 0 ? '' : ` (${others.map(([status, { count }]) => `${status} ×${count ?? '?'}`).join(', ')})`;
+  throw new Error(`${label}: ${result.non2xx} non-2xx answers${statuses}, ${result.errors} errors, ${result['2xx']} 2xx`);
 }
 
 /** Loads the server with the workload; any answer but a 2xx fails the run, and so does a run past STEP_LIMIT_MS. */
@@ -332,9 +334,7 @@ async function fire(server: Server, workload: Workload, pets: number, limit: { d
   const result = await instance;
   clearTimeout(watchdog);
   if (stuck) throw new Error(`${workload.name}: not done after ${STEP_LIMIT_MS / 1000} s (server threads: ${threadStates(server.pid)})`);
-  if (result.non2xx > 0 || result.errors > 0 || result['2xx'] === 0) {
-    throw new Error(`${workload.name}: ${result.non2xx} non-2xx answers${statusesOf(result)}, ${result.errors} errors, ${result['2xx']} 2xx`);
-  }
+  requireAll2xx(workload.name, result);
   return result;
 }
 
@@ -825,9 +825,7 @@ async function createLoad(servers: Server[], body: string, clients: number, seco
     if (statusCode === 201) latencies.push(responseTime);
   });
   const result = await instance;
-  if (result.non2xx > 0 || result.errors > 0 || result['2xx'] === 0) {
-    throw new Error(`create throughput: ${result.non2xx} non-2xx answers${statusesOf(result)}, ${result.errors} errors, ${result['2xx']} 2xx`);
-  }
+  requireAll2xx('create throughput', result);
   return { creates: result['2xx'], seconds: result.duration || seconds, latencies };
 }
 
