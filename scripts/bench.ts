@@ -1,7 +1,7 @@
 // The benchmark: the service against a plain fastify baseline (scripts/bench/), both as separate
 // processes on 127.0.0.1, loaded in turn by autocannon over several rounds so that machine noise
-// hits both alike. Prints a markdown report; --readme also writes it into docs/performance.md, and a
-// short table into README.md.
+// hits both alike. Prints a markdown report; --write-docs also writes it, with a short summary
+// table, into docs/performance.md.
 //   npm run bench                       (full run, about 11 minutes on 2 cores; 25 with --instructions)
 //   npm run bench -- --sizes 1000 --rounds 1 --duration 1
 //   npm run bench -- --self-check        (baseline against baseline: the noise floor)
@@ -28,7 +28,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '4' },
     connections: { type: 'string', default: '10' },
     'startup-rounds': { type: 'string', default: '5' },
-    readme: { type: 'boolean', default: false },
+    'write-docs': { type: 'boolean', default: false },
     // Runs the baseline against a second baseline in place of the service: the ratios then show the noise floor.
     'self-check': { type: 'boolean', default: false },
     // Also counts the instructions each server executes per request under valgrind (callgrind): this
@@ -36,6 +36,9 @@ const { values } = parseArgs({
     instructions: { type: 'boolean', default: false },
     'instruction-requests': { type: 'string', default: '1000' },
     'instruction-rounds': { type: 'string', default: '3' },
+    // With --instructions, count only the workloads whose name contains one of these (comma-separated):
+    // every server under valgrind pays each counted workload's warm-up, so a smoke run counts one.
+    'instruction-workloads': { type: 'string' },
     // Only the workloads whose name contains one of these (comma-separated): to see one change's cost quickly.
     workloads: { type: 'string' },
     // Which stores to measure: the in-memory store (every table) and PostgreSQL (its own table, on a
@@ -43,8 +46,8 @@ const { values } = parseArgs({
     stores: { type: 'string', default: 'memory,postgres' },
   },
 });
-if (values['self-check'] && values.readme) {
-  console.error('bench: --self-check measures noise, not the service; it does not write README.md');
+if (values['self-check'] && values['write-docs']) {
+  console.error('bench: --self-check measures noise, not the service; it does not write docs/performance.md');
   process.exit(2);
 }
 const sizes = values.sizes.split(',').map(Number);
@@ -52,11 +55,15 @@ const rounds = Number(values.rounds);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const startupRounds = Number(values['startup-rounds']);
+// autocannon checks whether a run is over on its sampling tick (a second by default), so no run
+// lasted under a second: a smoke run's 140 loads and the instruction counts' warm-ups spent over
+// three minutes waiting on it. Only the per-tick statistics, which nothing here reads, change.
+const SAMPLE_INTERVAL_MS = 20;
 const instructionRequests = Number(values['instruction-requests']);
 const instructionRounds = Number(values['instruction-rounds']);
 const stores = values.stores.split(',');
 // Below ~16,000 requests V8 is still compiling the request path: counts after 2,000 were up to 4x the
-// steady state, and most of it was the optimizing compiler's own work (README, Performance).
+// steady state, and most of it was the optimizing compiler's own work (docs/performance.md).
 const WARM_UP_FACTOR = 16;
 if (
   [...sizes, rounds, duration, connections, startupRounds, instructionRequests, instructionRounds].some((value) => !(value >= 0) || Number.isNaN(value)) ||
@@ -66,7 +73,7 @@ if (
   stores.some((store) => store !== 'memory' && store !== 'postgres')
 ) {
   console.error(
-    'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 1000] [--instruction-rounds 3]] [--stores memory,postgres] [--self-check | --readme]',
+    'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 1000] [--instruction-rounds 3] [--instruction-workloads get]] [--stores memory,postgres] [--self-check | --write-docs]',
   );
   process.exit(2);
 }
@@ -125,7 +132,7 @@ const STEP_LIMIT_MS = 180_000;
 
 /**
  * With `measureMemory`, the server collects garbage before it reports its RSS; such a server is not
- * loaded (see README). With `callgrindDir`, it runs under valgrind's callgrind, which counts nothing
+ * loaded (see docs/performance.md). With `callgrindDir`, it runs under valgrind's callgrind, which counts nothing
  * until told to (instructionsPerRequest) and writes its counts there.
  */
 function start(name: ServerName, pets: number, { measureMemory = false, callgrindDir, env = {} }: StartMode = {}): Promise<Server> {
@@ -283,12 +290,18 @@ const createThroughputWanted = values.workloads === undefined || values.workload
 if (values.workloads !== undefined) {
   const wanted = values.workloads.split(',');
   WORKLOADS.splice(0, WORKLOADS.length, ...WORKLOADS.filter((workload) => wanted.some((part) => workload.name.includes(part))));
-  if ((WORKLOADS.length === 0 && !createThroughputWanted) || values.readme) {
-    console.error('bench: --workloads must name at least one workload, and a partial run does not write README.md');
+  if ((WORKLOADS.length === 0 && !createThroughputWanted) || values['write-docs']) {
+    console.error('bench: --workloads must name at least one workload, and a partial run does not write docs/performance.md');
     process.exit(2);
   }
 }
-const GET_WORKLOAD = WORKLOADS.find((workload) => workload.name === 'get random id');
+/** The workloads counted under valgrind with --instructions: all of them, or those --instruction-workloads names. */
+const COUNTED = WORKLOADS.filter((workload) => values['instruction-workloads']?.split(',').some((part) => workload.name.includes(part)) ?? true);
+if (values.instructions && COUNTED.length === 0) {
+  console.error('bench: --instruction-workloads must name at least one of the workloads measured');
+  process.exit(2);
+}
+const GET_WORKLOAD = COUNTED.find((workload) => workload.name === 'get random id');
 
 interface Sample {
   rps: number;
@@ -322,6 +335,7 @@ async function fire(server: Server, workload: Workload, pets: number, limit: { d
     url: `http://127.0.0.1:${server.port}${pathOf(workload, pets)}`,
     connections: connectionCount,
     ...limit,
+    sampleInt: SAMPLE_INTERVAL_MS,
     headers: AUTH,
     ...workload.options(pets),
   }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
@@ -450,11 +464,11 @@ async function countInstructionsOf(dir: string, name: ServerName, pets: number, 
  * Per size, `instructionRounds` rounds, each with a fresh pair of processes run side by side (valgrind
  * keeps each to one core). Each count is the lowest over the rounds: a process of either server may
  * settle, for its whole life, in a mode where one object literal in Node's process.nextTick is built
- * by a runtime call, ~30,000 instructions more per request (README, Performance).
+ * by a runtime call, ~30,000 instructions more per request (docs/performance.md).
  */
 async function countInstructions(): Promise<InstructionRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
-  const countAll = (name: ServerName, pets: number, workloads = WORKLOADS) => countInstructionsOf(dir, name, pets, workloads);
+  const countAll = (name: ServerName, pets: number, workloads = COUNTED) => countInstructionsOf(dir, name, pets, workloads);
   try {
     const rows: InstructionRow[] = [];
     for (const pets of sizes) {
@@ -479,7 +493,7 @@ async function countInstructions(): Promise<InstructionRow[]> {
         counts.serviceMetrics.push(serviceMetrics);
         counts.baselineWithHeaders.push(withHeaders);
       }
-      WORKLOADS.forEach((workload, position) => {
+      COUNTED.forEach((workload, position) => {
         const lowest = (name: keyof typeof counts, at = position) => Math.min(...counts[name].map((round) => round[at]!));
         const row = {
           pets,
@@ -561,13 +575,13 @@ async function main() {
   const postgresTable = postgresReport(postgres.rows, postgres.throughput, postgres.missing, postgres.replaced);
   console.log([...(memory === undefined ? [] : [memory.table]), postgresTable].join('\n\n'));
   // Each store's tables have their own markers, so that a run of one store updates only its own.
-  if (values.readme && memory !== undefined) {
+  if (values['write-docs'] && memory !== undefined) {
     writeBetweenMarkers('docs/performance.md', 'bench', memory.table);
-    writeBetweenMarkers('README.md', 'bench', memory.shortTable);
+    writeBetweenMarkers('docs/performance.md', 'bench-summary', memory.shortTable);
   }
-  if (values.readme && postgres.rows.length > 0) {
+  if (values['write-docs'] && postgres.rows.length > 0) {
     writeBetweenMarkers('docs/performance.md', 'bench-postgres', postgresTable);
-    writeBetweenMarkers('README.md', 'bench-postgres', shortPostgresTable(postgres.rows));
+    writeBetweenMarkers('docs/performance.md', 'bench-postgres-summary', shortPostgresTable(postgres.rows));
   }
 }
 
@@ -593,7 +607,7 @@ async function measureMemoryStore(): Promise<{ table: string; shortTable: string
   for (const pets of sizes) {
     const samples = WORKLOADS.map((): Record<Loaded, Sample[]> => ({ service: [], baseline: [], serviceLogged: [] }));
     // A fresh pair of processes each round: two processes running the same code can differ by 10–30%
-    // in CPU per request for their whole life (README, Performance), so one pair would decide a size alone.
+    // in CPU per request for their whole life (docs/performance.md), so one pair would decide a size alone.
     for (let index = 0; index < rounds; index++) {
       const servers = { service: await start('service', pets), baseline: await start('baseline', pets), serviceLogged: await start('serviceLogged', pets) };
       const order = loadOrderOf(index);
@@ -713,8 +727,8 @@ async function measurePostgres(): Promise<{ rows: DatabaseRow[]; throughput: Thr
         const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
         try {
           const [service, baseline] = await Promise.all([
-            countInstructionsOf(dir, 'service', pets, WORKLOADS, env.service),
-            countInstructionsOf(dir, 'baseline', pets, WORKLOADS, env.baseline),
+            countInstructionsOf(dir, 'service', pets, COUNTED, env.service),
+            countInstructionsOf(dir, 'baseline', pets, COUNTED, env.baseline),
           ]);
           counted.service.push(service);
           counted.baseline.push(baseline);
@@ -723,13 +737,14 @@ async function measurePostgres(): Promise<{ rows: DatabaseRow[]; throughput: Thr
         }
       }
       for (const [position, workload] of WORKLOADS.entries()) {
-        const lowest = (name: Compared) => Math.min(...counted[name].map((counts) => counts[position]!));
+        const at = COUNTED.indexOf(workload);
+        const lowest = (name: Compared) => Math.min(...counted[name].map((counts) => counts[at]!));
         const row: DatabaseRow = {
           pets,
           workload: workload.name,
           service: databaseSummary(samples[position]!.service),
           baseline: databaseSummary(samples[position]!.baseline),
-          ...(values.instructions ? { instructions: { service: lowest('service'), baseline: lowest('baseline') } } : {}),
+          ...(values.instructions && at !== -1 ? { instructions: { service: lowest('service'), baseline: lowest('baseline') } } : {}),
         };
         rows.push(row);
         console.error(
@@ -817,6 +832,7 @@ async function createLoad(servers: Server[], body: string, clients: number, seco
     url: servers.map((server) => `http://127.0.0.1:${server.port}/v1/pets`) as unknown as string,
     connections: clients,
     duration: seconds,
+    sampleInt: SAMPLE_INTERVAL_MS,
     method: 'POST',
     headers: { ...AUTH, 'content-type': 'application/json' },
     body,
@@ -921,7 +937,7 @@ function report(
   return lines.join('\n');
 }
 
-/** The README's table: per size and workload, what the service costs against plain fastify, and what logs cost. */
+/** The summary table (docs/performance.md, first section): per size and workload, what the service costs against plain fastify, and what logs cost. */
 function shortTable(rows: Row[], instructionRows: InstructionRow[], observability: { pets: number; rows: ObservabilityRow[] }): string {
   const spread = (of: (cpu: Record<Observed, number>) => number) => {
     const ratios = observability.rows.map(({ cpu }) => of(cpu) / cpu.serviceLogged);
@@ -981,7 +997,7 @@ function postgresReport(rows: DatabaseRow[], throughput: ThroughputCell[], missi
     '',
     ...flat('list 100, 1% status'),
     ...flat('page of 100 from the middle'),
-    ...(rows[0]?.instructions === undefined
+    ...(!rows.some((row) => row.instructions !== undefined)
       ? []
       : [
           '',
@@ -989,7 +1005,9 @@ function postgresReport(rows: DatabaseRow[], throughput: ThroughputCell[], missi
           '',
           '| pets | workload | instructions/req service | instructions/req baseline | ratio |',
           '|---:|---|---:|---:|---:|',
-          ...rows.map(({ pets, workload, instructions }) => `| ${round(pets)} | ${workload} | ${round(instructions!.service)} | ${round(instructions!.baseline)} | ${ratio(instructions!.service, instructions!.baseline)} |`),
+          ...rows.flatMap(({ pets, workload, instructions }) =>
+            instructions === undefined ? [] : [`| ${round(pets)} | ${workload} | ${round(instructions.service)} | ${round(instructions.baseline)} | ${ratio(instructions.service, instructions.baseline)} |`],
+          ),
         ]),
     ...(throughput.length === 0 ? [] : ['', throughputReport(throughput)]),
   ].join('\n');
@@ -1024,9 +1042,9 @@ function throughputReport(cells: ThroughputCell[]): string {
   ].join('\n');
 }
 
-/** The README's PostgreSQL table. */
+/** The summary PostgreSQL table (docs/performance.md, first section). */
 function shortPostgresTable(rows: DatabaseRow[]): string {
-  const counted = rows[0]?.instructions !== undefined;
+  const counted = rows.some((row) => row.instructions !== undefined);
   return [
     `Command: \`${commandLine()}\` (${cpus().length} cores, Node ${process.version}). PostgreSQL store, one instance on a local cluster (${POSTGRES_SETTINGS}):`,
     '',
@@ -1035,7 +1053,7 @@ function shortPostgresTable(rows: DatabaseRow[]): string {
     ...rows.map(
       ({ pets, workload, service, baseline, instructions }) =>
         `| ${round(pets)} | ${workload} | ${round(service.rps)} | ${round(service.p99, 1)} | ${round(service.cpuPerRequest * 1e6, 1)} | ` +
-        `${ratio(service.cpuPerRequest, baseline.cpuPerRequest)} |${instructions === undefined ? '' : ` ${ratio(instructions.service, instructions.baseline)} |`} ` +
+        `${ratio(service.cpuPerRequest, baseline.cpuPerRequest)} |${counted ? ` ${instructions === undefined ? '–' : ratio(instructions.service, instructions.baseline)} |` : ''} ` +
         `${round(service.statementsPerRequest, 2)} | ${round(service.databaseCpuPerRequest * 1e6, 1)} |`,
     ),
   ].join('\n');
@@ -1046,11 +1064,11 @@ function commandLine(): string {
   return (
     `npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}` +
     `${values.stores === 'memory,postgres' ? '' : ` --stores ${values.stores}`}` +
-    `${values.instructions ? ` --instructions --instruction-requests ${instructionRequests} --instruction-rounds ${instructionRounds}` : ''}${values['self-check'] ? ' --self-check' : ''}`
+    `${values.instructions ? ` --instructions --instruction-requests ${instructionRequests} --instruction-rounds ${instructionRounds}${values['instruction-workloads'] === undefined ? '' : ` --instruction-workloads '${values['instruction-workloads']}'`}` : ''}${values['self-check'] ? ' --self-check' : ''}`
   );
 }
 
-function writeBetweenMarkers(file: string, marker: 'bench' | 'bench-postgres', text: string) {
+function writeBetweenMarkers(file: string, marker: 'bench' | 'bench-postgres' | 'bench-summary' | 'bench-postgres-summary', text: string) {
   const content = readFileSync(file, 'utf8');
   const start = `<!-- ${marker}:start -->`;
   const end = `<!-- ${marker}:end -->`;

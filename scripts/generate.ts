@@ -11,7 +11,15 @@ import { specMetaValidator } from './generate/spec-meta-validator.js';
 const spec = pathToFileURL(DEFAULT_SPEC_PATH);
 const generated = pathToFileURL(join(PROJECT_ROOT, 'generated/'));
 
-const files: GeneratedFile[] = [await apiTypes(spec), ...specMetaValidator()];
+// A spec that does not parse is the commonest failure here (npm run dev runs this on every save):
+// its message names the file, line and column; the stack below it would only bury that.
+const files: GeneratedFile[] = [
+  await apiTypes(spec).catch((error: Error) => {
+    console.error(`generate: ${error.message}`);
+    process.exit(1);
+  }),
+  ...specMetaValidator(),
+];
 
 if (process.argv.includes('--check')) {
   const stale: string[] = [];

@@ -67,7 +67,7 @@ async function main() {
     app.log.info({ signal }, 'closing gracefully: the listener closes; finishing requests in flight');
     // After a drain, each connection is left to end after its answer (src/shutdown.ts); without
     // one (Ctrl-C), idle connections are closed at once, as Fastify does.
-    /* c8 ignore start -- closeListener's time limit is tested on its own (test/shutdown.test.ts); here it takes CLOSE_TIMEOUT_MS */
+    /* c8 ignore start -- closeListener's time limit is tested on its own (test/system/shutdown.test.ts); here it takes CLOSE_TIMEOUT_MS */
     if (drainMs > 0 && (await closeListener(app.server, CLOSE_TIMEOUT_MS)) === 'timeout') {
       app.log.warn(`connections still open ${CLOSE_TIMEOUT_MS} ms after the listener closed: closing them`);
     }
@@ -93,7 +93,7 @@ function postgresStore({ database, idempotencyRetentionMs: retentionMs }: Config
     log,
     retentionMs,
     maxCreateBatch: createBatchMax,
-    /* c8 ignore next -- no server process in the tests traces and uses PostgreSQL at once; test/tracing.test.ts traces its statements in-process */
+    /* c8 ignore next -- no server process in the tests traces and uses PostgreSQL at once; test/system/tracing.test.ts traces its statements in-process */
     instrument: composeInstruments([metrics?.statementInstrument, tracing?.statementInstrument]),
   });
   metrics?.observePool(store.pool, poolMax);

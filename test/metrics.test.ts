@@ -1,5 +1,5 @@
 // The Prometheus metrics in process: what each request, deprecated call, replay and outage records,
-// and that no label carries anything a client chose. test/prometheus.test.ts scrapes the running
+// and that no label carries anything a client chose. test/system/prometheus.test.ts scrapes the running
 // service with a real Prometheus server.
 import t from 'tap';
 import { unnamedClientOf } from '../src/auth/api-clients.js';

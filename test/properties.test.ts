@@ -30,7 +30,7 @@ const stores: [string, () => Promise<StoreUnderTest>, string | false, number][] 
   [
     'PostgreSQL store',
     // Commits here need not wait for the WAL to reach the disk: these properties are about answers;
-    // durability has its own test (test/postgres-service.test.ts), with the server's defaults.
+    // durability has its own test (test/system/postgres-service.test.ts), with the server's defaults.
     async () => postgresStoreUnderTest(await database!.createStore(t, { synchronous_commit: 'off' })),
     database === undefined ? (whyNoPostgres() ?? 'no database') : false,
     POSTGRES_SHARE,

@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
-import { createOtelTracing, exporterFor } from '../src/tracing/otel-tracing.js';
-import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
-import { migrate } from '../src/store/postgres/migrate.js';
-import { createPostgresPetStore } from '../src/store/postgres/postgres-pet-store.js';
-import { API_KEY, AUTH, buildTestApp, postPet } from './helpers/build-app.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.js';
-import { startTestDatabase } from './helpers/postgres.js';
-import { startServer } from './helpers/server-process.js';
+import { createOtelTracing, exporterFor } from '../../src/tracing/otel-tracing.js';
+import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { createPostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
+import { API_KEY, AUTH, buildTestApp, postPet } from '../helpers/build-app.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { startTestDatabase } from '../helpers/postgres.js';
+import { startServer } from '../helpers/server-process.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
@@ -164,7 +164,7 @@ t.test('the exporter speaks OTLP/HTTP: protobuf unless http/json is asked for', 
 
 t.test('the running service: no tracing code without an endpoint; with one, spans over OTLP/HTTP in protobuf, flushed at shutdown', async (t) => {
   const receiver = await startOtlpReceiver(t);
-  const recorder = fileURLToPath(new URL('helpers/record-modules.mjs', import.meta.url));
+  const recorder = fileURLToPath(new URL('../helpers/record-modules.mjs', import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), 'petstore-modules-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const run = async (name: string, env: Record<string, string>) => {

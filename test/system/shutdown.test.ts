@@ -7,9 +7,9 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { closeListener } from '../src/shutdown.js';
-import { API_KEY } from './helpers/build-app.js';
-import { startServer } from './helpers/server-process.js';
+import { closeListener } from '../../src/shutdown.js';
+import { API_KEY } from '../helpers/build-app.js';
+import { startServer } from '../helpers/server-process.js';
 
 t.setTimeout(120_000);
 

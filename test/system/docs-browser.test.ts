@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import t from 'tap';
-import { API_KEY, AUTH, buildTestApp } from './helpers/build-app.js';
+import { API_KEY, AUTH, buildTestApp } from '../helpers/build-app.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 // .ci/run sets this: there the browser test must run, never skip.

@@ -5,8 +5,8 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { API_KEY } from './helpers/build-app.js';
-import { startServer as start } from './helpers/server-process.js';
+import { API_KEY } from '../helpers/build-app.js';
+import { startServer as start } from '../helpers/server-process.js';
 
 async function listPets(port: number, key: string) {
   const response = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });

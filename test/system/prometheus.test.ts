@@ -5,10 +5,10 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { unnamedClientOf } from '../src/auth/api-clients.js';
-import { startTestDatabase } from './helpers/postgres.js';
-import { PROMTOOL, startPrometheus, whyNoPrometheus, type Prometheus } from './helpers/prometheus.js';
-import { startServer, type Running } from './helpers/server-process.js';
+import { unnamedClientOf } from '../../src/auth/api-clients.js';
+import { startTestDatabase } from '../helpers/postgres.js';
+import { PROMTOOL, startPrometheus, whyNoPrometheus, type Prometheus } from '../helpers/prometheus.js';
+import { startServer, type Running } from '../helpers/server-process.js';
 
 // Four test processes on two cores, a Prometheus and servers of their own: more than tap's default.
 t.setTimeout(150_000);

@@ -12,10 +12,10 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
-import { DEFAULT_DRAIN_MS } from '../src/config.js';
-import { PROJECT_ROOT } from '../src/project-root.js';
-import { freePort } from '../scripts/postgres/throwaway-cluster.js';
-import { startTestDatabase } from './helpers/postgres.js';
+import { DEFAULT_DRAIN_MS } from '../../src/config.js';
+import { PROJECT_ROOT } from '../../src/project-root.js';
+import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
+import { startTestDatabase } from '../helpers/postgres.js';
 
 const NGINX = '/usr/sbin/nginx';
 const CLIENTS = 12;

@@ -2,10 +2,10 @@
 // A 201 is on disk: a process killed with SIGKILL mid-load loses no answered pet; several instances
 // share one store; instances started together on an empty database all come up.
 import t, { type Test } from 'tap';
-import { API_KEY } from './helpers/build-app.js';
-import { SECRET_PASSWORD, startTestDatabase, whyNoPostgres, withPassword } from './helpers/postgres.js';
-import { nextTarget } from './helpers/next-link.js';
-import { startServer, type Running } from './helpers/server-process.js';
+import { API_KEY } from '../helpers/build-app.js';
+import { SECRET_PASSWORD, startTestDatabase, whyNoPostgres, withPassword } from '../helpers/postgres.js';
+import { nextTarget } from '../helpers/next-link.js';
+import { startServer, type Running } from '../helpers/server-process.js';
 
 const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;

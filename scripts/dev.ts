@@ -1,0 +1,144 @@
+// `npm run dev`: the maintainer's watch mode. Watches openapi.yaml and src/; on a change it
+// regenerates generated/ (when the spec changed), builds (tsc type-checks src/ and generated/,
+// then the served spec is rebuilt) and restarts the service on the in-memory store. The API key
+// is written once to .api-key and kept across restarts, so a terminal's $KEY stays valid.
+// A change that does not build is reported and the last good build keeps serving; the watcher
+// never exits on an error (Ctrl-C stops it and the service).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, readdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isBearerToken } from '../src/auth/bearer-auth.js';
+
+const ROOT = process.cwd();
+const SPEC = 'openapi.yaml';
+const KEY_FILE = join(ROOT, '.api-key');
+/** Edits arrive as bursts of events (an editor's save is several writes and a rename). */
+const SETTLE_MS = 150;
+
+/** The key in .api-key when there is one (npm start's or an earlier run's); otherwise a new one, written there (mode 600). */
+function keptKey(file: string): string {
+  const current = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  if (current.length >= 16 && isBearerToken(current)) return current;
+  const key = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return key;
+}
+
+const say = (line: string) => console.error(`dev: ${line}`);
+
+/** Runs an npm script in the project; true when it exited 0. Its output goes to this terminal. */
+function npmRun(script: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn('npm', ['run', '-s', script], { cwd: ROOT, stdio: 'inherit' });
+    /* c8 ignore next -- npm itself missing: npm run dev was started by npm */
+    child.once('error', () => resolve(false));
+    child.once('exit', (code) => resolve(code === 0));
+  });
+}
+
+const key = keptKey(KEY_FILE);
+let service: ChildProcess | undefined;
+let specChanged = true;
+let pending = false;
+let running = false;
+let timer: NodeJS.Timeout | undefined;
+
+async function stopService(): Promise<void> {
+  const child = service;
+  if (child === undefined) return;
+  // The exit handler clears `service` first, so this child is still running.
+  service = undefined;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  // SIGINT: the service closes at once, without the drain a SIGTERM starts.
+  child.kill('SIGINT');
+  await exited;
+}
+
+function startService(): void {
+  const child = spawn(process.execPath, ['dist/server.js'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, API_KEYS: key } });
+  child.once('exit', (code, signal) => {
+    if (service === child) {
+      service = undefined;
+      say(`the service exited (${code ?? signal}); fix the cause and save a file to start it again`);
+    }
+  });
+  service = child;
+}
+
+/** One regenerate-build-restart cycle; changes that arrive meanwhile make one more afterwards. */
+async function rebuild(): Promise<void> {
+  if (running) {
+    pending = true;
+    return;
+  }
+  running = true;
+  try {
+    const regenerate = specChanged;
+    specChanged = false;
+    if (regenerate && !(await npmRun('generate'))) {
+      say(`${SPEC} did not generate (above); ${service === undefined ? 'no service is running' : 'the last good build keeps serving'}. Watching.`);
+      return;
+    }
+    if (!(await npmRun('build'))) {
+      say(`the build failed (above); ${service === undefined ? 'no service is running' : 'the last good build keeps serving'}. Watching.`);
+      return;
+    }
+    await stopService();
+    startService();
+    say(`serving the new build (pid ${service!.pid}); the key is in .api-key (unchanged). Watching ${SPEC} and src/.`);
+  } finally {
+    running = false;
+    if (pending) {
+      pending = false;
+      void rebuild();
+    }
+  }
+}
+
+function changed(spec: boolean): void {
+  if (spec) specChanged = true;
+  clearTimeout(timer);
+  timer = setTimeout(() => void rebuild(), SETTLE_MS);
+}
+
+/**
+ * Calls `onChange` on any change under `dir`, new folders included. Each folder gets a watch of its
+ * own: a folder's watch sees a file replaced by a rename (as `sed -i` and many editors save), which
+ * a watch on the file itself, or Node 20's recursive watch on Linux, loses track of.
+ */
+function watchTree(dir: string, onChange: () => void): void {
+  const watched = new Set<string>();
+  const add = (folder: string) => {
+    if (!watched.has(folder)) {
+      watched.add(folder);
+      const watcher = watch(folder, (event) => {
+        if (event === 'rename') add(folder);
+        onChange();
+      });
+      /* c8 ignore next 4 -- a removed folder's watch ends quietly on Linux; elsewhere it may report an error */
+      watcher.on('error', () => {
+        watcher.close();
+        watched.delete(folder);
+      });
+    }
+    const entries = existsSync(folder) ? readdirSync(folder, { withFileTypes: true }) : [];
+    for (const entry of entries) if (entry.isDirectory()) add(join(folder, entry.name));
+  };
+  add(dir);
+}
+
+// The folder, not the file, for the same reason.
+watch(ROOT, (_event, name) => {
+  if (name === SPEC) changed(true);
+});
+watchTree(join(ROOT, 'src'), () => changed(false));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    clearTimeout(timer);
+    void stopService().then(() => process.exit(0));
+  });
+}
+say(`watching ${SPEC} and src/; the API key is in .api-key and stays the same across restarts`);
+void rebuild();

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# npm run test:all: every suite, as CI runs it (.ci/run). npm test is the quick loop; this adds what
+# it leaves out: the tests that start the service as processes, Prometheus, the OTLP receiver,
+# Chromium, all the property cases and the 100% coverage gate (one tap run), then the benchmark's
+# smoke test (valgrind), nginx in front of three instances, the contract runner against the running
+# service (in memory, and two instances on one PostgreSQL), the compatibility gate with more cases,
+# and a short soak on each store. Every step runs even when one before it failed; the exit status
+# is the first failure's. Logs and JUnit reports go to test-output/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p test-output
+
+steps=()
+failed=0
+# step NAME COMMAND...: runs it, its output also in test-output/NAME.log, and records status and time.
+step() {
+  local name=$1
+  shift
+  local started=$SECONDS
+  echo "== $name"
+  "$@" 2>&1 | tee "test-output/$name.log"
+  local status=${PIPESTATUS[0]}
+  steps+=("$(printf '%-22s exit %d in %4d s' "$name" "$status" $((SECONDS - started)))")
+  [ "$status" -eq 0 ] || [ "$failed" -ne 0 ] || failed=$status
+  return 0
+}
+total_started=$SECONDS
+
+step build bash -c 'npm run -s build:test && npm run -s build && npm run -s generate:check && npm run -s lint:spec'
+step tap env PROPERTY_CASES=full npx tap
+# Without coverage (tap's before script would be measured all the same: the variable turns that off).
+step bench-smoke env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/bench.smoke.js
+step deploy env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/nginx-rolling-restart.smoke.js
+
+# The contract runner against the built service as npm start runs it (in memory), then against two
+# instances sharing one throwaway PostgreSQL database, requests going to each in turn.
+key=$(node -e 'console.log(require("node:crypto").randomBytes(24).toString("base64url"))')
+pids=()
+stop_all() {
+  for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  pids=()
+}
+trap stop_all EXIT
+# serve PORT [ENV...]: the built service on 127.0.0.1:PORT, waited for until /health/ready says 200.
+serve() {
+  local port=$1
+  shift
+  env "$@" API_KEYS="$key" PORT="$port" METRICS_PORT=off LOG_LEVEL=warn node dist/server.js >>test-output/services.log 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 120); do
+    [ "$(node -e 'fetch(process.argv[1]).then((r) => console.log(r.status), () => console.log(0))' "http://127.0.0.1:$port/health/ready")" = 200 ] && return 0
+    sleep 0.5
+  done
+  echo "the service on port $port did not get ready:"
+  tail -20 test-output/services.log
+  return 1
+}
+contract_memory() {
+  serve 3100 || return 1
+  CONTRACT_API_KEY="$key" npm run -s contract -- --url http://127.0.0.1:3100/v1 --seed 1 --cases 600 --report junit=test-output/contract-memory.xml
+}
+contract_postgres() {
+  local db_log=test-output/contract-database.log
+  # node itself, not npm, so that the SIGINT of stop_all reaches the process that removes the cluster.
+  node --import tsx scripts/postgres/local-database.ts >"$db_log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 60); do
+    grep -q 'DATABASE_URL=' "$db_log" && break
+    sleep 1
+  done
+  local url
+  url=$(grep -o 'postgres://[^ ]*' "$db_log" | head -1)
+  [ -n "$url" ] || { echo "no throwaway PostgreSQL:"; cat "$db_log"; return 1; }
+  serve 3101 DATABASE_URL="$url" && serve 3102 DATABASE_URL="$url" || return 1
+  CONTRACT_API_KEY="$key" npm run -s contract -- --url http://127.0.0.1:3101/v1 --url http://127.0.0.1:3102/v1 --seed 1 --cases 600 --report junit=test-output/contract-postgres.xml
+}
+step contract-memory contract_memory
+stop_all
+step contract-postgres contract_postgres
+stop_all
+trap - EXIT
+
+step compat npm run -s compat -- --seed 1 --cases 5000 --report junit=test-output/compat.xml
+step soak-memory npm run -s soak -- --minutes 0.5 --store memory --check
+step soak-postgres npm run -s soak -- --minutes 0.5 --store postgres --check
+
+echo
+echo "npm run test:all, $((SECONDS - total_started)) s on $(node --version):"
+printf '  %s\n' "${steps[@]}"
+# The tap runs' counts, added up: the line CI reads.
+count() { grep -E '^# \{ total: [0-9]+' "$1" | tail -1 | grep -oE "$2: [0-9]+" | grep -oE '[0-9]+' || echo 0; }
+total=0 passed=0 skipped=0
+for log in test-output/tap.log test-output/bench-smoke.log test-output/deploy.log; do
+  total=$((total + $(count "$log" total)))
+  passed=$((passed + $(count "$log" pass)))
+  skipped=$((skipped + $(count "$log" skip)))
+done
+echo "$passed passed, $((total - passed - skipped)) failed, $skipped skipped"
+exit "$failed"
