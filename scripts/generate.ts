@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../src/project-root.js';
 import { DEFAULT_SPEC_PATH } from '../src/spec/openapi-spec.js';
 import { apiTypes } from './generate/api-types.js';
+import { clientApi } from './generate/client-api.js';
 import type { GeneratedFile } from './generate/generated-file.js';
 import { specMetaValidator } from './generate/spec-meta-validator.js';
 
@@ -14,10 +15,10 @@ const generated = pathToFileURL(join(PROJECT_ROOT, 'generated/'));
 // A spec that does not parse is the commonest failure here (npm run dev runs this on every save):
 // its message names the file, line and column; the stack below it would only bury that.
 const files: GeneratedFile[] = [
-  await apiTypes(spec).catch((error: Error) => {
+  ...(await Promise.all([apiTypes(spec), clientApi(spec)]).catch((error: Error) => {
     console.error(`generate: ${error.message}`);
     process.exit(1);
-  }),
+  })),
   ...specMetaValidator(),
 ];
 

@@ -59,7 +59,7 @@ t.setTimeout(LIMIT_MS);
 const COUNTED = 'get random id';
 
 t.test('npm run bench runs end to end on a tiny store and prints its tables', { timeout: LIMIT_MS }, async (t) => {
-  const options = ['--sizes', '100', '--rounds', '1', '--duration', '0.2', '--connections', '2', '--startup-rounds', '1'];
+  const options = ['--sizes', '100', '--rounds', '1', '--duration', '0.3', '--connections', '2', '--startup-rounds', '1'];
   const instructions = countInstructions ? ['--instructions', '--instruction-requests', '20', '--instruction-rounds', '1', '--instruction-workloads', COUNTED] : [];
   // The script is run, not measured for coverage: its figures are what matters, and those come from full runs.
   const stdout = await runBench(t, [...options, ...instructions], { ...process.env, npm_config_loglevel: 'error', _TAPJS_PROCESSINFO_COVERAGE_: '0' });

@@ -3,7 +3,9 @@
 // Twelve clients send a steady mix of list, get and keyed create while each instance in turn gets
 // SIGTERM (it drains, then closes) and is replaced on its port: no request may fail at its first
 // attempt, and no pet may be lost or made twice. Then one instance is SIGKILLed under load: the
-// failures are reported, and clients that retry their keyed creates lose nothing.
+// failures are reported, and clients that retry their keyed creates lose nothing. Meanwhile a
+// second nginx, with its own retries turned off (proxy_next_upstream off), takes creates sent
+// through the project's client (src/client/): its retries alone must keep every call from failing.
 // It takes a minute or two, so it runs from `npm run test:deploy` (and .ci/run), not in npm test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +17,7 @@ import t, { type Test } from 'tap';
 import { DEFAULT_DRAIN_MS } from '../../src/config.js';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
+import { createClient, responseOf } from '../../src/client/index.js';
 import { startTestDatabase } from '../helpers/postgres.js';
 
 const NGINX = '/usr/sbin/nginx';
@@ -64,14 +67,18 @@ async function startInstance(dir: string, port: number, databaseUrl: string): Pr
   return { port, child, exited };
 }
 
-/** nginx with the shipped configuration, its listen address and upstream servers moved to these ports. */
-async function startNginx(t: Test, dir: string, listen: number, upstreams: number[]): Promise<void> {
+/**
+ * nginx with the shipped configuration, its listen address and upstream servers moved to these
+ * ports; with `retries: false`, every proxy_next_upstream is `off`: a failed attempt is answered as it failed.
+ */
+async function startNginx(t: Test, dir: string, listen: number, upstreams: number[], { retries = true } = {}): Promise<void> {
   const shipped = readFileSync(join(PROJECT_ROOT, 'deploy', 'nginx', 'petstore.conf'), 'utf8');
   let index = 0;
-  const config = shipped
+  const config = (retries ? shipped : shipped.replace(/^(\s*)proxy_next_upstream [^;\n#]*;/gm, '$1proxy_next_upstream off;'))
     .replace(/listen 127\.0\.0\.1:8080;/, `listen 127.0.0.1:${listen};`)
     .replace(/server 127\.0\.0\.1:300\d /g, () => `server 127.0.0.1:${upstreams[index++]} `);
   t.equal(index, upstreams.length, 'the shipped configuration lists three upstream servers');
+  if (!retries) t.equal(config.match(/^\s*proxy_next_upstream off;$/gm)?.length, shipped.match(/^\s*proxy_next_upstream /gm)?.length, 'every proxy_next_upstream is off');
   mkdirSync(join(dir, 'logs'), { recursive: true });
   mkdirSync(join(dir, 'tmp'), { recursive: true });
   writeFileSync(join(dir, 'nginx.conf'), config);
@@ -155,6 +162,43 @@ function startLoad(base: string) {
   };
 }
 
+/**
+ * Clients creating pets through the project's client, until stopped: each call is the client's
+ * createPet, with its own key, timeout and retries; a call that rejects is a failure at the caller.
+ */
+function startClientLoad(base: string, clients: number) {
+  let running = true;
+  let counts = { calls: 0, retried: 0, failures: [] as string[] };
+  const acknowledged = new Map<string, { id: string }>();
+  const client = createClient({ baseUrl: `${base}/v1`, apiKey: KEY });
+  const loop = async (number: number) => {
+    for (let sequence = 0; running; sequence++) {
+      const name = `client-${number}-${sequence}-${randomBytes(4).toString('hex')}`;
+      counts.calls += 1;
+      try {
+        const pet = await client.createPet({ name, categoryId: number });
+        acknowledged.set(name, { id: String(pet.id) });
+        if (responseOf(pet)!.attempts > 1) counts.retried += 1;
+      } catch (error) {
+        counts.failures.push(`${name}: ${(error as Error).message}`);
+      }
+    }
+  };
+  const loops = Array.from({ length: clients }, (_, number) => loop(number));
+  return {
+    take() {
+      const taken = counts;
+      counts = { calls: 0, retried: 0, failures: [] };
+      return taken;
+    },
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+    },
+    acknowledged,
+  };
+}
+
 /** Every pet, read page by page from an instance directly. */
 async function allPets(port: number): Promise<{ id: string; name: string }[]> {
   const pets: { id: string; name: string }[] = [];
@@ -199,10 +243,15 @@ t.test('nginx in front of three instances: a rolling restart under load, then a 
   });
   const listen = await freePort();
   await startNginx(t, dir, listen, ports);
+  const bare = join(dir, 'without-retries');
+  const bareListen = await freePort();
+  await startNginx(t, bare, bareListen, ports, { retries: false });
 
   const load = startLoad(`http://127.0.0.1:${listen}`);
+  const clientLoad = startClientLoad(`http://127.0.0.1:${bareListen}`, 4);
   await sleep(2_000);
   load.take();
+  clientLoad.take();
 
   // Each instance in turn: SIGTERM, wait until it has exited, start its replacement on its port.
   const started = Date.now();
@@ -218,6 +267,14 @@ t.test('nginx in front of three instances: a rolling restart under load, then a 
   t.same(rolling.failedFirstAttempts, [], 'no request failed at its first attempt');
   const afterRolling = nginxRetries(dir);
   t.comment(`nginx: ${afterRolling.retried} requests retried on another instance (${afterRolling.refused} connections refused, ${afterRolling.resets} reset)`);
+  const clientRolling = clientLoad.take();
+  const bareRolling = nginxRetries(bare);
+  t.comment(
+    `through nginx without retries, the client: ${clientRolling.calls} creates, ${clientRolling.retried} of them retried by the client, ` +
+      `${clientRolling.failures.length} failed at the caller (nginx: ${bareRolling.refused} connections refused, ${bareRolling.resets} reset, none retried: ${bareRolling.retried})`,
+  );
+  t.same(clientRolling.failures, [], 'no create through the client failed at the caller');
+  t.equal(bareRolling.retried, 0, 'that nginx retried nothing itself');
 
   // One instance killed outright under load, then brought back.
   const victim = instances[1]!;
@@ -231,8 +288,19 @@ t.test('nginx in front of three instances: a rolling restart under load, then a 
   const afterKill = nginxRetries(dir);
   t.comment(`nginx since: ${afterKill.retried - afterRolling.retried} requests retried (${afterKill.refused - afterRolling.refused} refused, ${afterKill.resets - afterRolling.resets} reset)`);
 
+  const clientKilled = clientLoad.take();
+  t.comment(`SIGKILL, through the client: ${clientKilled.calls} creates, ${clientKilled.retried} retried, ${clientKilled.failures.length} failed at the caller${clientKilled.failures.length > 0 ? `: ${clientKilled.failures.slice(0, 3).join('; ')}` : ''}`);
+
   await load.stop();
-  const pets = await allPets(instances[0]!.port);
+  await clientLoad.stop();
+  const everyPet = await allPets(instances[0]!.port);
+  const clientPets = everyPet.filter((pet) => pet.name.startsWith('client-'));
+  const client = lostAndDoubled(clientPets, clientLoad.acknowledged);
+  t.comment(`${clientLoad.acknowledged.size} creates through the client acknowledged; ${clientPets.length} of their pets stored`);
+  t.same(client.lost, [], 'no pet the client was told about is lost');
+  t.same(client.doubled, [], 'none is stored twice');
+  t.equal(clientPets.length, clientLoad.acknowledged.size, 'every pet stored through that nginx is one the client was told about');
+  const pets = everyPet.filter((pet) => !pet.name.startsWith('client-'));
   const { lost, doubled } = lostAndDoubled(pets, load.acknowledged);
   t.comment(`${load.acknowledged.size} keyed creates acknowledged; ${pets.length} pets stored`);
   const forced = readdirSync(dir).filter((file) => file.startsWith('instance-') && readFileSync(join(dir, file), 'utf8').includes('connections still open'));

@@ -1,0 +1,265 @@
+// The client's runtime: one HTTP exchange per attempt over fetch, the retries that are safe, the
+// pages an answer links to, the deprecation warning, and exact JSON. What each operation needs
+// comes from the spec through generated/client-api.ts; nothing here names an operation.
+import { PetstoreConnectionError, PetstoreError, PetstoreResponseError } from './errors.js';
+import { parseExact, stringifyExact } from './exact-json.js';
+import { linkTargets } from './link-header.js';
+
+/**
+ * Where a JSON value holds plain numbers. Every integer literal of an answer is parsed as a bigint,
+ * exactly; this says which of them the spec does not declare int64, to be turned back into numbers:
+ * 'n' (this value), { p: {...} } (these properties), { i: ... } (every item), or null (none).
+ */
+export type NumberPlaces = 'n' | { p: Record<string, NumberPlaces> } | { i: NumberPlaces } | null;
+
+/** What generated/client-api.ts records of each operation. */
+export interface OperationSpec {
+  readonly operationId: string;
+  readonly method: string;
+  /** As the spec writes it, below the base URL: `/pets/{petId}`. */
+  readonly path: string;
+  readonly successStatuses: readonly number[];
+  /** An idempotent method, or a request carrying an Idempotency-Key: sending it again cannot do it twice. */
+  readonly retrySafe: boolean;
+  readonly idempotencyKey: boolean;
+  /** Per documented status, where its JSON holds plain numbers rather than int64s. */
+  readonly numbers: Readonly<Record<string, NumberPlaces>>;
+}
+
+/** What a caller passes: int64 values as a bigint or, up to 2^53, a number. */
+export type Loose<T> = T extends bigint ? bigint | number : T extends readonly (infer I)[] ? Loose<I>[] : T extends object ? { [K in keyof T]: Loose<T[K]> } : T;
+export type ItemOf<T> = T extends readonly (infer I)[] ? I : never;
+
+export interface CallOptions {
+  /** Abandons the call, retries included. */
+  signal?: AbortSignal;
+}
+export interface KeyedCallOptions extends CallOptions {
+  /** The Idempotency-Key for this create (a new UUID when left out); every retry sends the same one. */
+  idempotencyKey?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** The URL of the next page (the answer's `Link: <…>; rel="next"`, resolved), or undefined on the last. */
+  next: string | undefined;
+}
+
+/** Every item of every page, in order (`for await`), or `.pages()` for one page at a time. */
+export interface Paginated<T> extends AsyncIterable<T> {
+  pages(): AsyncIterable<Page<T>>;
+}
+
+/** What one answer was, besides its body: see responseOf. */
+export interface ResponseInfo {
+  status: number;
+  headers: Headers;
+  /** `Idempotent-Replayed: true`: the service answered a retry with what an earlier attempt made. */
+  replayed: boolean;
+  /** How many requests were sent for this answer (1 when the first one was answered). */
+  attempts: number;
+}
+
+export interface Logger {
+  warn(message: string): void;
+}
+
+export interface CallSettings {
+  baseUrl: string;
+  apiKey: string;
+  logger: Logger;
+  maxRetries: number;
+  timeoutMs: number;
+  fetch: typeof fetch;
+}
+
+interface Parts {
+  path: Record<string, unknown>;
+  query?: Record<string, unknown> | undefined;
+  body?: unknown;
+}
+
+export interface Call {
+  send(operation: OperationSpec, parts: Parts, options?: KeyedCallOptions): Promise<never>;
+  paginate(operation: OperationSpec, parts: Parts, options?: CallOptions): Paginated<never>;
+}
+
+const responses = new WeakMap<object, ResponseInfo>();
+
+/** The status, headers and attempts behind a value a call returned (an object or array), when it came from one. */
+export function responseOf(value: object): ResponseInfo | undefined {
+  return responses.get(value);
+}
+
+/** Retry-After as the service sends it (seconds) or as an HTTP-date; undefined when absent or unreadable. */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** The longest Retry-After the client honours; a longer one is waited for this long. */
+export const RETRY_AFTER_CAP_S = 60;
+/** Backoff without Retry-After: full jitter over an exponential window starting here, capped. */
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_CAP_MS = 10_000;
+const RETRIED_STATUSES = new Set([502, 503, 504]);
+
+export function backoffMs(retry: number, retryAfter: number | undefined, random = Math.random): number {
+  if (retryAfter !== undefined) return Math.min(retryAfter, RETRY_AFTER_CAP_S) * 1000;
+  return Math.round(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry));
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A value in a URL: int64 values exactly, a number only while it is an exact integer or not integral. */
+function urlValue(value: unknown, where: string): string {
+  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    throw new RangeError(`${where} is ${value}, beyond 2^53: a number cannot hold such an integer exactly (it may be rounded already); pass a bigint`);
+  }
+  return String(value);
+}
+
+/** Turns the integers the spec does not declare int64 back into numbers, where `places` says. */
+export function withNumbers(value: unknown, places: NumberPlaces | undefined): unknown {
+  if (places === null || places === undefined) return value;
+  if (places === 'n') return typeof value === 'bigint' ? Number(value) : value;
+  if ('i' in places) return Array.isArray(value) ? value.map((item) => withNumbers(item, places.i)) : value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const object = value as Record<string, unknown>;
+  for (const [name, inner] of Object.entries(places.p)) if (name in object) object[name] = withNumbers(object[name], inner);
+  return object;
+}
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+export function createCall(settings: CallSettings): Call {
+  const base = settings.baseUrl.replace(/\/+$/, '');
+  const warned = new Set<string>();
+
+  function warnIfDeprecated(operation: OperationSpec, headers: Headers): void {
+    const deprecation = headers.get('deprecation');
+    if (deprecation === null || warned.has(operation.operationId)) return;
+    warned.add(operation.operationId);
+    const sunset = headers.get('sunset');
+    const successor = linkTargets(headers.get('link'), 'successor-version')[0];
+    settings.logger.warn(
+      `petstore-client: ${operation.operationId} is deprecated (Deprecation: ${deprecation})` +
+        `${sunset === null ? '' : `; it will be removed on ${sunset} (Sunset)`}` +
+        `${successor === undefined ? '' : `; use ${successor} instead`}.`,
+    );
+  }
+
+  /** Sends `init` to `url` until an answer that is not worth a retry, and returns it with its body read. */
+  async function exchange(operation: OperationSpec, url: string, init: RequestInit, signal: AbortSignal | undefined) {
+    const retries = operation.retrySafe ? settings.maxRetries : 0;
+    for (let attempt = 1; ; attempt++) {
+      const timeout = AbortSignal.timeout(settings.timeoutMs);
+      const attemptSignal = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+      let response: Response;
+      let text: string;
+      try {
+        response = await settings.fetch(url, { ...init, signal: attemptSignal });
+        text = await response.text();
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        const what = timeout.aborted ? `no answer within ${settings.timeoutMs} ms` : `the connection failed (${(error as Error).message})`;
+        if (attempt > retries) throw new PetstoreConnectionError(operation.operationId, attempt, `${operation.method} ${url}: ${what}`, { cause: error });
+        await sleep(backoffMs(attempt - 1, undefined), signal);
+        continue;
+      }
+      const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
+      if (RETRIED_STATUSES.has(response.status) && attempt <= retries) {
+        await sleep(backoffMs(attempt - 1, retryAfter), signal);
+        continue;
+      }
+      return { response, text, retryAfter, attempts: attempt };
+    }
+    /* c8 ignore next -- the loop ends only by return or throw */
+  }
+
+  /** One call: its answer's body, exact, or the error it stands for. */
+  async function call(operation: OperationSpec, url: string, body: unknown, options: KeyedCallOptions | undefined): Promise<{ value: unknown; headers: Headers }> {
+    const headers: Record<string, string> = { authorization: `Bearer ${settings.apiKey}`, accept: 'application/json' };
+    const init: RequestInit = { method: operation.method, headers };
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      init.body = stringifyExact(body);
+    }
+    // An RFC 8941 string, as the spec writes it; the key is made once, before the first attempt.
+    if (operation.idempotencyKey) headers['idempotency-key'] = `"${options?.idempotencyKey ?? crypto.randomUUID()}"`;
+    const { response, text, retryAfter, attempts } = await exchange(operation, url, init, options?.signal);
+    warnIfDeprecated(operation, response.headers);
+    const contentType = response.headers.get('content-type');
+    const success = operation.successStatuses.includes(response.status);
+    const places = operation.numbers[String(response.status)];
+    if (success && places === undefined) return { value: undefined, headers: response.headers };
+    if (contentType === null || !JSON_TYPE.test(contentType)) {
+      throw new PetstoreResponseError(operation.operationId, response.status, contentType, `is not the JSON the spec documents`);
+    }
+    let value: unknown;
+    try {
+      value = withNumbers(parseExact(text), places);
+    } catch (error) {
+      throw new PetstoreResponseError(operation.operationId, response.status, contentType, `is not valid JSON: ${(error as Error).message}`);
+    }
+    if (!success) {
+      const error = value as { code?: unknown; message?: unknown } | null;
+      if (places === undefined || typeof error?.code !== 'string' || typeof error.message !== 'string') {
+        throw new PetstoreResponseError(operation.operationId, response.status, contentType, 'is not an answer the spec documents for it');
+      }
+      throw new PetstoreError(operation.operationId, response.status, error.code as never, error.message, retryAfter);
+    }
+    if (typeof value === 'object' && value !== null) {
+      responses.set(value, { status: response.status, headers: response.headers, replayed: response.headers.get('idempotent-replayed') === 'true', attempts });
+    }
+    return { value, headers: response.headers };
+  }
+
+  function urlOf(operation: OperationSpec, parts: Parts): string {
+    const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(urlValue(parts.path[name], `path parameter ${name}`)));
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(parts.query ?? {})) if (value !== undefined) search.append(name, urlValue(value, `query parameter ${name}`));
+    const query = search.toString();
+    return `${base}${path}${query === '' ? '' : `?${query}`}`;
+  }
+
+  return {
+    async send(operation, parts, options) {
+      return (await call(operation, urlOf(operation, parts), parts.body, options)).value as never;
+    },
+    paginate(operation, parts, options) {
+      const first = urlOf(operation, parts);
+      async function* pages(): AsyncGenerator<Page<never>> {
+        for (let url: string | undefined = first; url !== undefined; ) {
+          const { value, headers } = await call(operation, url, undefined, options);
+          // The next page is the link the answer gives, resolved against the URL that was called.
+          const target = linkTargets(headers.get('link'), 'next')[0];
+          const next: string | undefined = target === undefined ? undefined : new URL(target, url).href;
+          yield { items: value as never[], next };
+          url = next;
+        }
+      }
+      return {
+        pages,
+        async *[Symbol.asyncIterator]() {
+          for await (const page of pages()) yield* page.items;
+        },
+      };
+    },
+  };
+}

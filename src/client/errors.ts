@@ -1,0 +1,45 @@
+// What a call of the client rejects with.
+import type { ErrorCode } from '../../generated/client-api.js';
+
+/** The service answered with an Error body (any non-2xx the spec documents). */
+export class PetstoreError extends Error {
+  override readonly name = 'PetstoreError';
+  constructor(
+    readonly operationId: string,
+    /** The HTTP status, which the body's `status` repeats. */
+    readonly status: number,
+    /** One of the spec's error codes. */
+    readonly code: ErrorCode,
+    message: string,
+    /** Seconds the service asked to wait before a retry (`Retry-After`), when it said. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** An answer that is not what the spec documents for the operation: another status, media type or body. */
+export class PetstoreResponseError extends Error {
+  override readonly name = 'PetstoreResponseError';
+  constructor(
+    readonly operationId: string,
+    readonly status: number,
+    readonly contentType: string | null,
+    detail: string,
+  ) {
+    super(`${operationId}: the answer (status ${status}, content type ${contentType ?? 'none'}) ${detail}`);
+  }
+}
+
+/** No answer: the connection failed or was lost, or no answer came within `timeoutMs`, on every attempt. */
+export class PetstoreConnectionError extends Error {
+  override readonly name = 'PetstoreConnectionError';
+  constructor(
+    readonly operationId: string,
+    readonly attempts: number,
+    message: string,
+    options: { cause: unknown },
+  ) {
+    super(`${operationId}: ${message} (${attempts} attempt${attempts === 1 ? '' : 's'})`, options);
+  }
+}
