@@ -16,7 +16,7 @@ const generated = pathToFileURL(join(PROJECT_ROOT, 'generated/'));
 // its message names the file, line and column; the stack below it would only bury that.
 const files: GeneratedFile[] = [
   ...(await Promise.all([apiTypes(spec), clientApi(spec)]).catch((error: Error) => {
-    console.error(`generate: ${error.message}`);
+    console.error(`generate: openapi.yaml: ${error.message}`);
     process.exit(1);
   })),
   ...specMetaValidator(),

@@ -41,7 +41,6 @@ stop_all() {
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   pids=()
 }
-trap stop_all EXIT
 # serve PORT [ENV...]: the built service on 127.0.0.1:PORT, waited for until /health/ready says 200.
 serve() {
   local port=$1
@@ -56,11 +55,14 @@ serve() {
   tail -20 test-output/services.log
   return 1
 }
+# Each runs in the subshell of its step's pipeline, so it stops what it started itself.
 contract_memory() {
+  trap stop_all EXIT
   serve 3100 || return 1
   CONTRACT_API_KEY="$key" npm run -s contract -- --url http://127.0.0.1:3100/v1 --seed 1 --cases 600 --report junit=test-output/contract-memory.xml
 }
 contract_postgres() {
+  trap stop_all EXIT
   local db_log=test-output/contract-database.log
   # node itself, not npm, so that the SIGINT of stop_all reaches the process that removes the cluster.
   node --import tsx scripts/postgres/local-database.ts >"$db_log" 2>&1 &
@@ -76,10 +78,7 @@ contract_postgres() {
   CONTRACT_API_KEY="$key" npm run -s contract -- --url http://127.0.0.1:3101/v1 --url http://127.0.0.1:3102/v1 --seed 1 --cases 600 --report junit=test-output/contract-postgres.xml
 }
 step contract-memory contract_memory
-stop_all
 step contract-postgres contract_postgres
-stop_all
-trap - EXIT
 
 step compat npm run -s compat -- --seed 1 --cases 5000 --report junit=test-output/compat.xml
 step soak-memory npm run -s soak -- --minutes 0.5 --store memory --check
