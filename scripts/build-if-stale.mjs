@@ -25,6 +25,12 @@ function inputsHash() {
 const before = inputsHash();
 const current = OUTPUTS.every((file) => existsSync(file)) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === before;
 if (!current) {
-  execFileSync('npm', ['run', 'build'], { stdio: 'inherit' });
+  try {
+    execFileSync('npm', ['run', 'build'], { stdio: 'inherit' });
+  } catch {
+    // tsc has printed what is wrong, file and line; a stack of this script would only bury it.
+    console.error('\nThe build failed (above): fix what it names, then start again.');
+    process.exit(1);
+  }
   writeFileSync(STAMP, before);
 }

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createBearerAuth } from '../src/auth/bearer-auth.js';
 import { createHandlers } from '../src/handlers/index.js';
-import { createOperationResolver } from '../src/routes/operation-routes.js';
+import { createOperationResolver, handlerFileOf } from '../src/routes/operation-routes.js';
 import type { OpenApiDocument } from '../src/spec/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
@@ -15,7 +15,7 @@ t.test('gaps between the spec and the service fail at start-up, not at request t
     [
       'an operation without a handler',
       (spec) => (spec.paths['/pets']!.get!.operationId = 'findPets'),
-      /no handler for operationId findPets/,
+      /^openapi\.yaml: no handler for operationId findPets: write src\/handlers\/find-pets\.ts and add it to src\/handlers\/index\.ts$/,
     ],
     [
       'an unknown security scheme',
@@ -55,3 +55,10 @@ t.test('a spec without security requirements needs no key anywhere', async (t) =
   const { app } = await buildTestApp(t, { spec });
   t.equal((await app.inject({ method: 'GET', url: '/v1/pets' })).statusCode, 200);
 });
+
+t.test('a handler lives in a file named after its operationId, in kebab case', async (t) => {
+  t.equal(handlerFileOf('listPets'), 'src/handlers/list-pets.ts');
+  t.equal(handlerFileOf('updatePetStatus'), 'src/handlers/update-pet-status.ts');
+  t.equal(handlerFileOf('ping'), 'src/handlers/ping.ts');
+});
+

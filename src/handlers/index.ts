@@ -1,5 +1,5 @@
 import type { PetStore } from '../store/pet-store.js';
-import type { OperationHandlers } from '../types/api.js';
+import type { EveryHandler, OperationHandlers } from '../types/api.js';
 import { createPet } from './create-pet.js';
 import { getPet } from './get-pet.js';
 import { listPets } from './list-pets.js';
@@ -14,9 +14,12 @@ export interface HandlerOptions {
 
 /** The handler of every operation in openapi.yaml, keyed by operationId. */
 export function createHandlers({ store, pathOf, onReplay }: HandlerOptions): OperationHandlers {
-  return {
+  const handlers = {
     listPets: listPets(store, pathOf('listPets')),
     createPet: createPet(store, pathOf('getPet'), onReplay),
     getPet: getPet(store),
   };
+  // An operation of the spec without a handler fails here, the message naming the file to write.
+  const every: EveryHandler<typeof handlers> = handlers;
+  return every;
 }

@@ -51,7 +51,9 @@ function routeOptionsOf(
   { spec, handlers, authenticators, headers: common, countDeprecatedCalls, clock = Date.now }: OperationRoutesOptions,
 ): OperationRouteOptions {
   if (!(operation.operationId in handlers)) {
-    throw new Error(`openapi.yaml: no handler for operationId ${operation.operationId}`);
+    throw new Error(
+      `openapi.yaml: no handler for operationId ${operation.operationId}: write ${handlerFileOf(operation.operationId)} and add it to src/handlers/index.ts`,
+    );
   }
   const handle = handlers[operation.operationId as OperationId] as (
     request: FastifyRequest,
@@ -119,4 +121,9 @@ function authenticatorFor(
     );
   }
   return authenticate;
+}
+
+/** The file of an operation's handler, as HandlerFileOf spells it: `updatePet` → `src/handlers/update-pet.ts`. */
+export function handlerFileOf(operationId: string): string {
+  return `src/handlers/${operationId.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}.ts`;
 }

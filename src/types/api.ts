@@ -37,3 +37,18 @@ export type OperationHandler<K extends OperationId> = (
 
 /** One handler per operationId: a missing, extra or mistyped handler is a compile error. */
 export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
+
+/** The file of an operation's handler, by the project's naming: `updatePet` → `src/handlers/update-pet.ts`. */
+export type HandlerFileOf<K extends string> = `src/handlers/${KebabCase<K>}.ts`;
+type KebabCase<S extends string> = S extends `${infer First}${infer Rest}`
+  ? `${First extends Lowercase<First> ? First : `-${Lowercase<First>}`}${KebabCase<Rest>}`
+  : S;
+
+/**
+ * What the compiler says when the spec has an operation without a handler: assigning the handlers
+ * to this fails with a message naming the operationId and the file to write.
+ */
+export type EveryHandler<Written> = [Exclude<OperationId, keyof Written>] extends [never]
+  ? OperationHandlers
+  : `openapi.yaml has ${Exclude<OperationId, keyof Written> & string} without a handler: write ${HandlerFileOf<Exclude<OperationId, keyof Written> & string>} and add it to src/handlers/index.ts`;
+

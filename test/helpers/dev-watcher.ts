@@ -1,4 +1,4 @@
-// Drives npm run dev (scripts/dev.ts) in a copy of the project, for test/system/dev*.test.ts.
+// A copy of the project to change, and npm run dev (scripts/dev.ts) driven in it, for test/system/.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ const STEP_MS = 120_000;
 /** A copy of what npm run dev reads, with the project's node_modules linked in; removed on teardown. */
 export function copyProject(t: Test): string {
   const copy = mkdtempSync(join(tmpdir(), 'petstore-dev-'));
-  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'openapi.yaml', 'src', 'generated', 'scripts']) {
+  for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'openapi.yaml', 'src', 'generated', 'scripts']) {
     cpSync(join(PROJECT_ROOT, entry), join(copy, entry), { recursive: true });
   }
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(copy, 'node_modules'));

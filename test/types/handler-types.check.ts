@@ -1,5 +1,5 @@
 // Compiled by `npm run typecheck` (never run): proves that the handler types follow openapi.yaml.
-import type { OperationHandler, OperationHandlers } from '../../src/types/api.js';
+import type { EveryHandler, HandlerFileOf, OperationHandler, OperationHandlers } from '../../src/types/api.js';
 
 const listPets: OperationHandler<'listPets'> = async () => [];
 const createPet: OperationHandler<'createPet'> = async (request) => ({ id: 1, ...request.body });
@@ -24,3 +24,14 @@ export const wrongStatus: OperationHandler<'createPet'> = async () => ({ id: 1, 
 
 // @ts-expect-error listPets answers an array, not one pet
 export const notAList: OperationHandler<'listPets'> = async () => ({ id: 1, name: 'Rex', categoryId: 1 });
+
+// What the compiler says of an operation without a handler (src/handlers/index.ts): its operationId and the file to write.
+export const named: EveryHandler<{ listPets: typeof listPets; createPet: typeof createPet }> =
+  'openapi.yaml has getPet without a handler: write src/handlers/get-pet.ts and add it to src/handlers/index.ts';
+export const allThere: EveryHandler<OperationHandlers> = complete;
+// @ts-expect-error with a handler missing, the handlers themselves do not fit
+export const notAll: EveryHandler<{ listPets: typeof listPets; createPet: typeof createPet }> = { listPets, createPet };
+export const file: HandlerFileOf<'updatePetStatus'> = 'src/handlers/update-pet-status.ts';
+// @ts-expect-error the file is spelt in kebab case
+export const camelFile: HandlerFileOf<'updatePet'> = 'src/handlers/updatePet.ts';
+
