@@ -6,6 +6,7 @@ import { ServiceUnavailable } from '../src/errors/api-errors.js';
 import { loadSpec } from '../src/spec/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import type { PetStore } from '../src/store/pet-store.js';
+import { standInStore } from './helpers/stand-in-store.js';
 import { AUTH, JSON_TYPE, buildTestApp, postPet } from './helpers/build-app.js';
 import { checkContract, documentedStatuses, operations } from './helpers/contract.js';
 import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
@@ -49,18 +50,8 @@ const cases: Record<string, Record<number, Case>> = {
 
 // A store that fails as a bug would (500), and one that says its database cannot be reached (503),
 // as the PostgreSQL store does (its real outages are tested in test/postgres-faults.test.ts).
-const failingStore: PetStore = {
-  create: () => Promise.reject(new Error('store down')),
-  createOnce: () => Promise.reject(new Error('store down')),
-  get: () => Promise.reject(new Error('store down')),
-  list: () => Promise.reject(new Error('store down')),
-};
-const unavailableStore: PetStore = {
-  create: () => Promise.reject(new ServiceUnavailable()),
-  createOnce: () => Promise.reject(new ServiceUnavailable()),
-  get: () => Promise.reject(new ServiceUnavailable()),
-  list: () => Promise.reject(new ServiceUnavailable()),
-};
+const failingStore = standInStore({}, () => new Error('store down'));
+const unavailableStore = standInStore({}, () => new ServiceUnavailable());
 const stores = { failing: failingStore, unavailable: unavailableStore };
 
 t.test('the cases cover exactly the operations and statuses of openapi.yaml', async (t) => {

@@ -1,20 +1,12 @@
 import t from 'tap';
-import type { PetStore } from '../src/store/pet-store.js';
+import { standInStore } from './helpers/stand-in-store.js';
 import { AUTH, JSON_TYPE, buildTestApp } from './helpers/build-app.js';
 import { checkContract, checkErrorBody } from './helpers/contract.js';
 
-const failingStore: PetStore = {
-  create: async () => {
-    throw new Error('disk /var/lib/pets is full');
-  },
-  createOnce: async () => {
-    throw new Error('disk /var/lib/pets is full');
-  },
-  get: async () => null,
-  list: async () => {
-    throw new Error('connection to db-7.internal refused');
-  },
-};
+const failingStore = standInStore(
+  { get: async () => null, list: () => Promise.reject(new Error('connection to db-7.internal refused')) },
+  () => new Error('disk /var/lib/pets is full'),
+);
 
 t.test('an unexpected failure is a 500 that reveals nothing and is logged with the request id', async (t) => {
   const { app, logs } = await buildTestApp(t, { store: failingStore });

@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import type { PostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
+import { delegatingStore } from '../helpers/stand-in-store.js';
 import type { NewPet, Pet } from '../../src/types/api.js';
 import { API_KEY, OTHER_API_KEY } from '../helpers/build-app.js';
 import { operation } from '../helpers/contract.js';
@@ -40,7 +41,7 @@ export interface StoreUnderTest {
 export function memoryStoreUnderTest(): StoreUnderTest {
   let store = createMemoryPetStore();
   return {
-    store: { create: (pet) => store.create(pet), createOnce: (pet, key) => store.createOnce(pet, key), get: (id) => store.get(id), list: (options) => store.list(options) },
+    store: delegatingStore(() => store),
     empty: async () => void (store = createMemoryPetStore()),
   };
 }
