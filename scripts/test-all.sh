@@ -88,12 +88,5 @@ echo
 echo "npm run test:all, $((SECONDS - total_started)) s on $(node --version):"
 printf '  %s\n' "${steps[@]}"
 # The tap runs' counts, added up: the line CI reads.
-count() { grep -E '^# \{ total: [0-9]+' "$1" | tail -1 | grep -oE "$2: [0-9]+" | grep -oE '[0-9]+' || echo 0; }
-total=0 passed=0 skipped=0
-for log in test-output/tap.log test-output/bench-smoke.log test-output/deploy.log; do
-  total=$((total + $(count "$log" total)))
-  passed=$((passed + $(count "$log" pass)))
-  skipped=$((skipped + $(count "$log" skip)))
-done
-echo "$passed passed, $((total - passed - skipped)) failed, $skipped skipped"
+bash scripts/tap-totals.sh test-output/tap.log test-output/bench-smoke.log test-output/deploy.log
 exit "$failed"
