@@ -2,7 +2,7 @@
 // pages an answer links to, the deprecation warning, and exact JSON. What each operation needs
 // comes from the spec through generated/client-api.ts; nothing here names an operation.
 import { PetstoreConnectionError, PetstoreError, PetstoreResponseError } from './errors.js';
-import { parseExact, stringifyExact } from './exact-json.js';
+import { exactNumberText, parseExact, stringifyExact } from './exact-json.js';
 import { linkTargets } from './link-header.js';
 
 /**
@@ -128,10 +128,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 /** A value in a URL: int64 values exactly, a number only while it is an exact integer or not integral. */
 function urlValue(value: unknown, where: string): string {
-  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    throw new RangeError(`${where} is ${value}, beyond 2^53: a number cannot hold such an integer exactly (it may be rounded already); pass a bigint`);
-  }
-  return String(value);
+  return typeof value === 'number' ? exactNumberText(value, where) : String(value);
 }
 
 /** Turns the integers the spec does not declare int64 back into numbers, where `places` says. */

@@ -128,6 +128,14 @@ export function parseLossless(text: string): unknown {
 }
 
 
+/** A number's text, refused (naming `where`) when it is integral beyond 2^53: then it may be rounded already. */
+export function exactNumberText(value: number, where: string): string {
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    throw new RangeError(`${where} is ${value}, beyond 2^53: a number cannot hold such an integer exactly (it may be rounded already); pass a bigint`);
+  }
+  return JSON.stringify(value);
+}
+
 /**
  * JSON text for a request body: bigints as bare integer literals, exactly. A number that is not a
  * safe integer but is integral was rounded before it got here (2^53 + 1 is 2^53 as a number), so
@@ -135,12 +143,7 @@ export function parseLossless(text: string): unknown {
  */
 export function stringifyExact(value: unknown, path = 'body'): string {
   if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'number') {
-    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
-      throw new RangeError(`${path} is ${value}, beyond 2^53: a number cannot hold such an integer exactly (it may be rounded already); pass a bigint`);
-    }
-    return JSON.stringify(value);
-  }
+  if (typeof value === 'number') return exactNumberText(value, path);
   if (Array.isArray(value)) return `[${value.map((item, index) => (item === undefined ? 'null' : stringifyExact(item, `${path}[${index}]`))).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value).filter(([, item]) => item !== undefined);
