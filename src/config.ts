@@ -5,6 +5,11 @@ import { DEFAULT_RETENTION_HOURS, HOUR_MS } from './idempotency/idempotency-key.
 import { DEFAULT_CREATE_BATCH_MAX } from './store/postgres/postgres-pet-store.js';
 
 const MIN_KEY_LENGTH = 16;
+
+/** Whether `key` may be one of API_KEYS: a bearer token of at least MIN_KEY_LENGTH characters. */
+export function isUsableKey(key: string): boolean {
+  return isBearerToken(key) && key.length >= MIN_KEY_LENGTH;
+}
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export interface DatabaseConfig {
@@ -120,7 +125,7 @@ function readApiKeys(value: string | undefined): ClientKey[] | undefined {
     if (client !== undefined && !CLIENT_NAME.test(client)) {
       throw new Error(`API_KEYS entry ${index + 1} has an unusable client name: before the ':', 1 to 32 characters from a-z 0-9 - _`);
     }
-    if (!isBearerToken(key) || key.length < MIN_KEY_LENGTH) {
+    if (!isUsableKey(key)) {
       throw new Error(
         `API_KEYS entry ${index + 1} is not a usable key: keys need at least ${MIN_KEY_LENGTH} characters ` +
           'from A-Z a-z 0-9 - . _ ~ + / (optionally ending in =), optionally after a client name and a colon',

@@ -1,13 +1,12 @@
 // The entry point: reads the environment, picks the store, listens (the API, and metrics on a port
 // of their own), and closes gracefully on SIGTERM/SIGINT.
-import { randomBytes } from 'node:crypto';
-import { chmod, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { buildApp } from './app.js';
+import { writeOneOffKey } from './auth/one-off-key.js';
 import { readConfig, type Config, type DatabaseConfig } from './config.js';
 import { createLogDestination } from './logging/log-destination.js';
 import { listenForMetrics, METRICS_PATH } from './metrics/metrics-server.js';
@@ -105,14 +104,6 @@ function where(url: string): string {
   const { hostname, port, pathname } = new URL(url);
   /* c8 ignore next -- a URL on PostgreSQL's default port; the tests' clusters listen on free ports */
   return `${hostname}${port === '' ? '' : `:${port}`}${pathname}`;
-}
-
-// A fresh random key each start: usable locally, useless to anyone who cannot read the file.
-async function writeOneOffKey(file: string): Promise<string> {
-  const key = randomBytes(32).toString('base64url');
-  await writeFile(file, `${key}\n`, { mode: 0o600 });
-  await chmod(file, 0o600);
-  return key;
 }
 
 main().catch((error: Error) => {
