@@ -354,12 +354,12 @@ async function fire(server: Server, workload: Workload, pets: number, limit: { d
   return result;
 }
 
-/** Loads the server with the workload for `seconds`; `answered` is the 2xx count. */
 /** Up to a second of the workload before it is measured, its answers not counted. */
 async function warmUp(server: Server, workload: Workload, pets: number): Promise<void> {
   await fire(server, workload, pets, { duration: Math.min(1, duration) }, connections, true);
 }
 
+/** Loads the server with the workload for `seconds`; `answered` is the 2xx count. */
 async function load(server: Server, workload: Workload, pets: number, seconds: number): Promise<Sample & { answered: number }> {
   const cpuBefore = cpuSeconds(server.pid);
   const result = await fire(server, workload, pets, { duration: seconds });
