@@ -4,10 +4,17 @@
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { createClient, PetstoreError, PetstoreResponseError, responseOf, type NewPet, type PetstoreClient } from '../src/client/index.js';
+import { loadSpec } from '../src/spec/openapi-spec.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { startTestDatabase } from './helpers/postgres.js';
 import { specWith } from './helpers/spec.js';
+
+// The services here run on a clock a day before getPet's sunset, as the spec announces it, so that
+// no test depends on the day it runs.
+const SUNSET_AT = Date.parse(`${loadSpec().paths['/pets/{petId}']!.get!['x-sunset'] as string}T00:00:00Z`);
+const BEFORE_SUNSET = SUNSET_AT - 86_400_000;
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -22,7 +29,7 @@ interface Served {
 }
 
 async function serve(t: Test, options: Parameters<typeof buildTestApp>[1] = {}): Promise<Served> {
-  const { app } = await buildTestApp(t, options);
+  const { app } = await buildTestApp(t, { clock: () => BEFORE_SUNSET, ...options });
   const requests: string[] = [];
   app.addHook('onRequest', async (request) => void requests.push(`${request.method} ${request.url}`));
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -104,7 +111,10 @@ for (const [where, storeFor] of stores) {
     await client.getPet(pet.id);
     await t.rejects(client.getPet(pet.id + 1n), { code: 'PET_NOT_FOUND' });
     t.equal(warnings.length, 1, 'one warning for three calls');
-    t.match(warnings[0], /^petstore-client: getPet is deprecated \(Deprecation: @\d+\); it will be removed on Thu, 05 Dec 2030 00:00:00 GMT \(Sunset\); use \/v1\/pets instead\.$/);
+    t.match(
+      warnings[0],
+      new RegExp(`^petstore-client: getPet is deprecated \\(Deprecation: @\\d+\\); it will be removed on ${escape(new Date(SUNSET_AT).toUTCString())} \\(Sunset\\); use /v1/pets instead\\.$`),
+    );
     const logged: string[] = [];
     const other = createClient({ baseUrl, apiKey: API_KEY, logger: { warn: (line) => logged.push(line) } });
     await other.getPet(pet.id);
