@@ -12,6 +12,7 @@ import {
   loadSpec,
   operationsOf,
   pathOfOperation,
+  resolveRef,
   toRouteUrl,
   type OpenApiDocument,
 } from '../src/spec/openapi-spec.js';
@@ -66,4 +67,21 @@ t.test('pathOfOperation gives the path an operation is served at, and fails for 
   t.equal(pathOfOperation(operations, 'listPets'), '/pets');
   t.equal(pathOfOperation(operations, 'getPet'), '/pets/{petId}');
   t.throws(() => pathOfOperation(operations, 'findPets'), /openapi.yaml: no operation findPets/);
+});
+
+t.test('resolveRef follows local $ref chains, and says why it cannot follow one', async (t) => {
+  const pets = spec.components.schemas['Pets'] as { items: unknown };
+  t.equal(resolveRef(spec, pets.items), spec.components.schemas['Pet'], 'a schema reference');
+  t.equal(resolveRef(spec, 'not a node'), 'not a node', 'anything else is itself');
+  const edited = structuredClone(spec);
+  Object.assign(edited.components.schemas, {
+    'a/b~c': { type: 'string' },
+    Chained: { $ref: '#/components/schemas/Alias' },
+    Alias: { $ref: '#/components/schemas/a~1b~0c' },
+    Loop: { $ref: '#/components/schemas/Loop' },
+  });
+  t.same(resolveRef(edited, { $ref: '#/components/schemas/Chained' }), { type: 'string' }, 'a chain, through an escaped name');
+  t.throws(() => resolveRef(edited, { $ref: '#/components/schemas/Loop' }), { message: 'openapi.yaml: cannot follow $ref #/components/schemas/Loop (a cycle)' });
+  t.throws(() => resolveRef(edited, { $ref: 'other.yaml#/Pet' }), { message: 'openapi.yaml: cannot follow $ref other.yaml#/Pet (only #/… within the document)' });
+  t.throws(() => resolveRef(edited, { $ref: '#/components/schemas/Nothing/here' }), { message: 'openapi.yaml: $ref #/components/schemas/Nothing/here points at nothing' });
 });

@@ -7,7 +7,7 @@
 // A new operation in the spec is a new method here, with no hand-written code.
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import ts from 'typescript';
-import { loadSpec, operationsOf, type OpenApiDocument, type Operation } from '../../src/spec/openapi-spec.js';
+import { loadSpec, operationsOf, resolveRef, type OpenApiDocument, type Operation } from '../../src/spec/openapi-spec.js';
 import type { NumberPlaces } from '../../src/client/call.js';
 import type { GeneratedFile } from './generated-file.js';
 
@@ -16,21 +16,7 @@ const BIGINT = ts.factory.createKeywordTypeNode(ts.SyntaxKind.BigIntKeyword);
 type Node = Record<string, unknown>;
 
 /** Follows `$ref`s within the document until a node that is not one. */
-function resolve(spec: OpenApiDocument, node: unknown): Node {
-  let current = node as Node;
-  for (const seen = new Set<string>(); typeof current['$ref'] === 'string'; ) {
-    const ref = current['$ref'];
-    if (!ref.startsWith('#/') || seen.has(ref)) throw new Error(`client generation: cannot follow $ref ${ref}`);
-    seen.add(ref);
-    current = ref
-      .slice(2)
-      .split('/')
-      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce<unknown>((at, part) => (at as Node | undefined)?.[part], spec) as Node;
-    if (current === undefined) throw new Error(`client generation: $ref ${ref} points at nothing`);
-  }
-  return current;
-}
+const resolve = (spec: OpenApiDocument, node: unknown): Node => resolveRef(spec, node as Node);
 
 /** Where a JSON value of `schema` holds numbers that are not int64 (see NumberPlaces). */
 function numberPlaces(spec: OpenApiDocument, node: unknown, depth = 0): NumberPlaces {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { PROJECT_ROOT } from '../project-root.js';
 import { exactInteger } from '../validation/int64.js';
+import { unescapePointer } from '../validation/json-pointer.js';
 import { parseJson } from '../validation/strict-json.js';
 
 export const DEFAULT_SPEC_PATH = join(PROJECT_ROOT, 'openapi.yaml');
@@ -98,6 +99,22 @@ export function basePathOf(spec: OpenApiDocument): string {
 
 export function errorCodesOf(spec: OpenApiDocument): ReadonlySet<string> {
   return new Set(spec.components.schemas.Error.properties.code.enum);
+}
+
+/** Where a chain of local `$ref`s in `document` ends: `{ $ref: '#/components/schemas/Pet' }` gives the Pet schema. */
+export function resolveRef<T>(document: OpenApiDocument, node: T): T {
+  let current = node as Record<string, unknown> | undefined;
+  for (const seen = new Set<string>(); typeof current?.['$ref'] === 'string'; ) {
+    const ref = current['$ref'];
+    if (!ref.startsWith('#/') || seen.has(ref)) throw new Error(`openapi.yaml: cannot follow $ref ${ref}${seen.has(ref) ? ' (a cycle)' : ' (only #/… within the document)'}`);
+    seen.add(ref);
+    current = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((at, segment) => (at as Record<string, unknown> | undefined)?.[unescapePointer(segment)], document) as Record<string, unknown> | undefined;
+    if (current === undefined) throw new Error(`openapi.yaml: $ref ${ref} points at nothing`);
+  }
+  return current as T;
 }
 
 /** Fastify's form of a spec path: `/pets/{petId}` becomes `/pets/:petId`. */

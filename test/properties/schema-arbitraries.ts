@@ -5,8 +5,7 @@
 import fc from 'fast-check';
 import { stringify } from 'lossless-json';
 import { INT64_MAX, INT64_MIN } from '../../src/validation/int64.js';
-import { unescapePointer } from '../../src/validation/json-pointer.js';
-import type { OpenApiDocument } from '../../src/spec/openapi-spec.js';
+import { resolveRef, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
 import { spec } from '../helpers/contract.js';
 
 export interface Schema {
@@ -54,13 +53,7 @@ const KNOWN = new Set([
 /** Follows a schema's `$ref`s within `document`, and refuses keywords this module does not generate for. */
 export function resolverOf(document: OpenApiDocument) {
   return function resolve(schema: Schema): Schema {
-    let resolved = schema;
-    while (resolved.$ref !== undefined) {
-      resolved = resolved.$ref
-        .replace(/^#\//, '')
-        .split('/')
-        .reduce((node: any, segment) => node[unescapePointer(segment)], document) as Schema;
-    }
+    const resolved = resolveRef(document, schema);
     const unknown = Object.keys(resolved).filter((keyword) => !KNOWN.has(keyword));
     if (unknown.length > 0) throw new Error(`schema-arbitraries does not know the keyword(s) ${unknown.join(', ')}`);
     return resolved;
