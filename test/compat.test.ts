@@ -34,6 +34,13 @@ async function gate(t: Test, spec: OpenApiDocument, extra: string[] = [], option
   return { status, output: lines.join('\n') };
 }
 
+/** getPet taken out of the spec as a developer would: its path, and the links that lead to it. */
+const withoutGetPet = (spec: OpenApiDocument) => {
+  delete spec.paths['/pets/{petId}'];
+  delete (spec.paths['/pets']!.get!.responses['200'] as { links?: unknown }).links;
+  delete (spec.paths['/pets']!.post!.responses['201'] as { links?: unknown }).links;
+};
+
 const limitOf = (spec: OpenApiDocument) => (spec.paths['/pets']!.get as unknown as { parameters: { name: string; schema: { maximum: number } }[] }).parameters.find((parameter) => parameter.name === 'limit')!.schema;
 const schemas = (spec: OpenApiDocument) => spec.components.schemas as Record<string, { required: string[]; enum: string[]; properties: Record<string, unknown> }>;
 
@@ -53,7 +60,7 @@ t.test('openapi.yaml as it is keeps every released version', async (t) => {
 
 t.test('it catches each edit that breaks a released client', async (t) => {
   const breaking: [string, (spec: OpenApiDocument) => void, RegExp][] = [
-    ['getPet removed before its sunset', (spec) => delete spec.paths['/pets/{petId}'], /"operationId":"getPet"[\s\S]*ROUTE_NOT_FOUND/],
+    ['getPet removed before its sunset', withoutGetPet, /"operationId":"getPet"[\s\S]*ROUTE_NOT_FOUND/],
     ['status made required in NewPet', (spec) => schemas(spec)['NewPet']!.required.push('status'), /"operationId":"createPet"[\s\S]*body\.status is required/],
     ["limit's maximum lowered to 50", (spec) => void (limitOf(spec).maximum = 50), /"operationId":"listPets"[\s\S]*query parameter limit must be <= 50/],
     ['a PetStatus value removed', (spec) => void (schemas(spec)['PetStatus']!.enum = ['available', 'pending']), /"status\\":\\"sold\\"[\s\S]*must be one of: available, pending/],
@@ -108,7 +115,7 @@ t.test('it accepts edits that keep every released client working', async (t) => 
   });
 
   await t.test('getPet removed from the spec at its sunset: 404 is what its clients may get then', async (t) => {
-    const spec = specWith((spec) => delete spec.paths['/pets/{petId}']);
+    const spec = specWith(withoutGetPet);
     const { status, output } = await gate(t, spec, ['--at', SUNSET]);
     t.equal(status, 0, output);
     t.match(output, /getPet may answer as retired/);
@@ -149,6 +156,9 @@ t.test('when it cannot run, it says why and exits 2', async (t) => {
     t.equal(status, 2, what);
     t.match(output, message, what);
   }
+  const dangling = await gate(t, specWith((spec) => delete spec.paths['/pets/{petId}']));
+  t.equal(dangling.status, 2, 'a spec whose links lead nowhere');
+  t.match(dangling.output, /compat: openapi\.json: listPets 200 link FirstPet: no operation getPet/);
   const unserved = specWith((spec) => void (spec.paths['/categories'] = { get: { operationId: 'listCategories', responses: { '200': { description: 'x' } } } }));
   const { status, output } = await gate(t, unserved);
   t.equal(status, 2, 'a spec the service cannot start from');

@@ -13,6 +13,7 @@ import { exitStatusOf } from '../scripts/contract/run-checks.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
+import { operations } from './helpers/contract.js';
 import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
 import { toJson } from './properties/schema-arbitraries.js';
 import { parseJson } from '../src/validation/strict-json.js';
@@ -62,8 +63,8 @@ const readAll = (stream: IncomingMessage) =>
   });
 
 /** A proxy in front of the real service that applies `fault` to every exchange. */
-async function misbehaving(t: Test, fault: Fault): Promise<number> {
-  const upstream = await service(t);
+async function misbehaving(t: Test, fault: Fault, store?: PetStore): Promise<number> {
+  const upstream = await service(t, store);
   const hung = new Set<IncomingMessage>();
   const proxy = createServer(async (incoming, outgoing) => {
     const sent: Exchange = { method: incoming.method!, url: incoming.url!, headers: { ...incoming.headers }, body: await readAll(incoming) };
@@ -155,7 +156,7 @@ const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault; optio
   {
     name: 'a valid request refused',
     check: /^FAIL a valid request is accepted/m,
-    report: /expected 201: a valid request must be accepted/,
+    report: /expected a 2xx: a valid request must be accepted/,
     fault: { answer: (exchange, reply) => (operationOf(exchange) === 'createPet' && reply.status === 201 ? withJson({ ...reply, status: 400 }, { code: 'VALIDATION_FAILED', message: 'body.name is not allowed', status: 400 }) : reply) },
   },
   {
@@ -183,6 +184,15 @@ const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault; optio
     },
   },
   {
+    name: 'every pet missing when read',
+    check: /^FAIL a valid request is accepted/m,
+    report: /expected a 2xx: a valid request naming what this run created \(by a link of the spec\) must be accepted/,
+    fault: {
+      answer: (exchange, reply) =>
+        operationOf(exchange) === 'getPet' && reply.status === 200 ? withJson({ ...reply, status: 404 }, { code: 'PET_NOT_FOUND', message: `No pet ${exchange.url.split('/').at(-1)!}.`, status: 404 }) : reply,
+    },
+  },
+  {
     name: 'a hang',
     check: /^FAIL a valid request is accepted/m,
     report: /no answer within 300 ms/,
@@ -197,11 +207,15 @@ t.test('against the real service every check holds: exit 0', async (t) => {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, '--report', `junit=${join(dir, 'junit.xml')}`]);
   t.equal(status, 0, output);
-  for (const check of ['a valid request is accepted', 'a create with an Idempotency-Key is made once', 'a request that breaks one rule', 'a request without a valid key gets 401', 'what a create answered reads back equal']) {
+  for (const check of ['a valid request is accepted', 'a create with an Idempotency-Key is made once', 'a request that breaks one rule', 'a request without a valid key gets 401', 'every operation answered a valid request with a 2xx', 'what a create answered reads back equal']) {
     t.match(output, new RegExp(`^ok {3}${check}`, 'm'), `one line for: ${check}`);
   }
+  // One line per operation of the spec, each with valid requests answered 2xx.
+  for (const { operationId, method, path } of operations) {
+    t.match(output, new RegExp(`^  ${method.toUpperCase()} ${path.replace(/[{}]/g, '\\$&')} +${operationId} +\\d+ sent +\\d+ valid +[1-9]\\d* answered 2xx$`, 'm'), `counts for ${operationId}`);
+  }
   t.match(output, /summary: every check holds; seed 7; \d+ requests; [\d.]+ s; [1-9]\d* pets created, named "contract-check [0-9a-f]{8} …"/);
-  t.match(readFileSync(join(dir, 'junit.xml'), 'utf8'), /<testsuites name="npm run contract" tests="5" failures="0"/, 'the JUnit report');
+  t.match(readFileSync(join(dir, 'junit.xml'), 'utf8'), /<testsuites name="npm run contract" tests="6" failures="0"/, 'the JUnit report');
 });
 
 for (const { name, check, report, fault, options = [] } of FAULTS) {
@@ -240,12 +254,20 @@ t.test('a target that rate-limits is waited on, never counted as a violation', a
 });
 
 t.test('--read-only creates nothing', async (t) => {
+  // A deployment read-only runs against holds data: getPet reads the pets listPets answers (its link FirstPet).
+  const store = createMemoryPetStore();
+  for (let index = 0; index < 3; index++) await store.create({ name: `pet ${index}`, categoryId: 1 });
   const created: string[] = [];
-  const port = await misbehaving(t, { request: (exchange) => (exchange.method === 'POST' && created.push(exchange.url), exchange) });
+  const port = await misbehaving(t, { request: (exchange) => (exchange.method === 'POST' && created.push(exchange.url), exchange) }, store);
   const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, '--read-only']);
   t.equal(status, 0, output);
   t.same(created, [], 'no POST reached the target');
   t.match(output, /0 pets created/);
+  t.notMatch(output, /POST \/pets/, 'createPet is not counted: it is not sent');
+
+  const empty = await contract(['--url', `http://127.0.0.1:${await service(t)}/v1`, ...OPTIONS, '--read-only']);
+  t.equal(empty.status, 1, 'on a deployment without pets, getPet gets no 2xx: that fails, and says why');
+  t.match(empty.output, /getPet \(GET \/pets\/\{petId\}\): none of its \d+ valid requests got a 2xx \(404 ×\d+\); .*read-only: it creates nothing, so the target must hold data/);
 });
 
 t.test('when it cannot run: exit 2, saying why', async (t) => {

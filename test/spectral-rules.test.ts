@@ -1,6 +1,7 @@
-// The project's own Spectral rule (.spectral.yaml, scripts/spectral/deprecationMarkers.js):
-// `npm run lint:spec` refuses lifecycle markers the service would refuse at start-up, and a sunset
-// announced with less than the notice we give. One Spectral run lints edited copies of openapi.yaml.
+// The project's own Spectral rules (.spectral.yaml, scripts/spectral/): `npm run lint:spec` refuses
+// lifecycle markers the service would refuse at start-up, a sunset announced with less than the
+// notice we give (by x-stability), an x-stability that is not one of ours, and links the contract
+// checks could not follow. One Spectral run lints edited copies of openapi.yaml.
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,13 @@ import { specWith } from './helpers/spec.js';
 
 const run = promisify(execFile);
 const RULE = 'petstore-deprecation-markers';
+const withStability = (stability: unknown, markers: Record<string, unknown> = {}) =>
+  specWith((spec) => Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-stability': stability }, markers));
+const createPetLink = (link: Record<string, unknown>) =>
+  specWith((spec) => {
+    const created = spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, unknown> };
+    created.links['GetPetById'] = link;
+  });
 const getPetMarkers = (markers: Record<string, unknown>) =>
   specWith((spec) => {
     const getPet = spec.paths['/pets/{petId}']!.get! as unknown as Record<string, unknown>;
@@ -21,7 +29,7 @@ const getPetMarkers = (markers: Record<string, unknown>) =>
     }
   });
 
-const cases: [string, ReturnType<typeof specWith>, string | undefined][] = [
+const cases: [string, ReturnType<typeof specWith>, string | undefined, string?][] = [
   ['openapi.yaml as it is', getPetMarkers({}), undefined],
   ['brownouts in order', getPetMarkers({ 'x-brownouts': [{ start: '2030-06-01T14:00:00Z', end: '2030-06-01T15:00:00Z' }, { start: '2030-09-01T14:00:00Z', end: '2030-09-02T14:00:00Z' }] }), undefined],
   ['no deprecation date', getPetMarkers({ 'x-deprecated-at': undefined }), 'a deprecated operation needs x-deprecated-at (YYYY-MM-DD)'],
@@ -43,9 +51,16 @@ const cases: [string, ReturnType<typeof specWith>, string | undefined][] = [
     specWith((spec) => Object.assign(spec.paths['/pets']!.get!, { 'x-sunset': '2031-01-01' })),
     'x-sunset needs deprecated: true',
   ],
+  ['a beta operation, sunset 30 days after its deprecation', withStability('beta', { 'x-sunset': '2026-12-22' }), undefined],
+  ['a beta operation, sunset 29 days after', withStability('beta', { 'x-sunset': '2026-12-21' }), 'x-sunset must come at least 30 days after x-deprecated-at (x-stability beta)'],
+  ['an experimental operation, sunset the day after', withStability('experimental', { 'x-sunset': '2026-11-23' }), undefined],
+  ['an x-stability of our own making', withStability('alpha'), 'x-stability must be one of experimental, beta, stable', 'petstore-stability'],
+  ['a link to no operation', createPetLink({ operationId: 'readPet', parameters: { petId: '$response.body#/id' } }), "a link's operationId must name an operation of this document, not readPet", 'petstore-link-targets'],
+  ['a link to a parameter that is not there', createPetLink({ operationId: 'getPet', parameters: { id: '$response.body#/id' } }), 'getPet has no path parameter id', 'petstore-link-targets'],
+  ['a link from a header', createPetLink({ operationId: 'getPet', parameters: { petId: '$response.header.Location' } }), "petId: a link's value comes from the answer's body, $response.body#/…", 'petstore-link-targets'],
 ];
 
-t.test('npm run lint:spec refuses lifecycle markers that cannot be kept, and only those', async (t) => {
+t.test('npm run lint:spec refuses lifecycle markers, stability markers and links that cannot be kept, and only those', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'petstore-spectral-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const files = await Promise.all(
@@ -60,9 +75,9 @@ t.test('npm run lint:spec refuses lifecycle markers that cannot be kept, and onl
     (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
   );
   const results = JSON.parse(stdout) as { code: string; message: string; source: string }[];
-  for (const [index, [what, , expected]] of cases.entries()) {
+  for (const [index, [what, , expected, rule = RULE]] of cases.entries()) {
     const found = results.filter((result) => result.source.endsWith(`case-${index}.yaml`));
     if (expected === undefined) t.same(found, [], `${what}: no finding at all`);
-    else t.same(found.map(({ code, message }) => ({ code, message })), [{ code: RULE, message: expected }], `${what}: ${expected}`);
+    else t.same(found.map(({ code, message }) => ({ code, message })), [{ code: rule, message: expected }], `${what}: ${expected}`);
   }
 });

@@ -11,10 +11,12 @@ import { parseArgs } from 'node:util';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { brownoutWindowsOf, sunsetOf } from '../../src/routes/deprecation-headers.js';
 import { basePathOf, DEFAULT_SPEC_PATH, loadSpec, operationsOf, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
+import { isLowered, stabilityOf } from '../../src/spec/stability.js';
 import { contractOf } from '../../test/helpers/contract.js';
 import { httpTarget } from '../../test/properties/http-target.js';
 import { liveChecks } from '../../test/properties/live-properties.js';
-import { cannotRun, exitStatusOf, junitReport, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Outcome, type Output } from '../contract/run-checks.js';
+import { linksOf, type SpecLink } from '../../test/properties/spec-links.js';
+import { cannotRun, exitStatusOf, junitReport, printCounts, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Outcome, type Output } from '../contract/run-checks.js';
 import { loadReleases, RELEASES_DIR, type Release } from './releases.js';
 
 const USAGE = `usage: npm run compat -- [options]
@@ -86,6 +88,13 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
       `seed ${seed}; ${cases} cases each; at ${new Date(now()).toISOString()}`,
   );
 
+  // A version released before the spec wrote a link down still has the ids its operations answer.
+  let currentLinks: SpecLink[];
+  try {
+    currentLinks = linksOf(spec, specName);
+  } catch (error) {
+    cannotRun(`${(error as Error).message} (npm run lint:spec says more)`);
+  }
   const suites: { version: string; name: string; outcomes: Outcome[] }[] = [];
   const started = performance.now();
   let sent = 0;
@@ -103,16 +112,21 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
       const basePath = basePathOf(release.spec);
       const target = httpTarget({ urls: [new URL(`http://127.0.0.1:${port}${basePath}`)], basePath, apiKey, timeoutMs });
       const retired = retiredAt(now(), release.spec, spec);
+      const unheld = new Set(operationsOf(release.spec).filter((operation) => stabilityOf(operation) === 'experimental').map((operation) => operation.operationId));
       const checks = liveChecks(target, {
         readOnly: false,
         runId: randomBytes(4).toString('hex'),
         maxPages: 1000,
         contract: contractOf(release.spec, release.file),
-        released: { retired },
+        released: { retired, unheld, links: currentLinks },
       });
-      console.log(`\n${release.version} (${release.file})${retired.size > 0 ? `: ${[...retired].join(', ')} may answer as retired` : ''}`);
-      const outcomes = await runChecks(checks, { seed, cases, target, apiKey, keyVariable: KEY_VARIABLE });
+      console.log(
+        `\n${release.version} (${release.file})${retired.size > 0 ? `: ${[...retired].join(', ')} may answer as retired` : ''}` +
+          `${unheld.size > 0 ? `; experimental there, so not held: ${[...unheld].join(', ')}` : ''}`,
+      );
+      const outcomes = [stabilityKept(release, spec), ...(await runChecks(checks, { seed, cases, target, apiKey, keyVariable: KEY_VARIABLE }))];
       printOutcomes(outcomes, console);
+      printCounts(checks.counts(), console);
       suites.push({ version: release.version, name: `${specName} against released ${release.version} (seed ${seed})`, outcomes });
       sent += target.counts().sent;
     } finally {
@@ -128,6 +142,25 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
   );
   if (junit !== undefined) writeFileSync(junit, junitReport('npm run compat', suites));
   return broken.length === 0 ? 0 : 1;
+}
+
+/**
+ * A release's promise about each operation may grow and never shrink: an operation stable there
+ * stays stable, a beta one stays beta or becomes stable (docs/compatibility.md). An operation
+ * gone from the spec is judged by its answers (its sunset), not here.
+ */
+function stabilityKept(release: Release, current: OpenApiDocument): Outcome {
+  const now = new Map(operationsOf(current).map((operation) => [operation.operationId, stabilityOf(operation)]));
+  const lowered = operationsOf(release.spec).flatMap((operation) => {
+    const before = stabilityOf(operation);
+    const after = now.get(operation.operationId);
+    return after !== undefined && isLowered(before, after) ? [`${operation.operationId} is ${before} in ${release.version} and ${after} now`] : [];
+  });
+  return {
+    name: 'no operation is less stable than this version made it',
+    seconds: 0,
+    ...(lowered.length > 0 ? { failure: `${lowered.join('\n')}\nA release's x-stability is a promise to its clients: it may grow (experimental → beta → stable), never shrink.` } : {}),
+  };
 }
 
 function instantOf(text: string): number {

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { ContractViolation } from '../../test/properties/answer-checks.js';
 import type { ApiRequest } from '../../test/properties/api-requests.js';
 import type { Target } from '../../test/properties/http-target.js';
-import type { LiveChecks } from '../../test/properties/live-properties.js';
+import type { LiveChecks, OperationCount } from '../../test/properties/live-properties.js';
 
 /** Why a runner could not start: its exit status 2. */
 export class CannotRun extends Error {}
@@ -87,6 +87,17 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
     const seconds = (performance.now() - begun) / 1000;
     outcomes.push({ name, cases: result.numRuns, seconds, ...(result.failed ? { failure: await reporter.failure(result) } : {}) });
   }
+  // Every operation got a 2xx from a valid request; the counts are printed by printCounts.
+  {
+    const name = 'every operation answered a valid request with a 2xx';
+    const begun = performance.now();
+    try {
+      const { unanswered } = await checks.coverage(seed);
+      outcomes.push({ name, seconds: (performance.now() - begun) / 1000, ...(unanswered.length > 0 ? { failure: `no 2xx from a valid request for:\n  ${unanswered.join('\n  ')}` } : {}) });
+    } catch (error) {
+      outcomes.push({ name, seconds: (performance.now() - begun) / 1000, failure: `seed ${seed}\n${reporter.violation(error)}` });
+    }
+  }
   if (checks.created().length > 0) {
     const name = 'what a create answered reads back equal, through getPet and through listPets pages';
     const begun = performance.now();
@@ -98,6 +109,14 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
     }
   }
   return outcomes;
+}
+
+/** Per operation: requests sent, valid ones, and valid ones answered with a 2xx. */
+export function printCounts(counts: readonly OperationCount[], output: Output) {
+  const rows = counts.map((count) => [`${count.method} ${count.path}`, count.operationId, `${count.sent} sent`, `${count.valid} valid`, `${count.succeeded} answered 2xx`]);
+  const widths = rows[0]?.map((_cell, column) => Math.max(...rows.map((row) => row[column]!.length))) ?? [];
+  output.log('\nper operation (requests sent; valid ones; valid ones answered 2xx):');
+  for (const row of rows) output.log(`  ${row.map((cell, column) => (column >= 2 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ')}`);
 }
 
 /** One line per check, then each failure in full. */

@@ -9,7 +9,7 @@ import { spec } from '../../test/helpers/contract.js';
 import type { ApiRequest } from '../../test/properties/api-requests.js';
 import { httpTarget, NoAnswer } from '../../test/properties/http-target.js';
 import { liveChecks, namePrefix } from '../../test/properties/live-properties.js';
-import { cannotRun, exitStatusOf, junitReport, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Output } from './run-checks.js';
+import { cannotRun, exitStatusOf, junitReport, printCounts, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Output } from './run-checks.js';
 
 const KEY_VARIABLE = 'CONTRACT_API_KEY';
 const USAGE = `usage: npm run contract -- --url <base URL ending in ${basePathOf(spec)}> [options]
@@ -109,6 +109,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   const outcomes = await runChecks(checks, { seed, cases, target, apiKey, keyVariable: KEY_VARIABLE });
   const failed = outcomes.filter((outcome) => outcome.failure !== undefined);
   printOutcomes(outcomes, console);
+  printCounts(checks.counts(), console);
   const { sent, rateLimited } = target.counts();
   const createdCount = checks.created().length;
   console.log(

@@ -1,14 +1,15 @@
 // Spectral function (.spectral.yaml, rule petstore-deprecation-markers): an operation's lifecycle
 // markers are complete and in order, so that `npm run lint:spec` refuses what would stop the
 // service at start-up (src/routes/deprecation-headers.ts checks the same there), and one policy of
-// ours besides: a sunset comes at least MIN_NOTICE_DAYS after the deprecation. Plain JavaScript:
+// ours besides: a sunset comes at least MIN_NOTICE_DAYS (by x-stability) after the deprecation. Plain JavaScript:
 // Spectral loads it as it is.
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const MARKERS = ['x-deprecated-at', 'x-sunset', 'x-replaced-by', 'x-brownouts'];
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-// Six months: what clients get at the least to move off a deprecated operation.
-export const MIN_NOTICE_DAYS = 180;
+// What clients get at the least to move off a deprecated operation, by its x-stability: six
+// months for a stable one, thirty days for a beta one, none promised for an experimental one.
+export const MIN_NOTICE_DAYS = { stable: 180, beta: 30, experimental: 0 };
 const DAY_MS = 86_400_000;
 
 export default (operation, _options, { document, path }) => {
@@ -27,8 +28,10 @@ export default (operation, _options, { document, path }) => {
   };
   const deprecatedAt = operation['x-deprecated-at'] === undefined ? problem('deprecated', 'a deprecated operation needs x-deprecated-at (YYYY-MM-DD)') : dateOf('x-deprecated-at');
   const sunsetAt = operation['x-sunset'] === undefined ? undefined : dateOf('x-sunset');
-  if (deprecatedAt !== undefined && sunsetAt !== undefined && sunsetAt - deprecatedAt < MIN_NOTICE_DAYS * DAY_MS) {
-    problem('x-sunset', `x-sunset must come at least ${MIN_NOTICE_DAYS} days after x-deprecated-at`);
+  const stability = operation['x-stability'] ?? 'stable';
+  const notice = MIN_NOTICE_DAYS[stability] ?? MIN_NOTICE_DAYS.stable;
+  if (deprecatedAt !== undefined && sunsetAt !== undefined && sunsetAt - deprecatedAt < notice * DAY_MS) {
+    problem('x-sunset', `x-sunset must come at least ${notice} days after x-deprecated-at${stability === 'stable' ? '' : ` (x-stability ${stability})`}`);
   }
 
   const replacedBy = operation['x-replaced-by'];

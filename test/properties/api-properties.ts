@@ -18,6 +18,7 @@ import { keyOf } from '../../src/idempotency/idempotency-key.js';
 import { brokenRequest, brokenRequests, inHeader, parametersOf, patternOf, validHeaderValue, validRequest, withBadKey, type ApiRequest, type BrokenRequest } from './api-requests.js';
 import { resolve, respelt } from './schema-arbitraries.js';
 export type { NamedProperty } from './answer-checks.js';
+import { liveChecks, type LiveSender } from './live-properties.js';
 import { ContractViolation, describe, expectContract, expectEqual, expectError, expectRefused, expectUnauthorized, normalized, type Answer, type NamedProperty, type Sender } from './answer-checks.js';
 
 /** The service under test: one app for a whole campaign, with a store emptied before each case. */
@@ -342,7 +343,27 @@ const commands = fc.commands(
 );
 
 
-/** The properties, run against `subject`; each case starts with an empty store. */
+/**
+ * The checks of npm run contract for a valid request of any operation in openapi.yaml (with the
+ * ids its links give, from answers of this run), against `subject`: the operations no model above
+ * knows get valid requests too, and each must answer some with a 2xx.
+ */
+function everyOperation(subject: Subject): NamedProperty[] {
+  const sender: LiveSender = { send: async (request) => ({ ...(await subject.send(request)), url: new URL(request.url, 'http://127.0.0.1').toString() }) };
+  const live = liveChecks(sender, { readOnly: false, runId: 'properties', maxPages: 10 });
+  return [
+    { ...live.properties[0]!, name: 'a valid request to any operation is answered 2xx (or 404 for an id no link gave) and keeps the contract' },
+    {
+      name: 'every operation answers a valid request with a 2xx',
+      property: fc.asyncProperty(fc.integer(), async (seed) => {
+        const { unanswered } = await live.coverage(seed);
+        if (unanswered.length > 0) throw new Error(`no 2xx from a valid request for:\n  ${unanswered.join('\n  ')}`);
+      }),
+    },
+  ];
+}
+
+/** The properties, run against `subject`; each case starts with an empty store, except the last two's, which keep what they created. */
 export function apiProperties(subject: Subject): NamedProperty[] {
   const fresh = <T extends fc.IAsyncPropertyWithHooks<any>>(property: T) => property.beforeEach(async (previous) => {
     await subject.resetStore();
@@ -365,5 +386,6 @@ export function apiProperties(subject: Subject): NamedProperty[] {
       name: 'a request without a valid key gets 401, whatever else is wrong with it',
       property: fresh(fc.asyncProperty(withBadKey, (request) => expectUnauthorized(subject, request))),
     },
+    ...everyOperation(subject),
   ];
 }

@@ -136,11 +136,6 @@ export function requestGenerators(contract: Contract) {
   const basePath = basePathOf(contract.spec);
   const { resolve, validValue, brokenValue } = schemaArbitraries(contract.spec);
 
-  for (const operation of operations) {
-    const other = parametersOf(operation).filter((parameter) => parameter.in === 'cookie' || (parameter.in === 'header' && parameter.required === true));
-    if (other.length > 0) throw new Error(`${operation.operationId}: ${other[0]!.in === 'cookie' ? 'cookie' : 'required header'} parameters are not generated`);
-  }
-
   /** A header parameter's pattern, as the validator applies it. */
   const patternOf = (parameter: Parameter) => new RegExp(resolve(parameter.schema).pattern!, 'u');
 
@@ -163,13 +158,30 @@ export function requestGenerators(contract: Contract) {
     return fc.record({ params: path, query, body });
   }
 
-  /** Valid requests for one operation: every optional part present or absent, values at their bounds. */
+  /**
+   * Valid requests for one operation: every optional part present or absent, values at their bounds.
+   * Throws, naming the operation, when its requests need something not generated here.
+   */
   function validRequest(operation: Operation): fc.Arbitrary<ValidRequest> {
-    return validParts(operation).map(({ params, query, body }) => {
-      const text = asTextParts({ params, query });
-      const url = buildUrl(operation, text.path, text.query);
-      return { request: request(operation, url, body === undefined ? undefined : toJson(body)), params, query, body };
-    });
+    const other = parametersOf(operation).filter((parameter) => parameter.in === 'cookie' || (parameter.in === 'header' && parameter.required === true));
+    if (other.length > 0) throw new Error(`${operation.operationId}: ${other[0]!.in === 'cookie' ? 'cookie' : 'required header'} parameters are not generated`);
+    try {
+      return validParts(operation).map(({ params, query, body }) => {
+        const text = asTextParts({ params, query });
+        const url = buildUrl(operation, text.path, text.query);
+        return { request: request(operation, url, body === undefined ? undefined : toJson(body)), params, query, body };
+      });
+    } catch (error) {
+      throw new Error(`${operation.operationId}: ${(error as Error).message}`);
+    }
+  }
+
+  /** The same valid request with other path parameter values (ids a link gave): its URL rebuilt, all else kept. */
+  function relinked(valid: ValidRequest, values: Record<string, unknown>): ValidRequest {
+    const operation = operations.find((candidate) => candidate.operationId === valid.request.operationId)!;
+    const params = { ...valid.params, ...values };
+    const text = asTextParts({ params, query: valid.query });
+    return { ...valid, params, request: { ...valid.request, url: buildUrl(operation, text.path, text.query) } };
   }
 
   function brokenParameterText(parameter: Parameter): fc.Arbitrary<{ text: string; rule: string }> {
@@ -341,23 +353,38 @@ export function requestGenerators(contract: Contract) {
     return breakings;
   }
 
-  /** The request arbitraries of some operations (all of them by default). */
+  /**
+   * The request arbitraries of some operations (all of them by default), and, by operationId, why
+   * none could be made for an operation whose requests need what is not generated here.
+   */
   function requestsOf(operationIds: readonly string[] = operations.map((operation) => operation.operationId)) {
-    const chosen = operations.filter((operation) => operationIds.includes(operation.operationId));
-    const valid = chosen.map((operation) => validRequest(operation));
-    const broken = chosen.map((operation) => brokenRequest(operation));
+    const made: { operation: Operation; valid: fc.Arbitrary<ValidRequest>; broken: fc.Arbitrary<BrokenRequest> }[] = [];
+    const unmade = new Map<string, string>();
+    for (const operation of operations.filter((candidate) => operationIds.includes(candidate.operationId))) {
+      try {
+        made.push({ operation, valid: validRequest(operation), broken: brokenRequest(operation) });
+      } catch (error) {
+        const message = (error as Error).message;
+        unmade.set(operation.operationId, message.startsWith(`${operation.operationId}: `) ? message : `${operation.operationId}: ${message}`);
+      }
+    }
+    const valid = made.map((entry) => entry.valid);
+    const broken = made.map((entry) => entry.broken);
     const any: fc.Arbitrary<ApiRequest> = fc.oneof(
       ...valid.map((arbitrary) => arbitrary.map((request) => request.request)),
       ...broken.map((arbitrary) => arbitrary.map((request) => request.request)),
     );
     // The same requests without a valid key: each must get 401, whatever else is wrong with it.
     const withBadKey = fc.tuple(any, badAuthorization).map(([request, authorization]) => unauthorized(request, authorization));
-    return { valid, broken, any, withBadKey };
+    return { made, valid, broken, any, withBadKey, unmade };
   }
 
-  return { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf };
+  return { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf, relinked };
 }
 
 /** openapi.yaml's. */
-export const { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf } = requestGenerators(current);
-export const { valid: validRequests, broken: brokenRequests, any: anyRequest, withBadKey } = requestsOf();
+export const { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf, relinked } = requestGenerators(current);
+const every = requestsOf();
+// The in-process properties cover every operation of openapi.yaml: one they cannot make requests for stops them.
+if (every.unmade.size > 0) throw new Error(`no requests are generated for ${[...every.unmade.values()].join('; ')}`);
+export const { valid: validRequests, broken: brokenRequests, any: anyRequest, withBadKey } = every;

@@ -1,0 +1,75 @@
+// The OpenAPI links of a document (OpenAPI 3.1, 4.8.20): which answer of which operation gives the
+// parameters of another. The generators follow them, so that a valid request that needs an
+// existing resource names one this run created: `createPet`'s 201 links to every operation that
+// takes a `petId`. Only what a link can say with `$response.body#/…` is followed; any other
+// expression, an `operationRef`, or a link to an operation or parameter that is not there stops
+// the run with a message naming the link, never a link quietly ignored.
+import { operationsOf, resolveRef, type OpenApiDocument, type Operation } from '../../src/spec/openapi-spec.js';
+import { unescapePointer } from '../../src/validation/json-pointer.js';
+
+export interface SpecLink {
+  /** The operation whose answer carries the values, and that answer's status. */
+  from: string;
+  status: string;
+  name: string;
+  /** The operation the values are for. */
+  to: string;
+  /** Each path parameter of `to` the link fills, with the JSON Pointer into the answer's body. */
+  parameters: { name: string; pointer: string[] }[];
+}
+
+interface LinkObject {
+  operationId?: string;
+  operationRef?: string;
+  parameters?: Record<string, unknown>;
+  requestBody?: unknown;
+}
+
+const BODY_EXPRESSION = /^\$response\.body#((?:\/[^/]*)*)$/;
+
+/** The links of `spec` (named `name` in messages). */
+export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
+  const operations = operationsOf(spec);
+  const links: SpecLink[] = [];
+  for (const operation of operations) {
+    for (const [status, response] of Object.entries(operation.object.responses)) {
+      const linkObjects = (resolveRef(spec, response) as { links?: Record<string, LinkObject> }).links ?? {};
+      for (const [linkName, unresolved] of Object.entries(linkObjects)) {
+        const link = resolveRef(spec, unresolved);
+        const where = `${name}: ${operation.operationId} ${status} link ${linkName}`;
+        if (link.operationId === undefined) throw new Error(`${where}: only links by operationId are followed`);
+        const target = operations.find((candidate) => candidate.operationId === link.operationId);
+        if (target === undefined) throw new Error(`${where}: no operation ${link.operationId}`);
+        if (link.requestBody !== undefined) throw new Error(`${where}: a link's requestBody is not followed`);
+        const parameters = Object.entries(link.parameters ?? {}).map(([qualified, expression]) => {
+          const parameter = qualified.replace(/^path\./, '');
+          if (!pathParameterNames(target).includes(parameter)) throw new Error(`${where}: ${link.operationId} has no path parameter ${qualified}`);
+          const match = typeof expression === 'string' ? BODY_EXPRESSION.exec(expression) : null;
+          if (match === null) throw new Error(`${where}: ${qualified}: only $response.body#/… expressions are followed, not ${JSON.stringify(expression)}`);
+          return { name: parameter, pointer: match[1]!.split('/').slice(1).map(unescapePointer) };
+        });
+        if (parameters.length === 0) throw new Error(`${where}: the link fills no parameter`);
+        links.push({ from: operation.operationId, status, name: linkName, to: target.operationId, parameters });
+      }
+    }
+  }
+  return links;
+}
+
+function pathParameterNames(operation: Operation): string[] {
+  return [...operation.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+}
+
+/** The values a link takes from an answer's body, or undefined when a pointer finds nothing there. */
+export function linkedValues(link: SpecLink, body: unknown): Record<string, unknown> | undefined {
+  const values: Record<string, unknown> = {};
+  for (const { name, pointer } of link.parameters) {
+    let node: unknown = body;
+    for (const segment of pointer) {
+      if (node === null || typeof node !== 'object' || !Object.hasOwn(node, segment)) return undefined;
+      node = (node as Record<string, unknown>)[segment];
+    }
+    values[name] = node;
+  }
+  return values;
+}
