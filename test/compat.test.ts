@@ -110,7 +110,7 @@ t.test('it accepts edits that keep every released client working', async (t) => 
         },
       };
     });
-    const { status, output } = await gate(t, spec, [], { handlers: { listCategories: async () => [] } });
+    const { status, output } = await gate(t, spec, [], { handlers: () => ({ listCategories: async () => [] }) });
     t.equal(status, 0, output);
   });
 

@@ -3,7 +3,7 @@
 // run it exits 2. The runner is called in-process (scripts/contract/run-contract.ts); the service
 // and the proxies listen on 127.0.0.1.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,39 +13,15 @@ import { exitStatusOf } from '../scripts/contract/run-checks.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
+import { faultyProxy, json, withJson, type Exchange, type Fault } from './helpers/faulty-proxy.js';
 import { operations } from './helpers/contract.js';
 import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
-import { toJson } from './properties/schema-arbitraries.js';
-import { parseJson } from '../src/validation/strict-json.js';
 
 const ENV = { CONTRACT_API_KEY: API_KEY };
 // Each run is a few hundred requests; the hang fixture waits out its time limit on every shrink.
 t.setTimeout(120_000);
 // A generous limit per request: a busy CI machine must not turn a slow answer into a false hang.
 const OPTIONS = ['--seed', '7', '--cases', '60', '--timeout-ms', '5000'];
-
-interface Exchange {
-  method: string;
-  url: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-/** What a misbehaving server does to an exchange: forward it changed, change the answer, or never answer. */
-interface Fault {
-  request?(exchange: Exchange): Exchange;
-  answer?(exchange: Exchange, reply: Reply): Reply | 'hang';
-}
-
-async function listening(t: Test, server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise((resolve) => server.close(resolve)));
-  return (server.address() as AddressInfo).port;
-}
 
 /** The real service, on a store of its own (in memory unless given). */
 async function service(t: Test, store?: PetStore): Promise<number> {
@@ -54,35 +30,9 @@ async function service(t: Test, store?: PetStore): Promise<number> {
   return (app.server.address() as AddressInfo).port;
 }
 
-const readAll = (stream: IncomingMessage) =>
-  new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', reject);
-  });
-
 /** A proxy in front of the real service that applies `fault` to every exchange. */
 async function misbehaving(t: Test, fault: Fault, store?: PetStore): Promise<number> {
-  const upstream = await service(t, store);
-  const hung = new Set<IncomingMessage>();
-  const proxy = createServer(async (incoming, outgoing) => {
-    const sent: Exchange = { method: incoming.method!, url: incoming.url!, headers: { ...incoming.headers }, body: await readAll(incoming) };
-    const exchange = fault.request?.(sent) ?? sent;
-    const { host: _host, ...headers } = exchange.headers;
-    const answer = await new Promise<IncomingMessage>((resolve, reject) => {
-      const forwarded = request({ host: '127.0.0.1', port: upstream, method: exchange.method, path: exchange.url, headers: { ...headers, 'content-length': String(exchange.body.length) } }, resolve);
-      forwarded.on('error', reject);
-      forwarded.end(exchange.body);
-    });
-    const { 'content-length': _length, 'transfer-encoding': _encoding, ...answerHeaders } = answer.headers;
-    const reply = fault.answer?.(exchange, { status: answer.statusCode!, headers: answerHeaders, body: await readAll(answer) }) ?? { status: answer.statusCode!, headers: answerHeaders, body: await readAll(answer) };
-    if (reply === 'hang') return void hung.add(incoming);
-    outgoing.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
-    outgoing.end(reply.body);
-  });
-  t.teardown(() => proxy.closeAllConnections());
-  return listening(t, proxy);
+  return faultyProxy(t, await service(t, store), fault);
 }
 
 async function contract(args: string[], env: NodeJS.ProcessEnv = ENV) {
@@ -91,9 +41,6 @@ async function contract(args: string[], env: NodeJS.ProcessEnv = ENV) {
   return { status, output: lines.join('\n') };
 }
 
-// int64 values pass through exactly, as the service writes them.
-const json = (reply: Reply) => parseJson(reply.body.toString('utf8')) as any;
-const withJson = (reply: Reply, body: unknown): Reply => ({ ...reply, body: Buffer.from(toJson(body)) });
 const operationOf = ({ method, url }: Exchange) => (method === 'POST' ? 'createPet' : /^\/v1\/pets\/[^/?]*$/.test(url.split('?')[0]!) ? 'getPet' : 'listPets');
 
 const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault; options?: string[] }[] = [
@@ -218,15 +165,25 @@ t.test('against the real service every check holds: exit 0', async (t) => {
   t.match(readFileSync(join(dir, 'junit.xml'), 'utf8'), /<testsuites name="npm run contract" tests="6" failures="0"/, 'the JUnit report');
 });
 
-for (const { name, check, report, fault, options = [] } of FAULTS) {
-  t.test(`a server with ${name}: exit 1, and the report names it`, async (t) => {
-    const port = await misbehaving(t, fault);
-    const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, ...options]);
-    t.equal(status, 1, 'exit 1');
-    t.match(output, check, 'the check it breaks fails');
-    t.match(output, report, 'the report says what was wrong');
-    t.match(output, /seed 7/, 'the seed, to repeat the run');
-    t.notMatch(output, API_KEY, 'the key is never printed');
+const database = await startTestDatabase(t);
+// Each broken server is the real service, on either store, behind the proxy that breaks it.
+const STORES: [string, (t: Test) => Promise<PetStore | undefined>, string | boolean][] = [
+  ['in-memory store', async () => undefined, false],
+  ['PostgreSQL store', (t) => database!.createStore(t), database === undefined ? (whyNoPostgres() ?? true) : false],
+];
+for (const [storeName, store, skip] of STORES) {
+  t.test(`on the ${storeName}`, { skip }, async (t) => {
+    for (const { name, check, report, fault, options = [] } of FAULTS) {
+      t.test(`a server with ${name}: exit 1, and the report names it`, async (t) => {
+        const port = await misbehaving(t, fault, await store(t));
+        const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, ...options]);
+        t.equal(status, 1, 'exit 1');
+        t.match(output, check, 'the check it breaks fails');
+        t.match(output, report, 'the report says what was wrong');
+        t.match(output, /seed 7/, 'the seed, to repeat the run');
+        t.notMatch(output, API_KEY, 'the key is never printed');
+      });
+    }
   });
 }
 
@@ -308,7 +265,7 @@ t.test('a fault of the runner itself is not taken for "cannot run": it is thrown
 t.test('--help says what each option does', async (t) => {
   const { status, output } = await contract(['--help']);
   t.equal(status, 0);
-  for (const option of ['--url', '--key-file', '--seed', '--cases', '--timeout-ms', '--read-only', '--max-pages', '--report']) t.match(output, option);
+  for (const option of ['--url', '--key-file', '--spec', '--seed', '--cases', '--timeout-ms', '--read-only', '--max-pages', '--report']) t.match(output, option);
 });
 
 t.test('--max-pages bounds the walks over a large store, and the report says so', async (t) => {
@@ -332,7 +289,6 @@ t.test('a key file is read, and its key never printed', async (t) => {
   t.notMatch(output, API_KEY);
 });
 
-const database = await startTestDatabase(t);
 t.test('two instances on one PostgreSQL database, in turn: every check holds, reading back across instances', { skip: database === undefined ? (whyNoPostgres() ?? true) : false }, async (t) => {
   const url = await database!.freshSchema();
   const ports = [await service(t, await database!.openStore(t, url)), await service(t, await database!.openStore(t, url))];

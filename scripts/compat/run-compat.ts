@@ -12,6 +12,8 @@ import { buildApp, type AppOptions } from '../../src/app.js';
 import { brownoutWindowsOf, sunsetOf } from '../../src/routes/deprecation-headers.js';
 import { basePathOf, DEFAULT_SPEC_PATH, loadSpec, operationsOf, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
 import { isLowered, stabilityOf } from '../../src/spec/stability.js';
+import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
+import type { PetStore } from '../../src/store/pet-store.js';
 import { contractOf } from '../../test/helpers/contract.js';
 import { httpTarget } from '../../test/properties/http-target.js';
 import { liveChecks } from '../../test/properties/live-properties.js';
@@ -41,8 +43,8 @@ Exit status: 0 when every released version is kept, 1 on a breaking change, 2 wh
 const KEY_VARIABLE = 'COMPAT_API_KEY';
 
 export interface CompatOptions {
-  /** Handlers for operations the spec under test adds (the gate's own tests of proposed edits). */
-  handlers?: AppOptions['handlers'];
+  /** Handlers for operations the spec under test adds (the gate's own tests of proposed edits), on the service's store. */
+  handlers?: (store: PetStore) => NonNullable<AppOptions['handlers']>;
 }
 
 export function runCompat(argv: string[], output: Output = console, options: CompatOptions = {}): Promise<number> {
@@ -102,7 +104,8 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
     // A fresh service for each version, as a deployment its clients would meet.
     let app;
     try {
-      app = await buildApp({ apiKeys: [{ client: 'compat', key: apiKey }], spec, clock: now, ...(handlers === undefined ? {} : { handlers }) });
+      const store = createMemoryPetStore();
+      app = await buildApp({ apiKeys: [{ client: 'compat', key: apiKey }], spec, store, clock: now, ...(handlers === undefined ? {} : { handlers: handlers(store) }) });
       await app.listen({ host: '127.0.0.1', port: 0 });
     } catch (error) {
       cannotRun(`the service does not start from ${specName}: ${(error as Error).message}`);

@@ -4,11 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { basePathOf } from '../../src/spec/openapi-spec.js';
-import { spec } from '../../test/helpers/contract.js';
+import { basename } from 'node:path';
+import { basePathOf, loadSpec } from '../../src/spec/openapi-spec.js';
+import { contractOf, current, spec, type Contract } from '../../test/helpers/contract.js';
 import type { ApiRequest } from '../../test/properties/api-requests.js';
 import { httpTarget, NoAnswer } from '../../test/properties/http-target.js';
-import { liveChecks, namePrefix } from '../../test/properties/live-properties.js';
+import { liveChecks, namePrefix, type LiveChecks } from '../../test/properties/live-properties.js';
 import { cannotRun, exitStatusOf, junitReport, printCounts, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Output } from './run-checks.js';
 
 const KEY_VARIABLE = 'CONTRACT_API_KEY';
@@ -24,7 +25,10 @@ openapi.yaml. The API key comes from ${KEY_VARIABLE} or --key-file, never from t
   --seed <integer>     seed of the generated requests (default: random; printed, to repeat a run)
   --cases <n>          generated cases, split over the checks (default 300)
   --timeout-ms <ms>    an answer not complete by then is a violation (default 10000)
-  --read-only          no createPet at all, valid or not: safe against production
+  --spec <file>        check against this document instead of openapi.yaml (a deployment
+                       that runs another version of the spec)
+  --read-only          only operations of safe methods (GET, HEAD, OPTIONS), valid or not:
+                       nothing is created or changed, safe against production
   --max-pages <n>      pages of listPets read per walk when reading created pets back (default 1000)
   --report junit=<file>  also write a JUnit XML report there, for CI dashboards
   --help               this text
@@ -48,6 +52,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
         'key-file': { type: 'string' },
         ...RUN_OPTIONS,
         'read-only': { type: 'boolean', default: false },
+        spec: { type: 'string' },
         'max-pages': { type: 'string', default: '1000' },
       },
     }));
@@ -59,6 +64,15 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
     return 0;
   }
   const { seed, cases, timeoutMs, junit, integer } = runSettings(values, USAGE);
+  let contract: Contract = current;
+  if (values.spec !== undefined) {
+    try {
+      contract = contractOf(loadSpec(values.spec), basename(values.spec));
+    } catch (error) {
+      cannotRun(`--spec ${values.spec}: ${(error as Error).message}`);
+    }
+  }
+  const basePath = basePathOf(contract.spec);
   const urls = (values.url ?? []).map((text) => {
     let url: URL;
     try {
@@ -66,8 +80,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
     } catch {
       cannotRun(`--url ${text} is not a URL`);
     }
-    if (!/^https?:$/.test(url.protocol) || !url.pathname.replace(/\/$/, '').endsWith(basePathOf(spec)) || url.search !== '') {
-      cannotRun(`--url ${text} must be an http(s) URL whose path ends in ${basePathOf(spec)}, without a query`);
+    if (!/^https?:$/.test(url.protocol) || !url.pathname.replace(/\/$/, '').endsWith(basePath) || url.search !== '') {
+      cannotRun(`--url ${text} must be an http(s) URL whose path ends in ${basePath}, without a query`);
     }
     return url;
   });
@@ -86,12 +100,14 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   }
   if (apiKey === '') cannotRun(`no API key: set ${KEY_VARIABLE}, or give --key-file`);
 
-  const target = httpTarget({ urls, basePath: basePathOf(spec), apiKey, timeoutMs });
+  const target = httpTarget({ urls, basePath, apiKey, timeoutMs });
   const mask = (text: string) => text.split(apiKey).join('<key>');
 
-  // Before anything is counted: every target answers, and accepts the key.
-  for (const [index] of urls.entries()) {
-    const probe: ApiRequest = { operationId: 'listPets', method: 'GET', url: `${basePathOf(spec)}/pets?limit=1`, headers: { authorization: `Bearer ${apiKey}` } };
+  // Before anything is counted: every target answers, and accepts the key (asked with the first GET
+  // whose path names nothing; its query parameters left to their defaults).
+  const probing = contract.operations.find((operation) => operation.method === 'get' && !operation.path.includes('{'));
+  for (const [index] of probing === undefined ? [] : urls.entries()) {
+    const probe: ApiRequest = { operationId: probing!.operationId, method: 'GET', url: `${basePath}${probing!.path}`, headers: { authorization: `Bearer ${apiKey}` } };
     const url = target.urlOf(probe, index);
     try {
       const answer = await target.send({ ...probe, url: url.toString() });
@@ -102,8 +118,13 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   }
 
   const runId = randomBytes(4).toString('hex');
-  const checks = liveChecks(target, { readOnly: values['read-only'], runId, maxPages });
-  console.log(`contract: ${urls.join(', ')}; seed ${seed}; ${cases} cases; run ${runId}${values['read-only'] ? '; read-only' : ''}`);
+  let checks: LiveChecks;
+  try {
+    checks = liveChecks(target, { readOnly: values['read-only'], runId, maxPages, contract });
+  } catch (error) {
+    cannotRun(`${(error as Error).message} (npm run lint:spec says more)`);
+  }
+  console.log(`contract: ${urls.join(', ')} against ${contract.name}; seed ${seed}; ${cases} cases; run ${runId}${values['read-only'] ? '; read-only' : ''}`);
 
   const started = performance.now();
   const outcomes = await runChecks(checks, { seed, cases, target, apiKey, keyVariable: KEY_VARIABLE });

@@ -1,0 +1,201 @@
+// What a team that adopts the service does first: it adds an operation. Here, on a copy of
+// openapi.yaml, `updatePet` (PATCH /pets/{petId}: a body of optional name, categoryId and status;
+// 200 with the pet, 404 when there is none) with a handler of its own and a link from createPet's
+// 201, and nothing else: no list of operations anywhere is told about it. Then:
+// - npm run contract sends it valid requests (ids from the link), broken ones and ones without a
+//   key, and passes; behind a proxy that changes its status, breaks its schema or drops a required
+//   field, it fails naming updatePet;
+// - npm run compat, with the copy released, refuses a breaking edit of updatePet and accepts a
+//   rewording; marked experimental in the release, updatePet may change, and may not be made less
+//   stable than a release made it.
+import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { FastifyRequest } from 'fastify';
+import t, { type Test } from 'tap';
+import { stringify } from 'yaml';
+import { runCompat } from '../scripts/compat/run-compat.js';
+import { runContract } from '../scripts/contract/run-contract.js';
+import { RELEASES_DIR } from '../scripts/compat/releases.js';
+import { PetNotFound } from '../src/errors/api-errors.js';
+import type { OpenApiDocument } from '../src/spec/openapi-spec.js';
+import type { Stability } from '../src/spec/stability.js';
+import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
+import type { PetStore } from '../src/store/pet-store.js';
+import type { Pet, PetId } from '../src/types/api.js';
+import { API_KEY, buildTestApp } from './helpers/build-app.js';
+import { faultyProxy, json, withJson, type Exchange, type Fault } from './helpers/faulty-proxy.js';
+import { specWith } from './helpers/spec.js';
+
+t.setTimeout(180_000);
+const RUN = ['--seed', '11', '--cases', '80', '--timeout-ms', '5000'];
+
+/** openapi.yaml with updatePet added, as a user would write it; released as 1.2.0 where a test releases it. */
+function withUpdatePet(stability?: Stability, edit: (updatePet: Record<string, any>, spec: OpenApiDocument) => void = () => {}): OpenApiDocument {
+  return specWith((spec) => {
+    spec.info.version = '1.2.0';
+    const item = spec.paths['/pets/{petId}']!;
+    const getPet = item.get as unknown as { parameters: unknown[]; responses: Record<string, any> };
+    const schemas = spec.components.schemas as Record<string, unknown>;
+    schemas['PetChanges'] = {
+      type: 'object',
+      description: 'What to change in a pet; fields left out stay as they are.',
+      additionalProperties: false,
+      properties: { name: { $ref: '#/components/schemas/PetName' }, categoryId: { $ref: '#/components/schemas/CategoryId' }, status: { $ref: '#/components/schemas/PetStatus' } },
+    };
+    // getPet's own answers, without its deprecation headers.
+    const undeprecated = (response: { headers: Record<string, unknown> }) => {
+      const { Deprecation: _deprecation, Sunset: _sunset, Link: _link, ...headers } = response.headers;
+      return { ...structuredClone(response), headers };
+    };
+    const updatePet: Record<string, any> = {
+      operationId: 'updatePet',
+      tags: ['pets'],
+      summary: 'Change a pet',
+      description: 'Changes the fields the body gives; the others stay as they are.',
+      ...(stability === undefined ? {} : { 'x-stability': stability }),
+      parameters: structuredClone(getPet.parameters),
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PetChanges' } } } },
+      responses: {
+        '200': undeprecated(getPet.responses['200']),
+        '400': { $ref: '#/components/responses/BadRequest' },
+        '401': { $ref: '#/components/responses/Unauthorized' },
+        '404': undeprecated(getPet.responses['404']),
+        '413': { $ref: '#/components/responses/PayloadTooLarge' },
+        '415': { $ref: '#/components/responses/UnsupportedMediaType' },
+        '500': { $ref: '#/components/responses/InternalError' },
+        '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      },
+    };
+    Object.assign(item, { patch: updatePet });
+    const created = spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, unknown> };
+    created.links['UpdatePetById'] = { operationId: 'updatePet', parameters: { petId: '$response.body#/id' }, description: 'Change the pet just added.' };
+    edit(updatePet, spec);
+  });
+}
+
+/** updatePet's handler, as the user writes it (its changes kept beside the store: this store has no update). */
+function updatePet(store: PetStore) {
+  const changed = new Map<string, Pet>();
+  return async (request: FastifyRequest) => {
+    const { petId } = request.params as { petId: PetId };
+    const pet = changed.get(String(petId)) ?? (await store.get(petId));
+    if (pet === null) throw new PetNotFound(String(petId));
+    const updated = { ...pet, ...(request.body as Partial<Pet>) };
+    changed.set(String(petId), updated);
+    return updated;
+  };
+}
+
+function fileOf(t: Test, spec: OpenApiDocument, name = 'openapi.yaml'): string {
+  const file = join(t.testdir(), name);
+  writeFileSync(file, stringify(spec));
+  return file;
+}
+
+/** The service built from `spec`, with updatePet's handler, on 127.0.0.1; its port. */
+async function serve(t: Test, spec: OpenApiDocument): Promise<number> {
+  const store = createMemoryPetStore();
+  const { app } = await buildTestApp(t, { logger: false, spec, store, handlers: { updatePet: updatePet(store) } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return (app.server.address() as AddressInfo).port;
+}
+
+async function contract(port: number, specFile: string) {
+  const lines: string[] = [];
+  const status = await runContract(['--url', `http://127.0.0.1:${port}/v1`, '--spec', specFile, ...RUN], { CONTRACT_API_KEY: API_KEY }, { log: (line) => lines.push(line), error: (line) => lines.push(line) });
+  return { status, output: lines.join('\n') };
+}
+
+const isUpdate = (exchange: Exchange) => exchange.method === 'PATCH';
+const BREAKAGES: [string, Fault, RegExp][] = [
+  ['a status the spec does not give it', { answer: (exchange, reply) => (isUpdate(exchange) && reply.status === 200 ? { ...reply, status: 201 } : reply) }, /updatePet answered 201, which openapi\.yaml does not document/],
+  ['an answer outside its schema', { answer: (exchange, reply) => (isUpdate(exchange) && reply.status === 200 ? withJson(reply, { ...json(reply), status: 'lost' }) : reply) }, /updatePet 200 body does not match openapi\.yaml/],
+  [
+    'a required field lost',
+    {
+      answer: (exchange, reply) => {
+        if (!isUpdate(exchange) || reply.status !== 200) return reply;
+        const { name: _name, ...pet } = json(reply);
+        return withJson(reply, pet);
+      },
+    },
+    /updatePet 200 body does not match openapi\.yaml: data must have required property 'name'/,
+  ],
+];
+
+for (const stability of [undefined, 'experimental'] as const) {
+  const marked = stability === undefined ? 'a stable operation' : `an operation marked ${stability}`;
+  t.test(`${marked}: npm run contract sends it valid requests from the spec alone, and catches its broken answers`, async (t) => {
+    const spec = withUpdatePet(stability);
+    const specFile = fileOf(t, spec);
+    const { status, output } = await contract(await serve(t, spec), specFile);
+    t.equal(status, 0, output);
+    t.match(output, /^ {2}PATCH \/pets\/\{petId\} +updatePet +\d+ sent +\d+ valid +[1-9]\d* answered 2xx$/m, 'updatePet got valid requests, and 2xx answers');
+    for (const [what, fault, report] of BREAKAGES) {
+      const broken = await contract(await faultyProxy(t, await serve(t, spec), fault), specFile);
+      t.equal(broken.status, 1, `${what}: exit 1`);
+      t.match(broken.output, /^FAIL a valid request is accepted/m, `${what}: the valid requests' check fails`);
+      t.match(broken.output, report, `${what}: the report says what`);
+      t.match(broken.output, /reproduce: curl -i --globoff -X PATCH /, `${what}: the curl line repeats a PATCH`);
+    }
+  });
+}
+
+t.test('an operation no valid request can be made for fails the run, naming it and why', async (t) => {
+  // A required header: the generators make none, so updatePet could never be sent a valid request.
+  const spec = withUpdatePet(undefined, (updatePet) => updatePet['parameters'].push({ name: 'X-Tenant', in: 'header', required: true, schema: { type: 'string' } }));
+  const { status, output } = await contract(await serve(t, spec), fileOf(t, spec));
+  t.equal(status, 1, output);
+  t.match(output, /^FAIL every operation answered a valid request with a 2xx/m);
+  t.match(output, /updatePet \(PATCH \/pets\/\{petId\}\): no valid request could be generated: updatePet: required header parameters are not generated/);
+  t.match(output, /^ {2}PATCH \/pets\/\{petId\} +updatePet +0 sent +0 valid +0 answered 2xx$/m, 'counted, with nothing sent');
+});
+
+/** Runs npm run compat on `current`, with released versions 1.0.0 (docs/releases) and `released` (as 1.2.0). */
+async function gate(t: Test, released: OpenApiDocument, current: OpenApiDocument) {
+  const dir = t.testdir({ releases: {} });
+  for (const file of readdirSync(RELEASES_DIR)) copyFileSync(join(RELEASES_DIR, file), join(dir, 'releases', file));
+  writeFileSync(join(dir, 'releases', 'openapi-1.2.0.yaml'), stringify(released));
+  const specFile = join(dir, 'openapi.yaml');
+  writeFileSync(specFile, stringify({ ...current, info: { ...current.info, version: '1.3.0' } }));
+  const lines: string[] = [];
+  // More cases than the contract runs: a breaking edit of one field shows in some of updatePet's valid requests only.
+  const status = await runCompat(['--spec', specFile, '--releases', join(dir, 'releases'), '--seed', '11', '--cases', '400'], { log: (line) => lines.push(line), error: (line) => lines.push(line) }, { handlers: (store) => ({ updatePet: updatePet(store) }) });
+  return { status, output: lines.join('\n') };
+}
+
+const nameRequired = (updatePet: Record<string, any>, spec: OpenApiDocument) => {
+  void updatePet;
+  (spec.components.schemas as Record<string, { required?: string[] }>)['PetChanges']!.required = ['name'];
+};
+const reworded = (updatePet: Record<string, any>) => void (updatePet['description'] = 'Changes a pet: the fields the body gives, and only those.');
+
+t.test('npm run compat holds a released operation to its release: a breaking edit is refused, a rewording accepted', async (t) => {
+  const released = withUpdatePet();
+  const breaking = await gate(t, released, withUpdatePet(undefined, nameRequired));
+  t.equal(breaking.status, 1, 'name made required: a 1.2.0 client that sends only a status now gets 400');
+  t.match(breaking.output, /"operationId":"updatePet"[\s\S]*body\.name is required/);
+  t.match(breaking.output, /summary: a breaking change for clients of 1\.2\.0;/);
+  t.match(breaking.output, /^ {2}PATCH \/pets\/\{petId\} +updatePet +\d+ sent +\d+ valid +\d+ answered 2xx$/m, 'the per-operation counts');
+
+  const rewording = await gate(t, released, withUpdatePet(undefined, reworded));
+  t.equal(rewording.status, 0, rewording.output);
+  t.match(rewording.output, /summary: every released version is kept;/);
+});
+
+t.test('an operation experimental in a release may change; it may not be made less stable than a release made it', async (t) => {
+  const experimental = withUpdatePet('experimental');
+  const changed = await gate(t, experimental, withUpdatePet('experimental', nameRequired));
+  t.equal(changed.status, 0, changed.output);
+  t.match(changed.output, /experimental there, so not held: updatePet/);
+  const removed = await gate(t, experimental, specWith((spec) => void (spec.info.version = '1.3.0')));
+  t.equal(removed.status, 0, `removed altogether: ${removed.output}`);
+
+  const beta = await gate(t, withUpdatePet('beta'), withUpdatePet('beta', nameRequired));
+  t.equal(beta.status, 1, 'beta is held like stable: a breaking edit is refused');
+  const lowered = await gate(t, withUpdatePet(), withUpdatePet('experimental'));
+  t.equal(lowered.status, 1, 'stable in 1.2.0, experimental now');
+  t.match(lowered.output, /^FAIL no operation is less stable than this version made it/m);
+  t.match(lowered.output, /updatePet is stable in 1\.2\.0 and experimental now/);
+});
