@@ -15,6 +15,8 @@ import type { PetStore } from '../src/store/pet-store.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './helpers/faulty-proxy.js';
 import { operations } from './helpers/contract.js';
+import { specWith } from './helpers/spec.js';
+import type { OpenApiDocument } from '../src/spec/openapi-spec.js';
 import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
 
 const ENV = { CONTRACT_API_KEY: API_KEY };
@@ -229,7 +231,19 @@ t.test('--read-only creates nothing', async (t) => {
 
 t.test('when it cannot run: exit 2, saying why', async (t) => {
   const port = await service(t);
+  const dir = mkdtempSync(join(tmpdir(), 'contract-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const specFile = (name: string, change: (spec: OpenApiDocument) => void) => {
+    const file = join(dir, name);
+    writeFileSync(file, JSON.stringify(specWith(change)));
+    return file;
+  };
+  const noOperations = specFile('empty.json', (spec) => void (spec.paths = {}));
+  const badLink = specFile('bad-link.json', (spec) => Object.assign((spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, unknown> }).links, { Gone: { operationId: 'readPet', parameters: { petId: '$response.body#/id' } } }));
   const cases: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
+    ['a spec that is not there', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', join(dir, 'missing.yaml')], ENV, /--spec .*missing\.yaml: ENOENT/],
+    ['a spec without operations', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', noOperations], ENV, /empty\.json defines no operation/],
+    ['a spec whose link leads nowhere', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', badLink], ENV, /bad-link\.json: createPet 201 link Gone: no operation readPet \(npm run lint:spec says more\)/],
     ['no URL', [], ENV, /--url is required/],
     ['a URL without the base path', ['--url', `http://127.0.0.1:${port}/`], ENV, /must be an http\(s\) URL whose path ends in \/v1/],
     ['no key', ['--url', `http://127.0.0.1:${port}/v1`], {}, /no API key: set CONTRACT_API_KEY, or give --key-file/],

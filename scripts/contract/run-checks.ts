@@ -114,7 +114,7 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
 /** Per operation: requests sent, valid ones, and valid ones answered with a 2xx. */
 export function printCounts(counts: readonly OperationCount[], output: Output) {
   const rows = counts.map((count) => [`${count.method} ${count.path}`, count.operationId, `${count.sent} sent`, `${count.valid} valid`, `${count.succeeded} answered 2xx`]);
-  const widths = rows[0]?.map((_cell, column) => Math.max(...rows.map((row) => row[column]!.length))) ?? [];
+  const widths = [0, 1, 2, 3, 4].map((column) => Math.max(0, ...rows.map((row) => row[column]!.length)));
   output.log('\nper operation (requests sent; valid ones; valid ones answered 2xx):');
   for (const row of rows) output.log(`  ${row.map((cell, column) => (column >= 2 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ')}`);
 }

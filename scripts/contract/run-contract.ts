@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { basename } from 'node:path';
-import { basePathOf, loadSpec } from '../../src/spec/openapi-spec.js';
+import { basePathOf, loadSpec, type Operation } from '../../src/spec/openapi-spec.js';
 import { contractOf, current, spec, type Contract } from '../../test/helpers/contract.js';
 import type { ApiRequest } from '../../test/properties/api-requests.js';
 import { httpTarget, NoAnswer } from '../../test/properties/http-target.js';
@@ -103,11 +103,14 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   const target = httpTarget({ urls, basePath, apiKey, timeoutMs });
   const mask = (text: string) => text.split(apiKey).join('<key>');
 
-  // Before anything is counted: every target answers, and accepts the key (asked with the first GET
-  // whose path names nothing; its query parameters left to their defaults).
-  const probing = contract.operations.find((operation) => operation.method === 'get' && !operation.path.includes('{'));
-  for (const [index] of probing === undefined ? [] : urls.entries()) {
-    const probe: ApiRequest = { operationId: probing!.operationId, method: 'GET', url: `${basePath}${probing!.path}`, headers: { authorization: `Bearer ${apiKey}` } };
+  if (contract.operations.length === 0) cannotRun(`${contract.name} defines no operation`);
+  // Before anything is counted: every target answers, and accepts the key. It is asked with an
+  // operation of the spec, a GET whose path names nothing if there is one; any answer but 401 will do.
+  const plain = (operation: Operation) => Number(operation.method === 'get' && !operation.path.includes('{'));
+  const probing = [...contract.operations].sort((a, b) => plain(b) - plain(a))[0]!;
+  for (const [index] of urls.entries()) {
+    const path = `${basePath}${probing.path.replace(/\{[^}]+\}/g, '1')}`;
+    const probe: ApiRequest = { operationId: probing.operationId, method: probing.method.toUpperCase(), url: path, headers: { authorization: `Bearer ${apiKey}` } };
     const url = target.urlOf(probe, index);
     try {
       const answer = await target.send({ ...probe, url: url.toString() });

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import t from 'tap';
-import { loadSpec, operationsOf } from '../../src/spec/openapi-spec.js';
+import { operationsOf } from '../../src/spec/openapi-spec.js';
 import { API_KEY, AUTH, buildTestApp } from '../helpers/build-app.js';
+import { specWith } from '../helpers/spec.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 // .ci/run sets this: there the browser test must run, never skip.
@@ -37,7 +38,9 @@ async function tryItOut(page: Page, operationId: string, body?: string): Promise
 }
 
 t.test('Swagger UI at /docs shows the operations and "Try it out" works against this instance', { skip: REQUIRED ? false : (missing ?? false) }, async (t) => {
-  const { app } = await buildTestApp(t);
+  // listPets marked beta, as a spec may mark any operation (x-stability): the page must say so.
+  const spec = specWith((spec) => Object.assign(spec.paths['/pets']!.get!, { 'x-stability': 'beta' }));
+  const { app } = await buildTestApp(t, { spec });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   const profile = await mkdtemp(join(tmpdir(), 'petstore-chromium-'));
@@ -55,7 +58,7 @@ t.test('Swagger UI at /docs shows the operations and "Try it out" works against 
 
   await page.goto(`http://127.0.0.1:${port}/docs`);
   // Every operation of the spec, under its first tag, shown as deprecated exactly when the spec says so.
-  for (const { operationId, object } of operationsOf(loadSpec())) {
+  for (const { operationId, object } of operationsOf(spec)) {
     const tag = (object as { tags?: string[] }).tags?.[0] ?? 'default';
     const block = page.locator(`#operations-${tag}-${operationId}`);
     await block.waitFor();
@@ -68,6 +71,12 @@ t.test('Swagger UI at /docs shows the operations and "Try it out" works against 
   const sunsetRow = getPet.locator('tr', { has: page.locator('td', { hasText: /^x-sunset$/ }) });
   await sunsetRow.waitFor();
   t.match(await sunsetRow.innerText(), /^x-sunset\s+"2030-12-05"$/, "getPet's announced sunset is shown with it (its x- extensions)");
+  const listPetsBlock = page.locator('#operations-pets-listPets');
+  await listPetsBlock.locator('.opblock-summary').click();
+  const stabilityRow = listPetsBlock.locator('tr', { has: page.locator('td', { hasText: /^x-stability$/ }) });
+  await stabilityRow.waitFor();
+  t.match(await stabilityRow.innerText(), /^x-stability\s+"beta"$/, "listPets' stability is shown with it");
+  await listPetsBlock.locator('.opblock-summary').click();
 
   await page.locator('button.authorize').first().click();
   await page.locator('.auth-container input').fill(API_KEY);
