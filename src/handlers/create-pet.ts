@@ -4,9 +4,9 @@ import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 
 /** `petPath` is where a pet is read (`/v1/pets/{petId}`): the new pet's Location. */
-export function createPet(store: PetStore, petPath: string, onReplay?: () => void): OperationHandler<'createPet'> {
+export function createPet(store: PetStore, petPath: string, onReplay?: () => void) {
   const [before, after] = petPath.split('{petId}') as [string, string];
-  return async (request, reply) => {
+  return (async (request, reply) => {
     // Validated against openapi.yaml before the handler runs; one header, so a string.
     const header = request.headers['idempotency-key'] as string | undefined;
     let pet;
@@ -23,5 +23,5 @@ export function createPet(store: PetStore, petPath: string, onReplay?: () => voi
     }
     reply.header('location', `${before}${pet.id}${after}`);
     return pet;
-  };
+  }) satisfies OperationHandler<'createPet'>;
 }

@@ -19,7 +19,8 @@ export function createHandlers({ store, pathOf, onReplay }: HandlerOptions): Ope
     createPet: createPet(store, pathOf('getPet'), onReplay),
     getPet: getPet(store),
   };
-  // An operation of the spec without a handler fails here, the message naming the file to write.
+  // An operation of the spec without a handler fails here, the message naming the file to write; so
+  // does a handler that answers a field the spec does not define for it.
   const every: EveryHandler<typeof handlers> = handlers;
   return every;
 }

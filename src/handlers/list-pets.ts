@@ -4,13 +4,13 @@ import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 
 /** `path` is where listPets is served (`/v1/pets`), for the next-page links. */
-export function listPets(store: PetStore, path: string): OperationHandler<'listPets'> {
-  return async (request, reply) => {
+export function listPets(store: PetStore, path: string) {
+  return (async (request, reply) => {
     const { limit, status, cursor } = request.query;
     const after = cursor === undefined ? undefined : positionOf(cursor, status);
     // The validator has applied the spec's default, so limit is always present here.
     const page = await store.list({ limit: limit!, status, after });
     if (page.more) reply.header('link', nextPageLink(path, { limit: limit!, status, lastId: page.pets[page.pets.length - 1]!.id }));
     return page.pets;
-  };
+  }) satisfies OperationHandler<'listPets'>;
 }

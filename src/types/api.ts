@@ -45,10 +45,31 @@ type KebabCase<S extends string> = S extends `${infer First}${infer Rest}`
   : S;
 
 /**
- * What the compiler says when the spec has an operation without a handler: assigning the handlers
- * to this fails with a message naming the operationId and the file to write.
+ * The fields of an answer `R` that the spec's `T` does not define, through arrays and nested
+ * objects: what the serializer would drop without a word.
+ */
+export type UndeclaredFields<R, T> = R extends readonly (infer Item)[]
+  ? T extends readonly (infer Allowed)[]
+    ? UndeclaredFields<Item, Allowed>
+    : never
+  : R extends object
+    ? T extends object
+      ? Exclude<keyof R, keyof T> | { [P in keyof R & keyof T]-?: UndeclaredFields<R[P], NonNullable<T[P]>> }[keyof R & keyof T]
+      : never
+    : never;
+
+type Answered<H> = H extends (...args: never[]) => Promise<infer R> ? R : never;
+type Inexact<Written> = { [K in keyof Written & OperationId]: [UndeclaredFields<Answered<Written[K]>, SuccessBody<K>>] extends [never] ? never : K }[keyof Written & OperationId];
+
+/**
+ * What the compiler says of the handlers in src/handlers/index.ts when they do not match the spec:
+ * an operation without a handler (naming the file to write), or a handler that answers a field the
+ * spec does not define for it (handlers are written with `satisfies OperationHandler<…>`, so that
+ * their own answer types reach this check).
  */
 export type EveryHandler<Written> = [Exclude<OperationId, keyof Written>] extends [never]
-  ? OperationHandlers
+  ? [Inexact<Written>] extends [never]
+    ? OperationHandlers
+    : `${Inexact<Written> & string} answers ${UndeclaredFields<Answered<Written[Inexact<Written>]>, SuccessBody<Inexact<Written>>> & string}, which openapi.yaml does not define for it: take it out of ${HandlerFileOf<Inexact<Written> & string>}, or add it to the spec`
   : `openapi.yaml has ${Exclude<OperationId, keyof Written> & string} without a handler: write ${HandlerFileOf<Exclude<OperationId, keyof Written> & string>} and add it to src/handlers/index.ts`;
 

@@ -35,3 +35,13 @@ export const file: HandlerFileOf<'updatePetStatus'> = 'src/handlers/update-pet-s
 // @ts-expect-error the file is spelt in kebab case
 export const camelFile: HandlerFileOf<'updatePet'> = 'src/handlers/updatePet.ts';
 
+
+// Handlers are written with `satisfies`, so that the answer's own type reaches EveryHandler: a field
+// the spec does not define for the answer is a compile error naming it, not a field the serializer drops.
+const listWithOwner = (async () => [{ id: 1, name: 'Rex', categoryId: 1, owner: 'Ann' }]) satisfies OperationHandler<'listPets'>;
+export const undeclared: EveryHandler<{ listPets: typeof listWithOwner; createPet: typeof createPet; getPet: typeof getPet }> =
+  'listPets answers owner, which openapi.yaml does not define for it: take it out of src/handlers/list-pets.ts, or add it to the spec';
+// @ts-expect-error with an undeclared field, the handlers themselves do not fit
+export const withOwner: EveryHandler<{ listPets: typeof listWithOwner; createPet: typeof createPet; getPet: typeof getPet }> = { listPets: listWithOwner, createPet, getPet };
+const exactList = (async () => [{ id: 1, name: 'Rex', categoryId: 1, status: 'sold' as const }]) satisfies OperationHandler<'listPets'>;
+export const exact: EveryHandler<{ listPets: typeof exactList; createPet: typeof createPet; getPet: typeof getPet }> = { listPets: exactList, createPet, getPet };
