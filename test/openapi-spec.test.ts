@@ -19,11 +19,9 @@ import {
 
 const spec = loadSpec();
 
-t.test('the spec defines the three operations of the interface document', async (t) => {
-  t.same(
-    operationsOf(spec).map(({ operationId, method, path }) => `${operationId} ${method.toUpperCase()} ${path}`),
-    ['listPets GET /pets', 'createPet POST /pets', 'getPet GET /pets/{petId}'],
-  );
+t.test('the spec defines the three operations of the interface document (a team may add more)', async (t) => {
+  const defined = operationsOf(spec).map(({ operationId, method, path }) => `${operationId} ${method.toUpperCase()} ${path}`);
+  for (const operation of ['listPets GET /pets', 'createPet POST /pets', 'getPet GET /pets/{petId}']) t.ok(defined.includes(operation), operation);
 });
 
 t.test('both deployments share the /v1 base path', async (t) => {
