@@ -699,7 +699,7 @@ export interface operations {
 }
 
 /** The version of openapi.yaml this client was generated from. */
-export const API_VERSION = "1.1.0";
+export const API_VERSION = "1.0.0";
 
 /** Every `code` an Error answer may carry. */
 export const ERROR_CODES = ["BAD_REQUEST","INVALID_JSON","BODY_REQUIRED","BODY_NOT_ALLOWED","VALIDATION_FAILED","UNAUTHORIZED","PET_NOT_FOUND","ROUTE_NOT_FOUND","METHOD_NOT_ALLOWED","OPERATION_GONE","REQUEST_TIMEOUT","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","IDEMPOTENCY_KEY_REUSED","HEADERS_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE"] as const;
