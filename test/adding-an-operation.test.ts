@@ -11,81 +11,20 @@
 import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { FastifyRequest } from 'fastify';
 import t, { type Test } from 'tap';
 import { stringify } from 'yaml';
 import { runCompat } from '../scripts/compat/run-compat.js';
 import { runContract } from '../scripts/contract/run-contract.js';
 import { RELEASES_DIR } from '../scripts/compat/releases.js';
-import { PetNotFound } from '../src/errors/api-errors.js';
 import type { OpenApiDocument } from '../src/spec/openapi-spec.js';
-import type { Stability } from '../src/spec/stability.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
-import type { PetStore } from '../src/store/pet-store.js';
-import type { Pet, PetId } from '../src/types/api.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './helpers/faulty-proxy.js';
 import { specWith } from './helpers/spec.js';
+import { updatePet, withUpdatePet } from './helpers/update-pet.js';
 
 t.setTimeout(180_000);
 const RUN = ['--seed', '11', '--cases', '80', '--timeout-ms', '5000'];
-
-/** openapi.yaml with updatePet added, as a user would write it; released as 1.2.0 where a test releases it. */
-function withUpdatePet(stability?: Stability, edit: (updatePet: Record<string, any>, spec: OpenApiDocument) => void = () => {}): OpenApiDocument {
-  return specWith((spec) => {
-    spec.info.version = '1.2.0';
-    const item = spec.paths['/pets/{petId}']!;
-    const getPet = item.get as unknown as { parameters: unknown[]; responses: Record<string, any> };
-    const schemas = spec.components.schemas as Record<string, unknown>;
-    schemas['PetChanges'] = {
-      type: 'object',
-      description: 'What to change in a pet; fields left out stay as they are.',
-      additionalProperties: false,
-      properties: { name: { $ref: '#/components/schemas/PetName' }, categoryId: { $ref: '#/components/schemas/CategoryId' }, status: { $ref: '#/components/schemas/PetStatus' } },
-    };
-    // getPet's own answers, without its deprecation headers.
-    const undeprecated = (response: { headers: Record<string, unknown> }) => {
-      const { Deprecation: _deprecation, Sunset: _sunset, Link: _link, ...headers } = response.headers;
-      return { ...structuredClone(response), headers };
-    };
-    const updatePet: Record<string, any> = {
-      operationId: 'updatePet',
-      tags: ['pets'],
-      summary: 'Change a pet',
-      description: 'Changes the fields the body gives; the others stay as they are.',
-      ...(stability === undefined ? {} : { 'x-stability': stability }),
-      parameters: structuredClone(getPet.parameters),
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PetChanges' } } } },
-      responses: {
-        '200': undeprecated(getPet.responses['200']),
-        '400': { $ref: '#/components/responses/BadRequest' },
-        '401': { $ref: '#/components/responses/Unauthorized' },
-        '404': undeprecated(getPet.responses['404']),
-        '413': { $ref: '#/components/responses/PayloadTooLarge' },
-        '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-        '500': { $ref: '#/components/responses/InternalError' },
-        '503': { $ref: '#/components/responses/ServiceUnavailable' },
-      },
-    };
-    Object.assign(item, { patch: updatePet });
-    const created = spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, unknown> };
-    created.links['UpdatePetById'] = { operationId: 'updatePet', parameters: { petId: '$response.body#/id' }, description: 'Change the pet just added.' };
-    edit(updatePet, spec);
-  });
-}
-
-/** updatePet's handler, as the user writes it (its changes kept beside the store: this store has no update). */
-function updatePet(store: PetStore) {
-  const changed = new Map<string, Pet>();
-  return async (request: FastifyRequest) => {
-    const { petId } = request.params as { petId: PetId };
-    const pet = changed.get(String(petId)) ?? (await store.get(petId));
-    if (pet === null) throw new PetNotFound(String(petId));
-    const updated = { ...pet, ...(request.body as Partial<Pet>) };
-    changed.set(String(petId), updated);
-    return updated;
-  };
-}
 
 function fileOf(t: Test, spec: OpenApiDocument, name = 'openapi.yaml'): string {
   const file = join(t.testdir(), name);

@@ -12,10 +12,10 @@ const DEV = fileURLToPath(new URL('../../scripts/dev.js', import.meta.url));
 // Each step waits for a rebuild: generate (~2 s) and tsc (~6 s) on 2 cores, more under coverage.
 const STEP_MS = 120_000;
 
-/** A copy of what npm run dev reads, with the project's node_modules linked in; removed on teardown. */
-export function copyProject(t: Test): string {
+/** A copy of what npm run dev reads (and of `more` entries), with the project's node_modules linked in; removed on teardown. */
+export function copyProject(t: Test, more: readonly string[] = []): string {
   const copy = mkdtempSync(join(tmpdir(), 'petstore-dev-'));
-  for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'openapi.yaml', 'src', 'generated', 'scripts']) {
+  for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'openapi.yaml', 'src', 'generated', 'scripts', ...more]) {
     cpSync(join(PROJECT_ROOT, entry), join(copy, entry), { recursive: true });
   }
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(copy, 'node_modules'));

@@ -12,11 +12,14 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-/** Starts the server with `env` over a clean environment (and `nodeArgs` for node), and resolves once it listens. */
-export function startServer(env: Record<string, string>, cwd = process.cwd(), nodeArgs: readonly string[] = []): Promise<Running> {
+/**
+ * Starts the server with `env` over a clean environment (and `nodeArgs` for node), and resolves once
+ * it listens; `entry` is another build's server (a copy of the project's `dist/server.js`).
+ */
+export function startServer(env: Record<string, string>, cwd = process.cwd(), nodeArgs: readonly string[] = [], entry = SERVER): Promise<Running> {
   // The compiled server as npm start runs it, with none of this test's flags; tap's process-info hook
   // follows it into the child all the same, and what the child runs counts towards the coverage.
-  const child = spawn(process.execPath, [...nodeArgs, SERVER], {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     cwd,
     // Metrics off unless a test asks for them: test files run side by side, and would share a default port.
     // No drain unless a test asks for one: most tests stop the server and want it gone.

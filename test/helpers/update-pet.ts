@@ -1,0 +1,69 @@
+// updatePet (PATCH /pets/{petId}) as a user adds it to a copy of openapi.yaml, for the tests that
+// show an added operation is wired, tested and gated from the spec alone: in process
+// (test/adding-an-operation.test.ts) and following the README in a copy of the project
+// (test/system/changing-the-api.test.ts).
+import type { FastifyRequest } from 'fastify';
+import { PetNotFound } from '../../src/errors/api-errors.js';
+import type { OpenApiDocument } from '../../src/spec/openapi-spec.js';
+import type { Stability } from '../../src/spec/stability.js';
+import type { PetStore } from '../../src/store/pet-store.js';
+import type { Pet, PetId } from '../../src/types/api.js';
+import { specWith } from './spec.js';
+
+/** openapi.yaml with updatePet added, as a user would write it, as version 1.2.0; `edit` changes it further. */
+export function withUpdatePet(stability?: Stability, edit: (updatePet: Record<string, any>, spec: OpenApiDocument) => void = () => {}): OpenApiDocument {
+  return specWith((spec) => {
+    spec.info.version = '1.2.0';
+    const item = spec.paths['/pets/{petId}']!;
+    const getPet = item.get as unknown as { parameters: unknown[]; responses: Record<string, any> };
+    const schemas = spec.components.schemas as Record<string, unknown>;
+    schemas['PetChanges'] = {
+      type: 'object',
+      description: 'What to change in a pet; fields left out stay as they are.',
+      additionalProperties: false,
+      properties: { name: { $ref: '#/components/schemas/PetName' }, categoryId: { $ref: '#/components/schemas/CategoryId' }, status: { $ref: '#/components/schemas/PetStatus' } },
+    };
+    // getPet's own answers, without its deprecation headers.
+    const undeprecated = (response: { headers: Record<string, unknown> }) => {
+      const { Deprecation: _deprecation, Sunset: _sunset, Link: _link, ...headers } = response.headers;
+      return { ...structuredClone(response), headers };
+    };
+    const updatePet: Record<string, any> = {
+      operationId: 'updatePet',
+      tags: ['pets'],
+      summary: 'Change a pet',
+      description: 'Changes the fields the body gives; the others stay as they are.',
+      ...(stability === undefined ? {} : { 'x-stability': stability }),
+      parameters: structuredClone(getPet.parameters),
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PetChanges' } } } },
+      responses: {
+        '200': undeprecated(getPet.responses['200']),
+        '400': { $ref: '#/components/responses/BadRequest' },
+        '401': { $ref: '#/components/responses/Unauthorized' },
+        '404': undeprecated(getPet.responses['404']),
+        '413': { $ref: '#/components/responses/PayloadTooLarge' },
+        '415': { $ref: '#/components/responses/UnsupportedMediaType' },
+        '500': { $ref: '#/components/responses/InternalError' },
+        '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      },
+    };
+    Object.assign(item, { patch: updatePet });
+    const created = spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, unknown> };
+    created.links['UpdatePetById'] = { operationId: 'updatePet', parameters: { petId: '$response.body#/id' }, description: 'Change the pet just added.' };
+    edit(updatePet, spec);
+  });
+}
+
+/** updatePet's handler, as the user writes it (its changes kept beside the store: this store has no update). */
+export function updatePet(store: PetStore) {
+  const changed = new Map<string, Pet>();
+  return async (request: FastifyRequest) => {
+    const { petId } = request.params as { petId: PetId };
+    const pet = changed.get(String(petId)) ?? (await store.get(petId));
+    if (pet === null) throw new PetNotFound(String(petId));
+    const updated = { ...pet, ...(request.body as Partial<Pet>) };
+    changed.set(String(petId), updated);
+    return updated;
+  };
+}
+

@@ -1,0 +1,96 @@
+// The README's "Changing the API", command by command, in a copy of the project: updatePet added to
+// openapi.yaml with a link from createPet's 201, generated/ regenerated, the compiler naming the
+// handler to write, the handler written and listed; then npm run lint:spec and the whole of npm test
+// pass with no test edited (operation lists, statuses, Allow values and the like are read from the
+// spec); the build and the service started, npm run contract (which sends updatePet valid requests
+// and counts its 2xx) and npm run compat (a new operation breaks no released client).
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { stringify } from 'yaml';
+import { copyProject } from '../helpers/dev-watcher.js';
+import { startServer } from '../helpers/server-process.js';
+import { withUpdatePet } from '../helpers/update-pet.js';
+
+// Each step is a tsc or tsx run in the copy: a few seconds each on 2 cores, more under coverage.
+t.setTimeout(600_000);
+
+const HANDLER = `import { PetNotFound } from '../errors/api-errors.js';
+import type { PetStore } from '../store/pet-store.js';
+import type { OperationHandler, Pet } from '../types/api.js';
+
+// This walkthrough keeps changes beside the store; a real one adds a store method (README, step 5).
+export function updatePet(store: PetStore) {
+  const changed = new Map<string, Pet>();
+  return (async (request) => {
+    const { petId } = request.params;
+    const pet = changed.get(String(petId)) ?? (await store.get(petId));
+    if (pet === null) throw new PetNotFound(String(petId));
+    const updated = { ...pet, ...request.body };
+    changed.set(String(petId), updated);
+    return updated;
+  }) satisfies OperationHandler<'updatePet'>;
+}
+`;
+
+const KEY = 'walkthrough-key-0123456789abcdef';
+
+t.test("adding updatePet as the README's 'Changing the API' says: each command does what it says", async (t) => {
+  const copy = copyProject(t, ['test', 'docs', '.spectral.yaml', 'redocly.yaml', 'tsconfig.test.json', '.taprc']);
+  const npm = async (args: string[], env: Record<string, string> = {}) =>
+    promisify(execFile)('npm', ['run', '-s', ...args], { cwd: copy, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 }).then(
+      ({ stdout, stderr }) => ({ code: 0, output: `${stdout}${stderr}` }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
+    );
+
+  // 1. The spec: the operation, its schemas, a link from createPet's 201; a new info.version.
+  writeFileSync(join(copy, 'openapi.yaml'), stringify(withUpdatePet()));
+  // 2. generated/.
+  const generated = await npm(['generate']);
+  t.equal(generated.code, 0, generated.output);
+  t.match(readFileSync(join(copy, 'generated', 'openapi.d.ts'), 'utf8'), /updatePet: \{/, 'generated/ has updatePet');
+  // 3. The compiler names the file to write.
+  const missing = await npm(['typecheck']);
+  t.not(missing.code, 0, 'the type check fails');
+  t.match(missing.output, /openapi\.yaml has updatePet without a handler: write src\/handlers\/update-pet\.ts and add it to src\/handlers\/index\.ts/);
+  // 4. The handler, and its line in the index.
+  writeFileSync(join(copy, 'src', 'handlers', 'update-pet.ts'), HANDLER);
+  const index = join(copy, 'src', 'handlers', 'index.ts');
+  const source = readFileSync(index, 'utf8');
+  t.ok(source.includes('    getPet: getPet(store),\n'), 'the index lists getPet, to put updatePet after');
+  writeFileSync(
+    index,
+    source
+      .replace("import { getPet } from './get-pet.js';\n", "import { getPet } from './get-pet.js';\nimport { updatePet } from './update-pet.js';\n")
+      .replace('    getPet: getPet(store),\n', '    getPet: getPet(store),\n    updatePet: updatePet(store),\n'),
+  );
+  const typed = await npm(['typecheck']);
+  t.equal(typed.code, 0, typed.output);
+  // 7. The spec lint and npm test: every suite passes with updatePet in the spec, none of them edited.
+  const lint = await npm(['lint:spec']);
+  t.equal(lint.code, 0, lint.output);
+  const tested = await npm(['test']);
+  t.equal(tested.code, 0, tested.output.slice(-20_000));
+  // Under tap, the inner run writes raw TAP, its comments escaped (\#).
+  t.notMatch(tested.output, /^\s*not ok /m, 'no test failed');
+  t.notMatch(tested.output, /\\?# (SKIP|TODO)/, 'none skipped');
+  for (const status of [200, 400, 401, 404, 413, 415, 500, 503]) t.match(tested.output, new RegExp(`ok \\d+ - updatePet answers ${status} as documented`), `contract.test.ts made updatePet's ${status}`);
+  // The build, and the service.
+  const built = await npm(['build']);
+  t.equal(built.code, 0, built.output);
+  const server = await startServer({ API_KEYS: KEY }, copy, [], join(copy, 'dist', 'server.js'));
+  t.teardown(() => void server.child.kill('SIGKILL'));
+
+  // npm run contract against it: updatePet is sent valid requests, with ids from the link, and answers 2xx.
+  const contract = await npm(['contract', '--', '--url', `http://127.0.0.1:${server.port}/v1`, '--seed', '5', '--cases', '120'], { CONTRACT_API_KEY: KEY });
+  t.equal(contract.code, 0, contract.output);
+  t.match(contract.output, /^ {2}PATCH \/pets\/\{petId\} +updatePet +\d+ sent +\d+ valid +[1-9]\d* answered 2xx$/m, 'updatePet: valid requests, answered 2xx');
+  t.match(contract.output, /^ok {3}every operation answered a valid request with a 2xx$/m);
+
+  // 8. The gate: a new operation breaks no released client.
+  const compat = await npm(['compat', '--', '--seed', '5', '--cases', '120']);
+  t.equal(compat.code, 0, compat.output);
+  t.match(compat.output, /summary: every released version is kept/);
+});
