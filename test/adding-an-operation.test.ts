@@ -81,6 +81,16 @@ for (const stability of [undefined, 'experimental'] as const) {
   });
 }
 
+t.test('an operation open to all (security: []) is sent no key-less requests expecting 401', async (t) => {
+  const spec = withUpdatePet(undefined, (updatePet) => {
+    updatePet['security'] = [];
+    delete updatePet['responses']['401'];
+  });
+  const { status, output } = await contract(await serve(t, spec), fileOf(t, spec));
+  t.equal(status, 0, output);
+  t.match(output, /^ {2}PATCH \/pets\/\{petId\} +updatePet +\d+ sent +\d+ valid +[1-9]\d* answered 2xx$/m);
+});
+
 t.test('an operation no valid request can be made for fails the run, naming it and why', async (t) => {
   // A required header: the generators make none, so updatePet could never be sent a valid request.
   const spec = withUpdatePet(undefined, (updatePet) => updatePet['parameters'].push({ name: 'X-Tenant', in: 'header', required: true, schema: { type: 'string' } }));

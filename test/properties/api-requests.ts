@@ -370,12 +370,13 @@ export function requestGenerators(contract: Contract) {
     }
     const valid = made.map((entry) => entry.valid);
     const broken = made.map((entry) => entry.broken);
-    const any: fc.Arbitrary<ApiRequest> = fc.oneof(
-      ...valid.map((arbitrary) => arbitrary.map((request) => request.request)),
-      ...broken.map((arbitrary) => arbitrary.map((request) => request.request)),
-    );
-    // The same requests without a valid key: each must get 401, whatever else is wrong with it.
-    const withBadKey = fc.tuple(any, badAuthorization).map(([request, authorization]) => unauthorized(request, authorization));
+    const requestsOfEach = (entries: typeof made) => entries.flatMap((entry) => [entry.valid.map((request) => request.request), entry.broken.map((request) => request.request)]);
+    const any: fc.Arbitrary<ApiRequest> = fc.oneof(...requestsOfEach(made));
+    // The requests of operations that need a key, without a valid one: each must get 401, whatever
+    // else is wrong with it. None when no operation needs a key (`security: []` on each).
+    const keyed = made.filter((entry) => (entry.operation.object.security ?? contract.spec.security ?? []).length > 0);
+    const withBadKey =
+      keyed.length === 0 ? undefined : fc.tuple(fc.oneof(...requestsOfEach(keyed)), badAuthorization).map(([request, authorization]) => unauthorized(request, authorization));
     return { made, valid, broken, any, withBadKey, unmade };
   }
 
@@ -387,4 +388,6 @@ export const { patternOf, validHeaderValue, validRequest, brokenRequest, request
 const every = requestsOf();
 // The in-process properties cover every operation of openapi.yaml: one they cannot make requests for stops them.
 if (every.unmade.size > 0) throw new Error(`no requests are generated for ${[...every.unmade.values()].join('; ')}`);
-export const { valid: validRequests, broken: brokenRequests, any: anyRequest, withBadKey } = every;
+export const { valid: validRequests, broken: brokenRequests, any: anyRequest } = every;
+/** Every operation of openapi.yaml needs a key. */
+export const withBadKey = every.withBadKey!;
