@@ -2,7 +2,8 @@
 # npm run test:all: every suite, as CI runs it (.ci/run). npm test is the quick loop; this adds what
 # it leaves out: the tests that start the service as processes, Prometheus, the OTLP receiver,
 # Chromium, all the property cases and the 100% coverage gate (one tap run), then the benchmark's
-# smoke test (valgrind), nginx in front of three instances, the contract runner against the running
+# smoke test (valgrind), nginx in front of three instances, the README's walkthrough of adding an
+# operation in a copy of the project, the contract runner against the running
 # service (in memory, and two instances on one PostgreSQL), the compatibility gate with more cases,
 # and a short soak on each store. Every step runs even when one before it failed; the exit status
 # is the first failure's. Logs and JUnit reports go to test-output/.
@@ -31,6 +32,9 @@ step tap env PROPERTY_CASES=full npx tap
 # Without coverage (tap's before script would be measured all the same: the variable turns that off).
 step bench-smoke env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/bench.smoke.js
 step deploy env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/nginx-rolling-restart.smoke.js
+# The README's "Changing the API" in a copy of the project, whose whole npm test it runs: a step of
+# its own, since that is a second four-job tap run, which beside the first would starve its timings.
+step walkthrough env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/changing-the-api.smoke.js
 
 # The contract runner against the built service as npm start runs it (in memory), then against two
 # instances sharing one throwaway PostgreSQL database, requests going to each in turn.
@@ -88,5 +92,5 @@ echo
 echo "npm run test:all, $((SECONDS - total_started)) s on $(node --version):"
 printf '  %s\n' "${steps[@]}"
 # The tap runs' counts, added up: the line CI reads.
-bash scripts/tap-totals.sh test-output/tap.log test-output/bench-smoke.log test-output/deploy.log
+bash scripts/tap-totals.sh test-output/tap.log test-output/bench-smoke.log test-output/deploy.log test-output/walkthrough.log
 exit "$failed"

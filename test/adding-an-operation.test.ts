@@ -71,7 +71,8 @@ for (const stability of [undefined, 'experimental'] as const) {
     const { status, output } = await contract(await serve(t, spec), specFile);
     t.equal(status, 0, output);
     t.match(output, /^ {2}PATCH \/pets\/\{petId\} +updatePet +\d+ sent +\d+ valid +[1-9]\d* answered 2xx$/m, 'updatePet got valid requests, and 2xx answers');
-    for (const [what, fault, report] of BREAKAGES) {
+    // Marked experimental, it is checked the same way: one breakage shows it.
+    for (const [what, fault, report] of stability === undefined ? BREAKAGES : BREAKAGES.slice(-1)) {
       const broken = await contract(await faultyProxy(t, await serve(t, spec), fault), specFile);
       t.equal(broken.status, 1, `${what}: exit 1`);
       t.match(broken.output, /^FAIL a valid request is accepted/m, `${what}: the valid requests' check fails`);
