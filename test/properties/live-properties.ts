@@ -312,7 +312,7 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
   const coverage = async (seed: number) => {
     for (const { operation: { operationId }, valid } of requests.made) {
       const count = counts.get(operationId)!;
-      if (retired.has(operationId)) continue;
+      if (retired.has(operationId) || count.succeeded > 0) continue;
       const tries = fc.sample(valid, { seed, numRuns: COVERAGE_TRIES });
       for (const [index, generated] of tries.entries()) {
         if (count.succeeded > 0) break;

@@ -1,0 +1,161 @@
+// npm run contract against broken servers: the real service (on either store) behind a proxy that
+// breaks one promise of the contract at a time, and what the runner must say of each. Shared by
+// test/contract-runner.test.ts (in memory) and test/contract-runner-postgres.test.ts.
+import type { AddressInfo } from 'node:net';
+import type { Test } from 'tap';
+import { runContract } from '../../scripts/contract/run-contract.js';
+import type { PetStore } from '../../src/store/pet-store.js';
+import { API_KEY, buildTestApp } from './build-app.js';
+import { faultyProxy, json, withJson, type Exchange, type Fault } from './faulty-proxy.js';
+
+export const ENV = { CONTRACT_API_KEY: API_KEY };
+// A generous limit per request: a busy CI machine must not turn a slow answer into a false hang.
+export const OPTIONS = ['--seed', '7', '--cases', '60', '--timeout-ms', '5000'];
+
+/** The real service, on a store of its own (in memory unless given). */
+export async function service(t: Test, store?: PetStore): Promise<number> {
+  const { app } = await buildTestApp(t, { logger: false, ...(store === undefined ? {} : { store }) });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return (app.server.address() as AddressInfo).port;
+}
+
+/** A proxy in front of the real service that applies `fault` to every exchange. */
+export async function misbehaving(t: Test, fault: Fault, store?: PetStore): Promise<number> {
+  return faultyProxy(t, await service(t, store), fault);
+}
+
+export async function contract(args: string[], env: NodeJS.ProcessEnv = ENV) {
+  const lines: string[] = [];
+  const status = await runContract(args, env, { log: (line) => lines.push(line), error: (line) => lines.push(line) });
+  return { status, output: lines.join('\n') };
+}
+
+// The operations these faults break; any other a spec adds passes through unchanged.
+const operationOf = ({ method, url }: Exchange) =>
+  method === 'POST' && url.split('?')[0] === '/v1/pets' ? 'createPet' : method !== 'GET' ? undefined : /^\/v1\/pets\/[^/?]*$/.test(url.split('?')[0]!) ? 'getPet' : 'listPets';
+
+const otherLast = (name: string) => {
+  const points = [...name];
+  return [...points.slice(0, -1), points.at(-1) === 'x' ? 'y' : 'x'].join('');
+};
+
+export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault; options?: string[] }[] = [
+  {
+    name: 'an undocumented status',
+    check: /^FAIL a valid request is accepted/m,
+    report: /listPets answered 206, which openapi\.yaml does not document/,
+    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'listPets' && reply.status === 200 ? { ...reply, status: 206 } : reply) },
+  },
+  {
+    name: 'a server error',
+    check: /^FAIL a valid request is accepted/m,
+    report: /server error 500/,
+    // Only where a valid request meets a pet that is not there: a random id.
+    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'getPet' && reply.status === 404 ? withJson({ ...reply, status: 500 }, { code: 'INTERNAL_ERROR', message: 'Oops.', status: 500 }) : reply) },
+  },
+  {
+    name: 'a content type other than the documented one',
+    check: /^FAIL a valid request is accepted/m,
+    report: /content type is text\/plain/,
+    fault: { answer: (_exchange, reply) => ({ ...reply, headers: { ...reply.headers, 'content-type': 'text/plain' } }) },
+  },
+  {
+    name: 'a body outside its schema',
+    check: /^FAIL a valid request is accepted/m,
+    report: /body does not match openapi\.yaml/,
+    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'createPet' && reply.status === 201 ? withJson(reply, { ...json(reply), id: String(json(reply).id) }) : reply) },
+  },
+  {
+    name: 'a documented header left out',
+    check: /^FAIL a valid request is accepted/m,
+    report: /lacks the documented Location header/,
+    fault: { answer: (_exchange, { headers: { location: _location, ...headers }, ...reply }) => ({ ...reply, headers }) },
+  },
+  {
+    name: 'an Error whose status differs from the HTTP status',
+    check: /^FAIL a request that breaks one rule/m,
+    report: /Error\.status is 422/,
+    fault: { answer: (_exchange, reply) => (reply.status === 400 ? withJson(reply, { ...json(reply), status: 422 }) : reply) },
+  },
+  {
+    name: 'a complaint other than 401 to a request without a valid key',
+    check: /^FAIL a request without a valid key gets 401/m,
+    report: /expected status 401/,
+    // Looks at the request before the key, as a server that validates first would.
+    fault: { request: (exchange) => ({ ...exchange, headers: { ...exchange.headers, authorization: `Bearer ${API_KEY}` } }) },
+  },
+  {
+    name: 'a refusal that does not say what to fix',
+    check: /^FAIL a request that breaks one rule/m,
+    report: /expected the message to mention/,
+    fault: { answer: (_exchange, reply) => (reply.status === 400 ? withJson(reply, { ...json(reply), message: 'Bad request.' }) : reply) },
+  },
+  {
+    name: 'a broken request accepted',
+    check: /^FAIL a request that breaks one rule/m,
+    report: /expected status 400/,
+    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'listPets' && reply.status === 400 ? withJson({ ...reply, status: 200 }, []) : reply) },
+  },
+  {
+    name: 'a valid request refused',
+    check: /^FAIL a valid request is accepted/m,
+    report: /expected a 2xx: a valid request must be accepted/,
+    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'createPet' && reply.status === 201 ? withJson({ ...reply, status: 400 }, { code: 'VALIDATION_FAILED', message: 'body.name is not allowed', status: 400 }) : reply) },
+  },
+  {
+    name: 'a pet that reads back changed',
+    check: /^FAIL what a create answered reads back equal/m,
+    report: /read at its Location/,
+    // The name's last character changed, its length kept: still a valid Pet, only not the one created.
+    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'getPet' && reply.status === 200 ? withJson(reply, { ...json(reply), name: otherLast(json(reply).name as string) }) : reply) },
+  },
+  {
+    name: 'a created pet missing from the pages',
+    check: /^FAIL what a create answered reads back equal/m,
+    report: /created pets never listed/,
+    // Only on the full pages the read-back walks: the pages of generated lists stay whole.
+    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'listPets' && exchange.url.includes('limit=100') && reply.status === 200 ? withJson(reply, (json(reply) as { id: number }[]).filter((pet) => Number(pet.id) % 2 === 1)) : reply) },
+  },
+  {
+    name: 'an Idempotency-Key that is ignored',
+    check: /^FAIL a create with an Idempotency-Key is made once/m,
+    report: /expected a 201 replay \(Idempotent-Replayed: true\)/,
+    fault: {
+      request: (exchange) => {
+        const { 'idempotency-key': _key, ...headers } = exchange.headers;
+        return { ...exchange, headers };
+      },
+    },
+  },
+  {
+    name: 'every pet missing when read',
+    check: /^FAIL a valid request is accepted/m,
+    report: /expected a 2xx: a valid request naming what this run created \(by a link of the spec\) must be accepted/,
+    fault: {
+      answer: (exchange, reply) =>
+        operationOf(exchange) === 'getPet' && reply.status === 200 ? withJson({ ...reply, status: 404 }, { code: 'PET_NOT_FOUND', message: `No pet ${exchange.url.split('/').at(-1)!}.`, status: 404 }) : reply,
+    },
+  },
+  {
+    name: 'a hang',
+    check: /^FAIL a valid request is accepted/m,
+    report: /no answer within 300 ms/,
+    options: ['--timeout-ms', '300'],
+    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'getPet' ? 'hang' : reply) },
+  },
+];
+
+/** Runs every fault against the service on the store `store` makes (in memory when it makes none). */
+export function faultTests(t: Test, store: (t: Test) => Promise<PetStore | undefined>) {
+  for (const { name, check, report, fault, options = [] } of FAULTS) {
+    t.test(`a server with ${name}: exit 1, and the report names it`, async (t) => {
+      const port = await misbehaving(t, fault, await store(t));
+      const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, ...options]);
+      t.equal(status, 1, 'exit 1');
+      t.match(output, check, 'the check it breaks fails');
+      t.match(output, report, 'the report says what was wrong');
+      t.match(output, /seed 7/, 'the seed, to repeat the run');
+      t.notMatch(output, API_KEY, 'the key is never printed');
+    });
+  }
+}
