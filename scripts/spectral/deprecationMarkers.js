@@ -1,8 +1,8 @@
 // Spectral function (.spectral.yaml, rule petstore-deprecation-markers): an operation's lifecycle
 // markers are complete and in order, so that `npm run lint:spec` refuses what would stop the
 // service at start-up (src/routes/deprecation-headers.ts checks the same there), and one policy of
-// ours besides: a sunset comes at least MIN_NOTICE_DAYS (by x-stability) after the deprecation. Plain JavaScript:
-// Spectral loads it as it is.
+// ours besides: a sunset comes at least MIN_NOTICE_DAYS (by x-stability) after the deprecation.
+// Plain JavaScript: Spectral loads it as it is.
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const MARKERS = ['x-deprecated-at', 'x-sunset', 'x-replaced-by', 'x-brownouts'];
