@@ -18,6 +18,10 @@ import { runContract } from '../scripts/contract/run-contract.js';
 import { RELEASES_DIR } from '../scripts/compat/releases.js';
 import type { OpenApiDocument } from '../src/spec/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
+import type { PetStore } from '../src/store/pet-store.js';
+import type { PetId } from '../src/types/api.js';
+import type { FastifyRequest } from 'fastify';
+import { PetNotFound } from '../src/errors/api-errors.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './helpers/faulty-proxy.js';
 import { specWith } from './helpers/spec.js';
@@ -33,9 +37,9 @@ function fileOf(t: Test, spec: OpenApiDocument, name = 'openapi.yaml'): string {
 }
 
 /** The service built from `spec`, with updatePet's handler, on 127.0.0.1; its port. */
-async function serve(t: Test, spec: OpenApiDocument): Promise<number> {
+async function serve(t: Test, spec: OpenApiDocument, handler: typeof updatePet = updatePet): Promise<number> {
   const store = createMemoryPetStore();
-  const { app } = await buildTestApp(t, { logger: false, spec, store, handlers: { updatePet: updatePet(store) } });
+  const { app } = await buildTestApp(t, { logger: false, spec, store, handlers: { updatePet: handler(store) } });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return (app.server.address() as AddressInfo).port;
 }
@@ -81,6 +85,21 @@ for (const stability of [undefined, 'experimental'] as const) {
     }
   });
 }
+
+t.test('a handler that ignores its body is caught: a write answers with what it wrote', async (t) => {
+  const spec = withUpdatePet();
+  // Answers the pet as it was, whatever the body asked to change.
+  const ignoring = (store: PetStore) => async (request: FastifyRequest) => {
+    const { petId } = request.params as { petId: PetId };
+    const pet = await store.get(petId);
+    if (pet === null) throw new PetNotFound(String(petId));
+    return pet;
+  };
+  const { status, output } = await contract(await serve(t, spec, ignoring), fileOf(t, spec));
+  t.equal(status, 1, output);
+  t.match(output, /^FAIL a valid request is accepted/m);
+  t.match(output, /PATCH \/v1\/pets\/\d+ .* → 200 .*\n {2}the answer does not hold what was written: (name|categoryId|status)/);
+});
 
 t.test('an operation open to all (security: []) is sent no key-less requests expecting 401', async (t) => {
   const spec = withUpdatePet(undefined, (updatePet) => {

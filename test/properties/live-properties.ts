@@ -11,6 +11,7 @@ import { answerChecks, ContractViolation, describe, normalized, type Answer, typ
 import { parametersOf, requestGenerators, type ApiRequest, type ValidRequest } from './api-requests.js';
 import { respelt, schemaArbitraries, toJson, type Schema } from './schema-arbitraries.js';
 import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
+import { resolveRef } from '../../src/spec/openapi-spec.js';
 
 export interface LiveOptions {
   /** Only operations of safe methods (GET, HEAD, OPTIONS): nothing is created or changed, safe against production. */
@@ -209,7 +210,27 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
     expectContract(request, answer);
     count.succeeded += 1;
     if (viaLink && !SAFE_METHODS.has(operation(operationId).method)) for (const value of Object.values(valid.params)) touched.add(String(value));
+    expectWritten(valid, answer);
     known[operationId]?.(valid, answer);
+  };
+
+  /**
+   * A write answers with what it wrote: when a request of an unsafe method sends a JSON object and
+   * its 2xx answer is an object whose schema has a field of the same name, the answer holds the value
+   * sent (a create's new pet, an update's changed one). A handler that ignores its body fails here.
+   */
+  const expectWritten = ({ request, body }: ValidRequest, answer: LiveAnswer) => {
+    if (SAFE_METHODS.has(operation(request.operationId).method) || !isObject(body) || !isObject(answer.json)) return;
+    const fields = answerFieldsOf(request.operationId, answer.statusCode);
+    const differing = Object.keys(body).filter((name) => fields.has(name) && !isDeepStrictEqual(normalized(answer.json[name]), normalized(body[name])));
+    if (differing.length > 0) {
+      throw new ContractViolation(request, `${describe(request)} → ${answer.statusCode} ${answer.body}\n  the answer does not hold what was written: ${differing.join(', ')}`);
+    }
+  };
+  const answerFieldsOf = (operationId: string, status: number): Set<string> => {
+    const response = resolveRef(contract.spec, operation(operationId).object.responses[String(status)]) as { content?: Record<string, { schema: Schema }> };
+    const schema = response.content?.['application/json']?.schema;
+    return new Set(schema === undefined ? [] : Object.keys(resolveRef(contract.spec, schema).properties ?? {}));
   };
 
   /** What is known of the three operations beyond their schemas, checked after the generic checks of checkValid. */
@@ -385,4 +406,5 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
   return { properties, coverage, counts: () => [...counts.values()], readBack, created: () => created };
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const bigintText = (_key: string, value: unknown) => (typeof value === 'bigint' ? String(value) : value);
