@@ -22,6 +22,9 @@ import type { PetStore } from '../src/store/pet-store.js';
 import type { PetId } from '../src/types/api.js';
 import type { FastifyRequest } from 'fastify';
 import { PetNotFound } from '../src/errors/api-errors.js';
+import fc from 'fast-check';
+import { contractOf } from './helpers/contract.js';
+import { requestGenerators } from './properties/api-requests.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './helpers/faulty-proxy.js';
 import { specWith } from './helpers/spec.js';
@@ -101,6 +104,16 @@ t.test('a handler that ignores its body is caught: a write answers with what it 
   t.equal(status, 1, output);
   t.match(output, /^FAIL a valid request is accepted/m);
   t.match(output, /PATCH \/v1\/pets\/\d+ .* → 200 .*\n {2}the answer does not hold what was written: (name|categoryId|status)/);
+});
+
+t.test('a string query parameter: valid values sent, and ones too short or too long refused naming it', async (t) => {
+  const spec = withUpdatePet(undefined, (updatePet) =>
+    updatePet['parameters'].push({ name: 'note', in: 'query', required: false, description: 'Why.', schema: { type: 'string', minLength: 1, maxLength: 20 } }),
+  );
+  const rules = fc.sample(requestGenerators(contractOf(spec)).brokenRequest(contractOf(spec).operation('updatePet')), { seed: 1, numRuns: 300 }).map((broken) => broken.rule);
+  t.ok(rules.some((rule) => /^query parameter note (too short|too long)$/.test(rule)), 'broken values of note are generated');
+  const { status, output } = await contract(await serve(t, spec), fileOf(t, spec));
+  t.equal(status, 0, output);
 });
 
 t.test('an operation open to all (security: []) is sent no key-less requests expecting 401', async (t) => {

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { basePathOf, type Operation } from '../../src/spec/openapi-spec.js';
 import { API_KEY } from '../helpers/build-app.js';
 import { current, type Contract } from '../helpers/contract.js';
-import { schemaArbitraries, toJson, type Schema } from './schema-arbitraries.js';
+import { schemaArbitraries, toJson, type Breaking, type Schema } from './schema-arbitraries.js';
 import { encodeCursor } from '../../src/pagination/cursor.js';
 import type { PetStatus } from '../../src/types/api.js';
 import { INT64_MAX, exactInteger } from '../../src/validation/int64.js';
@@ -148,9 +148,12 @@ export function requestGenerators(contract: Contract) {
     return `${basePath}${filled}${search === '' ? '' : `?${search}`}`;
   }
 
+  // A parameter travels in the URL, percent-encoded as UTF-8: a lone surrogate has no encoding.
+  const parameterValue = (parameter: Parameter) => validValue(parameter.schema).filter((value) => typeof value !== 'string' || !/\p{Cs}/u.test(value));
+
   function validParts(operation: Operation) {
-    const path = fc.record(Object.fromEntries(inPath(operation).map((parameter) => [parameter.name, validValue(parameter.schema)])));
-    const query = fc.record(Object.fromEntries(generatedQuery(operation).map((parameter) => [parameter.name, validValue(parameter.schema)])), {
+    const path = fc.record(Object.fromEntries(inPath(operation).map((parameter) => [parameter.name, parameterValue(parameter)])));
+    const query = fc.record(Object.fromEntries(generatedQuery(operation).map((parameter) => [parameter.name, parameterValue(parameter)])), {
       requiredKeys: generatedQuery(operation).filter((parameter) => parameter.required === true).map((parameter) => parameter.name),
     });
     const bodySchema = bodySchemaOf(operation);
@@ -184,7 +187,7 @@ export function requestGenerators(contract: Contract) {
     return { ...valid, params, request: { ...valid.request, url: buildUrl(operation, text.path, text.query) } };
   }
 
-  function brokenParameterText(parameter: Parameter): fc.Arbitrary<{ text: string; rule: string }> {
+  function brokenParameterText(parameter: Parameter): fc.Arbitrary<{ text: string; rule: string }> | undefined {
     const schema = resolve(parameter.schema);
     if (schema.type === 'integer') {
       const outOfRange = brokenValue(schema).filter((broken) => typeof broken.value === 'bigint');
@@ -197,7 +200,14 @@ export function requestGenerators(contract: Contract) {
     if (allowed !== undefined) {
       return fc.string({ unit: 'binary', maxLength: 12 }).filter((text) => !allowed.includes(text)).map((text) => ({ text, rule: 'not in enum' }));
     }
-    throw new Error(`${parameter.name}: only integer and enum parameters are generated`);
+    if (schema.type === 'string') {
+      // As text, a string cannot be of the wrong JSON type: only its length and pattern can be broken.
+      if ((schema.minLength ?? 0) === 0 && schema.maxLength === undefined && schema.pattern === undefined) return undefined;
+      return brokenValue(schema)
+        .filter((broken): broken is Breaking & { value: string } => typeof broken.value === 'string' && !/\p{Cs}/u.test(broken.value))
+        .map((broken) => ({ text: broken.value, rule: broken.rule }));
+    }
+    throw new Error(`${parameter.name}: only integer, enum and string parameters are generated`);
   }
 
   /** Requests of one operation that break exactly one rule, with the answer each must get. */
@@ -209,7 +219,10 @@ export function requestGenerators(contract: Contract) {
     const textOf = (valid: ValidRequest) => ({ ...asTextParts(valid), payload: valid.request.payload });
 
     for (const parameter of [...inPath(operation), ...generatedQuery(operation)]) {
-      breakings.push(fc.tuple(parts, brokenParameterText(parameter)).map(([valid, { text, rule }]) => {
+      const brokenText = brokenParameterText(parameter);
+      // A string parameter that allows any text has nothing to break.
+      if (brokenText === undefined) continue;
+      breakings.push(fc.tuple(parts, brokenText).map(([valid, { text, rule }]) => {
         const { path, query, payload } = textOf(valid);
         if (parameter.in === 'path') path[parameter.name] = text;
         const otherQuery = query.filter(([name]) => name !== parameter.name);
@@ -229,7 +242,7 @@ export function requestGenerators(contract: Contract) {
     const cursor = inQuery(operation).find((parameter) => parameter.name === CURSOR);
     if (cursor !== undefined) breakings.push(...brokenCursors(operation, cursor, parts));
     for (const parameter of inQuery(operation)) {
-      const value = parameter === cursor ? issuedCursor(operation) : validValue(parameter.schema);
+      const value = parameter === cursor ? issuedCursor(operation) : parameterValue(parameter);
       breakings.push(fc.tuple(parts, value, value).map(([valid, first, second]) => {
         const { path, query, payload } = textOf(valid);
         const repeated: [string, string][] = [...query.filter(([name]) => name !== parameter.name), [parameter.name, asText(first)], [parameter.name, asText(second)]];
