@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 import { BODY_LIMIT } from '../src/app.js';
 import { ServiceUnavailable } from '../src/errors/api-errors.js';
 import { sunsetOf } from '../src/routes/deprecation-headers.js';
-import type { Operation } from '../src/spec/openapi-spec.js';
+import { pathParametersOf, type Operation } from '../src/spec/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { standInStore } from './helpers/stand-in-store.js';
@@ -47,7 +47,7 @@ async function firstAnswering(send: Send, requests: readonly ApiRequest[], statu
 /** Valid requests of `operation` whose path names what exists: ids taken, by the spec's links, from answers of their source operations. */
 async function linkedValid(send: Send, operation: Operation): Promise<ValidRequest[]> {
   const valid = validOf(operation);
-  if (!operation.path.includes('{')) return valid;
+  if (pathParametersOf(operation.path).length === 0) return valid;
   for (const link of links.filter((candidate) => candidate.to === operation.operationId)) {
     for (const source of validOf(operationOf(link.from))) {
       const answer = await send(source.request);
@@ -73,7 +73,7 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       return { produce: sending(() => valid().map((request) => unauthorized(request, undefined))) };
     case 404:
       // Ids the generators make up, on an empty store: none names a pet.
-      return operation.path.includes('{') ? { produce: sending(valid) } : undefined;
+      return pathParametersOf(operation.path).length > 0 ? { produce: sending(valid) } : undefined;
     case 410: {
       const sunset = sunsetOf(operation);
       return sunset === undefined ? undefined : { at: sunset, produce: sending(valid) };

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { basename } from 'node:path';
-import { basePathOf, loadSpec, type Operation } from '../../src/spec/openapi-spec.js';
+import { basePathOf, loadSpec, pathParametersOf, type Operation } from '../../src/spec/openapi-spec.js';
 import { contractOf, current, spec, type Contract } from '../../test/helpers/contract.js';
 import type { ApiRequest } from '../../test/properties/api-requests.js';
 import { httpTarget, NoAnswer } from '../../test/properties/http-target.js';
@@ -106,7 +106,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   if (contract.operations.length === 0) cannotRun(`${contract.name} defines no operation`);
   // Before anything is counted: every target answers, and accepts the key. It is asked with an
   // operation of the spec, a GET whose path names nothing if there is one; any answer but 401 will do.
-  const plain = (operation: Operation) => Number(operation.method === 'get' && !operation.path.includes('{'));
+  const plain = (operation: Operation) => Number(operation.method === 'get' && pathParametersOf(operation.path).length === 0);
   const probing = [...contract.operations].sort((a, b) => plain(b) - plain(a))[0]!;
   for (const [index] of urls.entries()) {
     const path = `${basePath}${probing.path.replace(/\{[^}]+\}/g, '1')}`;

@@ -117,6 +117,11 @@ export function resolveRef<T>(document: OpenApiDocument, node: T): T {
   return current as T;
 }
 
+/** The parameters a spec path names, in order: `/pets/{petId}` gives `['petId']`. */
+export function pathParametersOf(path: string): string[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+}
+
 /** Fastify's form of a spec path: `/pets/{petId}` becomes `/pets/:petId`. */
 export function toRouteUrl(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');

@@ -62,7 +62,7 @@ const inQuery = (operation: Operation) => parametersOf(operation).filter((parame
 const generatedQuery = (operation: Operation) => inQuery(operation).filter((parameter) => parameter.name !== CURSOR);
 const inPath = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'path');
 
-function bodySchemaOf(operation: Operation): { schema: Schema; required: boolean } | undefined {
+export function bodySchemaOf(operation: Operation): { schema: Schema; required: boolean } | undefined {
   const body = operation.object.requestBody as { required?: boolean; content: Record<string, { schema: Schema }> } | undefined;
   if (body === undefined) return undefined;
   const json = body.content['application/json'];
@@ -103,6 +103,9 @@ function request(operation: Operation, url: string, payload: string | Buffer | u
     ...(payload === undefined ? {} : { payload }),
   };
 }
+
+// A parameter travels in the URL, percent-encoded as UTF-8: a lone surrogate has no encoding.
+const fitsUrl = (text: string) => !/\p{Cs}/u.test(text);
 
 const validation = (mentions: string): Expectation => ({ status: 400, code: 'VALIDATION_FAILED', mentions });
 const where = (parameter: Parameter) => `${parameter.in === 'query' ? 'query parameter' : 'path parameter'} ${parameter.name}`;
@@ -148,8 +151,7 @@ export function requestGenerators(contract: Contract) {
     return `${basePath}${filled}${search === '' ? '' : `?${search}`}`;
   }
 
-  // A parameter travels in the URL, percent-encoded as UTF-8: a lone surrogate has no encoding.
-  const parameterValue = (parameter: Parameter) => validValue(parameter.schema).filter((value) => typeof value !== 'string' || !/\p{Cs}/u.test(value));
+  const parameterValue = (parameter: Parameter) => validValue(parameter.schema).filter((value) => typeof value !== 'string' || fitsUrl(value));
 
   function validParts(operation: Operation) {
     const path = fc.record(Object.fromEntries(inPath(operation).map((parameter) => [parameter.name, parameterValue(parameter)])));
@@ -204,7 +206,7 @@ export function requestGenerators(contract: Contract) {
       // As text, a string cannot be of the wrong JSON type: only its length and pattern can be broken.
       if ((schema.minLength ?? 0) === 0 && schema.maxLength === undefined && schema.pattern === undefined) return undefined;
       return brokenValue(schema)
-        .filter((broken): broken is Breaking & { value: string } => typeof broken.value === 'string' && !/\p{Cs}/u.test(broken.value))
+        .filter((broken): broken is Breaking & { value: string } => typeof broken.value === 'string' && fitsUrl(broken.value))
         .map((broken) => ({ text: broken.value, rule: broken.rule }));
     }
     throw new Error(`${parameter.name}: only integer, enum and string parameters are generated`);

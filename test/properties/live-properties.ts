@@ -8,10 +8,10 @@ import fc from 'fast-check';
 import { current, type Contract } from '../helpers/contract.js';
 import { keptNextPage } from '../helpers/next-link.js';
 import { answerChecks, ContractViolation, describe, normalized, type Answer, type NamedProperty, type Sender } from './answer-checks.js';
-import { parametersOf, requestGenerators, type ApiRequest, type ValidRequest } from './api-requests.js';
+import { bodySchemaOf, parametersOf, requestGenerators, type ApiRequest, type ValidRequest } from './api-requests.js';
 import { respelt, schemaArbitraries, toJson, type Schema } from './schema-arbitraries.js';
 import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
-import { resolveRef } from '../../src/spec/openapi-spec.js';
+import { pathParametersOf, resolveRef } from '../../src/spec/openapi-spec.js';
 
 export interface LiveOptions {
   /** Only operations of safe methods (GET, HEAD, OPTIONS): nothing is created or changed, safe against production. */
@@ -106,7 +106,11 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
   const unheld = released?.unheld ?? new Set<string>();
   const chosen = contract.operations.filter((candidate) => !unheld.has(candidate.operationId) && (!readOnly || SAFE_METHODS.has(candidate.method)));
   const requests = requestsOf(chosen.map((candidate) => candidate.operationId));
-  const links = [...linksOf(contract.spec, contract.name), ...(released?.links ?? [])].filter((link) => has(link.from) && has(link.to));
+  // The version's own links, and those it lacks of the current spec's (the same link in both is followed once).
+  const linkKey = ({ from, status, to, parameters }: SpecLink) => JSON.stringify([from, status, to, parameters]);
+  const links = [...new Map([...linksOf(contract.spec, contract.name), ...(released?.links ?? [])].map((link) => [linkKey(link), link])).values()].filter(
+    (link) => has(link.from) && has(link.to),
+  );
 
   const counts = new Map<string, OperationCount>(
     chosen.map((candidate) => [
@@ -167,18 +171,23 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
   /** A body's `name`, where its schema has a string one, begins with this run's prefix: what it creates or renames is findable. */
   const marked = (valid: ValidRequest): ValidRequest => {
     const body = valid.body as Record<string, unknown> | undefined;
-    const nameSchema = bodySchemaOf(valid.request.operationId)?.properties?.['name'];
+    const bodySchema = bodySchemaOf(operation(valid.request.operationId))?.schema;
+    const nameSchema = bodySchema === undefined ? undefined : resolve(bodySchema).properties?.['name'];
     if (body === undefined || typeof body['name'] !== 'string' || nameSchema === undefined) return valid;
     const maxLength = resolve(nameSchema).maxLength ?? Infinity;
     const renamed = { ...body, name: prefix + [...body['name']].slice(0, Math.max(0, maxLength - [...prefix].length)).join('') };
     return { ...valid, body: renamed, request: { ...valid.request, payload: toJson(renamed) } };
   };
-  const bodySchemaOf = (operationId: string): Schema | undefined => {
-    const body = operation(operationId).object.requestBody as { content?: Record<string, { schema: Schema }> } | undefined;
-    const schema = body?.content?.['application/json']?.schema;
-    return schema === undefined ? undefined : resolve(schema);
+  const pathParameters = (operationId: string) => pathParametersOf(operation(operationId).path).length;
+
+  /** Sends a valid request of `operationId`, counting it and the status it got. */
+  const sendValid = async (operationId: string, request: ApiRequest) => {
+    const count = counts.get(operationId)!;
+    count.valid += 1;
+    const answer = (await sender.send(request)) as LiveAnswer;
+    count.statuses.set(answer.statusCode, (count.statuses.get(answer.statusCode) ?? 0) + 1);
+    return answer;
   };
-  const pathParameters = (operationId: string) => [...operation(operationId).path.matchAll(/\{([^}]+)\}/g)].length;
 
   /**
    * What any operation's valid request must get: an answer its document describes, and a 2xx; or,
@@ -191,10 +200,7 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
     const viaLink = useLink && choices.length > 0;
     const valid = marked(viaLink ? relinked(generated, choices[pick % choices.length]!) : generated);
     const { request } = valid;
-    const count = counts.get(operationId)!;
-    count.valid += 1;
-    const answer = (await sender.send(request)) as LiveAnswer;
-    count.statuses.set(answer.statusCode, (count.statuses.get(answer.statusCode) ?? 0) + 1);
+    const answer = await sendValid(operationId, request);
     if (answer.statusCode === 404 && !viaLink && pathParameters(operationId) > 0 && '404' in operation(operationId).object.responses) {
       // A made-up id may or may not exist on a live store: its 404 must say which resource is missing.
       expectContract(request, answer);
@@ -208,7 +214,7 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
       expectContract(request, answer, [`expected a 2xx: a valid request${viaLink ? ' naming what this run created (by a link of the spec)' : ''} must be accepted`]);
     }
     expectContract(request, answer);
-    count.succeeded += 1;
+    counts.get(operationId)!.succeeded += 1;
     if (viaLink && !SAFE_METHODS.has(operation(operationId).method)) for (const value of Object.values(valid.params)) touched.add(String(value));
     expectWritten(valid, answer);
     known[operationId]?.(valid, answer);
@@ -240,16 +246,17 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
       created.push({ request: valid.request, answer, pet: answer.json });
     },
     listPets(valid, answer) {
-      checkPage(valid.request, answer, { limit: Number(valid.query['limit'] ?? DEFAULT_LIMIT()), status: valid.query['status'] });
+      checkPage(valid.request, answer, { limit: Number(valid.query['limit'] ?? DEFAULT_LIMIT), status: valid.query['status'] });
     },
     getPet({ request, params }, answer) {
       if (answer.statusCode === 404) return expectError(request, answer, { status: 404, code: 'PET_NOT_FOUND', mentions: String(params['petId']) });
       if (BigInt(answer.json.id) !== BigInt(String(params['petId']))) throw new ContractViolation(request, `${describe(request)}: answered pet ${answer.json.id}`);
     },
   };
-  const limitOfListPets = () => resolve(parametersOf(operation('listPets')).find((parameter) => parameter.name === 'limit')!.schema);
-  const DEFAULT_LIMIT = () => Number(limitOfListPets().default);
-  const MAX_LIMIT = () => Number(limitOfListPets().maximum);
+  // listPets' limit, read once; only the checks of listPets use it.
+  const listLimit = has('listPets') ? resolve(parametersOf(operation('listPets')).find((parameter) => parameter.name === 'limit')!.schema) : undefined;
+  const DEFAULT_LIMIT = Number(listLimit?.default);
+  const MAX_LIMIT = Number(listLimit?.maximum);
 
   /** A page of a live store: the contract, at most `limit` pets of the filter in ascending id order, and a next link that keeps path, limit and status. */
   const checkPage = (request: ApiRequest, answer: LiveAnswer, { limit, status }: { limit: number; status: unknown }): ApiRequest | undefined => {
@@ -285,13 +292,10 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
     const body = valid.body as Record<string, unknown>;
     const key = `contract-check-${runId}-${++keysSent}`;
     const first = { ...valid.request, headers: { ...valid.request.headers, 'idempotency-key': bare ? key : `"${key}"` } };
-    const count = counts.get('createPet')!;
-    count.valid += 1;
-    const answer = (await sender.send(first)) as LiveAnswer;
-    count.statuses.set(answer.statusCode, (count.statuses.get(answer.statusCode) ?? 0) + 1);
+    const answer = await sendValid('createPet', first);
     if (answer.statusCode !== 201 || answer.headers['idempotent-replayed'] !== undefined) expectContract(first, answer, ['expected 201, not a replay: a new Idempotency-Key']);
     expectEqual(first, answer, { id: answer.json?.id, ...body }, 'the created pet is what was sent, with a new id');
-    count.succeeded += 1;
+    counts.get('createPet')!.succeeded += 1;
     created.push({ request: first, answer, pet: answer.json });
     const retry = { ...first, headers: { ...first.headers, 'idempotency-key': bare ? `"${key}"` : key }, payload: respelt(body) };
     const replay = await sender.send(retry);
@@ -372,13 +376,13 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
       let request: ApiRequest | undefined = {
         operationId: 'listPets',
         method: 'GET',
-        url: `/v1/pets?limit=${MAX_LIMIT()}${status === undefined ? '' : `&status=${encodeURIComponent(String(status))}`}`,
+        url: `/v1/pets?limit=${MAX_LIMIT}${status === undefined ? '' : `&status=${encodeURIComponent(String(status))}`}`,
         headers: { authorization: first.headers['authorization']! },
       };
       let pages = 0;
       for (; request !== undefined && pages < maxPages; pages++) {
         const answer = (await sender.send(request)) as LiveAnswer;
-        const next = checkPage(request, answer, { limit: MAX_LIMIT(), status });
+        const next = checkPage(request, answer, { limit: MAX_LIMIT, status });
         for (const pet of answer.json as Record<string, unknown>[]) {
           const id = String(pet['id']);
           if (!wanted.has(id)) continue;

@@ -4,7 +4,7 @@
 // takes a `petId`. Only what a link can say with `$response.body#/…` is followed; any other
 // expression, an `operationRef`, or a link to an operation or parameter that is not there stops
 // the run with a message naming the link, never a link quietly ignored.
-import { operationsOf, resolveRef, type OpenApiDocument, type Operation } from '../../src/spec/openapi-spec.js';
+import { operationsOf, pathParametersOf, resolveRef, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
 import { unescapePointer } from '../../src/validation/json-pointer.js';
 
 export interface SpecLink {
@@ -43,7 +43,7 @@ export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
         if (link.requestBody !== undefined) throw new Error(`${where}: a link's requestBody is not followed`);
         const parameters = Object.entries(link.parameters ?? {}).map(([qualified, expression]) => {
           const parameter = qualified.replace(/^path\./, '');
-          if (!pathParameterNames(target).includes(parameter)) throw new Error(`${where}: ${link.operationId} has no path parameter ${qualified}`);
+          if (!pathParametersOf(target.path).includes(parameter)) throw new Error(`${where}: ${link.operationId} has no path parameter ${qualified}`);
           const match = typeof expression === 'string' ? BODY_EXPRESSION.exec(expression) : null;
           if (match === null) throw new Error(`${where}: ${qualified}: only $response.body#/… expressions are followed, not ${JSON.stringify(expression)}`);
           return { name: parameter, pointer: match[1]!.split('/').slice(1).map(unescapePointer) };
@@ -54,10 +54,6 @@ export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
     }
   }
   return links;
-}
-
-function pathParameterNames(operation: Operation): string[] {
-  return [...operation.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
 }
 
 /** The values a link takes from an answer's body, or undefined when a pointer finds nothing there. */
