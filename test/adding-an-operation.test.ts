@@ -25,7 +25,7 @@ import { PetNotFound } from '../src/errors/api-errors.js';
 import fc from 'fast-check';
 import { contractOf } from './helpers/contract.js';
 import { requestGenerators } from './properties/api-requests.js';
-import { API_KEY, buildTestApp } from './helpers/build-app.js';
+import { API_KEY, beforeSunsets, buildTestApp } from './helpers/build-app.js';
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './helpers/faulty-proxy.js';
 import { specWith } from './helpers/spec.js';
 import { updatePet, withUpdatePet } from './helpers/update-pet.js';
@@ -42,7 +42,8 @@ function fileOf(t: Test, spec: OpenApiDocument, name = 'openapi.yaml'): string {
 /** The service built from `spec`, with updatePet's handler, on 127.0.0.1; its port. */
 async function serve(t: Test, spec: OpenApiDocument, handler: typeof updatePet = updatePet): Promise<number> {
   const store = createMemoryPetStore();
-  const { app } = await buildTestApp(t, { logger: false, spec, store, handlers: { updatePet: handler(store) } });
+  const at = beforeSunsets(spec);
+  const { app } = await buildTestApp(t, { logger: false, spec, store, clock: () => at, handlers: { updatePet: handler(store) } });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return (app.server.address() as AddressInfo).port;
 }

@@ -6,14 +6,14 @@ import t, { type Test } from 'tap';
 import { createClient, PetstoreError, PetstoreResponseError, responseOf, type NewPet, type PetstoreClient } from '../src/client/index.js';
 import { loadSpec } from '../src/spec/openapi-spec.js';
 import type { PetStore } from '../src/store/pet-store.js';
-import { API_KEY, buildTestApp } from './helpers/build-app.js';
+import { API_KEY, beforeSunsets, buildTestApp } from './helpers/build-app.js';
 import { startTestDatabase } from './helpers/postgres.js';
 import { specWith } from './helpers/spec.js';
 
 // The services here run on a clock a day before getPet's sunset, as the spec announces it, so that
 // no test depends on the day it runs.
 const SUNSET_AT = Date.parse(`${loadSpec().paths['/pets/{petId}']!.get!['x-sunset'] as string}T00:00:00Z`);
-const BEFORE_SUNSET = SUNSET_AT - 86_400_000;
+const BEFORE_SUNSET = beforeSunsets();
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const INT64_MIN = -(2n ** 63n);

@@ -3,6 +3,8 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp, type AppOptions } from '../../src/app.js';
+import { sunsetOf } from '../../src/routes/deprecation-headers.js';
+import { operationsOf, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
 import { specCopy } from './spec.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
@@ -32,6 +34,15 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
   });
   t.teardown(() => app.close());
   return { app, logs: () => lines.join('') };
+}
+
+/**
+ * A day before the first sunset `spec` announces (now, when it announces none): a service on this
+ * clock answers every operation as it does today, whatever day the test runs.
+ */
+export function beforeSunsets(spec: OpenApiDocument = specCopy()): number {
+  const sunsets = operationsOf(spec).flatMap((operation) => sunsetOf(operation) ?? []);
+  return sunsets.length === 0 ? Date.now() : Math.min(...sunsets) - 86_400_000;
 }
 
 /** An authenticated request with a JSON body, as most tests send it. */

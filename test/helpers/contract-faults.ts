@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { runContract } from '../../scripts/contract/run-contract.js';
 import type { PetStore } from '../../src/store/pet-store.js';
-import { API_KEY, buildTestApp } from './build-app.js';
+import { API_KEY, beforeSunsets, buildTestApp } from './build-app.js';
+
+const BEFORE_SUNSETS = beforeSunsets();
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './faulty-proxy.js';
 
 export const ENV = { CONTRACT_API_KEY: API_KEY };
@@ -14,7 +16,8 @@ export const OPTIONS = ['--seed', '7', '--cases', '60', '--timeout-ms', '5000'];
 
 /** The real service, on a store of its own (in memory unless given). */
 export async function service(t: Test, store?: PetStore): Promise<number> {
-  const { app } = await buildTestApp(t, { logger: false, ...(store === undefined ? {} : { store }) });
+  // On a clock before getPet's sunset, so that its valid requests are answered whatever day the test runs.
+  const { app } = await buildTestApp(t, { logger: false, clock: () => BEFORE_SUNSETS, ...(store === undefined ? {} : { store }) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return (app.server.address() as AddressInfo).port;
 }
