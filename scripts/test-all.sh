@@ -92,5 +92,7 @@ echo
 echo "npm run test:all, $((SECONDS - total_started)) s on $(node --version):"
 printf '  %s\n' "${steps[@]}"
 # The tap runs' counts, added up: the line CI reads.
-bash scripts/tap-totals.sh test-output/tap.log test-output/bench-smoke.log test-output/deploy.log test-output/walkthrough.log
+logs=(test-output/tap.log test-output/bench-smoke.log test-output/deploy.log test-output/walkthrough.log)
+bash scripts/tap-totals.sh "${logs[@]}"
+node scripts/tap-failures.mjs "${logs[@]}"
 exit "$failed"
