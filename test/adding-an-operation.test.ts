@@ -25,7 +25,7 @@ import { PetNotFound } from '../src/errors/api-errors.js';
 import fc from 'fast-check';
 import { contractOf } from './helpers/contract.js';
 import { requestGenerators } from './properties/api-requests.js';
-import { API_KEY, beforeSunsets, buildTestApp } from './helpers/build-app.js';
+import { API_KEY, buildTestApp, clockBeforeSunsets } from './helpers/build-app.js';
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './helpers/faulty-proxy.js';
 import { specWith } from './helpers/spec.js';
 import { updatePet, withUpdatePet } from './helpers/update-pet.js';
@@ -42,15 +42,14 @@ function fileOf(t: Test, spec: OpenApiDocument, name = 'openapi.yaml'): string {
 /** The service built from `spec`, with updatePet's handler, on 127.0.0.1; its port. */
 async function serve(t: Test, spec: OpenApiDocument, handler: typeof updatePet = updatePet): Promise<number> {
   const store = createMemoryPetStore();
-  const at = beforeSunsets(spec);
-  const { app } = await buildTestApp(t, { logger: false, spec, store, clock: () => at, handlers: { updatePet: handler(store) } });
+  const { app } = await buildTestApp(t, { logger: false, spec, store, handlers: { updatePet: handler(store) } });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return (app.server.address() as AddressInfo).port;
 }
 
 async function contract(port: number, specFile: string) {
   const lines: string[] = [];
-  const status = await runContract(['--url', `http://127.0.0.1:${port}/v1`, '--spec', specFile, ...RUN], { CONTRACT_API_KEY: API_KEY }, { log: (line) => lines.push(line), error: (line) => lines.push(line) });
+  const status = await runContract(['--url', `http://127.0.0.1:${port}/v1`, '--spec', specFile, ...RUN], { CONTRACT_API_KEY: API_KEY }, { log: (line) => lines.push(line), error: (line) => lines.push(line) }, { clock: clockBeforeSunsets() });
   return { status, output: lines.join('\n') };
 }
 

@@ -11,7 +11,7 @@ import t from 'tap';
 import { exitStatusOf } from '../scripts/contract/run-checks.js';
 import type { OpenApiDocument } from '../src/spec/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
-import { API_KEY } from './helpers/build-app.js';
+import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { contract, ENV, FAULTS, faultTests, misbehaving, OPTIONS, service } from './helpers/contract-faults.js';
 import { operations } from './helpers/contract.js';
 import { withJson } from './helpers/faulty-proxy.js';
@@ -35,6 +35,23 @@ t.test('against the real service every check holds: exit 0', async (t) => {
   }
   t.match(output, /summary: every check holds; seed 7; \d+ requests; [\d.]+ s; [1-9]\d* pets created, named "contract-check [0-9a-f]{8} …"/);
   t.match(readFileSync(join(dir, 'junit.xml'), 'utf8'), /<testsuites name="npm run contract" tests="6" failures="0"/, 'the JUnit report');
+});
+
+t.test('an operation past the sunset its spec announces may answer the documented 410; one that answers 410 before it fails the run', async (t) => {
+  // Dates far from any real "now", so that neither outcome depends on the day the test runs.
+  const sunsetAt = (sunset: string) => specWith((spec) => Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-deprecated-at': '1999-01-01', 'x-sunset': sunset }));
+  const { app } = await buildTestApp(t, { logger: false, spec: sunsetAt('2000-01-01'), clock: Date.now });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`;
+  const dir = t.testdir({ 'retired.json': JSON.stringify(sunsetAt('2000-01-01')), 'kept.json': JSON.stringify(sunsetAt('9999-12-31')) });
+
+  const retired = await contract(['--url', url, '--spec', join(dir, 'retired.json'), ...OPTIONS], ENV, { clock: Date.now });
+  t.equal(retired.status, 0, retired.output);
+  t.match(retired.output, /^ {2}GET \/pets\/\{petId\} +getPet +\d+ sent +[1-9]\d* valid +0 answered 2xx$/m, 'getPet sent, answered 410, not held to a 2xx');
+
+  const kept = await contract(['--url', url, '--spec', join(dir, 'kept.json'), ...OPTIONS], ENV, { clock: Date.now });
+  t.equal(kept.status, 1, kept.output);
+  t.match(kept.output, /^GET \/v1\/pets\/\S+ → 410 \{"code":"OPERATION_GONE".*\n {2}expected a 2xx: a valid request must be accepted$/m, 'names the 410 a valid request got');
 });
 
 // Each broken server is the real service behind the proxy that breaks it; on PostgreSQL too in
@@ -129,7 +146,8 @@ t.test('a fault of the runner itself is not taken for "cannot run": it is thrown
 });
 
 t.test('--help says what each option does', async (t) => {
-  const { status, output } = await contract(['--help']);
+  // As the command line runs it: on the real clock.
+  const { status, output } = await contract(['--help'], ENV, {});
   t.equal(status, 0);
   for (const option of ['--url', '--key-file', '--spec', '--seed', '--cases', '--timeout-ms', '--read-only', '--max-pages', '--report']) t.match(output, option);
 });

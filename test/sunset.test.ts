@@ -84,7 +84,7 @@ t.test('a spec whose x-sunset is edited: the service follows it, over HTTP, on t
     ['2026-11-22', '9999-12-31', 200],
   ] as const) {
     const edited = specWith((spec) => Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-deprecated-at': deprecatedAt, 'x-sunset': sunset }));
-    const { app } = await buildTestApp(t, { spec: edited });
+    const { app } = await buildTestApp(t, { spec: edited, clock: Date.now });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     await (await fetch(`${base}/v1/pets`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' })).arrayBuffer();

@@ -18,7 +18,13 @@ export interface TestApp {
   logs: () => string;
 }
 
+/**
+ * A fresh app for one test. Its clock is the real one until a day before the first sunset its spec
+ * announces (clockBeforeSunsets), so that every operation answers as it does today whatever day the
+ * test runs; a test about sunsets or brownouts passes a clock of its own (Date.now for the real one).
+ */
 export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): Promise<TestApp> {
+  const spec = options.spec ?? specCopy();
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {
@@ -30,20 +36,29 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
     apiKeys: [API_KEY],
     logger: { level: 'trace', stream, redact: ['req.headers.authorization'] },
     ...options,
-    spec: options.spec ?? specCopy(),
+    spec,
+    clock: options.clock ?? clockBeforeSunsets(spec),
   });
   t.teardown(() => app.close());
   return { app, logs: () => lines.join('') };
 }
 
+const DAY_MS = 86_400_000;
+
 /**
- * A day before the first sunset `spec` announces (now, when it announces none): a service on this
- * clock answers every operation as it does today, whatever day the test runs.
+ * The real clock until a day before the first sunset `spec` announces, then stopped there (the real
+ * clock when it announces none): a service on it answers every operation as it does today, whatever
+ * day the test runs, and its time still moves until then.
  */
-export function beforeSunsets(spec: OpenApiDocument = specCopy()): number {
+export function clockBeforeSunsets(spec: OpenApiDocument = specCopy()): () => number {
   const sunsets = operationsOf(spec).flatMap((operation) => sunsetOf(operation) ?? []);
-  return sunsets.length === 0 ? Date.now() : Math.min(...sunsets) - 86_400_000;
+  if (sunsets.length === 0) return Date.now;
+  const last = Math.min(...sunsets) - DAY_MS;
+  return () => Math.min(Date.now(), last);
 }
+
+/** The time clockBeforeSunsets(spec) reads now. */
+export const beforeSunsets = (spec?: OpenApiDocument): number => clockBeforeSunsets(spec)();
 
 /** An authenticated request with a JSON body, as most tests send it. */
 export function postPet(body: unknown, headers: Record<string, string> = {}): InjectOptions {

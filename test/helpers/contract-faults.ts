@@ -3,11 +3,9 @@
 // test/contract-runner.test.ts (in memory) and test/contract-runner-postgres.test.ts.
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
-import { runContract } from '../../scripts/contract/run-contract.js';
+import { runContract, type ContractOptions } from '../../scripts/contract/run-contract.js';
 import type { PetStore } from '../../src/store/pet-store.js';
-import { API_KEY, beforeSunsets, buildTestApp } from './build-app.js';
-
-const BEFORE_SUNSETS = beforeSunsets();
+import { API_KEY, buildTestApp, clockBeforeSunsets } from './build-app.js';
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './faulty-proxy.js';
 
 export const ENV = { CONTRACT_API_KEY: API_KEY };
@@ -16,8 +14,7 @@ export const OPTIONS = ['--seed', '7', '--cases', '60', '--timeout-ms', '5000'];
 
 /** The real service, on a store of its own (in memory unless given). */
 export async function service(t: Test, store?: PetStore): Promise<number> {
-  // On a clock before getPet's sunset, so that its valid requests are answered whatever day the test runs.
-  const { app } = await buildTestApp(t, { logger: false, clock: () => BEFORE_SUNSETS, ...(store === undefined ? {} : { store }) });
+  const { app } = await buildTestApp(t, { logger: false, ...(store === undefined ? {} : { store }) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return (app.server.address() as AddressInfo).port;
 }
@@ -27,9 +24,10 @@ export async function misbehaving(t: Test, fault: Fault, store?: PetStore): Prom
   return faultyProxy(t, await service(t, store), fault);
 }
 
-export async function contract(args: string[], env: NodeJS.ProcessEnv = ENV) {
+/** npm run contract in-process; its clock is the one buildTestApp gives services unless told. */
+export async function contract(args: string[], env: NodeJS.ProcessEnv = ENV, options: ContractOptions = { clock: clockBeforeSunsets() }) {
   const lines: string[] = [];
-  const status = await runContract(args, env, { log: (line) => lines.push(line), error: (line) => lines.push(line) });
+  const status = await runContract(args, env, { log: (line) => lines.push(line), error: (line) => lines.push(line) }, options);
   return { status, output: lines.join('\n') };
 }
 

@@ -12,6 +12,7 @@ import { bodySchemaOf, parametersOf, requestGenerators, type ApiRequest, type Va
 import { respelt, schemaArbitraries, toJson, type Schema } from './schema-arbitraries.js';
 import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
 import { pathParametersOf, resolveRef } from '../../src/spec/openapi-spec.js';
+import { brownoutWindowsOf, sunsetOf } from '../../src/routes/deprecation-headers.js';
 
 export interface LiveOptions {
   /** Only operations of safe methods (GET, HEAD, OPTIONS): nothing is created or changed, safe against production. */
@@ -31,6 +32,12 @@ export interface LiveOptions {
    * spec wrote a link down still has the ids its operations answer).
    */
   released?: { retired: ReadonlySet<string>; unheld?: ReadonlySet<string>; links?: readonly SpecLink[] };
+  /**
+   * The time of the service's clock (Date.now unless told). Without `released`, an operation of the
+   * contract inside one of its brownout windows or past its sunset may answer the documented 410
+   * OPERATION_GONE to a valid request, and is not held to a 2xx.
+   */
+  clock?: () => number;
 }
 
 /** An answer over HTTP, with the URL it came from (next links resolve against it). */
@@ -97,7 +104,7 @@ interface ValidCase {
   useLink: boolean;
 }
 
-export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, contract = current, released }: LiveOptions): LiveChecks {
+export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, contract = current, released, clock = Date.now }: LiveOptions): LiveChecks {
   const { operation } = contract;
   const { resolve } = schemaArbitraries(contract.spec);
   const { requestsOf, validRequest, relinked } = requestGenerators(contract);
@@ -132,14 +139,24 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
   /** Ids a 2xx answer to a request of an unsafe method reached through a link: such a pet may have changed. */
   const touched = new Set<string>();
 
-  // A retired operation's answer ends the check of its request, if it is one a retired operation may give.
-  const retired = released?.retired ?? new Set<string>();
+  // A retired operation's answer ends the check of its request, if it is one a retired operation may
+  // give: a released version's, past the sunset it announced, may be gone from the spec (404, 405);
+  // the contract's own, past its sunset or browned out, answers as its spec documents (410).
+  const refusals = new Map(
+    contract.operations.map((candidate) => [candidate.operationId, [...brownoutWindowsOf(candidate), { start: sunsetOf(candidate) ?? Infinity, end: Infinity }]]),
+  );
+  const isRetired = (operationId: string) => {
+    if (released !== undefined) return released.retired.has(operationId);
+    const now = clock();
+    return refusals.get(operationId)!.some(({ start, end }) => now >= start && now < end);
+  };
+  const retiredStatuses = released === undefined ? [410] : [404, 405, 410];
   const sender: LiveSender = {
     async send(request) {
       const answer = await target.send(request);
       const count = counts.get(request.operationId);
       if (count !== undefined) count.sent += 1;
-      if (retired.has(request.operationId) && [404, 405, 410].includes(answer.statusCode)) {
+      if (retiredStatuses.includes(answer.statusCode) && isRetired(request.operationId)) {
         const problems = contract.errorViolations(answer.json);
         if (answer.json?.status !== answer.statusCode) problems.push(`Error.status is ${String(answer.json?.status)}`);
         if (answer.statusCode === 410 && answer.json?.code !== 'OPERATION_GONE') problems.push('expected code OPERATION_GONE');
@@ -337,7 +354,7 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
   const coverage = async (seed: number) => {
     for (const { operation: { operationId }, valid } of requests.made) {
       const count = counts.get(operationId)!;
-      if (retired.has(operationId) || count.succeeded > 0) continue;
+      if (isRetired(operationId) || count.succeeded > 0) continue;
       const tries = fc.sample(valid, { seed, numRuns: COVERAGE_TRIES });
       for (const [index, generated] of tries.entries()) {
         if (count.succeeded > 0) break;
@@ -345,7 +362,7 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
       }
     }
     const unanswered = [...counts.values()]
-      .filter((count) => count.succeeded === 0 && !retired.has(count.operationId))
+      .filter((count) => count.succeeded === 0 && !isRetired(count.operationId))
       .map((count) => `${count.operationId} (${count.method} ${count.path}): ${whyUnanswered(count)}`);
     return { unanswered };
   };
