@@ -5,6 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 
 const DIAGNOSTIC_LINES = 30;
+// A test that runs tap itself (the walkthrough's npm test) carries the inner run's TAP in its
+// diagnostics, folded: a "not ok" line there can run on for pages.
+const LINE_CHARACTERS = 300;
 
 for (const log of process.argv.slice(2)) {
   if (!existsSync(log)) continue;
@@ -27,7 +30,8 @@ for (const log of process.argv.slice(2)) {
     lastFailureIndent = indent;
     if (parent) continue;
     const where = subtests.slice(0, indent + 1).filter(Boolean).join(' > ');
-    console.log(`${log}: not ok ${failure[2]}\n    in ${where}`);
+    const text = failure[2].length > LINE_CHARACTERS ? `${failure[2].slice(0, LINE_CHARACTERS)}…` : failure[2];
+    console.log(`${log}: not ok ${text}\n    in ${where}`);
     if (lines[i + 1]?.trim() !== '---') continue;
     let shown = 0;
     for (let j = i + 1; j < lines.length && lines[j].trim() !== '...'; j++) {

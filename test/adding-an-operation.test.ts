@@ -101,7 +101,7 @@ t.test('a handler that ignores its body is caught: a write answers with what it 
     return pet;
   };
   const { status, output } = await contract(await serve(t, spec, ignoring), fileOf(t, spec));
-  t.equal(status, 1, output);
+  t.equal(status, 1, status === 1 ? 'exit 1' : output);
   t.match(output, /^FAIL a valid request is accepted/m);
   t.match(output, /PATCH \/v1\/pets\/\d+ .* → 200 .*\n {2}the answer does not hold what was written: (name|categoryId|status)/);
 });
@@ -130,7 +130,7 @@ t.test('an operation no valid request can be made for fails the run, naming it a
   // A required header: the generators make none, so updatePet could never be sent a valid request.
   const spec = withUpdatePet(undefined, (updatePet) => updatePet['parameters'].push({ name: 'X-Tenant', in: 'header', required: true, schema: { type: 'string' } }));
   const { status, output } = await contract(await serve(t, spec), fileOf(t, spec));
-  t.equal(status, 1, output);
+  t.equal(status, 1, status === 1 ? 'exit 1' : output);
   t.match(output, /^FAIL every operation answered a valid request with a 2xx/m);
   t.match(output, /updatePet \(PATCH \/pets\/\{petId\}\): no valid request could be generated: updatePet: required header parameters are not generated/);
   t.match(output, /^ {2}PATCH \/pets\/\{petId\} +updatePet +0 sent +0 valid +0 answered 2xx$/m, 'counted, with nothing sent');

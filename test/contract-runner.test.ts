@@ -46,12 +46,13 @@ t.test('an operation past the sunset its spec announces may answer the documente
   const dir = t.testdir({ 'retired.json': JSON.stringify(sunsetAt('2000-01-01')), 'kept.json': JSON.stringify(sunsetAt('9999-12-31')) });
 
   const retired = await contract(['--url', url, '--spec', join(dir, 'retired.json'), ...OPTIONS], ENV, { clock: Date.now });
-  t.equal(retired.status, 0, retired.output);
+  t.equal(retired.status, 0, retired.status === 0 ? 'exit 0' : retired.output);
   t.match(retired.output, /^ {2}GET \/pets\/\{petId\} +getPet +\d+ sent +[1-9]\d* valid +0 answered 2xx$/m, 'getPet sent, answered 410, not held to a 2xx');
 
   const kept = await contract(['--url', url, '--spec', join(dir, 'kept.json'), ...OPTIONS], ENV, { clock: Date.now });
-  t.equal(kept.status, 1, kept.output);
-  t.match(kept.output, /^GET \/v1\/pets\/\S+ → 410 \{"code":"OPERATION_GONE".*\n {2}expected a 2xx: a valid request must be accepted$/m, 'names the 410 a valid request got');
+  // Its report, on a run that fails, holds the generated requests: not a message for a passing assertion.
+  t.equal(kept.status, 1, kept.status === 1 ? 'exit 1' : kept.output);
+  t.match(kept.output, /^GET \/v1\/pets\/\S+ → 410 \{"code":"OPERATION_GONE".*\n {2}expected a 2xx: a valid request/m, 'names the 410 a valid request got');
 });
 
 // Each broken server is the real service behind the proxy that breaks it; on PostgreSQL too in

@@ -64,7 +64,8 @@ export function answerChecks(contract: Contract) {
     if (answer.statusCode !== expected.status) problems.push(`expected status ${expected.status}`);
     if (answer.json?.code !== expected.code) problems.push(`expected code ${expected.code}`);
     if (typeof answer.json?.message !== 'string' || !answer.json.message.includes(expected.mentions)) {
-      problems.push(`expected the message to mention "${expected.mentions}"`);
+      // As JSON: what it must mention may hold control characters, which a report prints as they are.
+      problems.push(`expected the message to mention ${JSON.stringify(expected.mentions)}`);
     }
     expectContract(request, answer, problems);
   }
