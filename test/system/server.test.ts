@@ -1,11 +1,12 @@
 // Runs src/server.ts as a real process: configuration, listening, the one-off key, graceful shutdown.
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { API_KEY } from '../helpers/build-app.js';
+import { inFlightCreate } from '../helpers/in-flight-request.js';
 import { startServer as start } from '../helpers/server-process.js';
 
 async function listPets(port: number, key: string) {
@@ -32,20 +33,13 @@ t.test('serves with the keys from API_KEYS and closes gracefully on SIGTERM', as
 
 t.test('a request in flight when SIGINT arrives is still answered', async (t) => {
   const server = await start({ API_KEYS: API_KEY });
-  const body = '{"name":"Rex","categoryId":1}';
-  const socket = connect(server.port, '127.0.0.1');
-  let answer = '';
-  socket.on('data', (chunk) => (answer += chunk));
-  const closed = new Promise((resolve) => socket.on('close', resolve));
-  socket.write(
-    `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${API_KEY}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
-  );
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  const request = inFlightCreate(server.port, API_KEY);
+  await request.headRead;
   server.child.kill('SIGINT');
+  // The rest of the body after the signal has been taken.
   await new Promise((resolve) => setTimeout(resolve, 200));
-  socket.write(body.slice(10));
-  await closed;
+  request.finish();
+  const answer = await request.closed;
   t.match(answer, /^HTTP\/1.1 201 Created/);
   t.match(answer, /\{"id":1,"name":"Rex","categoryId":1\}$/);
   t.equal(await server.exited, 0);

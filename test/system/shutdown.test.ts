@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { closeListener } from '../../src/shutdown.js';
 import { API_KEY } from '../helpers/build-app.js';
+import { inFlightCreate } from '../helpers/in-flight-request.js';
 import { startServer } from '../helpers/server-process.js';
 
 t.setTimeout(120_000);
@@ -108,16 +109,6 @@ t.test('closeListener gives up waiting after its time limit', async (t) => {
 });
 
 /** A request written in two parts, so that it is in flight across a signal; resolves with the raw answer. */
-function slowRequest(port: number) {
-  const body = '{"name":"Rex","categoryId":1}';
-  const socket = connect(port, '127.0.0.1');
-  let answer = '';
-  socket.on('data', (chunk) => (answer += chunk));
-  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(answer)));
-  socket.write(`POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
-  return { finish: () => socket.write(body.slice(10)), closed };
-}
-
 t.test('SIGTERM: a drain in which the instance serves, not ready, closing each connection; then it closes', async (t) => {
   const server = await startServer({ API_KEYS: API_KEY, SHUTDOWN_DRAIN_MS: '1500' });
   const base = `http://127.0.0.1:${server.port}`;
@@ -125,8 +116,8 @@ t.test('SIGTERM: a drain in which the instance serves, not ready, closing each c
   const keepAlive = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${API_KEY}` } });
   t.equal(keepAlive.headers.get('connection'), 'keep-alive', 'before: connections are kept');
   await keepAlive.arrayBuffer();
-  const inFlight = slowRequest(server.port);
-  await sleep(100);
+  const inFlight = inFlightCreate(server.port, API_KEY);
+  await inFlight.headRead;
 
   server.child.kill('SIGTERM');
   await sleep(300);
