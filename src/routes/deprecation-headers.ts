@@ -29,10 +29,25 @@ export function deprecationHeadersOf(
 /**
  * For a deprecated operation with x-sunset or x-brownouts, the check that refuses it with 410
  * OPERATION_GONE inside each brownout window and from 00:00 UTC on the sunset date. It takes the
- * time (ms since the epoch). The windows are read and validated here, once: a call compares the
- * time with the bounds of the period it fell in last, and looks up another only when it leaves it.
+ * time (ms since the epoch).
  */
 export function retirementCheckOf(operation: Operation, operations: readonly Operation[], basePath: string): ((now: number) => void) | undefined {
+  const refusalAt = refusalOf(operation, operations, basePath);
+  if (refusalAt === undefined) return undefined;
+  return (now) => {
+    const refusal = refusalAt(now);
+    if (refusal !== undefined) throw new OperationGone(refusal);
+  };
+}
+
+/**
+ * The calendar retirementCheckOf keeps, for whoever else must keep it (the contract runner): at a
+ * time, the message of the 410 the operation is refused with then, or undefined while it is served.
+ * Undefined for an operation without x-sunset or x-brownouts. The windows are read and validated
+ * here, once: a call compares the time with the bounds of the period it fell in last, and looks up
+ * another only when it leaves it.
+ */
+export function refusalOf(operation: Operation, operations: readonly Operation[], basePath: string): ((now: number) => string | undefined) | undefined {
   const marked = operation.object;
   const where = `openapi.yaml: operation ${operation.operationId}`;
   if (marked.deprecated !== true) {
@@ -66,7 +81,7 @@ export function retirementCheckOf(operation: Operation, operations: readonly Ope
       from = index === 0 ? Number.NEGATIVE_INFINITY : periods[index - 1]!.until;
       ({ until, refusal } = periods[index]!);
     }
-    if (refusal !== undefined) throw new OperationGone(refusal);
+    return refusal;
   };
 }
 

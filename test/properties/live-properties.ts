@@ -11,8 +11,8 @@ import { answerChecks, ContractViolation, describe, normalized, type Answer, typ
 import { bodySchemaOf, parametersOf, requestGenerators, type ApiRequest, type ValidRequest } from './api-requests.js';
 import { respelt, schemaArbitraries, toJson, type Schema } from './schema-arbitraries.js';
 import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
-import { pathParametersOf, resolveRef } from '../../src/spec/openapi-spec.js';
-import { brownoutWindowsOf, sunsetOf } from '../../src/routes/deprecation-headers.js';
+import { basePathOf, pathParametersOf, resolveRef } from '../../src/spec/openapi-spec.js';
+import { refusalOf } from '../../src/routes/deprecation-headers.js';
 
 export interface LiveOptions {
   /** Only operations of safe methods (GET, HEAD, OPTIONS): nothing is created or changed, safe against production. */
@@ -142,14 +142,11 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
   // A retired operation's answer ends the check of its request, if it is one a retired operation may
   // give: a released version's, past the sunset it announced, may be gone from the spec (404, 405);
   // the contract's own, past its sunset or browned out, answers as its spec documents (410).
+  // The contract's own calendar is the one the service keeps (refusalOf, behind its retirement check).
   const refusals = new Map(
-    contract.operations.map((candidate) => [candidate.operationId, [...brownoutWindowsOf(candidate), { start: sunsetOf(candidate) ?? Infinity, end: Infinity }]]),
+    released === undefined ? contract.operations.map((candidate) => [candidate.operationId, refusalOf(candidate, contract.operations, basePathOf(contract.spec))]) : [],
   );
-  const isRetired = (operationId: string) => {
-    if (released !== undefined) return released.retired.has(operationId);
-    const now = clock();
-    return refusals.get(operationId)!.some(({ start, end }) => now >= start && now < end);
-  };
+  const isRetired = (operationId: string) => (released === undefined ? refusals.get(operationId)?.(clock()) !== undefined : released.retired.has(operationId));
   const retiredStatuses = released === undefined ? [410] : [404, 405, 410];
   const sender: LiveSender = {
     async send(request) {
