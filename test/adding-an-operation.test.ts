@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { stringify } from 'yaml';
 import { runCompat } from '../scripts/compat/run-compat.js';
-import { runContract } from '../scripts/contract/run-contract.js';
 import { RELEASES_DIR } from '../scripts/compat/releases.js';
 import type { OpenApiDocument } from '../src/spec/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
@@ -25,7 +24,8 @@ import { PetNotFound } from '../src/errors/api-errors.js';
 import fc from 'fast-check';
 import { contractOf } from './helpers/contract.js';
 import { requestGenerators } from './properties/api-requests.js';
-import { API_KEY, buildTestApp, clockBeforeSunsets } from './helpers/build-app.js';
+import { buildTestApp } from './helpers/build-app.js';
+import { contract as runContract } from './helpers/contract-faults.js';
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './helpers/faulty-proxy.js';
 import { specWith } from './helpers/spec.js';
 import { updatePet, withUpdatePet } from './helpers/update-pet.js';
@@ -47,11 +47,7 @@ async function serve(t: Test, spec: OpenApiDocument, handler: typeof updatePet =
   return (app.server.address() as AddressInfo).port;
 }
 
-async function contract(port: number, specFile: string) {
-  const lines: string[] = [];
-  const status = await runContract(['--url', `http://127.0.0.1:${port}/v1`, '--spec', specFile, ...RUN], { CONTRACT_API_KEY: API_KEY }, { log: (line) => lines.push(line), error: (line) => lines.push(line) }, { clock: clockBeforeSunsets() });
-  return { status, output: lines.join('\n') };
-}
+const contract = (port: number, specFile: string) => runContract(['--url', `http://127.0.0.1:${port}/v1`, '--spec', specFile, ...RUN]);
 
 const isUpdate = (exchange: Exchange) => exchange.method === 'PATCH';
 const BREAKAGES: [string, Fault, RegExp][] = [
