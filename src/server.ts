@@ -36,11 +36,13 @@ async function main() {
   const spec = loadServedSpec();
   const metrics = config.metricsPort === undefined ? undefined : createServiceMetrics();
   const tracing = config.tracing ? await startTracing(spec.info.version) : undefined;
-  const store = config.database === undefined ? createMemoryPetStore({ retentionMs: config.idempotencyRetentionMs }) : postgresStore(config, log, metrics, tracing);
+  const store: PetStore & { migrated?: Promise<void> } =
+    config.database === undefined ? createMemoryPetStore({ retentionMs: config.idempotencyRetentionMs }) : postgresStore(config, log, metrics, tracing);
   log.info(config.database === undefined ? 'pets are kept in memory (DATABASE_URL is not set)' : `pets are kept in PostgreSQL at ${where(config.database.url)}`);
   if (tracing !== undefined) log.info('spans are exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT is set)');
 
   let draining = false;
+  let closing = false;
   const app = await buildApp({ apiKeys, loggerInstance: log, store, spec, draining: () => draining, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
   if (oneOffKeyFile !== undefined) {
     app.log.warn(`API_KEYS is not set: generated a one-off API key for this run only, in ${oneOffKeyFile}`);
@@ -54,9 +56,11 @@ async function main() {
   // crash do not. A second signal exits at once (close-with-grace), and so does a close that takes
   // longer than the drain and CLOSE_TIMEOUT_MS together.
   closeWithGrace({ delay: config.drainMs + 2 * CLOSE_TIMEOUT_MS, logger: app.log }, async ({ signal, err }) => {
+    closing = true;
     /* c8 ignore next -- an uncaught error: nothing in the tests makes the service crash */
     if (err !== undefined) app.log.error({ err }, 'closing after an unexpected error');
-    const drainMs = signal === 'SIGTERM' ? config.drainMs : 0;
+    // Nothing to drain before the port is open (the store not ready yet).
+    const drainMs = signal === 'SIGTERM' && app.server.listening ? config.drainMs : 0;
     if (drainMs > 0) {
       app.log.info({ signal, drainMs }, `draining: /health/ready answers 503 and every answer closes its connection; the listener closes in ${drainMs} ms`);
       draining = true;
@@ -77,7 +81,12 @@ async function main() {
     await tracing?.shutdown();
     app.log.info({ signal }, 'closed');
   });
-  await app.listen({ host: config.host, port: config.port });
+  // The API's port opens only once the store can serve (PostgreSQL: the schema is current). A proxy
+  // without active health checks (nginx, as deploy/ ships it) sends requests to whatever accepts
+  // connections, and meets a port not yet open as refused, which it retries on another instance;
+  // an open port whose every answer is 503 it passes on to the caller (docs/operating.md).
+  await store.migrated;
+  if (!closing) await app.listen({ host: config.host, port: config.port });
 }
 
 // Imported only here, so that without an OTLP endpoint no tracing code is loaded.
@@ -86,7 +95,7 @@ async function startTracing(serviceVersion: string): Promise<Tracing> {
   return createOtelTracing({ serviceVersion, exporter: exporterFor(process.env) });
 }
 
-function postgresStore({ database, idempotencyRetentionMs: retentionMs }: Config, log: FastifyBaseLogger, metrics: ServiceMetrics | undefined, tracing: Tracing | undefined): PetStore & { close(): Promise<void> } {
+function postgresStore({ database, idempotencyRetentionMs: retentionMs }: Config, log: FastifyBaseLogger, metrics: ServiceMetrics | undefined, tracing: Tracing | undefined): PetStore & { close(): Promise<void>; migrated: Promise<void> } {
   const { poolMax, createBatchMax } = database as DatabaseConfig;
   const store = startPostgresStore(poolConfigOf(database!), {
     log,

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { Test } from 'tap';
-import { migrate } from '../../src/store/postgres/migrate.js';
+import { migrate, MIGRATION_LOCK } from '../../src/store/postgres/migrate.js';
 import { createPostgresPetStore, type PostgresPetStore, type PostgresStoreOptions } from '../../src/store/postgres/postgres-pet-store.js';
 import { startThrowawayCluster, whyNoPostgresBinaries, type Cluster } from '../../scripts/postgres/throwaway-cluster.js';
 import { SHARED_CLUSTER_FILE, type SharedCluster } from '../setup/shared-cluster.js';
@@ -121,4 +121,16 @@ export function withPassword(url: string): string {
   const withSecret = new URL(url);
   withSecret.password = SECRET_PASSWORD;
   return withSecret.toString();
+}
+
+/** A session holding the migration lock, as an instance migrating a long change would; the returned function releases it. */
+export async function holdMigrations(url: string): Promise<() => Promise<void>> {
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
+  return async () => {
+    await holder.query('COMMIT');
+    await holder.end();
+  };
 }

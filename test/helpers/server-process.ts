@@ -17,6 +17,20 @@ export interface Running {
  * it listens; `entry` is another build's server (a copy of the project's `dist/server.js`).
  */
 export function startServer(env: Record<string, string>, cwd = process.cwd(), nodeArgs: readonly string[] = [], entry = SERVER): Promise<Running> {
+  const { child, output, exited } = spawnServer(env, cwd, nodeArgs, entry);
+  return new Promise((resolve, reject) => {
+    const onData = () => {
+      const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output())?.[1];
+      if (port !== undefined) resolve({ child, output, port: Number(port), exited });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    exited.then((code) => reject(new Error(`exited with ${code}: ${output()}`)));
+  });
+}
+
+/** The server process as startServer starts it, without waiting for it to listen. */
+export function spawnServer(env: Record<string, string>, cwd = process.cwd(), nodeArgs: readonly string[] = [], entry = SERVER): Omit<Running, 'port'> {
   // The compiled server as npm start runs it, with none of this test's flags; tap's process-info hook
   // follows it into the child all the same, and what the child runs counts towards the coverage.
   const child = spawn(process.execPath, [...nodeArgs, entry], {
@@ -26,17 +40,11 @@ export function startServer(env: Record<string, string>, cwd = process.cwd(), no
     env: { ...withoutServiceSettings(process.env), PORT: '0', METRICS_PORT: 'off', SHUTDOWN_DRAIN_MS: '0', ...env },
   });
   let output = '';
+  const record = (chunk: Buffer) => void (output += chunk);
+  child.stdout!.on('data', record);
+  child.stderr!.on('data', record);
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      const port = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
-      if (port !== undefined) resolve({ child, output: () => output, port: Number(port), exited });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    exited.then((code) => reject(new Error(`exited with ${code}: ${output}`)));
-  });
+  return { child, output: () => output, exited };
 }
 
 function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -1,8 +1,9 @@
 // The deployment the project ships, proved end to end: Debian's nginx with deploy/nginx/petstore.conf
 // in front of three instances (the built service, node dist/server.js) on one throwaway PostgreSQL.
 // Twelve clients send a steady mix of list, get and keyed create while each instance in turn gets
-// SIGTERM (it drains, then closes) and is replaced on its port: no request may fail at its first
-// attempt, and no pet may be lost or made twice. Then one instance is SIGKILLed under load: the
+// SIGTERM (it drains, then closes) and is replaced on its port, the first replacement behind a
+// migration held past nginx's fail_timeout: no request may fail at its first attempt, and no pet
+// may be lost or made twice. Then one instance is SIGKILLed under load: the
 // failures are reported, and clients that retry their keyed creates lose nothing. Meanwhile a
 // second nginx, with its own retries turned off (proxy_next_upstream off), takes creates sent
 // through the project's client (src/client/): its retries alone must keep every call from failing.
@@ -18,10 +19,12 @@ import { DEFAULT_DRAIN_MS } from '../../src/config.js';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
 import { createClient, responseOf } from '../../src/client/index.js';
-import { startTestDatabase } from '../helpers/postgres.js';
+import { holdMigrations, startTestDatabase } from '../helpers/postgres.js';
 
 const NGINX = '/usr/sbin/nginx';
 const CLIENTS = 12;
+/** Longer than the shipped nginx's fail_timeout (5 s). */
+const MIGRATION_HELD_MS = 7_000;
 const KEY = randomBytes(24).toString('base64url');
 const AUTH = { authorization: `Bearer ${KEY}` };
 
@@ -254,16 +257,25 @@ t.test('nginx in front of three instances: a rolling restart under load, then a 
   clientLoad.take();
 
   // Each instance in turn: SIGTERM, wait until it has exited, start its replacement on its port.
+  // The first replacement finds the migration lock held for longer than nginx leaves a refused
+  // instance out (fail_timeout=5s), as behind a long migration or a slow database: nginx then tries
+  // its port while it cannot serve yet, so the port must not be open (it was, and answered 503).
   const started = Date.now();
   for (const [index, instance] of instances.entries()) {
     instance.child.kill('SIGTERM');
     t.equal(await instance.exited, 0, `instance ${index + 1} drained and exited`);
-    instances[index] = await startInstance(dir, instance.port, databaseUrl);
+    const release = index === 0 ? await holdMigrations(databaseUrl) : undefined;
+    const replacement = startInstance(dir, instance.port, databaseUrl);
+    if (release !== undefined) {
+      await sleep(MIGRATION_HELD_MS);
+      await release();
+    }
+    instances[index] = await replacement;
   }
   await sleep(1_000);
   const rolling = load.take();
   const rollingSeconds = (Date.now() - started) / 1000;
-  t.comment(`rolling restart of 3 instances (drain ${DEFAULT_DRAIN_MS} ms each): ${rolling.requests} requests in ${rollingSeconds.toFixed(0)} s, ${rolling.failedFirstAttempts.length} failed at the first attempt`);
+  t.comment(`rolling restart of 3 instances (drain ${DEFAULT_DRAIN_MS} ms each, the first replacement's migration held ${MIGRATION_HELD_MS} ms): ${rolling.requests} requests in ${rollingSeconds.toFixed(0)} s, ${rolling.failedFirstAttempts.length} failed at the first attempt`);
   t.same(rolling.failedFirstAttempts, [], 'no request failed at its first attempt');
   const afterRolling = nginxRetries(dir);
   t.comment(`nginx: ${afterRolling.retried} requests retried on another instance (${afterRolling.refused} connections refused, ${afterRolling.resets} reset)`);

@@ -1,11 +1,14 @@
 // The service as deployed on PostgreSQL: real server processes (src/server.ts) on one database.
 // A 201 is on disk: a process killed with SIGKILL mid-load loses no answered pet; several instances
-// share one store; instances started together on an empty database all come up.
+// share one store; instances started together on an empty database all come up; the port opens only
+// once the schema is current.
+import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
+import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
 import { API_KEY } from '../helpers/build-app.js';
-import { SECRET_PASSWORD, startTestDatabase, whyNoPostgres, withPassword } from '../helpers/postgres.js';
+import { holdMigrations, SECRET_PASSWORD, startTestDatabase, whyNoPostgres, withPassword } from '../helpers/postgres.js';
 import { nextTarget } from '../helpers/next-link.js';
-import { startServer, type Running } from '../helpers/server-process.js';
+import { spawnServer, startServer, type Running } from '../helpers/server-process.js';
 
 const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
@@ -20,7 +23,7 @@ async function instance(t: Test, url: string): Promise<Running> {
     server.child.kill('SIGKILL');
     return server.exited;
   });
-  // Listening comes before the schema is current: wait until the instance says it is ready.
+  // The port opens once the schema is current; readiness also asks the database.
   for (let tries = 0; tries < 100; tries++) {
     const ready = await fetch(`http://127.0.0.1:${server.port}/health/ready`).then((response) => response.status, () => 0);
     if (ready === 200) return server;
@@ -161,4 +164,55 @@ t.test('keyed creates killed mid-load and retried after the restart: no pet lost
   const byId = new Map(stored.map((pet) => [String(pet['id']), pet]));
   t.same([...answered.values()].filter((pet) => JSON.stringify(byId.get(String(pet['id']))) !== JSON.stringify(pet)), [], 'every answer, before and after, is a stored pet, as answered');
   t.comment(`${replayed} of the ${lost.length} lost answers were for pets stored before the kill: their retries replayed`);
+});
+
+const RETRYING = 'cannot bring the database schema up to date yet';
+
+async function untilOutput(server: Omit<Running, 'port'>, text: string) {
+  for (let tries = 0; tries < 200 && !server.output().includes(text); tries++) await sleep(50);
+  if (!server.output().includes(text)) throw new Error(`no "${text}" in: ${server.output()}`);
+}
+
+const refused = (port: number) => fetch(`http://127.0.0.1:${port}/health/live`).then(() => false, () => true);
+
+// A proxy without active health checks (nginx, as deploy/ ships it) sends requests to any port that
+// accepts connections: an instance listening before it can serve would answer them 503 (issue 39).
+t.test('the port opens only once the schema is current: the first request to it is served', { skip }, async (t) => {
+  const url = await database!.freshSchema();
+  const release = await holdMigrations(url);
+  const port = await freePort();
+  // A short time limit, so that the migration's wait for the lock fails and is retried within the test.
+  const server = spawnServer({ API_KEYS: API_KEY, DATABASE_URL: url, DATABASE_TIMEOUT_MS: '300', PORT: String(port), LOG_LEVEL: 'info' });
+  t.teardown(() => {
+    server.child.kill('SIGKILL');
+    return server.exited;
+  });
+  await untilOutput(server, RETRYING);
+  t.ok(await refused(port), 'while the schema cannot be brought up to date, connections are refused (a proxy retries them elsewhere)');
+  t.notMatch(server.output(), /Server listening/, 'and the service says it does not listen yet');
+  await release();
+  await untilOutput(server, 'Server listening');
+  const first = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: AUTH });
+  t.equal(first.status, 200, 'the first API request after the port opened is served');
+  t.equal((await fetch(`http://127.0.0.1:${port}/health/ready`)).status, 200, 'and the instance is ready');
+  const current = server.output().indexOf('the database schema is current');
+  t.ok(current >= 0 && current < server.output().indexOf('Server listening'), 'the schema is current before the port opens');
+});
+
+t.test('SIGTERM before the port opened: the instance exits at once, with no drain', { skip }, async (t) => {
+  const url = await database!.freshSchema();
+  const release = await holdMigrations(url);
+  t.teardown(release);
+  const port = await freePort();
+  const server = spawnServer({ API_KEYS: API_KEY, DATABASE_URL: url, DATABASE_TIMEOUT_MS: '300', PORT: String(port), SHUTDOWN_DRAIN_MS: '60000', LOG_LEVEL: 'info' });
+  t.teardown(() => {
+    server.child.kill('SIGKILL');
+    return server.exited;
+  });
+  await untilOutput(server, RETRYING);
+  server.child.kill('SIGTERM');
+  const code = await Promise.race([server.exited, sleep(20_000).then(() => 'still running')]);
+  t.equal(code, 0, 'exited 0 well within the 60 s drain it was given');
+  t.notMatch(server.output(), /Server listening|draining/, 'it neither listened nor drained');
+  t.ok(await refused(port), 'and the port never opened');
 });

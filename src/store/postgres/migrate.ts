@@ -5,7 +5,7 @@ import type { Pool } from 'pg';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 // Any constant shared by every instance of this service; "petstore" as ASCII.
-const MIGRATION_LOCK = 0x7065_7473_746f_7265n;
+export const MIGRATION_LOCK = 0x7065_7473_746f_7265n;
 
 /** The versions applied by this call (empty when the schema was current). */
 export async function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
