@@ -1,10 +1,10 @@
 // Writes openapi.yaml as JSON beside the compiled code (`npm run build`: dist/openapi.json), which the
-// built service reads at start-up instead of parsing the YAML (src/spec/openapi-spec.ts, BUILT_SPEC_PATH).
+// built service reads at start-up instead of parsing the YAML (src/openapi/openapi-spec.ts, BUILT_SPEC_PATH).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { stringify } from 'lossless-json';
-import { DEFAULT_SPEC_PATH, loadSpec } from '../src/spec/openapi-spec.js';
+import { DEFAULT_SPEC_PATH, loadSpec } from '../src/openapi/openapi-spec.js';
 import { parseJson } from '../src/validation/strict-json.js';
 
 // build-spec.ts <out dir> [spec]: the spec is openapi.yaml unless a test names another.

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../src/project-root.js';
-import { DEFAULT_SPEC_PATH } from '../src/spec/openapi-spec.js';
+import { DEFAULT_SPEC_PATH } from '../src/openapi/openapi-spec.js';
 import { apiTypes } from './generate/api-types.js';
 import { clientApi } from './generate/client-api.js';
 import type { GeneratedFile } from './generate/generated-file.js';

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/project-root.js';
-import { loadSpec } from '../src/spec/openapi-spec.js';
+import { loadSpec } from '../src/openapi/openapi-spec.js';
 
 const OUT = join(PROJECT_ROOT, 'dist-client');
 const spec = loadSpec();

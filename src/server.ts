@@ -12,7 +12,7 @@ import { createLogDestination } from './logging/log-destination.js';
 import { listenForMetrics, METRICS_PATH } from './metrics/metrics-server.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { closeListener } from './shutdown.js';
-import { loadServedSpec } from './spec/openapi-spec.js';
+import { loadServedSpec } from './openapi/openapi-spec.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
 import { poolConfigOf } from './store/postgres/pool-config.js';

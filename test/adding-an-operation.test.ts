@@ -15,7 +15,7 @@ import t, { type Test } from 'tap';
 import { stringify } from 'yaml';
 import { runCompat } from '../scripts/compat/run-compat.js';
 import { RELEASES_DIR } from '../scripts/compat/releases.js';
-import type { OpenApiDocument } from '../src/spec/openapi-spec.js';
+import type { OpenApiDocument } from '../src/openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import type { PetId } from '../src/types/api.js';

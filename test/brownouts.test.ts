@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { buildApp } from '../src/app.js';
 import { brownoutWindowsOf, retirementCheckOf } from '../src/routes/deprecation-headers.js';
-import { operationsOf } from '../src/spec/openapi-spec.js';
+import { operationsOf } from '../src/openapi/openapi-spec.js';
 import { API_KEY, AUTH, buildTestApp, postPet } from './helpers/build-app.js';
 import { checkContract } from './helpers/contract.js';
 import { specWith } from './helpers/spec.js';

@@ -4,7 +4,7 @@
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { createClient, PetstoreError, PetstoreResponseError, responseOf, type NewPet, type PetstoreClient } from '../src/client/index.js';
-import { loadSpec } from '../src/spec/openapi-spec.js';
+import { loadSpec } from '../src/openapi/openapi-spec.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { startTestDatabase } from './helpers/postgres.js';

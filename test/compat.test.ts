@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { runCompat } from '../scripts/compat/run-compat.js';
 import { loadReleases, RELEASES_DIR } from '../scripts/compat/releases.js';
-import { loadSpec, type OpenApiDocument } from '../src/spec/openapi-spec.js';
+import { loadSpec, type OpenApiDocument } from '../src/openapi/openapi-spec.js';
 import { beforeSunsets } from './helpers/build-app.js';
 import { specWith } from './helpers/spec.js';
 

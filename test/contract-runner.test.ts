@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { exitStatusOf } from '../scripts/contract/run-checks.js';
-import type { OpenApiDocument } from '../src/spec/openapi-spec.js';
+import type { OpenApiDocument } from '../src/openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { contract, ENV, FAULTS, faultTests, misbehaving, OPTIONS, service } from './helpers/contract-faults.js';

@@ -10,7 +10,7 @@ import t, { type Test } from 'tap';
 import { BODY_LIMIT } from '../src/app.js';
 import { ServiceUnavailable } from '../src/errors/api-errors.js';
 import { sunsetOf } from '../src/routes/deprecation-headers.js';
-import { pathParametersOf, type Operation } from '../src/spec/openapi-spec.js';
+import { pathParametersOf, type Operation } from '../src/openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { standInStore } from './helpers/stand-in-store.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { deprecationHeadersOf } from '../src/routes/deprecation-headers.js';
-import { operationsOf } from '../src/spec/openapi-spec.js';
+import { operationsOf } from '../src/openapi/openapi-spec.js';
 import { AUTH, buildTestApp } from './helpers/build-app.js';
 import { specWith } from './helpers/spec.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { basePathOf, HTTP_METHODS, loadSpec } from '../src/spec/openapi-spec.js';
+import { basePathOf, HTTP_METHODS, loadSpec } from '../src/openapi/openapi-spec.js';
 import { standInStore } from './helpers/stand-in-store.js';
 import { AUTH, JSON_TYPE, buildTestApp } from './helpers/build-app.js';
 import { checkContract, checkErrorBody } from './helpers/contract.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
-import { DEFAULT_SPEC_PATH, loadSpec, type OpenApiDocument } from '../src/spec/openapi-spec.js';
+import { DEFAULT_SPEC_PATH, loadSpec, type OpenApiDocument } from '../src/openapi/openapi-spec.js';
 import { createAjv, toAjvSchema, withInt64ConstraintsAsText } from '../src/validation/ajv.js';
 import { formatSchemaErrors } from '../src/validation/error-messages.js';
 import { INT64_MAX, INT64_MIN } from '../src/validation/int64.js';

@@ -15,7 +15,7 @@ import {
   resolveRef,
   toRouteUrl,
   type OpenApiDocument,
-} from '../src/spec/openapi-spec.js';
+} from '../src/openapi/openapi-spec.js';
 
 const spec = loadSpec();
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { createBearerAuth } from '../src/auth/bearer-auth.js';
 import { createHandlers } from '../src/handlers/index.js';
 import { createOperationResolver, handlerFileOf } from '../src/routes/operation-routes.js';
-import type { OpenApiDocument } from '../src/spec/openapi-spec.js';
+import type { OpenApiDocument } from '../src/openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { specWith } from './helpers/spec.js';

@@ -1,12 +1,12 @@
-// glue's spec check with the meta-schema compiled by `npm run generate` (src/spec/precompiled-meta-schema.ts):
+// glue's spec check with the meta-schema compiled by `npm run generate` (src/openapi/precompiled-meta-schema.ts):
 // in use, and deciding exactly as the validator's own compile does.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv } from 'ajv';
 import t from 'tap';
 import { buildApp } from '../src/app.js';
-import { loadSpec, type OpenApiDocument } from '../src/spec/openapi-spec.js';
+import { loadSpec, type OpenApiDocument } from '../src/openapi/openapi-spec.js';
 import { validate as precompiledCheck } from '../generated/openapi-3.1-meta-validator.js';
-import { installedMetaSchemaSha256, usePrecompiledMetaSchema } from '../src/spec/precompiled-meta-schema.js';
+import { installedMetaSchemaSha256, usePrecompiledMetaSchema } from '../src/openapi/precompiled-meta-schema.js';
 
 type MetaValidate = ((data: unknown) => boolean) & { errors?: unknown[] | null };
 type ValidatorInternals = { getAjvValidator(version: string): MetaValidate };

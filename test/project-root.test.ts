@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT, projectRootFrom } from '../src/project-root.js';
-import { DEFAULT_SPEC_PATH } from '../src/spec/openapi-spec.js';
+import { DEFAULT_SPEC_PATH } from '../src/openapi/openapi-spec.js';
 
 t.test('the root is the nearest folder with a package.json, at any depth below it', async (t) => {
   const root = t.testdir({ 'package.json': '{}', src: { spec: {} }, 'dist-test': { src: { spec: {} } } });
-  t.equal(projectRootFrom(join(root, 'src', 'spec')), root);
-  t.equal(projectRootFrom(join(root, 'dist-test', 'src', 'spec')), root);
+  t.equal(projectRootFrom(join(root, 'src', 'openapi')), root);
+  t.equal(projectRootFrom(join(root, 'dist-test', 'src', 'openapi')), root);
   t.equal(projectRootFrom(root), root);
 });
 

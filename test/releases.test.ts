@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import t from 'tap';
 import { recordRelease } from '../scripts/compat/record-release.js';
 import { compareVersions, isReleaseVersion, loadReleases } from '../scripts/compat/releases.js';
-import { DEFAULT_SPEC_PATH, loadSpec, type OpenApiDocument } from '../src/spec/openapi-spec.js';
+import { DEFAULT_SPEC_PATH, loadSpec, type OpenApiDocument } from '../src/openapi/openapi-spec.js';
 import { specWith } from './helpers/spec.js';
 
 const spec = loadSpec();

@@ -1,7 +1,7 @@
-// x-stability (src/spec/stability.ts): what a release promises about an operation, and the one
+// x-stability (src/openapi/stability.ts): what a release promises about an operation, and the one
 // direction a later release may move that promise.
 import t from 'tap';
-import { isLowered, stabilityOf, STABILITIES } from '../src/spec/stability.js';
+import { isLowered, stabilityOf, STABILITIES } from '../src/openapi/stability.js';
 
 const operation = (marker?: unknown) => ({ operationId: 'listPets', object: { operationId: 'listPets', responses: {}, ...(marker === undefined ? {} : { 'x-stability': marker }) } });
 

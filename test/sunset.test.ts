@@ -4,7 +4,7 @@
 // a date, and none depends on today's.
 import t, { type Test } from 'tap';
 import type { AddressInfo } from 'node:net';
-import { loadSpec, type OpenApiDocument } from '../src/spec/openapi-spec.js';
+import { loadSpec, type OpenApiDocument } from '../src/openapi/openapi-spec.js';
 import type { PetStore } from '../src/store/pet-store.js';
 import { standInStore } from './helpers/stand-in-store.js';
 import { AUTH, buildTestApp, postPet } from './helpers/build-app.js';

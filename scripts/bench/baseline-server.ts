@@ -94,7 +94,7 @@ reportReady((app.server.address() as AddressInfo).port);
 
 async function deprecationHeadersOfGetPet() {
   // Loaded only here, so that the plain baseline's start-up is not charged for reading the spec.
-  const { basePathOf, loadServedSpec, operationsOf } = await import('../../src/spec/openapi-spec.js');
+  const { basePathOf, loadServedSpec, operationsOf } = await import('../../src/openapi/openapi-spec.js');
   const { deprecationHeadersOf } = await import('../../src/routes/deprecation-headers.js');
   const spec = loadServedSpec();
   const operations = operationsOf(spec);

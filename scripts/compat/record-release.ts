@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
-import { DEFAULT_SPEC_PATH, loadSpec } from '../../src/spec/openapi-spec.js';
+import { DEFAULT_SPEC_PATH, loadSpec } from '../../src/openapi/openapi-spec.js';
 import type { Output } from '../contract/run-checks.js';
 import { compareVersions, isReleaseVersion, loadReleases, releaseFileOf, RELEASES_DIR } from './releases.js';
 

@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/project-root.js';
-import { loadSpec, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
+import { loadSpec, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 
 export const RELEASES_DIR = join(PROJECT_ROOT, 'docs', 'releases');
 

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { basename } from 'node:path';
-import { basePathOf, loadSpec, pathParametersOf, type Operation } from '../../src/spec/openapi-spec.js';
+import { basePathOf, loadSpec, pathParametersOf, type Operation } from '../../src/openapi/openapi-spec.js';
 import { contractOf, current, spec, type Contract } from '../../test/helpers/contract.js';
 import type { ApiRequest } from '../../test/properties/api-requests.js';
 import { httpTarget, NoAnswer } from '../../test/properties/http-target.js';

@@ -7,7 +7,7 @@
 // A new operation in the spec is a new method here, with no hand-written code.
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import ts from 'typescript';
-import { loadSpec, operationsOf, resolveRef, type OpenApiDocument, type Operation } from '../../src/spec/openapi-spec.js';
+import { loadSpec, operationsOf, resolveRef, type OpenApiDocument, type Operation } from '../../src/openapi/openapi-spec.js';
 import type { NumberPlaces } from '../../src/client/call.js';
 import type { GeneratedFile } from './generated-file.js';
 

@@ -1,7 +1,7 @@
 // generated/openapi-3.1-meta-validator.js: the OpenAPI 3.1 meta-schema check that fastify-openapi-glue
 // runs on the spec at every start, compiled here once with Ajv's standalone code generation from the
 // very schema file and Ajv set-up of @seriousme/openapi-schema-validator (glue's validator).
-// src/spec/precompiled-meta-schema.ts explains why and how the service uses it.
+// src/openapi/precompiled-meta-schema.ts explains why and how the service uses it.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -5,7 +5,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { stringify } from 'lossless-json';
 import type { OpenAPIV3 } from 'openapi-types';
-import type { OpenApiDocument } from '../spec/openapi-spec.js';
+import type { OpenApiDocument } from '../openapi/openapi-spec.js';
 
 export const DOCS_PREFIX = '/docs';
 

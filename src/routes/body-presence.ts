@@ -2,7 +2,7 @@
 // a body the operation does not take is refused rather than ignored.
 import type { FastifyRequest } from 'fastify';
 import { BodyNotAllowed, BodyRequired } from '../errors/api-errors.js';
-import type { OperationObject } from '../spec/openapi-spec.js';
+import type { OperationObject } from '../openapi/openapi-spec.js';
 
 export function bodyPresenceCheck(operation: OperationObject) {
   const takesBody = operation.requestBody !== undefined;

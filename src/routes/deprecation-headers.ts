@@ -2,7 +2,7 @@
 // computed once from the markers a deprecated operation carries in the spec: x-deprecated-at,
 // x-sunset, x-replaced-by.
 import { OperationGone } from '../errors/api-errors.js';
-import type { Operation } from '../spec/openapi-spec.js';
+import type { Operation } from '../openapi/openapi-spec.js';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 

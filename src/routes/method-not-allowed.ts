@@ -2,8 +2,8 @@
 // before authentication or body parsing: there is no operation to authenticate for.
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { MethodNotAllowed } from '../errors/api-errors.js';
-import type { Operation } from '../spec/openapi-spec.js';
-import { toRouteUrl } from '../spec/openapi-spec.js';
+import type { Operation } from '../openapi/openapi-spec.js';
+import { toRouteUrl } from '../openapi/openapi-spec.js';
 
 const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
 

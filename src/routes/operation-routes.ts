@@ -2,8 +2,8 @@
 // the handler named by its operationId, plus the hooks its spec markers call for.
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod } from 'fastify';
 import type { Authenticator } from '../auth/bearer-auth.js';
-import type { OpenApiDocument, Operation, SecurityRequirement } from '../spec/openapi-spec.js';
-import { basePathOf, operationsOf } from '../spec/openapi-spec.js';
+import type { OpenApiDocument, Operation, SecurityRequirement } from '../openapi/openapi-spec.js';
+import { basePathOf, operationsOf } from '../openapi/openapi-spec.js';
 import type { OperationHandlers, OperationId } from '../types/api.js';
 import { bodyPresenceCheck } from './body-presence.js';
 import { deprecationHeadersOf, retirementCheckOf } from './deprecation-headers.js';

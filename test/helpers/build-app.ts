@@ -4,7 +4,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { sunsetOf } from '../../src/routes/deprecation-headers.js';
-import { operationsOf, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
+import { operationsOf, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specCopy } from './spec.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';

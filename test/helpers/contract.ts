@@ -6,7 +6,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
 import type { ValidateFunction } from 'ajv';
-import { loadSpec, operationsOf, type OpenApiDocument, type Operation } from '../../src/spec/openapi-spec.js';
+import { loadSpec, operationsOf, type OpenApiDocument, type Operation } from '../../src/openapi/openapi-spec.js';
 import { createAjv, toAjvSchema } from '../../src/validation/ajv.js';
 import { parseJson } from '../../src/validation/strict-json.js';
 import { escapePointer, unescapePointer } from '../../src/validation/json-pointer.js';

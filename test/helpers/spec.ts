@@ -1,4 +1,4 @@
-import { loadSpec, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
+import { loadSpec, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 
 // openapi.yaml parsed once per test process: the YAML takes 25-45 ms, and most test files build
 // many apps. Callers get copies, so that no test sees another's edits.

@@ -2,7 +2,7 @@
 // bodies: valid requests, requests that break one rule (with the answer they must get), and
 // requests without a valid key.
 import fc from 'fast-check';
-import { basePathOf, type Operation } from '../../src/spec/openapi-spec.js';
+import { basePathOf, type Operation } from '../../src/openapi/openapi-spec.js';
 import { API_KEY } from '../helpers/build-app.js';
 import { current, type Contract } from '../helpers/contract.js';
 import { schemaArbitraries, toJson, type Breaking, type Schema } from './schema-arbitraries.js';

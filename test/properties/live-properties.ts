@@ -11,7 +11,7 @@ import { answerChecks, ContractViolation, describe, normalized, type Answer, typ
 import { bodySchemaOf, parametersOf, requestGenerators, type ApiRequest, type ValidRequest } from './api-requests.js';
 import { respelt, schemaArbitraries, toJson, type Schema } from './schema-arbitraries.js';
 import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
-import { basePathOf, pathParametersOf, resolveRef } from '../../src/spec/openapi-spec.js';
+import { basePathOf, pathParametersOf, resolveRef } from '../../src/openapi/openapi-spec.js';
 import { refusalOf } from '../../src/routes/deprecation-headers.js';
 
 export interface LiveOptions {

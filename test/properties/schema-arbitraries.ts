@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { stringify } from 'lossless-json';
 import { INT64_MAX, INT64_MIN } from '../../src/validation/int64.js';
-import { resolveRef, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
+import { resolveRef, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { spec } from '../helpers/contract.js';
 
 export interface Schema {

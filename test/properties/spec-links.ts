@@ -4,7 +4,7 @@
 // takes a `petId`. Only what a link can say with `$response.body#/…` is followed; any other
 // expression, an `operationRef`, or a link to an operation or parameter that is not there stops
 // the run with a message naming the link, never a link quietly ignored.
-import { operationsOf, pathParametersOf, resolveRef, type OpenApiDocument } from '../../src/spec/openapi-spec.js';
+import { operationsOf, pathParametersOf, resolveRef, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { unescapePointer } from '../../src/validation/json-pointer.js';
 
 export interface SpecLink {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../src/project-root.js';
-import { loadSpec } from '../../src/spec/openapi-spec.js';
+import { loadSpec } from '../../src/openapi/openapi-spec.js';
 import { API_KEY, buildTestApp } from '../helpers/build-app.js';
 
 const run = promisify(execFile);

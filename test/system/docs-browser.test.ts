@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import t from 'tap';
-import { operationsOf } from '../../src/spec/openapi-spec.js';
+import { operationsOf } from '../../src/openapi/openapi-spec.js';
 import { API_KEY, AUTH, buildTestApp } from '../helpers/build-app.js';
 import { specWith } from '../helpers/spec.js';
 
