@@ -1,4 +1,4 @@
-// A long property-based campaign against the service: the properties of test/properties.test.ts
+// A long property-based campaign against the service: the in-process properties (src/contract/in-process.ts)
 // with any seed and as many cases as asked, split evenly over the properties.
 //   npm run campaign -- --seed 42 --cases 100000
 //   DATABASE_URL=postgres://… npm run campaign -- --store postgres   (in a schema of its own, dropped afterwards)
@@ -7,8 +7,8 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { migrate } from '../src/store/postgres/migrate.js';
 import { createPostgresPetStore } from '../src/store/postgres/postgres-pet-store.js';
-import { inSchema } from '../test/helpers/postgres.js';
-import { apiProperties, createSubject, memoryStoreUnderTest, postgresStoreUnderTest } from '../test/properties/api-properties.js';
+import { inSchema } from './postgres/in-schema.js';
+import { apiProperties, createSubject, memoryStoreUnderTest, postgresStoreUnderTest } from '../src/contract/in-process.js';
 
 const { values } = parseArgs({
   options: {

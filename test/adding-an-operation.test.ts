@@ -22,9 +22,9 @@ import type { PetId } from '../src/types/api.js';
 import type { FastifyRequest } from 'fastify';
 import { PetNotFound } from '../src/errors/api-errors.js';
 import fc from 'fast-check';
-import { contractOf } from './helpers/contract.js';
-import { requestGenerators } from './properties/api-requests.js';
-import { buildTestApp } from './helpers/build-app.js';
+import { contractOf } from '../src/contract/document-contract.js';
+import { requestGenerators } from '../src/contract/api-requests.js';
+import { API_KEY, buildTestApp } from './helpers/build-app.js';
 import { contract as runContract } from './helpers/contract-faults.js';
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './helpers/faulty-proxy.js';
 import { specWith } from './helpers/spec.js';
@@ -106,7 +106,7 @@ t.test('a string query parameter: valid values sent, and ones too short or too l
   const spec = withUpdatePet(undefined, (updatePet) =>
     updatePet['parameters'].push({ name: 'note', in: 'query', required: false, description: 'Why.', schema: { type: 'string', minLength: 1, maxLength: 20 } }),
   );
-  const rules = fc.sample(requestGenerators(contractOf(spec)).brokenRequest(contractOf(spec).operation('updatePet')), { seed: 1, numRuns: 300 }).map((broken) => broken.rule);
+  const rules = fc.sample(requestGenerators(contractOf(spec), API_KEY).brokenRequest(contractOf(spec).operation('updatePet')), { seed: 1, numRuns: 300 }).map((broken) => broken.rule);
   t.ok(rules.some((rule) => /^query parameter note (too short|too long)$/.test(rule)), 'broken values of note are generated');
   const { status, output } = await contract(await serve(t, spec), fileOf(t, spec));
   t.equal(status, 0, output);

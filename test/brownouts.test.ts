@@ -5,7 +5,8 @@
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { buildApp } from '../src/app.js';
-import { brownoutWindowsOf, retirementCheckOf } from '../src/routes/deprecation-headers.js';
+import { retirementCheckOf } from '../src/routes/deprecation-headers.js';
+import { lifecycleOf } from '../src/openapi/lifecycle.js';
 import { operationsOf } from '../src/openapi/openapi-spec.js';
 import { API_KEY, AUTH, buildTestApp, postPet } from './helpers/build-app.js';
 import { checkContract } from './helpers/contract.js';
@@ -77,9 +78,10 @@ t.test('a brownout of an operation with no sunset and no replacement names neith
   const { spec, answer } = await brownoutWithout(t, 'x-sunset', 'x-replaced-by');
   t.equal(answer.statusCode, 410);
   t.equal(JSON.parse(answer.body).message, 'getPet is unavailable during a scheduled brownout until 2027-06-01T15:00:00Z.');
-  const getPet = operationsOf(spec).find((operation) => operation.operationId === 'getPet')!;
-  t.same(brownoutWindowsOf(getPet), [{ start: at('2027-06-01T14:00:00Z'), end: at('2027-06-01T15:00:00Z') }]);
-  t.same(brownoutWindowsOf(operationsOf(spec).find((operation) => operation.operationId === 'listPets')!), [], 'none for an operation not deprecated');
+  const operations = operationsOf(spec);
+  const windowsOf = (operationId: string) => lifecycleOf(operations.find((operation) => operation.operationId === operationId)!, operations).deprecation?.brownouts;
+  t.same(windowsOf('getPet'), [{ start: at('2027-06-01T14:00:00Z'), end: at('2027-06-01T15:00:00Z'), endText: '2027-06-01T15:00:00Z' }]);
+  t.equal(windowsOf('listPets'), undefined, 'none for an operation not deprecated');
 });
 
 t.test('an edited spec over HTTP on the real clock: a window around now browns out, one long past does not', async (t) => {
@@ -129,7 +131,7 @@ t.test('windows that cannot be kept stop start-up, naming the problem', async (t
     ...MARKERS,
     'x-brownouts': [{ start: '2027-06-01T14:00:00Z', end: '2027-06-01T15:00:00Z' }, { start: '2027-06-01T15:00:00Z', end: '2027-06-01T16:00:00Z' }],
   })));
-  const check = retirementCheckOf(operations.find((operation) => operation.operationId === 'getPet')!, operations, '/v1')!;
+  const check = retirementCheckOf(lifecycleOf(operations.find((operation) => operation.operationId === 'getPet')!, operations), '/v1')!;
   t.doesNotThrow(() => check(at('2027-06-01T13:00:00Z')));
   t.throws(() => check(at('2027-06-01T15:00:00Z')), { code: 'OPERATION_GONE' }, 'the second window starts as the first ends');
 });

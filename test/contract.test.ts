@@ -9,7 +9,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
 import { BODY_LIMIT } from '../src/app.js';
 import { ServiceUnavailable } from '../src/errors/api-errors.js';
-import { sunsetOf } from '../src/routes/deprecation-headers.js';
+import { lifecycleOf } from '../src/openapi/lifecycle.js';
 import { pathParametersOf, type Operation } from '../src/openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../src/store/memory-pet-store.js';
 import type { PetStore } from '../src/store/pet-store.js';
@@ -17,8 +17,8 @@ import { standInStore } from './helpers/stand-in-store.js';
 import { buildTestApp } from './helpers/build-app.js';
 import { checkContract, documentedStatuses, operation as operationOf, operations, spec } from './helpers/contract.js';
 import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
-import { brokenRequest, inHeader, relinked, unauthorized, validRequest, type ApiRequest, type ValidRequest } from './properties/api-requests.js';
-import { linkedValues, linksOf } from './properties/spec-links.js';
+import { brokenRequest, inHeader, relinked, unauthorized, validRequest, type ApiRequest, type ValidRequest } from './helpers/requests.js';
+import { linkedValues, linksOf } from '../src/contract/spec-links.js';
 
 type Send = (request: ApiRequest) => Promise<LightMyRequestResponse>;
 
@@ -75,7 +75,7 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       // Ids the generators make up, on an empty store: none names a pet.
       return pathParametersOf(operation.path).length > 0 ? { produce: sending(valid) } : undefined;
     case 410: {
-      const sunset = sunsetOf(operation);
+      const sunset = lifecycleOf(operation, operations).deprecation?.sunset?.at;
       return sunset === undefined ? undefined : { at: sunset, produce: sending(valid) };
     }
     case 413:

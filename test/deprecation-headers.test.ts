@@ -1,7 +1,8 @@
 import t from 'tap';
-import { deprecationHeadersOf } from '../src/routes/deprecation-headers.js';
+import { lifecycleOf } from '../src/openapi/lifecycle.js';
 import { operationsOf } from '../src/openapi/openapi-spec.js';
-import { AUTH, buildTestApp } from './helpers/build-app.js';
+import { buildApp } from '../src/app.js';
+import { API_KEY, AUTH, buildTestApp } from './helpers/build-app.js';
 import { specWith } from './helpers/spec.js';
 
 t.test('any operation the spec marks deprecated gets the headers, from its own markers', async (t) => {
@@ -29,16 +30,17 @@ t.test('any operation the spec marks deprecated gets the headers, from its own m
 
 t.test('markers that cannot make valid headers stop start-up', async (t) => {
   const cases: [string, Record<string, unknown>, RegExp][] = [
-    ['no deprecation date', { 'x-deprecated-at': undefined }, /needs x-deprecated-at/],
-    ['a deprecation date that is not a date', { 'x-deprecated-at': 'soon' }, /needs x-deprecated-at/],
-    ['an impossible date', { 'x-sunset': '2030-13-45' }, /x-sunset must be YYYY-MM-DD/],
-    ['an unknown replacement', { 'x-replaced-by': 'findPets' }, /x-replaced-by must name an operation/],
-    ['a replacement with a path parameter', { 'x-replaced-by': 'getPet' }, /x-replaced-by must name an operation/],
+    ['no deprecation date', { 'x-deprecated-at': undefined }, /operation getPet: a deprecated operation needs x-deprecated-at \(YYYY-MM-DD\)/],
+    ['a deprecation date that is not a date', { 'x-deprecated-at': 'soon' }, /operation getPet: x-deprecated-at must be a date, YYYY-MM-DD/],
+    ['an impossible date', { 'x-sunset': '2030-13-45' }, /operation getPet: x-sunset must be a date, YYYY-MM-DD/],
+    ['an unknown replacement', { 'x-replaced-by': 'findPets' }, /x-replaced-by must name an operation whose path has no parameters/],
+    ['a replacement with a path parameter', { 'x-replaced-by': 'getPet' }, /x-replaced-by must name an operation whose path has no parameters/],
   ];
   for (const [what, markers, problem] of cases) {
     const spec = specWith((spec) => Object.assign(spec.paths['/pets/{petId}']!.get!, markers));
     const operations = operationsOf(spec);
     const getPet = operations.find((operation) => operation.operationId === 'getPet')!;
-    t.throws(() => deprecationHeadersOf(getPet, operations, '/v1'), problem, what);
+    t.throws(() => lifecycleOf(getPet, operations), problem, what);
+    await t.rejects(buildApp({ apiKeys: [API_KEY], spec }), problem, `${what}: the service does not start`);
   }
 });

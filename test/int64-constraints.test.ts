@@ -14,11 +14,11 @@ import { formatSchemaErrors } from '../src/validation/error-messages.js';
 import { INT64_MAX, INT64_MIN } from '../src/validation/int64.js';
 import { parseJson } from '../src/validation/strict-json.js';
 import { API_KEY, AUTH, buildTestApp, JSON_TYPE } from './helpers/build-app.js';
-import { contractOf } from './helpers/contract.js';
+import { contractOf } from '../src/contract/document-contract.js';
 import { specWith } from './helpers/spec.js';
-import { httpTarget } from './properties/http-target.js';
-import { liveChecks } from './properties/live-properties.js';
-import { schemaArbitraries } from './properties/schema-arbitraries.js';
+import { httpTarget } from '../src/contract/http-target.js';
+import { liveChecks } from '../src/contract/live-checks.js';
+import { schemaArbitraries } from '../src/contract/schema-arbitraries.js';
 
 const TWO_53 = 2n ** 53n;
 /** The value as a request carries it: a number while a double holds it exactly, else a bigint. */
@@ -175,8 +175,8 @@ async function contractHolds(t: Test, spec: OpenApiDocument) {
   const { app } = await buildTestApp(t, { spec });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
-  const target = httpTarget({ urls: [new URL(`http://127.0.0.1:${port}/v1`)], basePath: '/v1', apiKey: API_KEY, timeoutMs: 10_000 });
-  const checks = liveChecks(target, { readOnly: false, runId: 'int64', maxPages: 100, contract: contractOf(spec) });
+  const target = httpTarget({ urls: [new URL(`http://127.0.0.1:${port}/v1`)], basePath: '/v1', timeoutMs: 10_000 });
+  const checks = liveChecks(target, { readOnly: false, runId: 'int64', maxPages: 100, contract: contractOf(spec), apiKey: API_KEY });
   for (const { name, property } of checks.properties) await fc.assert(property, { seed: 1, numRuns: 40 }).then(() => t.pass(name));
   await checks.readBack();
   t.ok(checks.created().length > 0, 'pets were created and read back');

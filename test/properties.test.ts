@@ -4,7 +4,7 @@
 // and many cases.
 import fc from 'fast-check';
 import t from 'tap';
-import { apiProperties, createSubject, memoryStoreUnderTest, postgresStoreUnderTest, type StoreUnderTest } from './properties/api-properties.js';
+import { apiProperties, createSubject, memoryStoreUnderTest, postgresStoreUnderTest, type StoreUnderTest } from '../src/contract/in-process.js';
 import { startTestDatabase, whyNoPostgres } from './helpers/postgres.js';
 
 const SEED = 20261122;

@@ -1,14 +1,17 @@
-// x-stability (src/openapi/stability.ts): what a release promises about an operation, and the one
-// direction a later release may move that promise.
+// x-stability, as the lifecycle record reads it (src/openapi/lifecycle.ts): what a release promises
+// about an operation, and the one direction a later release may move that promise.
 import t from 'tap';
-import { isLowered, stabilityOf, STABILITIES } from '../src/openapi/stability.js';
+import { isLowered, lifecycleOf, STABILITIES } from '../src/openapi/lifecycle.js';
+import type { Operation } from '../src/openapi/openapi-spec.js';
 
-const operation = (marker?: unknown) => ({ operationId: 'listPets', object: { operationId: 'listPets', responses: {}, ...(marker === undefined ? {} : { 'x-stability': marker }) } });
+const operation = (marker?: unknown) =>
+  ({ operationId: 'listPets', method: 'get', path: '/pets', object: { operationId: 'listPets', responses: {}, ...(marker === undefined ? {} : { 'x-stability': marker }) } }) as unknown as Operation;
+const stabilityOf = (marker?: unknown) => lifecycleOf(operation(marker), []).stability;
 
 t.test('an operation is stable unless its x-stability says experimental or beta', async (t) => {
-  t.equal(stabilityOf(operation()), 'stable');
-  for (const stability of STABILITIES) t.equal(stabilityOf(operation(stability)), stability);
-  t.throws(() => stabilityOf(operation('alpha')), /listPets has x-stability "alpha"; it must be one of experimental, beta, stable/);
+  t.equal(stabilityOf(), 'stable');
+  for (const stability of STABILITIES) t.equal(stabilityOf(stability), stability);
+  t.throws(() => stabilityOf('alpha'), /openapi.yaml: operation listPets: x-stability must be one of experimental, beta, stable, not "alpha"/);
 });
 
 t.test('a promise may grow from experimental to beta to stable, never shrink', async (t) => {

@@ -96,10 +96,11 @@ async function deprecationHeadersOfGetPet() {
   // Loaded only here, so that the plain baseline's start-up is not charged for reading the spec.
   const { basePathOf, loadServedSpec, operationsOf } = await import('../../src/openapi/openapi-spec.js');
   const { deprecationHeadersOf } = await import('../../src/routes/deprecation-headers.js');
+  const { lifecycleOf } = await import('../../src/openapi/lifecycle.js');
   const spec = loadServedSpec();
   const operations = operationsOf(spec);
   const getPet = operations.find((operation) => operation.operationId === 'getPet')!;
-  return deprecationHeadersOf(getPet, operations, basePathOf(spec));
+  return deprecationHeadersOf(lifecycleOf(getPet, operations), basePathOf(spec));
 }
 
 // A clean exit on SIGINT lets `node --cpu-prof` write its profile.

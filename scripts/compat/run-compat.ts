@@ -9,15 +9,14 @@ import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp, type AppOptions } from '../../src/app.js';
-import { brownoutWindowsOf, sunsetOf } from '../../src/routes/deprecation-headers.js';
-import { basePathOf, DEFAULT_SPEC_PATH, loadSpec, operationsOf, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
-import { isLowered, stabilityOf } from '../../src/openapi/stability.js';
+import { basePathOf, DEFAULT_SPEC_PATH, loadSpec, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
+import { isLowered, lifecyclesOf } from '../../src/openapi/lifecycle.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
-import { contractOf } from '../../test/helpers/contract.js';
-import { httpTarget } from '../../test/properties/http-target.js';
-import { liveChecks } from '../../test/properties/live-properties.js';
-import { linksOf, type SpecLink } from '../../test/properties/spec-links.js';
+import { contractOf } from '../../src/contract/document-contract.js';
+import { httpTarget } from '../../src/contract/http-target.js';
+import { liveChecks } from '../../src/contract/live-checks.js';
+import { linksOf, type SpecLink } from '../../src/contract/spec-links.js';
 import { cannotRun, exitStatusOf, junitReport, printCounts, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Outcome, type Output } from '../contract/run-checks.js';
 import { loadReleases, RELEASES_DIR, type Release } from './releases.js';
 
@@ -113,14 +112,15 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
     try {
       const { port } = app.server.address() as AddressInfo;
       const basePath = basePathOf(release.spec);
-      const target = httpTarget({ urls: [new URL(`http://127.0.0.1:${port}${basePath}`)], basePath, apiKey, timeoutMs });
+      const target = httpTarget({ urls: [new URL(`http://127.0.0.1:${port}${basePath}`)], basePath, timeoutMs });
       const retired = retiredAt(now(), release.spec, spec);
-      const unheld = new Set(operationsOf(release.spec).filter((operation) => stabilityOf(operation) === 'experimental').map((operation) => operation.operationId));
+      const unheld = new Set([...lifecyclesOf(release.spec, release.file).values()].filter(({ stability }) => stability === 'experimental').map(({ operationId }) => operationId));
       const checks = liveChecks(target, {
         readOnly: false,
         runId: randomBytes(4).toString('hex'),
         maxPages: 1000,
         contract: contractOf(release.spec, release.file),
+        apiKey,
         released: { retired, unheld, links: currentLinks },
       });
       console.log(
@@ -153,11 +153,10 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
  * gone from the spec is judged by its answers (its sunset), not here.
  */
 function stabilityKept(release: Release, current: OpenApiDocument): Outcome {
-  const now = new Map(operationsOf(current).map((operation) => [operation.operationId, stabilityOf(operation)]));
-  const lowered = operationsOf(release.spec).flatMap((operation) => {
-    const before = stabilityOf(operation);
-    const after = now.get(operation.operationId);
-    return after !== undefined && isLowered(before, after) ? [`${operation.operationId} is ${before} in ${release.version} and ${after} now`] : [];
+  const now = lifecyclesOf(current);
+  const lowered = [...lifecyclesOf(release.spec, release.file).values()].flatMap(({ operationId, stability: before }) => {
+    const after = now.get(operationId)?.stability;
+    return after !== undefined && isLowered(before, after) ? [`${operationId} is ${before} in ${release.version} and ${after} now`] : [];
   });
   return {
     name: 'no operation is less stable than this version made it',
@@ -179,12 +178,12 @@ function instantOf(text: string): number {
  */
 function retiredAt(now: number, released: OpenApiDocument, current: OpenApiDocument): Set<string> {
   const retired = new Set<string>();
-  for (const operation of operationsOf(released)) {
-    const sunset = sunsetOf(operation);
-    if (sunset !== undefined && now >= sunset) retired.add(operation.operationId);
+  for (const { operationId, deprecation } of lifecyclesOf(released).values()) {
+    const sunset = deprecation?.sunset?.at;
+    if (sunset !== undefined && now >= sunset) retired.add(operationId);
   }
-  for (const operation of operationsOf(current)) {
-    if (brownoutWindowsOf(operation).some(({ start, end }) => now >= start && now < end)) retired.add(operation.operationId);
+  for (const { operationId, deprecation } of lifecyclesOf(current).values()) {
+    if (deprecation?.brownouts.some(({ start, end }) => now >= start && now < end)) retired.add(operationId);
   }
   return retired;
 }

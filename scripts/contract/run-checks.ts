@@ -1,13 +1,13 @@
-// Runs live checks (test/properties/live-properties.ts) with a seed and a number of cases, and
+// Runs live checks (src/contract/live-checks.ts) with a seed and a number of cases, and
 // reports what they found as npm run contract and npm run compat both print it: each check ok or
 // FAIL, then for each violation fast-check's report (seed, path, shrunk case), the violation, and a
 // curl line that repeats its request with the key read from the environment.
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { ContractViolation } from '../../test/properties/answer-checks.js';
-import type { ApiRequest } from '../../test/properties/api-requests.js';
-import type { Target } from '../../test/properties/http-target.js';
-import type { LiveChecks, OperationCount } from '../../test/properties/live-properties.js';
+import { ContractViolation } from '../../src/contract/answer-checks.js';
+import type { ApiRequest } from '../../src/contract/api-requests.js';
+import type { Target } from '../../src/contract/http-target.js';
+import type { LiveChecks, OperationCount } from '../../src/contract/live-checks.js';
 
 /** Why a runner could not start: its exit status 2. */
 export class CannotRun extends Error {}
@@ -138,8 +138,7 @@ function violationReporter({ target, apiKey, keyVariable }: RunOptions) {
     return `${message}reproduce: ${curlOf(error.request)}`;
   };
 
-  function curlOf(generated: ApiRequest): string {
-    const request = target.withKey(generated);
+  function curlOf(request: ApiRequest): string {
     const url = target.urlOf(request, 0).toString();
     const headers = Object.entries(request.headers).map(([name, value]) => `-H ${doubleQuoted(`${name}: ${value}`)}`);
     const body = request.payload === undefined ? [] : [`--data-binary ${ansiQuoted(Buffer.from(request.payload))}`];

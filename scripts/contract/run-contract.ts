@@ -6,13 +6,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { basename } from 'node:path';
 import { basePathOf, loadSpec, pathParametersOf, type Operation } from '../../src/openapi/openapi-spec.js';
-import { contractOf, current, spec, type Contract } from '../../test/helpers/contract.js';
-import type { ApiRequest } from '../../test/properties/api-requests.js';
-import { httpTarget, NoAnswer } from '../../test/properties/http-target.js';
-import { liveChecks, namePrefix, type LiveChecks } from '../../test/properties/live-properties.js';
+import { contractOf, type Contract } from '../../src/contract/document-contract.js';
+import type { ApiRequest } from '../../src/contract/api-requests.js';
+import { httpTarget, NoAnswer } from '../../src/contract/http-target.js';
+import { liveChecks, namePrefix, type LiveChecks } from '../../src/contract/live-checks.js';
 import { cannotRun, exitStatusOf, junitReport, printCounts, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Output } from './run-checks.js';
 
 const KEY_VARIABLE = 'CONTRACT_API_KEY';
+const spec = loadSpec();
 const USAGE = `usage: npm run contract -- --url <base URL ending in ${basePathOf(spec)}> [options]
 
 Sends the requests the property tests generate from openapi.yaml (valid ones, ones that break one
@@ -71,7 +72,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
     return 0;
   }
   const { seed, cases, timeoutMs, junit, integer } = runSettings(values, USAGE);
-  let contract: Contract = current;
+  let contract: Contract = contractOf(spec);
   if (values.spec !== undefined) {
     try {
       contract = contractOf(loadSpec(values.spec), basename(values.spec));
@@ -107,7 +108,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   }
   if (apiKey === '') cannotRun(`no API key: set ${KEY_VARIABLE}, or give --key-file`);
 
-  const target = httpTarget({ urls, basePath, apiKey, timeoutMs });
+  const target = httpTarget({ urls, basePath, timeoutMs });
   const mask = (text: string) => text.split(apiKey).join('<key>');
 
   if (contract.operations.length === 0) cannotRun(`${contract.name} defines no operation`);
@@ -130,7 +131,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   const runId = randomBytes(4).toString('hex');
   let checks: LiveChecks;
   try {
-    checks = liveChecks(target, { readOnly: values['read-only'], runId, maxPages, contract, clock });
+    checks = liveChecks(target, { readOnly: values['read-only'], runId, maxPages, contract, apiKey, clock });
   } catch (error) {
     cannotRun(`${(error as Error).message} (npm run lint:spec says more)`);
   }

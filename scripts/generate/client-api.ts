@@ -9,6 +9,7 @@ import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import ts from 'typescript';
 import { loadSpec, operationsOf, resolveRef, type OpenApiDocument, type Operation } from '../../src/openapi/openapi-spec.js';
 import type { NumberPlaces } from '../../src/client/call.js';
+import { lifecycleOf, type Lifecycle } from '../../src/openapi/lifecycle.js';
 import type { GeneratedFile } from './generated-file.js';
 
 const BIGINT = ts.factory.createKeywordTypeNode(ts.SyntaxKind.BigIntKeyword);
@@ -71,7 +72,7 @@ interface OperationFacts {
   success: { statuses: number[]; json: boolean };
   idempotencyKey: boolean;
   paginated: boolean;
-  deprecation: { deprecatedAt?: string; sunset?: string; replacedBy?: string } | undefined;
+  deprecation: Lifecycle['deprecation'];
   numbers: Record<string, NumberPlaces>;
 }
 
@@ -109,14 +110,7 @@ function factsOf(spec: OpenApiDocument, operation: Operation): OperationFacts {
     idempotencyKey: named('header').some((parameter) => parameter.name.toLowerCase() === IDEMPOTENCY_KEY),
     // A list whose answer links to the next page (RFC 8288) is read page by page.
     paginated: successSchema !== undefined && resolve(spec, successSchema)['type'] === 'array' && headers.includes('link'),
-    deprecation:
-      operation.object.deprecated === true
-        ? {
-            ...(typeof object['x-deprecated-at'] === 'string' ? { deprecatedAt: object['x-deprecated-at'] } : {}),
-            ...(typeof object['x-sunset'] === 'string' ? { sunset: object['x-sunset'] } : {}),
-            ...(typeof object['x-replaced-by'] === 'string' ? { replacedBy: object['x-replaced-by'] } : {}),
-          }
-        : undefined,
+    deprecation: lifecycleOf(operation, operationsOf(spec)).deprecation,
     numbers,
   };
 }
@@ -126,17 +120,17 @@ const identifier = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : q
 /** A parameter's name as a TypeScript variable: `pet-id` becomes `petId`. */
 const variable = (name: string) => name.replace(/[^A-Za-z0-9_$]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase()).replace(/^(?=\d)/, '_');
 
-function docComment(spec: OpenApiDocument, facts: OperationFacts): string {
+function docComment(facts: OperationFacts): string {
   const object = facts.operation.object as unknown as Node;
   const lines = [`${String(object['summary'] ?? facts.operation.operationId)}: \`${facts.operation.method.toUpperCase()} ${facts.operation.path}\`.`];
   if (facts.paginated) lines.push('Iterate with `for await` over every item across pages, or call `.pages()` for one page at a time.');
   if (facts.idempotencyKey) lines.push('Sent with an `Idempotency-Key` (a new UUID unless given), reused by every retry.');
   const deprecation = facts.deprecation;
   if (deprecation !== undefined) {
-    const replacement = deprecation.replacedBy === undefined ? undefined : operationsOf(spec).find((operation) => operation.operationId === deprecation.replacedBy);
+    const replacement = deprecation.replacedBy;
     lines.push(
-      `@deprecated${deprecation.deprecatedAt === undefined ? '' : ` since ${deprecation.deprecatedAt}`}` +
-        `${deprecation.sunset === undefined ? '' : `; removed on ${deprecation.sunset} (its sunset), after which it fails with 410 OPERATION_GONE`}` +
+      `@deprecated since ${deprecation.at.text}` +
+        `${deprecation.sunset === undefined ? '' : `; removed on ${deprecation.sunset.text} (its sunset), after which it fails with 410 OPERATION_GONE`}` +
         `${replacement === undefined ? '' : `. Use ${replacement.operationId} (\`${replacement.method.toUpperCase()} ${replacement.path}\`) instead`}.`,
     );
   }
@@ -169,7 +163,7 @@ function methodOf(spec: OpenApiDocument, facts: OperationFacts): { signature: st
   const pathObject = facts.pathParameters.length === 0 ? '{}' : `{ ${facts.pathParameters.map((name) => (identifier(name) === variable(name) ? name : `${identifier(name)}: ${variable(name)}`)).join(', ')} }`;
   const call = `call.${facts.paginated ? 'paginate' : 'send'}(OPERATIONS.${id}, { path: ${pathObject}${facts.body === undefined ? '' : `, body: ${facts.body.name}`}${facts.queryParameters.length > 0 ? ', query' : ''} }, options)`;
   return {
-    signature: `${docComment(spec, facts)}\n  ${id}(${args.join(', ')}): ${returns};`,
+    signature: `${docComment(facts)}\n  ${id}(${args.join(', ')}): ${returns};`,
     binding: `    ${id}: (${names.join(', ')}) => ${call},`,
   };
 }

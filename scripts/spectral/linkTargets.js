@@ -1,7 +1,7 @@
 // Spectral function (.spectral.yaml, rule petstore-link-targets): an OpenAPI link names an operation
 // of this document by operationId, and fills only path parameters of that operation, each from the
 // answer's body (`$response.body#/…`): the links the contract checks follow
-// (test/properties/spec-links.ts), which would stop on any other. Plain JavaScript: Spectral loads
+// (src/contract/spec-links.ts), which would stop on any other. Plain JavaScript: Spectral loads
 // it as it is.
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const BODY_EXPRESSION = /^\$response\.body#(\/[^/]*)*$/;

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMe
 import type { Authenticator } from '../auth/bearer-auth.js';
 import type { OpenApiDocument, Operation, SecurityRequirement } from '../openapi/openapi-spec.js';
 import { basePathOf, operationsOf } from '../openapi/openapi-spec.js';
+import { lifecycleOf, type Lifecycle } from '../openapi/lifecycle.js';
 import type { OperationHandlers, OperationId } from '../types/api.js';
 import { bodyPresenceCheck } from './body-presence.js';
 import { deprecationHeadersOf, retirementCheckOf } from './deprecation-headers.js';
@@ -39,14 +40,14 @@ export function createOperationResolver(options: OperationRoutesOptions) {
   const operations = operationsOf(options.spec);
   const basePath = basePathOf(options.spec);
   const routes = new Map(
-    operations.map((operation) => [operation.operationId, routeOptionsOf(operation, operations, basePath, options)]),
+    operations.map((operation) => [operation.operationId, routeOptionsOf(operation, lifecycleOf(operation, operations), basePath, options)]),
   );
   return (operationId: string): OperationRouteOptions => routes.get(operationId)!;
 }
 
 function routeOptionsOf(
   operation: Operation,
-  operations: readonly Operation[],
+  lifecycle: Lifecycle,
   basePath: string,
   { spec, handlers, authenticators, headers: common, countDeprecatedCalls, clock = Date.now }: OperationRoutesOptions,
 ): OperationRouteOptions {
@@ -61,13 +62,13 @@ function routeOptionsOf(
   ) => Promise<unknown>;
   const status = successStatusOf(operation);
   // Computed once: one reply.headers call per request sets them all.
-  const headers = { ...common, ...deprecationHeadersOf(operation, operations, basePath) };
+  const headers = { ...common, ...deprecationHeadersOf(lifecycle, basePath) };
   const authenticate = authenticatorFor(operation.object.security ?? spec.security ?? [], authenticators, operation);
 
   const checkBodyPresence = bodyPresenceCheck(operation.object);
-  const deprecated = operation.object.deprecated === true;
+  const deprecated = lifecycle.deprecation !== undefined;
   const countCall = deprecated ? countDeprecatedCalls?.(operation.operationId) : undefined;
-  const checkRetirement = retirementCheckOf(operation, operations, basePath);
+  const checkRetirement = retirementCheckOf(lifecycle, basePath);
 
   return {
     ...(deprecated ? { config: { deprecated: true } } : {}),

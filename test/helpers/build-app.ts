@@ -3,8 +3,8 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp, type AppOptions } from '../../src/app.js';
-import { sunsetOf } from '../../src/routes/deprecation-headers.js';
-import { operationsOf, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
+import { clockBeforeSunsets as clockBefore } from '../../src/contract/clock.js';
+import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specCopy } from './spec.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
@@ -43,19 +43,8 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
   return { app, logs: () => lines.join('') };
 }
 
-const DAY_MS = 86_400_000;
-
-/**
- * The real clock until a day before the first sunset `spec` announces, then stopped there (the real
- * clock when it announces none): a service on it answers every operation as it does today, whatever
- * day the test runs, and its time still moves until then.
- */
-export function clockBeforeSunsets(spec: OpenApiDocument = specCopy()): () => number {
-  const sunsets = operationsOf(spec).flatMap((operation) => sunsetOf(operation) ?? []);
-  if (sunsets.length === 0) return Date.now;
-  const last = Math.min(...sunsets) - DAY_MS;
-  return () => Math.min(Date.now(), last);
-}
+/** The clock of src/contract/clock.ts, for openapi.yaml unless told. */
+export const clockBeforeSunsets = (spec: OpenApiDocument = specCopy()): (() => number) => clockBefore(spec);
 
 /** The time clockBeforeSunsets(spec) reads now. */
 export const beforeSunsets = (spec?: OpenApiDocument): number => clockBeforeSunsets(spec)();

@@ -9,10 +9,12 @@ import pg from 'pg';
 import type { Test } from 'tap';
 import { migrate, MIGRATION_LOCK } from '../../src/store/postgres/migrate.js';
 import { createPostgresPetStore, type PostgresPetStore, type PostgresStoreOptions } from '../../src/store/postgres/postgres-pet-store.js';
+import { inSchema } from '../../scripts/postgres/in-schema.js';
 import { startThrowawayCluster, whyNoPostgresBinaries, type Cluster } from '../../scripts/postgres/throwaway-cluster.js';
 import { SHARED_CLUSTER_FILE, type SharedCluster } from '../setup/shared-cluster.js';
 
 export type { Cluster };
+export { inSchema };
 
 // .ci/run sets this: there the PostgreSQL tests must run, never skip.
 const REQUIRED = process.env['REQUIRE_POSTGRES_TEST'] === '1';
@@ -105,14 +107,6 @@ export async function startTestDatabase(t: Test, { ownCluster = false } = {}): P
     createStore: async (t, settings = {}) => openStore(t, await freshSchema(settings)),
     ...(cluster === undefined ? {} : { cluster }),
   };
-}
-
-/** The connection string whose connections use `schema` (search_path) and these server settings. */
-export function inSchema(url: string, schema: string, settings: Record<string, string> = {}): string {
-  const withOptions = new URL(url);
-  const options = Object.entries({ search_path: schema, ...settings }).map(([name, value]) => `-c ${name}=${value}`);
-  withOptions.searchParams.set('options', options.join(' '));
-  return withOptions.toString();
 }
 
 /** The connection string with a password, which trust authentication ignores: to show it never reaches a log. */

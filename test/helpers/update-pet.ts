@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { PetNotFound } from '../../src/errors/api-errors.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
-import type { Stability } from '../../src/openapi/stability.js';
+import type { Stability } from '../../src/openapi/lifecycle.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import type { Pet, PetId } from '../../src/types/api.js';
 import { specWith } from './spec.js';

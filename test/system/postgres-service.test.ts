@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
 import { API_KEY } from '../helpers/build-app.js';
 import { holdMigrations, SECRET_PASSWORD, startTestDatabase, whyNoPostgres, withPassword } from '../helpers/postgres.js';
-import { nextTarget } from '../helpers/next-link.js';
+import { nextTarget } from '../../src/contract/next-link.js';
 import { spawnServer, startServer, type Running } from '../helpers/server-process.js';
 
 const database = await startTestDatabase(t);

@@ -1,10 +1,10 @@
 // What an answer to a generated request must be, against one document's contract: the shared
-// checks of the in-process properties (api-properties.ts), npm run contract and npm run compat
-// (live-properties.ts). Each throws a ContractViolation naming the request, so that fast-check
+// checks of the in-process properties (in-process.ts), npm run contract and npm run compat
+// (live-checks.ts). Each throws a ContractViolation naming the request, so that fast-check
 // can shrink the case and the runners can print it as curl.
 import { isDeepStrictEqual } from 'node:util';
 import type fc from 'fast-check';
-import { current, type Contract, type HttpAnswer } from '../helpers/contract.js';
+import type { Contract, HttpAnswer } from './document-contract.js';
 import type { ApiRequest, BrokenRequest, Expectation } from './api-requests.js';
 
 export interface Answer extends HttpAnswer {
@@ -104,5 +104,3 @@ export function answerChecks(contract: Contract) {
   return { expectContract, expectError, expectEqual, expectUnauthorized, expectRefused, expectDescribed };
 }
 
-/** openapi.yaml's. */
-export const { expectContract, expectError, expectEqual, expectUnauthorized, expectRefused } = answerChecks(current);

@@ -4,10 +4,9 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseJson } from '../../src/validation/strict-json.js';
-import { API_KEY } from '../helpers/build-app.js';
+import { parseJson } from '../validation/strict-json.js';
 import type { ApiRequest } from './api-requests.js';
-import type { LiveAnswer, LiveSender } from './live-properties.js';
+import type { LiveAnswer, LiveSender } from './live-checks.js';
 
 /** Longest Retry-After honoured; a target asking for more is waited on for this long, then retried. */
 const MAX_RETRY_AFTER_MS = 60_000;
@@ -18,8 +17,6 @@ export interface TargetOptions {
   urls: URL[];
   /** That base path, with which generated request URLs begin. */
   basePath: string;
-  /** The key the target accepts; it replaces the generators' test key wherever that appears. */
-  apiKey: string;
   /** Per-request limit: a request without an answer by then is a violation (a hang). */
   timeoutMs: number;
 }
@@ -32,18 +29,12 @@ export interface Target extends LiveSender {
   urlOf(request: ApiRequest, index?: number): URL;
   /** Requests sent, and answers that were 429 (retried after Retry-After, never counted as violations). */
   counts(): { sent: number; rateLimited: number };
-  /** The request with the live key in place of the generators' test key, as it is sent. */
-  withKey(request: ApiRequest): ApiRequest;
 }
 
-export function httpTarget({ urls, basePath, apiKey, timeoutMs }: TargetOptions): Target {
+export function httpTarget({ urls, basePath, timeoutMs }: TargetOptions): Target {
   let sent = 0;
   let rateLimited = 0;
   let turn = 0;
-  const withKey = (request: ApiRequest): ApiRequest => ({
-    ...request,
-    headers: Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, value.split(API_KEY).join(apiKey)])),
-  });
   const urlOf = (request: ApiRequest, index = turn) => {
     // A next link, already resolved against the answer that carried it, is followed as it is.
     if (/^https?:\/\//.test(request.url)) return new URL(request.url);
@@ -78,8 +69,7 @@ export function httpTarget({ urls, basePath, apiKey, timeoutMs }: TargetOptions)
       outgoing.end(request.payload);
     });
   return {
-    async send(generated) {
-      const request = withKey(generated);
+    async send(request) {
       const url = urlOf(request);
       turn += 1;
       for (let attempt = 0; ; attempt++) {
@@ -92,7 +82,6 @@ export function httpTarget({ urls, basePath, apiKey, timeoutMs }: TargetOptions)
     },
     urlOf,
     counts: () => ({ sent, rateLimited }),
-    withKey,
   };
 }
 

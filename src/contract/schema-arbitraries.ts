@@ -1,12 +1,11 @@
-// fast-check arbitraries derived from the JSON schemas of openapi.yaml: values that satisfy a
+// fast-check arbitraries derived from the JSON schemas of an OpenAPI document: values that satisfy a
 // schema, and values that break exactly one of its constraints, each labelled with the part of
 // the value it breaks. A keyword this module does not know stops the tests, so that a spec
 // change can never quietly shrink what is generated.
 import fc from 'fast-check';
 import { stringify } from 'lossless-json';
-import { INT64_MAX, INT64_MIN } from '../../src/validation/int64.js';
-import { resolveRef, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
-import { spec } from '../helpers/contract.js';
+import { INT64_MAX, INT64_MIN } from '../validation/int64.js';
+import { resolveRef, type OpenApiDocument } from '../openapi/openapi-spec.js';
 
 export interface Schema {
   $ref?: string;
@@ -291,7 +290,6 @@ export function schemaArbitraries(document: OpenApiDocument) {
 }
 
 /** openapi.yaml's. */
-export const { resolve, validValue, brokenValue } = schemaArbitraries(spec);
 
 /** The same object as other JSON text: members in reverse order, with more spacing. */
 export function respelt(body: Record<string, unknown>): string {

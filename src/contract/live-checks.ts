@@ -1,18 +1,19 @@
 // What `npm run contract` checks against a running deployment, with the generators and the
-// checks of the in-process properties (api-requests.ts, api-properties.ts, helpers/contract.ts).
+// checks of the in-process properties (api-requests.ts, in-process.ts, document-contract.ts).
 // A live target is not an empty store: it may hold pets already and others may be writing, so
 // nothing here assumes a list starts empty or that ids are dense; only what this run created is
 // tracked, and its pets are named "contract-check <run id> …".
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { current, type Contract } from '../helpers/contract.js';
-import { keptNextPage } from '../helpers/next-link.js';
+import type { Contract } from './document-contract.js';
+import { keptNextPage } from './next-link.js';
 import { answerChecks, ContractViolation, describe, normalized, type Answer, type NamedProperty, type Sender } from './answer-checks.js';
 import { bodySchemaOf, parametersOf, requestGenerators, type ApiRequest, type ValidRequest } from './api-requests.js';
 import { respelt, schemaArbitraries, toJson, type Schema } from './schema-arbitraries.js';
 import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
-import { basePathOf, pathParametersOf, resolveRef } from '../../src/openapi/openapi-spec.js';
-import { refusalOf } from '../../src/routes/deprecation-headers.js';
+import { basePathOf, pathParametersOf, resolveRef } from '../openapi/openapi-spec.js';
+import { refusalOf } from '../routes/deprecation-headers.js';
+import { lifecycleOf } from '../openapi/lifecycle.js';
 
 export interface LiveOptions {
   /** Only operations of safe methods (GET, HEAD, OPTIONS): nothing is created or changed, safe against production. */
@@ -21,8 +22,10 @@ export interface LiveOptions {
   runId: string;
   /** Pages read at most per walk when reading created pets back through listPets. */
   maxPages: number;
-  /** The document whose clients the checks stand for: openapi.yaml unless told. */
-  contract?: Contract;
+  /** The document whose clients the checks stand for: openapi.yaml's, or a released version's. */
+  contract: Contract;
+  /** The key the requests carry, which the target accepts. */
+  apiKey: string;
   /**
    * Checks as a client of a released version sees the service (npm run compat): a request that
    * version refuses may now be accepted, if the answer reads as the version says; the operations
@@ -104,10 +107,10 @@ interface ValidCase {
   useLink: boolean;
 }
 
-export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, contract = current, released, clock = Date.now }: LiveOptions): LiveChecks {
+export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, contract, apiKey, released, clock = Date.now }: LiveOptions): LiveChecks {
   const { operation } = contract;
   const { resolve } = schemaArbitraries(contract.spec);
-  const { requestsOf, validRequest, relinked } = requestGenerators(contract);
+  const { requestsOf, validRequest, relinked } = requestGenerators(contract, apiKey);
   const { expectContract, expectEqual, expectError, expectRefused, expectDescribed, expectUnauthorized } = answerChecks(contract);
   const has = (operationId: string) => contract.operations.some((candidate) => candidate.operationId === operationId);
   const unheld = released?.unheld ?? new Set<string>();
@@ -144,7 +147,7 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
   // the contract's own, past its sunset or browned out, answers as its spec documents (410).
   // The contract's own calendar is the one the service keeps (refusalOf, behind its retirement check).
   const refusals = new Map(
-    released === undefined ? contract.operations.map((candidate) => [candidate.operationId, refusalOf(candidate, contract.operations, basePathOf(contract.spec))]) : [],
+    released === undefined ? contract.operations.map((candidate) => [candidate.operationId, refusalOf(lifecycleOf(candidate, contract.operations, contract.name), basePathOf(contract.spec))]) : [],
   );
   const isRetired = (operationId: string) => (released === undefined ? refusals.get(operationId)?.(clock()) !== undefined : released.retired.has(operationId));
   const retiredStatuses = released === undefined ? [410] : [404, 405, 410];

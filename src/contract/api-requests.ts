@@ -1,14 +1,13 @@
-// Request arbitraries for every operation of openapi.yaml, read from its parameters and request
-// bodies: valid requests, requests that break one rule (with the answer they must get), and
+// Request arbitraries for every operation of an OpenAPI document, read from its parameters and
+// request bodies, signed with the key they are given: valid requests, requests that break one rule (with the answer they must get), and
 // requests without a valid key.
 import fc from 'fast-check';
-import { basePathOf, type Operation } from '../../src/openapi/openapi-spec.js';
-import { API_KEY } from '../helpers/build-app.js';
-import { current, type Contract } from '../helpers/contract.js';
+import { basePathOf, type Operation } from '../openapi/openapi-spec.js';
+import type { Contract } from './document-contract.js';
 import { schemaArbitraries, toJson, type Breaking, type Schema } from './schema-arbitraries.js';
-import { encodeCursor } from '../../src/pagination/cursor.js';
-import type { PetStatus } from '../../src/types/api.js';
-import { INT64_MAX, exactInteger } from '../../src/validation/int64.js';
+import { encodeCursor } from '../pagination/cursor.js';
+import type { PetStatus } from '../types/api.js';
+import { INT64_MAX, exactInteger } from '../validation/int64.js';
 
 export interface ApiRequest {
   operationId: string;
@@ -47,7 +46,6 @@ export interface Parameter {
   schema: Schema;
 }
 
-const AUTH = { authorization: `Bearer ${API_KEY}` };
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 /**
@@ -94,12 +92,12 @@ function asTextParts({ params, query }: { params: Record<string, unknown>; query
   };
 }
 
-function request(operation: Operation, url: string, payload: string | Buffer | undefined, headers: Record<string, string> = {}): ApiRequest {
+function signedRequest(authorization: string, operation: Operation, url: string, payload: string | Buffer | undefined, headers: Record<string, string> = {}): ApiRequest {
   return {
     operationId: operation.operationId,
     method: operation.method.toUpperCase(),
     url,
-    headers: { ...AUTH, ...(payload === undefined ? {} : JSON_TYPE), ...headers },
+    headers: { authorization, ...(payload === undefined ? {} : JSON_TYPE), ...headers },
     ...(payload === undefined ? {} : { payload }),
   };
 }
@@ -115,14 +113,17 @@ const notDecimal = fc
   .oneof(fc.constantFrom('', 'abc', '1.5', '1e1', '+1', ' 1', '1 ', '0x10', '١', 'NaN', '--1', '1_000', 'true', 'null', '[1]'), fc.string({ unit: 'binary', maxLength: 8 }))
   .filter((text) => !/^-?\d+$/.test(text));
 
-// Authorization values that are never a valid key: none, other schemes, malformed or wrong keys.
+// Authorization values that are never a valid key: none, other schemes, malformed keys, and keys
+// one character off the valid one.
 const token68 = fc.stringMatching(/^[A-Za-z0-9\-._~+/]{1,40}=*$/);
-export const badAuthorization: fc.Arbitrary<string | undefined> = fc.oneof(
-  fc.constant(undefined),
-  fc.constantFrom('', 'Bearer', 'Bearer ', `Basic ${API_KEY}`, `Token ${API_KEY}`, API_KEY, `Bearer ${API_KEY}x`, `Bearer ${API_KEY.slice(0, -1)}`, `Bearer "${API_KEY}"`),
-  token68.filter((token) => token !== API_KEY).map((token) => `Bearer ${token}`),
-  fc.tuple(fc.stringMatching(/^[A-Za-z]{1,10}$/).filter((scheme) => scheme.toLowerCase() !== 'bearer'), token68).map(([scheme, token]) => `${scheme} ${token}`),
-);
+export function badAuthorization(apiKey: string): fc.Arbitrary<string | undefined> {
+  return fc.oneof(
+    fc.constant(undefined),
+    fc.constantFrom('', 'Bearer', 'Bearer ', `Basic ${apiKey}`, `Token ${apiKey}`, apiKey, `Bearer ${apiKey}x`, `Bearer ${apiKey.slice(0, -1)}`, `Bearer "${apiKey}"`),
+    token68.filter((token) => token !== apiKey).map((token) => `Bearer ${token}`),
+    fc.tuple(fc.stringMatching(/^[A-Za-z]{1,10}$/).filter((scheme) => scheme.toLowerCase() !== 'bearer'), token68).map(([scheme, token]) => `${scheme} ${token}`),
+  );
+}
 
 export function unauthorized(request: ApiRequest, authorization: string | undefined): ApiRequest {
   const { authorization: _valid, ...headers } = request.headers;
@@ -131,10 +132,13 @@ export function unauthorized(request: ApiRequest, authorization: string | undefi
 
 /**
  * The request arbitraries of one document: valid requests, requests that break one rule, and
- * requests without a valid key, for each of its operations. npm run compat draws them from a
- * released version's document; everything else from openapi.yaml's.
+ * requests without a valid key, for each of its operations, signed with `apiKey`. npm run compat
+ * draws them from a released version's document; everything else from openapi.yaml's.
  */
-export function requestGenerators(contract: Contract) {
+export function requestGenerators(contract: Contract, apiKey: string) {
+  const authorization = `Bearer ${apiKey}`;
+  const request = (operation: Operation, url: string, payload: string | Buffer | undefined, headers: Record<string, string> = {}) =>
+    signedRequest(authorization, operation, url, payload, headers);
   const { operations } = contract;
   const basePath = basePathOf(contract.spec);
   const { resolve, validValue, brokenValue } = schemaArbitraries(contract.spec);
@@ -391,18 +395,9 @@ export function requestGenerators(contract: Contract) {
     // else is wrong with it. None when no operation needs a key (`security: []` on each).
     const keyed = made.filter((entry) => (entry.operation.object.security ?? contract.spec.security ?? []).length > 0);
     const withBadKey =
-      keyed.length === 0 ? undefined : fc.tuple(fc.oneof(...requestsOfEach(keyed)), badAuthorization).map(([request, authorization]) => unauthorized(request, authorization));
+      keyed.length === 0 ? undefined : fc.tuple(fc.oneof(...requestsOfEach(keyed)), badAuthorization(apiKey)).map(([request, authorization]) => unauthorized(request, authorization));
     return { made, valid, broken, any, withBadKey, unmade };
   }
 
   return { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf, relinked };
 }
-
-/** openapi.yaml's. */
-export const { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf, relinked } = requestGenerators(current);
-const every = requestsOf();
-// The in-process properties cover every operation of openapi.yaml: one they cannot make requests for stops them.
-if (every.unmade.size > 0) throw new Error(`no requests are generated for ${[...every.unmade.values()].join('; ')}`);
-export const { valid: validRequests, broken: brokenRequests, any: anyRequest } = every;
-/** Every operation of openapi.yaml needs a key. */
-export const withBadKey = every.withBadKey!;

@@ -4,22 +4,37 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
-import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
-import type { PetStore } from '../../src/store/pet-store.js';
-import type { PostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
-import { delegatingStore } from '../helpers/stand-in-store.js';
-import type { NewPet, Pet } from '../../src/types/api.js';
-import { API_KEY, OTHER_API_KEY, clockBeforeSunsets } from '../helpers/build-app.js';
-import { operation } from '../helpers/contract.js';
-import { keptNextPage, nextTarget } from '../helpers/next-link.js';
-import { parseJson } from '../../src/validation/strict-json.js';
-import { keyOf } from '../../src/idempotency/idempotency-key.js';
-import { brokenRequest, brokenRequests, inHeader, parametersOf, patternOf, validHeaderValue, validRequest, withBadKey, type ApiRequest, type BrokenRequest } from './api-requests.js';
-import { resolve, respelt } from './schema-arbitraries.js';
+import { buildApp } from '../app.js';
+import { createMemoryPetStore } from '../store/memory-pet-store.js';
+import type { PetStore } from '../store/pet-store.js';
+import type { PostgresPetStore } from '../store/postgres/postgres-pet-store.js';
+import type { NewPet, Pet } from '../types/api.js';
+import { loadSpec } from '../openapi/openapi-spec.js';
+import { clockBeforeSunsets } from './clock.js';
+import { contractOf } from './document-contract.js';
+import { keptNextPage, nextTarget } from './next-link.js';
+import { parseJson } from '../validation/strict-json.js';
+import { keyOf } from '../idempotency/idempotency-key.js';
+import { inHeader, parametersOf, requestGenerators, type ApiRequest, type BrokenRequest } from './api-requests.js';
+import { respelt, schemaArbitraries } from './schema-arbitraries.js';
 export type { NamedProperty } from './answer-checks.js';
-import { liveChecks, type LiveSender } from './live-properties.js';
-import { ContractViolation, describe, expectContract, expectEqual, expectError, expectRefused, expectUnauthorized, normalized, type Answer, type NamedProperty, type Sender } from './answer-checks.js';
+import { liveChecks, type LiveSender } from './live-checks.js';
+import { answerChecks, ContractViolation, describe, normalized, type Answer, type NamedProperty, type Sender } from './answer-checks.js';
+
+/** The service's two clients (idempotency keys are each client's own); it runs in this process only, never listening. */
+const CLIENT_KEYS = ['in-process-key-0123456789abcdef', 'in-process-other-key-0123456789ab'] as const;
+const [API_KEY] = CLIENT_KEYS;
+const contract = contractOf(loadSpec());
+const { operation } = contract;
+const { resolve } = schemaArbitraries(contract.spec);
+const { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf } = requestGenerators(contract, API_KEY);
+const every = requestsOf();
+// The in-process properties cover every operation of openapi.yaml: one they cannot make requests for stops them.
+if (every.unmade.size > 0) throw new Error(`no requests are generated for ${[...every.unmade.values()].join('; ')}`);
+const brokenRequests = every.broken;
+/** Every operation of openapi.yaml needs a key. */
+const withBadKey = every.withBadKey!;
+const { expectContract, expectEqual, expectError, expectRefused, expectUnauthorized } = answerChecks(contract);
 
 /** The service under test: one app for a whole campaign, with a store emptied before each case. */
 export interface Subject extends Sender {
@@ -61,12 +76,12 @@ export function postgresStoreUnderTest(store: PostgresPetStore): StoreUnderTest 
 
 // The subject's clock, and the live checks': before the spec's sunsets, so that the model's getPet
 // answers whatever day the properties run.
-const CLOCK = clockBeforeSunsets();
+const CLOCK = clockBeforeSunsets(contract.spec);
 
 export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest()): Promise<Subject> {
   // Building an app takes ~85 ms: one app serves every case, with its store emptied in between.
   // Two clients: idempotency keys are each client's own.
-  const app: FastifyInstance = await buildApp({ apiKeys: [API_KEY, OTHER_API_KEY], store: under.store, clock: CLOCK });
+  const app: FastifyInstance = await buildApp({ apiKeys: CLIENT_KEYS, store: under.store, clock: CLOCK });
   let sent = 0;
   return {
     async send(request) {
@@ -143,7 +158,6 @@ class CreatePet implements fc.AsyncCommand<Model, Subject> {
   toString = () => `createPet ${String(this.request.payload)}`;
 }
 
-const CLIENT_KEYS = [API_KEY, OTHER_API_KEY];
 const IDEMPOTENCY_KEY = inHeader(operation('createPet')).find((parameter) => parameter.name === 'Idempotency-Key')!;
 // A few values used again and again, so that retries and reuses are common, and any the schema allows.
 const idempotencyHeader = fc.oneof(
@@ -354,7 +368,7 @@ const commands = fc.commands(
  */
 function everyOperation(subject: Subject): NamedProperty[] {
   const sender: LiveSender = { send: async (request) => ({ ...(await subject.send(request)), url: new URL(request.url, 'http://127.0.0.1').toString() }) };
-  const live = liveChecks(sender, { readOnly: false, runId: 'properties', maxPages: 10, clock: CLOCK });
+  const live = liveChecks(sender, { readOnly: false, runId: 'properties', maxPages: 10, contract, apiKey: API_KEY, clock: CLOCK });
   return [
     { ...live.properties[0]!, name: 'a valid request to any operation is answered 2xx (or 404 for an id no link gave) and keeps the contract' },
     {
@@ -392,4 +406,16 @@ export function apiProperties(subject: Subject): NamedProperty[] {
     },
     ...everyOperation(subject),
   ];
+}
+
+/** Every call goes to `current()`'s store at the time of the call, whatever its methods. */
+export function delegatingStore(current: () => PetStore): PetStore {
+  return new Proxy({} as PetStore, {
+    get(_target, name) {
+      const store = current();
+      const value: unknown = Reflect.get(store, name);
+      return typeof value === 'function' ? value.bind(store) : value;
+    },
+    has: (_target, name) => Reflect.has(current(), name),
+  });
 }

@@ -1,0 +1,46 @@
+// npm run lint:spec's lifecycle step: every operation's lifecycle markers (x-stability,
+// x-deprecated-at, x-sunset, x-replaced-by, x-brownouts) read by the service's own reader
+// (src/openapi/lifecycle.ts), so that the lint refuses exactly what would stop the service at
+// start-up, and our notice policy besides. Prints each problem at its line, as Spectral does.
+//   tsx scripts/lint/lifecycle.ts [openapi.yaml …]
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { LineCounter, parseDocument, type Node } from 'yaml';
+import { readLifecycle } from '../../src/openapi/lifecycle.js';
+import { DEFAULT_SPEC_PATH, loadSpec, operationsOf } from '../../src/openapi/openapi-spec.js';
+
+export interface Finding {
+  /** 1-based, as editors count. */
+  line: number;
+  column: number;
+  operationId: string;
+  message: string;
+}
+
+/** The lifecycle problems of the document in `file`, each where it stands in the file. */
+export function lintLifecycle(file: string): Finding[] {
+  const lines = new LineCounter();
+  const document = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines });
+  const operations = operationsOf(loadSpec(file));
+  return operations.flatMap((operation) =>
+    readLifecycle(operation, operations).problems.map(({ field, message }) => {
+      // Every problem is at a marker the operation has (`deprecated` when x-deprecated-at is missing).
+      const at = document.getIn(['paths', operation.path, operation.method, field], true) as Node;
+      const { line, col } = lines.linePos(at.range![0]);
+      return { line, column: col, operationId: operation.operationId, message };
+    }),
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
+  const files = process.argv.length > 2 ? process.argv.slice(2) : [DEFAULT_SPEC_PATH];
+  let found = 0;
+  for (const file of files) {
+    for (const { line, column, operationId, message } of lintLifecycle(file)) {
+      found += 1;
+      console.log(`${file}:${line}:${column} error petstore-lifecycle ${operationId}: ${message}`);
+    }
+  }
+  if (found > 0) console.log(`${found} lifecycle problem${found === 1 ? '' : 's'}`);
+  process.exitCode = found === 0 ? 0 : 1;
+}

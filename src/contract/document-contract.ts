@@ -1,0 +1,141 @@
+// Checks responses against an OpenAPI document itself (openapi.yaml unless told otherwise): the
+// status must be documented for the operation, the body must match the documented schema,
+// documented headers marked required must be sent, and every documented header sent must match its
+// schema. A released version of the interface (npm run compat) is checked the same way, with its
+// own document as the parameter.
+import type { ValidateFunction } from 'ajv';
+import { operationsOf, type OpenApiDocument, type Operation } from '../openapi/openapi-spec.js';
+import { createAjv, toAjvSchema } from '../validation/ajv.js';
+import { parseJson } from '../validation/strict-json.js';
+import { escapePointer, unescapePointer } from '../validation/json-pointer.js';
+
+interface ResponseObject {
+  $ref?: string;
+  headers?: Record<string, unknown>;
+}
+
+interface HeaderObject {
+  required?: boolean;
+  schema: object;
+}
+
+interface HeaderContract {
+  name: string;
+  required: boolean;
+  validate: ValidateFunction;
+}
+
+/** An HTTP answer, from `inject` or from a real socket. */
+export interface HttpAnswer {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  body: string;
+}
+
+/** One document's contract: its operations, and what its answers must be. */
+export interface Contract {
+  spec: OpenApiDocument;
+  /** How reports name the document: `openapi.yaml`, or a released version's file. */
+  name: string;
+  operations: Operation[];
+  operation(operationId: string): Operation;
+  /** The statuses the document documents for an operation. */
+  documentedStatuses(operationId: string): number[];
+  /**
+   * Every way the answer breaks the contract of `operationId`: an undocumented status, a body
+   * that is not JSON or fails its schema, a missing documented header, an Error whose `status`
+   * differs from the HTTP status. Empty when the answer keeps the contract.
+   */
+  violations(answer: HttpAnswer, operationId: string): string[];
+  /** Every way a body breaks the document's Error schema; empty when it is an Error. */
+  errorViolations(body: unknown): string[];
+}
+
+function pointer(...segments: string[]): string {
+  return segments.map((segment) => `/${escapePointer(segment)}`).join('');
+}
+
+export function contractOf(spec: OpenApiDocument, name = 'openapi.yaml'): Contract {
+  const operations = operationsOf(spec);
+  const ajv = createAjv();
+  const id = 'document';
+  ajv.addSchema(toAjvSchema({ $id: id, ...spec } as object));
+
+  const lookup = (ref: string): ResponseObject =>
+    ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((node: any, segment) => node[unescapePointer(segment)], spec) as ResponseObject;
+
+  const operation = (operationId: string): Operation => {
+    const found = operations.find((candidate) => candidate.operationId === operationId);
+    if (found === undefined) throw new Error(`no operation ${operationId} in ${name}`);
+    return found;
+  };
+
+  const validators = new Map<string, { validate: ValidateFunction; headers: HeaderContract[] }>();
+  const responseContract = (operationId: string, status: string) => {
+    const key = `${operationId} ${status}`;
+    let contract = validators.get(key);
+    if (contract === undefined) {
+      const { path, method, object } = operation(operationId);
+      let response = object.responses[status] as ResponseObject;
+      let base = `#${pointer('paths', path, method, 'responses', status)}`;
+      if (response.$ref !== undefined) {
+        base = response.$ref;
+        response = lookup(response.$ref);
+      }
+      const validate = ajv.compile({ $ref: `${id}${base}${pointer('content', 'application/json', 'schema')}` });
+      const headers = Object.entries(response.headers ?? {}).map(([name, header]) => {
+        const resolved = (header as ResponseObject).$ref === undefined ? (header as HeaderObject) : (lookup((header as ResponseObject).$ref!) as HeaderObject);
+        return { name, required: resolved.required === true, validate: ajv.compile(toAjvSchema(resolved.schema)) };
+      });
+      contract = { validate, headers };
+      validators.set(key, contract);
+    }
+    return contract;
+  };
+
+  const validateError = ajv.compile({ $ref: `${id}#/components/schemas/Error` });
+
+  const violations = (answer: HttpAnswer, operationId: string): string[] => {
+    const status = String(answer.statusCode);
+    if (!(status in operation(operationId).object.responses)) {
+      return [`${operationId} answered ${status}, which ${name} does not document: ${answer.body}`];
+    }
+    const found: string[] = [];
+    const { validate, headers } = responseContract(operationId, status);
+    if (!/^application\/json; charset=utf-8$/.test(String(answer.headers['content-type']))) {
+      found.push(`${operationId} ${status} content type is ${String(answer.headers['content-type'])}`);
+    }
+    let body: unknown;
+    try {
+      body = parseJson(answer.body);
+    } catch (error) {
+      return [...found, `${operationId} ${status} body is not JSON (${(error as Error).message}): ${answer.body}`];
+    }
+    if (!validate(body)) found.push(`${operationId} ${status} body does not match ${name}: ${ajv.errorsText(validate.errors)}`);
+    for (const header of headers) {
+      const value = answer.headers[header.name.toLowerCase()];
+      if (value === undefined) {
+        if (header.required) found.push(`${operationId} ${status} lacks the documented ${header.name} header`);
+      } else if (!header.validate(value)) {
+        found.push(`${operationId} ${status} ${header.name} header ${JSON.stringify(value)} does not match ${name}: ${ajv.errorsText(header.validate.errors)}`);
+      }
+    }
+    if (answer.statusCode >= 400 && (body as { status?: unknown }).status !== answer.statusCode) {
+      found.push(`${operationId} ${status} Error.status is ${String((body as { status?: unknown }).status)}`);
+    }
+    return found;
+  };
+
+  return {
+    spec,
+    name,
+    operations,
+    operation,
+    documentedStatuses: (operationId) => Object.keys(operation(operationId).object.responses).map(Number),
+    violations,
+    errorViolations: (body) => (validateError(body) ? [] : [`not an Error of ${name}: ${ajv.errorsText(validateError.errors)}`]),
+  };
+}

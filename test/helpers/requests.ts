@@ -1,0 +1,7 @@
+// openapi.yaml's request generators (src/contract/api-requests.ts), signed with the tests' key.
+import { requestGenerators } from '../../src/contract/api-requests.js';
+import { API_KEY } from './build-app.js';
+import { current } from './contract.js';
+
+export { inHeader, unauthorized, type ApiRequest, type ValidRequest } from '../../src/contract/api-requests.js';
+export const { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf, relinked } = requestGenerators(current, API_KEY);
