@@ -10,10 +10,12 @@ import { join } from 'node:path';
 const INPUTS = ['src', 'generated', 'openapi.yaml', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build-spec.ts', 'package-lock.json'];
 const STAMP = 'dist/.build-inputs';
 const OUTPUTS = ['dist/server.js', 'dist/openapi.json'];
+// The client package's own build (npm run pack:client) is no input of the service's.
+const SKIPPED = new Set([join('src', 'client', 'dist')]);
 
 function files(path) {
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).sort().flatMap((name) => files(join(path, name)));
+  return readdirSync(path).sort().flatMap((name) => (SKIPPED.has(join(path, name)) ? [] : files(join(path, name))));
 }
 
 function inputsHash() {

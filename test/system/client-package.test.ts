@@ -91,9 +91,9 @@ t.test('npm run pack:client packs a client that installs alone, type-checks unde
   const installed = readdirSync(join(consumer, 'node_modules')).filter((name) => !name.startsWith('.'));
   t.same(installed, ['petstore-client'], 'nothing but the client is installed: none of the server\'s dependencies');
   const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'petstore-client', 'package.json'), 'utf8'));
-  t.match(manifest, { name: 'petstore-client', version, type: 'module', exports: { '.': { types: './src/client/index.d.ts' } } });
+  t.match(manifest, { name: 'petstore-client', version, type: 'module', exports: { '.': { types: './dist/src/client/index.d.ts' } } });
   t.equal(manifest.dependencies, undefined, 'no dependencies at all');
-  const declarations = readFileSync(join(consumer, 'node_modules', 'petstore-client', 'generated', 'client-api.d.ts'), 'utf8');
+  const declarations = readFileSync(join(consumer, 'node_modules', 'petstore-client', 'dist', 'generated', 'client-api.d.ts'), 'utf8');
   t.ok(
     declarations.includes(
       `@deprecated since ${getPet['x-deprecated-at'] as string}; removed on ${getPet['x-sunset'] as string} (its sunset), after which it fails with 410 OPERATION_GONE. ` +
@@ -101,7 +101,7 @@ t.test('npm run pack:client packs a client that installs alone, type-checks unde
     ),
     'getPet is @deprecated, with the sunset and the replacement from the spec',
   );
-  t.match(readFileSync(join(consumer, 'node_modules', 'petstore-client', 'README.md'), 'utf8'), /^# petstore-client\n\nThe project ships a typed client/, 'the package has the README section');
+  t.match(readFileSync(join(consumer, 'node_modules', 'petstore-client', 'README.md'), 'utf8'), /^# petstore-client\n\nThe project ships a typed client/, 'the package has its README');
 
   writeFileSync(join(consumer, 'consumer.ts'), CONSUMER_TS);
   writeFileSync(
