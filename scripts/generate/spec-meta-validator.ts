@@ -42,7 +42,7 @@ export function specMetaValidator(): GeneratedFile[] {
   return [
     {
       name: 'openapi-3.1-meta-validator.js',
-      // Ajv's code, checked against the validator's own compile by test/precompiled-meta-schema.test.ts;
+      // Ajv's code, checked against the validator's own compile by test/modules/precompiled-meta-schema.test.ts;
       // most of its branches are for specs other than ours, so it stays out of the coverage figures.
       text:
         `${header}/* c8 ignore start */\n` +

@@ -1,5 +1,5 @@
 // The properties the service must keep for every request generated from openapi.yaml. Shared by
-// test/properties.test.ts (fixed seed, few cases, inside npm test) and
+// test/contract/properties.test.ts (fixed seed, few cases, inside npm test) and
 // scripts/property-campaign.ts (any seed, many cases).
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';

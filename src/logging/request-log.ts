@@ -84,7 +84,7 @@ function pathOf(request: FastifyRequest): string {
 // The request line, composed as pino composes it (its level prefix, time, base bindings, message
 // key and line end, written to its stream) but without a child logger and pino's generic
 // serializer, which together took most of what a line cost (docs/performance.md).
-// test/request-log.test.ts checks that the line is the one pino writes.
+// test/http/request-log.test.ts checks that the line is the one pino writes.
 type PinoInternals = Record<symbol, unknown> & { levels: { values: Record<string, number> } };
 // msgPrefixSym is missing from pino's type declarations.
 const symbols = pino.symbols as typeof pino.symbols & { readonly msgPrefixSym: symbol };

@@ -9,7 +9,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { metaSchemaFile, metaSchemaSha256, validate as validateOpenApi31 } from '../../generated/openapi-3.1-meta-validator.js';
 
 // Not part of the validator's typed interface: the method that compiles (and caches, per instance) the
-// meta-schema for an OpenAPI version. test/precompiled-meta-schema.test.ts fails if it goes away.
+// meta-schema for an OpenAPI version. test/modules/precompiled-meta-schema.test.ts fails if it goes away.
 interface ValidatorInternals {
   getAjvValidator(this: Validator, version: string): unknown;
 }

@@ -1,6 +1,6 @@
 // npm run contract against broken servers: the real service (on either store) behind a proxy that
 // breaks one promise of the contract at a time, and what the runner must say of each. Shared by
-// test/contract-runner.test.ts (in memory) and test/contract-runner-postgres.test.ts.
+// test/contract/contract-runner.test.ts (in memory) and test/contract/contract-runner-postgres.test.ts.
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { runContract, type ContractOptions } from '../../scripts/contract/run-contract.js';

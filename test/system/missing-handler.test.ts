@@ -1,6 +1,6 @@
 // An operation of the spec without a handler, as a user who adds one to openapi.yaml first meets it:
 // npm start's build fails naming the operationId and the file to write, with no stack trace.
-// (At start-up, the same gap names the same file: test/operation-routes.test.ts.)
+// (At start-up, the same gap names the same file: test/http/operation-routes.test.ts.)
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

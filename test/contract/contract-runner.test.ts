@@ -1,0 +1,175 @@
+// npm run contract proves what it claims: against the real service it exits 0; behind a proxy that
+// breaks one promise of the contract at a time, it exits 1 and names that promise (the broken
+// servers: test/helpers/contract-faults.ts); when it cannot run it exits 2. The runner is called
+// in-process (scripts/contract/run-contract.ts); the service and the proxies listen on 127.0.0.1.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { exitStatusOf } from '../../scripts/contract/run-checks.js';
+import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
+import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
+import { API_KEY, buildTestApp } from '../helpers/build-app.js';
+import { contract, ENV, FAULTS, faultTests, misbehaving, OPTIONS, service } from '../helpers/contract-faults.js';
+import { operations } from '../helpers/contract.js';
+import { withJson } from '../helpers/faulty-proxy.js';
+import { specWith } from '../helpers/spec.js';
+
+// Each run is a few hundred requests; the hang fixture waits out its time limit on every shrink.
+t.setTimeout(120_000);
+
+t.test('against the real service every check holds: exit 0', async (t) => {
+  const port = await service(t);
+  const dir = mkdtempSync(join(tmpdir(), 'contract-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, '--report', `junit=${join(dir, 'junit.xml')}`]);
+  t.equal(status, 0, output);
+  for (const check of ['a valid request is accepted', 'a create with an Idempotency-Key is made once', 'a request that breaks one rule', 'a request without a valid key gets 401', 'every operation answered a valid request with a 2xx', 'what a create answered reads back equal']) {
+    t.match(output, new RegExp(`^ok {3}${check}`, 'm'), `one line for: ${check}`);
+  }
+  // One line per operation of the spec, each with valid requests answered 2xx.
+  for (const { operationId, method, path } of operations) {
+    t.match(output, new RegExp(`^  ${method.toUpperCase()} ${path.replace(/[{}]/g, '\\$&')} +${operationId} +\\d+ sent +\\d+ valid +[1-9]\\d* answered 2xx$`, 'm'), `counts for ${operationId}`);
+  }
+  t.match(output, /summary: every check holds; seed 7; \d+ requests; [\d.]+ s; [1-9]\d* pets created, named "contract-check [0-9a-f]{8} …"/);
+  t.match(readFileSync(join(dir, 'junit.xml'), 'utf8'), /<testsuites name="npm run contract" tests="6" failures="0"/, 'the JUnit report');
+});
+
+t.test('an operation past the sunset its spec announces may answer the documented 410; one that answers 410 before it fails the run', async (t) => {
+  // Dates far from any real "now", so that neither outcome depends on the day the test runs.
+  const sunsetAt = (sunset: string) => specWith((spec) => Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-deprecated-at': '1999-01-01', 'x-sunset': sunset }));
+  const { app } = await buildTestApp(t, { logger: false, spec: sunsetAt('2000-01-01'), clock: Date.now });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`;
+  const dir = t.testdir({ 'retired.json': JSON.stringify(sunsetAt('2000-01-01')), 'kept.json': JSON.stringify(sunsetAt('9999-12-31')) });
+
+  const retired = await contract(['--url', url, '--spec', join(dir, 'retired.json'), ...OPTIONS], ENV, { clock: Date.now });
+  t.equal(retired.status, 0, retired.status === 0 ? 'exit 0' : retired.output);
+  t.match(retired.output, /^ {2}GET \/pets\/\{petId\} +getPet +\d+ sent +[1-9]\d* valid +0 answered 2xx$/m, 'getPet sent, answered 410, not held to a 2xx');
+
+  const kept = await contract(['--url', url, '--spec', join(dir, 'kept.json'), ...OPTIONS], ENV, { clock: Date.now });
+  // Its report, on a run that fails, holds the generated requests: not a message for a passing assertion.
+  t.equal(kept.status, 1, kept.status === 1 ? 'exit 1' : kept.output);
+  t.match(kept.output, /^GET \/v1\/pets\/\S+ → 410 \{"code":"OPERATION_GONE".*\n {2}expected a 2xx: a valid request/m, 'names the 410 a valid request got');
+});
+
+// Each broken server is the real service behind the proxy that breaks it; on PostgreSQL too in
+// test/contract/contract-runner-postgres.test.ts.
+t.test('every broken server is caught in front of the in-memory store', async (t) => faultTests(t, async () => undefined));
+
+t.test('a failure report has the shrunk case, and a curl line that repeats it with the key from the environment', async (t) => {
+  const port = await misbehaving(t, FAULTS.find((entry) => entry.name === 'a refusal that does not say what to fix')!.fault);
+  const dir = mkdtempSync(join(tmpdir(), 'contract-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const { output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, '--report', `junit=${join(dir, 'junit.xml')}`]);
+  t.match(output, /Counterexample: \[/, 'the counterexample');
+  t.match(output, /Shrunk \d+ time/, 'shrunk');
+  t.match(output, new RegExp(`reproduce: curl -i --globoff -X \\w+ 'http://127\\.0\\.0\\.1:${port}/v1/pets[^']*'.* -H "authorization: Bearer \\$\\{CONTRACT_API_KEY\\}"`), 'curl, with the key left in the environment');
+  const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+  t.match(junit, /failures="1"/);
+  t.match(junit, /<failure message="[^"]+">/, 'the failure in the JUnit report');
+});
+
+t.test('a target that rate-limits is waited on, never counted as a violation', async (t) => {
+  let count = 0;
+  const port = await misbehaving(t, {
+    answer: (_exchange, reply) => (++count % 4 === 0 ? withJson({ ...reply, status: 429, headers: { ...reply.headers, 'retry-after': '0' } }, { code: 'RATE_LIMITED', message: 'Slow down.', status: 429 }) : reply),
+  });
+  const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS]);
+  t.equal(status, 0, output);
+  t.match(output, /\(\d+ answered 429 and retried after Retry-After\)/);
+});
+
+t.test('--read-only creates nothing', async (t) => {
+  // A deployment read-only runs against holds data: getPet reads the pets listPets answers (its link FirstPet).
+  const store = createMemoryPetStore();
+  for (let index = 0; index < 3; index++) await store.create({ name: `pet ${index}`, categoryId: 1 });
+  const created: string[] = [];
+  const port = await misbehaving(t, { request: (exchange) => (exchange.method === 'POST' && created.push(exchange.url), exchange) }, store);
+  const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, '--read-only']);
+  t.equal(status, 0, output);
+  t.same(created, [], 'no POST reached the target');
+  t.match(output, /0 pets created/);
+  t.notMatch(output, /POST \/pets/, 'createPet is not counted: it is not sent');
+
+  const empty = await contract(['--url', `http://127.0.0.1:${await service(t)}/v1`, ...OPTIONS, '--read-only']);
+  t.equal(empty.status, 1, 'on a deployment without pets, getPet gets no 2xx: that fails, and says why');
+  t.match(empty.output, /getPet \(GET \/pets\/\{petId\}\): none of its \d+ valid requests got a 2xx \(404 ×\d+\); .*read-only: it creates nothing, so the target must hold data/);
+});
+
+t.test('when it cannot run: exit 2, saying why', async (t) => {
+  const port = await service(t);
+  const dir = mkdtempSync(join(tmpdir(), 'contract-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const specFile = (name: string, change: (spec: OpenApiDocument) => void) => {
+    const file = join(dir, name);
+    writeFileSync(file, JSON.stringify(specWith(change)));
+    return file;
+  };
+  const noOperations = specFile('empty.json', (spec) => void (spec.paths = {}));
+  const badLink = specFile('bad-link.json', (spec) => Object.assign((spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, unknown> }).links, { Gone: { operationId: 'readPet', parameters: { petId: '$response.body#/id' } } }));
+  const cases: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
+    ['a spec that is not there', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', join(dir, 'missing.yaml')], ENV, /--spec .*missing\.yaml: ENOENT/],
+    ['a spec without operations', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', noOperations], ENV, /empty\.json defines no operation/],
+    ['a spec whose link leads nowhere', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', badLink], ENV, /bad-link\.json: createPet 201 link Gone: no operation readPet \(npm run lint:spec says more\)/],
+    ['no URL', [], ENV, /--url is required/],
+    ['a URL without the base path', ['--url', `http://127.0.0.1:${port}/`], ENV, /must be an http\(s\) URL whose path ends in \/v1/],
+    ['no key', ['--url', `http://127.0.0.1:${port}/v1`], {}, /no API key: set CONTRACT_API_KEY, or give --key-file/],
+    ['a key file that is not there', ['--url', `http://127.0.0.1:${port}/v1`, '--key-file', '/nonexistent/key'], {}, /cannot read --key-file/],
+    ['a refused key', ['--url', `http://127.0.0.1:${port}/v1`], { CONTRACT_API_KEY: 'not-the-key-0123456789' }, /refused the API key \(401\)/],
+    ['an unknown option', ['--url', `http://127.0.0.1:${port}/v1`, '--fast'], ENV, /Unknown option '--fast'/],
+    ['a URL that is not one', ['--url', 'not a url'], ENV, /--url not a url is not a URL/],
+    ['a bad count', ['--url', `http://127.0.0.1:${port}/v1`, '--cases', '0'], ENV, /--cases must be an integer of at least 1/],
+    ['a bad report', ['--url', `http://127.0.0.1:${port}/v1`, '--report', 'html=x'], ENV, /--report must be junit=<file>/],
+  ];
+  for (const [what, args, env, reason] of cases) {
+    const { status, output } = await contract(args, env);
+    t.equal(status, 2, `${what}: exit 2`);
+    t.match(output, reason, `${what}: says why`);
+  }
+  // A port that was just free, and is closed again: nothing answers there.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const unreachable = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  const { status, output } = await contract(['--url', `http://127.0.0.1:${unreachable}/v1`]);
+  t.equal(status, 2, 'an unreachable target: exit 2');
+  t.match(output, /cannot reach the target/);
+});
+
+t.test('a fault of the runner itself is not taken for "cannot run": it is thrown, as a bug', async (t) => {
+  const printed: string[] = [];
+  const output = { log: (line: string) => void printed.push(line), error: (line: string) => void printed.push(line) };
+  await t.rejects(exitStatusOf('npm run contract', output, () => Promise.reject(new TypeError('a bug'))), TypeError);
+  t.same(printed, []);
+});
+
+t.test('--help says what each option does', async (t) => {
+  // As the command line runs it: on the real clock.
+  const { status, output } = await contract(['--help'], ENV, {});
+  t.equal(status, 0);
+  for (const option of ['--url', '--key-file', '--spec', '--seed', '--cases', '--timeout-ms', '--read-only', '--max-pages', '--report']) t.match(output, option);
+});
+
+t.test('--max-pages bounds the walks over a large store, and the report says so', async (t) => {
+  const store = createMemoryPetStore();
+  for (let index = 0; index < 150; index++) await store.create({ name: `pet ${index}`, categoryId: 1 });
+  const port = await service(t, store);
+  // 13 cases: a count the checks do not divide evenly, so some run one case more.
+  const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, '--cases', '13', '--seed', '3', '--max-pages', '1'], ENV);
+  t.equal(status, 0, output);
+  t.match(output, /listPets' pages were read up to 1 pages a walk \(--max-pages\); pets beyond were read through getPet only/);
+});
+
+t.test('a key file is read, and its key never printed', async (t) => {
+  const port = await service(t);
+  const dir = mkdtempSync(join(tmpdir(), 'contract-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'key');
+  writeFileSync(file, `${API_KEY}\n`);
+  const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, '--key-file', file, '--cases', '12', '--seed', '3']);
+  t.equal(status, 0, output);
+  t.notMatch(output, API_KEY);
+});

@@ -1,0 +1,147 @@
+// Every status openapi.yaml documents for every operation is produced here and checked against
+// the spec. The requests come from the spec: generated for the operation (valid, broken, without a
+// key), with the ids its links give; what makes each status is read from the operation (a path
+// that names a resource: 404; a body: 413 and 415; an x-sunset: 410; an Idempotency-Key header:
+// 422; any: 500 and 503 from a failing store). A status documented with no way here to make it
+// fails the suite, naming it.
+import fc from 'fast-check';
+import type { LightMyRequestResponse } from 'fastify';
+import t, { type Test } from 'tap';
+import { BODY_LIMIT } from '../../src/app.js';
+import { ServiceUnavailable } from '../../src/errors/api-errors.js';
+import { lifecycleOf } from '../../src/openapi/lifecycle.js';
+import { pathParametersOf, type Operation } from '../../src/openapi/openapi-spec.js';
+import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
+import type { PetStore } from '../../src/store/pet-store.js';
+import { standInStore } from '../helpers/stand-in-store.js';
+import { buildTestApp } from '../helpers/build-app.js';
+import { checkContract, documentedStatuses, operation as operationOf, operations, spec } from '../helpers/contract.js';
+import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
+import { brokenRequest, inHeader, relinked, unauthorized, validRequest, type ApiRequest, type ValidRequest } from '../helpers/requests.js';
+import { linkedValues, linksOf } from '../../src/contract/spec-links.js';
+
+type Send = (request: ApiRequest) => Promise<LightMyRequestResponse>;
+
+/** How to make one status: on which store, at what time, by sending what (the first answer with the status, else the last). */
+interface Producer {
+  store?: 'failing' | 'unavailable';
+  at?: number;
+  produce(send: Send, status: number): Promise<LightMyRequestResponse>;
+}
+
+const SEED = 20261126;
+const sample = <T>(arbitrary: fc.Arbitrary<T>, numRuns = 30) => fc.sample(arbitrary, { seed: SEED, numRuns });
+const links = linksOf(spec, 'openapi.yaml');
+const validOf = (operation: Operation) => sample(validRequest(operation));
+
+async function firstAnswering(send: Send, requests: readonly ApiRequest[], status: number): Promise<LightMyRequestResponse> {
+  let last: LightMyRequestResponse | undefined;
+  for (const request of requests) {
+    last = await send(request);
+    if (last.statusCode === status) return last;
+  }
+  if (last === undefined) throw new Error(`no request to send for status ${status}`);
+  return last;
+}
+
+/** Valid requests of `operation` whose path names what exists: ids taken, by the spec's links, from answers of their source operations. */
+async function linkedValid(send: Send, operation: Operation): Promise<ValidRequest[]> {
+  const valid = validOf(operation);
+  if (pathParametersOf(operation.path).length === 0) return valid;
+  for (const link of links.filter((candidate) => candidate.to === operation.operationId)) {
+    for (const source of validOf(operationOf(link.from))) {
+      const answer = await send(source.request);
+      const values = String(answer.statusCode) === link.status ? linkedValues(link, answer.json()) : undefined;
+      if (values !== undefined) return valid.map((request) => relinked(request, values));
+    }
+  }
+  return valid;
+}
+
+const withBody = (request: ApiRequest, payload: string, headers: Record<string, string> = {}): ApiRequest => ({ ...request, headers: { ...request.headers, ...headers }, payload });
+
+/** How `operation` is made to answer `status`, or undefined when nothing here can. */
+function producerOf(operation: Operation, status: number): Producer | undefined {
+  const hasBody = operation.object.requestBody !== undefined;
+  const valid = () => validOf(operation).map(({ request }) => request);
+  const sending = (requests: () => ApiRequest[]) => (send: Send, wanted: number) => firstAnswering(send, requests(), wanted);
+  if (status >= 200 && status < 300) return { produce: async (send, wanted) => firstAnswering(send, (await linkedValid(send, operation)).map(({ request }) => request), wanted) };
+  switch (status) {
+    case 400:
+      return { produce: sending(() => sample(brokenRequest(operation), 100).filter((broken) => broken.expect.status === 400).map((broken) => broken.request)) };
+    case 401:
+      return { produce: sending(() => valid().map((request) => unauthorized(request, undefined))) };
+    case 404:
+      // Ids the generators make up, on an empty store: none names a pet.
+      return pathParametersOf(operation.path).length > 0 ? { produce: sending(valid) } : undefined;
+    case 410: {
+      const sunset = lifecycleOf(operation, operations).deprecation?.sunset?.at;
+      return sunset === undefined ? undefined : { at: sunset, produce: sending(valid) };
+    }
+    case 413:
+      return hasBody ? { produce: sending(() => valid().map((request) => withBody(request, `${String(request.payload)}${' '.repeat(BODY_LIMIT)}`))) } : undefined;
+    case 415:
+      return hasBody ? { produce: sending(() => valid().map((request) => withBody(request, String(request.payload), { 'content-type': 'application/xml' }))) } : undefined;
+    case 422: {
+      // A key used again with another body.
+      if (!inHeader(operation).some((parameter) => parameter.name === 'Idempotency-Key')) return undefined;
+      return {
+        async produce(send, wanted) {
+          const [first, ...others] = valid().map((request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': '"seed"' } }));
+          await send(first!);
+          return firstAnswering(send, others.filter((request) => request.payload !== first!.payload), wanted);
+        },
+      };
+    }
+    case 500:
+      return { store: 'failing', produce: sending(valid) };
+    case 503:
+      return { store: 'unavailable', produce: sending(valid) };
+    default:
+      return undefined;
+  }
+}
+
+// A store that fails as a bug would (500), and one that says its database cannot be reached (503),
+// as the PostgreSQL store does (its real outages are tested in test/store/postgres-faults.test.ts).
+const stores = {
+  failing: standInStore({}, () => new Error('store down')),
+  unavailable: standInStore({}, () => new ServiceUnavailable()),
+};
+
+t.test('every status of every operation in openapi.yaml has a way to be made here', async (t) => {
+  for (const operation of operations) {
+    for (const status of documentedStatuses(operation.operationId)) {
+      t.ok(producerOf(operation, status), `${operation.operationId} documents ${status}${producerOf(operation, status) === undefined ? ': nothing here makes it; add how to producerOf in test/contract/contract.test.ts' : ''}`);
+    }
+  }
+});
+
+// Every case runs against each real store; the failing and unavailable stand-ins replace both.
+const database = await startTestDatabase(t);
+const realStores: [string, (t: Test) => Promise<PetStore>, string | boolean][] = [
+  ['in-memory store', async () => createMemoryPetStore(), false],
+  ['PostgreSQL store', (t) => database!.createStore(t), database === undefined ? (whyNoPostgres() ?? true) : false],
+];
+
+for (const [storeName, createStore, skip] of realStores) {
+  t.test(storeName, { skip }, async (t) => {
+    for (const operation of operations) {
+      for (const status of documentedStatuses(operation.operationId)) {
+        const producer = producerOf(operation, status);
+        if (producer === undefined) continue;
+        t.test(`${operation.operationId} answers ${status} as documented`, async (t) => {
+          const { app } = await buildTestApp(t, {
+            store: producer.store === undefined ? await createStore(t) : stores[producer.store],
+            // Its own instant, or buildTestApp's clock, before every sunset: the statuses do not depend on the day the test runs.
+            ...(producer.at === undefined ? {} : { clock: () => producer.at! }),
+          });
+          const send: Send = ({ method, url, headers, payload }) => app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
+          const response = await producer.produce(send, status);
+          t.equal(response.statusCode, status, `${response.statusCode} ${response.body}`);
+          checkContract(t, response, operation.operationId);
+        });
+      }
+    }
+  });
+}

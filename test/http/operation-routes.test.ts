@@ -1,0 +1,64 @@
+import t from 'tap';
+import { createBearerAuth } from '../../src/auth/bearer-auth.js';
+import { createHandlers } from '../../src/handlers/index.js';
+import { createOperationResolver, handlerFileOf } from '../../src/routes/operation-routes.js';
+import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
+import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
+import { API_KEY, buildTestApp } from '../helpers/build-app.js';
+import { specWith } from '../helpers/spec.js';
+
+const handlers = createHandlers({ store: createMemoryPetStore(), pathOf: (operationId) => (operationId === 'getPet' ? '/v1/pets/{petId}' : '/v1/pets') });
+const authenticators = { bearerAuth: createBearerAuth([API_KEY]) };
+
+t.test('gaps between the spec and the service fail at start-up, not at request time', async (t) => {
+  const cases: [string, (spec: OpenApiDocument) => void, RegExp][] = [
+    [
+      'an operation without a handler',
+      (spec) => (spec.paths['/pets']!.get!.operationId = 'findPets'),
+      /^openapi\.yaml: no handler for operationId findPets: write src\/handlers\/find-pets\.ts and add it to src\/handlers\/index\.ts$/,
+    ],
+    [
+      'an unknown security scheme',
+      (spec) => (spec.security = [{ apiKeyAuth: [] }]),
+      /needs security \[apiKeyAuth\]; the service provides exactly one of: bearerAuth/,
+    ],
+    [
+      'alternative security requirements',
+      (spec) => (spec.security = [{ bearerAuth: [] }, { bearerAuth: [] }]),
+      /needs security \[bearerAuth, bearerAuth\]/,
+    ],
+    [
+      'a requirement naming no scheme',
+      (spec) => (spec.security = [{}]),
+      /needs security \[\]/,
+    ],
+    [
+      'an operation with two success responses',
+      (spec) => (spec.paths['/pets']!.post!.responses['200'] = { description: 'also' }),
+      /createPet must document exactly one 2xx response/,
+    ],
+  ];
+  for (const [what, change, problem] of cases) {
+    t.throws(() => createOperationResolver({ spec: specWith(change), handlers, authenticators, headers: {} }), problem, what);
+  }
+});
+
+t.test('an operation the spec opens to everyone needs no key', async (t) => {
+  const spec = specWith((spec) => (spec.paths['/pets']!.get!.security = []));
+  const { app } = await buildTestApp(t, { spec });
+  t.equal((await app.inject({ method: 'GET', url: '/v1/pets' })).statusCode, 200);
+  t.equal((await app.inject({ method: 'GET', url: '/v1/pets/1' })).statusCode, 401, 'the others still do');
+});
+
+t.test('a spec without security requirements needs no key anywhere', async (t) => {
+  const spec = specWith((spec) => delete spec.security);
+  const { app } = await buildTestApp(t, { spec });
+  t.equal((await app.inject({ method: 'GET', url: '/v1/pets' })).statusCode, 200);
+});
+
+t.test('a handler lives in a file named after its operationId, in kebab case', async (t) => {
+  t.equal(handlerFileOf('listPets'), 'src/handlers/list-pets.ts');
+  t.equal(handlerFileOf('updatePetStatus'), 'src/handlers/update-pet-status.ts');
+  t.equal(handlerFileOf('ping'), 'src/handlers/ping.ts');
+});
+

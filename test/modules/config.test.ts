@@ -1,0 +1,141 @@
+import t from 'tap';
+import { unnamedClientOf } from '../../src/auth/api-clients.js';
+import { readConfig } from '../../src/config.js';
+
+const KEY = 'a'.repeat(16);
+
+t.test('defaults', async (t) => {
+  t.same(readConfig({}), {
+    host: '127.0.0.1',
+    port: 3000,
+    logLevel: 'info',
+    apiKeys: undefined,
+    database: undefined,
+    idempotencyRetentionMs: 24 * 3_600_000,
+    metricsPort: 9464,
+    tracing: false,
+    drainMs: 15_000,
+  });
+  t.same(readConfig({ HOST: '', PORT: '', LOG_LEVEL: '' }).port, 3000);
+});
+
+t.test('settings from the environment', async (t) => {
+  t.same(readConfig({ HOST: '0.0.0.0', PORT: '8080', LOG_LEVEL: 'debug', API_KEYS: `${KEY}, ${'b'.repeat(20)}=` }), {
+    host: '0.0.0.0',
+    port: 8080,
+    logLevel: 'debug',
+    apiKeys: [
+      { client: unnamedClientOf(KEY), key: KEY },
+      { client: unnamedClientOf(`${'b'.repeat(20)}=`), key: `${'b'.repeat(20)}=` },
+    ],
+    database: undefined,
+    idempotencyRetentionMs: 24 * 3_600_000,
+    metricsPort: 9464,
+    tracing: false,
+    drainMs: 15_000,
+  });
+});
+
+t.test('SHUTDOWN_DRAIN_MS: how long SIGTERM drains, 0 for no drain', async (t) => {
+  t.equal(readConfig({ SHUTDOWN_DRAIN_MS: '0' }).drainMs, 0);
+  t.equal(readConfig({ SHUTDOWN_DRAIN_MS: '30000' }).drainMs, 30_000);
+  for (const bad of ['-1', '1.5', '600001', 'soon']) {
+    t.throws(() => readConfig({ SHUTDOWN_DRAIN_MS: bad }), /SHUTDOWN_DRAIN_MS must be an integer from 0 to 600000/, bad);
+  }
+});
+
+t.test('API_KEYS entries name their client as name:key; a bare key is named after its SHA-256', async (t) => {
+  const other = 'b'.repeat(16);
+  t.same(readConfig({ API_KEYS: `mobile-app:${KEY}, mobile-app:${other},billing_2:${KEY}z, ${other}y` }).apiKeys, [
+    { client: 'mobile-app', key: KEY },
+    { client: 'mobile-app', key: other },
+    { client: 'billing_2', key: `${KEY}z` },
+    { client: 'key-ea390ecc', key: `${other}y` },
+  ]);
+  t.equal(unnamedClientOf(`${other}y`), 'key-ea390ecc', 'key- and the first 8 hex digits of the SHA-256 of the key');
+  t.equal(readConfig({ API_KEYS: `${'n'.repeat(32)}:${KEY}` }).apiKeys?.[0]?.client, 'n'.repeat(32), '32 characters is the most');
+});
+
+t.test('a malformed API_KEYS entry stops start-up, naming its position and never its text', async (t) => {
+  const name = 'team-with-a-secret-name';
+  for (const [keys, entry] of [
+    [`${KEY},:${KEY}`, 2],
+    [`Mobile:${KEY}`, 1],
+    [`${'n'.repeat(33)}:${KEY}`, 1],
+    [`${KEY},${KEY},mobile app:${KEY}`, 3],
+    [`mobile.app:${KEY}`, 1],
+    [`${name}:${KEY}:x`, 1],
+  ] as const) {
+    const error = t.throws(() => readConfig({ API_KEYS: keys }), new RegExp(`API_KEYS entry ${entry} `), keys) as Error;
+    t.notMatch(error.message, KEY, 'no key in the message');
+    t.notMatch(error.message, name, 'no name in the message');
+  }
+  t.throws(() => readConfig({ API_KEYS: `${name}:` }), /API_KEYS entry 1 is not a usable key/);
+  t.throws(() => readConfig({ API_KEYS: `${name}:short` }), /API_KEYS entry 1 is not a usable key/);
+});
+
+t.test('METRICS_PORT: a port, 0 for any free one, or off', async (t) => {
+  t.equal(readConfig({ METRICS_PORT: '9100' }).metricsPort, 9100);
+  t.equal(readConfig({ METRICS_PORT: '0' }).metricsPort, 0);
+  t.equal(readConfig({ METRICS_PORT: '' }).metricsPort, 9464, 'empty is unset');
+  t.equal(readConfig({ METRICS_PORT: 'off' }).metricsPort, undefined);
+  for (const bad of ['OFF', '65536', '-1', 'none']) {
+    t.throws(() => readConfig({ METRICS_PORT: bad }), /METRICS_PORT must be an integer from 0 to 65535 or off/, bad);
+  }
+});
+
+t.test('tracing is on with an OTLP endpoint, unless the standard variables turn it off', async (t) => {
+  const endpoint = 'http://127.0.0.1:4318';
+  t.equal(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).tracing, true);
+  t.equal(readConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/v1/traces` }).tracing, true);
+  t.equal(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }).tracing, false, 'empty is unset');
+  t.equal(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SDK_DISABLED: 'TRUE' }).tracing, false);
+  t.equal(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_EXPORTER: 'none' }).tracing, false);
+});
+
+t.test('IDEMPOTENCY_RETENTION_HOURS sets how long idempotency keys are kept', async (t) => {
+  t.equal(readConfig({ IDEMPOTENCY_RETENTION_HOURS: '48' }).idempotencyRetentionMs, 48 * 3_600_000);
+  t.equal(readConfig({ IDEMPOTENCY_RETENTION_HOURS: '' }).idempotencyRetentionMs, 24 * 3_600_000, 'empty is unset');
+  for (const bad of ['0', '8761', '1.5', '24h', '-1']) {
+    t.throws(() => readConfig({ IDEMPOTENCY_RETENTION_HOURS: bad }), /IDEMPOTENCY_RETENTION_HOURS must be an integer from 1 to 8760/, bad);
+  }
+});
+
+t.test('DATABASE_URL selects PostgreSQL, with the pool size, time limit and create batch bound', async (t) => {
+  const url = 'postgres://pets:s3cret@db.internal:5432/petstore?sslmode=verify-full';
+  t.same(readConfig({ DATABASE_URL: url }).database, { url, poolMax: 10, timeoutMs: 2000, createBatchMax: 100 });
+  t.same(readConfig({ DATABASE_URL: 'postgresql://db/petstore', DATABASE_POOL_MAX: '40', DATABASE_TIMEOUT_MS: '500', DATABASE_CREATE_BATCH_MAX: '1' }).database, {
+    url: 'postgresql://db/petstore',
+    poolMax: 40,
+    timeoutMs: 500,
+    createBatchMax: 1,
+  });
+  t.equal(readConfig({ DATABASE_URL: '' }).database, undefined, 'empty is unset');
+});
+
+t.test('a bad database setting stops start-up without repeating the connection string', async (t) => {
+  for (const [env, message] of [
+    [{ DATABASE_URL: '//pets:s3cret@db/petstore' }, /DATABASE_URL is not a URL/],
+    [{ DATABASE_URL: 'pets:s3cret@db/petstore' }, /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, not pets:\/\//],
+    [{ DATABASE_URL: 'mysql://pets:s3cret@db/petstore' }, /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, not mysql:\/\//],
+    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_POOL_MAX: '0' }, /DATABASE_POOL_MAX must be an integer from 1 to 1000, not "0"/],
+    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_TIMEOUT_MS: '2s' }, /DATABASE_TIMEOUT_MS must be an integer from 100 to 600000/],
+    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_CREATE_BATCH_MAX: '0' }, /DATABASE_CREATE_BATCH_MAX must be an integer from 1 to 10000, not "0"/],
+    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_CREATE_BATCH_MAX: '10001' }, /DATABASE_CREATE_BATCH_MAX must be an integer from 1 to 10000/],
+  ] as const) {
+    const error = t.throws(() => readConfig(env), message) as Error;
+    t.notMatch(error.message, 's3cret', 'no password in the message');
+  }
+});
+
+t.test('invalid settings stop start-up without echoing keys', async (t) => {
+  t.throws(() => readConfig({ PORT: '80a' }), /PORT must be an integer from 0 to 65535, not "80a"/);
+  t.throws(() => readConfig({ PORT: '70000' }), /PORT must be/);
+  t.throws(() => readConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL must be one of/);
+  t.throws(() => readConfig({ API_KEYS: '' }), /API_KEYS is set but holds no key/);
+  t.throws(() => readConfig({ API_KEYS: ' , ' }), /API_KEYS is set but holds no key/);
+  for (const [keys, entry] of [['short', 1], [`${KEY},,${KEY}`, 2], [`${KEY},has space in it 123456`, 2]] as const) {
+    const error = t.throws(() => readConfig({ API_KEYS: keys }), new RegExp(`API_KEYS entry ${entry} is not a usable key`)) as Error;
+    t.notMatch(error.message, keys, 'the message does not repeat the keys');
+  }
+});

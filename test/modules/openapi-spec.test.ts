@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import t from 'tap';
+import {
+  basePathOf,
+  BUILT_SPEC_PATH,
+  errorCodesOf,
+  loadServedSpec,
+  loadSpec,
+  operationsOf,
+  pathOfOperation,
+  resolveRef,
+  toRouteUrl,
+  type OpenApiDocument,
+} from '../../src/openapi/openapi-spec.js';
+
+const spec = loadSpec();
+
+t.test('the spec defines the three operations of the interface document (a team may add more)', async (t) => {
+  const defined = operationsOf(spec).map(({ operationId, method, path }) => `${operationId} ${method.toUpperCase()} ${path}`);
+  for (const operation of ['listPets GET /pets', 'createPet POST /pets', 'getPet GET /pets/{petId}']) t.ok(defined.includes(operation), operation);
+});
+
+t.test('both deployments share the /v1 base path', async (t) => {
+  t.equal(basePathOf(spec), '/v1');
+  t.equal(spec.servers.length, 2);
+  const mixed = { ...spec, servers: [{ url: 'https://a.example/v1' }, { url: 'https://b.example/v2/' }] } as OpenApiDocument;
+  t.throws(() => basePathOf(mixed), /every server must share one base path; found \/v1, \/v2/);
+  t.throws(() => basePathOf({ ...spec, servers: [] }), /found none/);
+});
+
+t.test('the documented error codes come from the spec', async (t) => {
+  t.ok(errorCodesOf(spec).has('PET_NOT_FOUND'));
+  t.notOk(errorCodesOf(spec).has('FST_ERR_VALIDATION'));
+});
+
+t.test('spec paths become Fastify route URLs', async (t) => {
+  t.equal(toRouteUrl('/pets/{petId}'), '/pets/:petId');
+});
+
+t.test('npm run build writes openapi.yaml as JSON, which the built service reads', async (t) => {
+  const outDir = t.testdir();
+  await promisify(execFile)(process.execPath, [...process.execArgv, fileURLToPath(new URL('../../scripts/build-spec.js', import.meta.url)), outDir]);
+  const built = join(outDir, 'openapi.json');
+  t.same(JSON.parse(readFileSync(built, 'utf8')), spec, 'the same document');
+  t.same(loadSpec(built), spec, 'loadSpec reads it as JSON');
+  t.same(loadServedSpec(built), spec, 'the service reads the build when there is one');
+  // The compiled tests have no build beside the code: the service reads openapi.yaml itself.
+  t.notOk(existsSync(BUILT_SPEC_PATH));
+  t.same(loadServedSpec(), spec);
+});
+
+t.test('the build refuses a YAML value that JSON cannot hold, rather than write another document', async (t) => {
+  const outDir = t.testdir({ 'spec.yaml': 'openapi: 3.1.0\nx-limit: .inf\n' });
+  const build = promisify(execFile)(process.execPath, [...process.execArgv, fileURLToPath(new URL('../../scripts/build-spec.js', import.meta.url)), outDir, join(outDir, 'spec.yaml')]);
+  await t.rejects(build, { code: 1, stderr: /holds a value JSON cannot represent/ });
+  t.notOk(existsSync(join(outDir, 'openapi.json')));
+});
+
+t.test('pathOfOperation gives the path an operation is served at, and fails for an unknown one', async (t) => {
+  const operations = operationsOf(spec);
+  t.equal(pathOfOperation(operations, 'listPets'), '/pets');
+  t.equal(pathOfOperation(operations, 'getPet'), '/pets/{petId}');
+  t.throws(() => pathOfOperation(operations, 'findPets'), /openapi.yaml: no operation findPets/);
+});
+
+t.test('resolveRef follows local $ref chains, and says why it cannot follow one', async (t) => {
+  const pets = spec.components.schemas['Pets'] as { items: unknown };
+  t.equal(resolveRef(spec, pets.items), spec.components.schemas['Pet'], 'a schema reference');
+  t.equal(resolveRef(spec, 'not a node'), 'not a node', 'anything else is itself');
+  const edited = structuredClone(spec);
+  Object.assign(edited.components.schemas, {
+    'a/b~c': { type: 'string' },
+    Chained: { $ref: '#/components/schemas/Alias' },
+    Alias: { $ref: '#/components/schemas/a~1b~0c' },
+    Loop: { $ref: '#/components/schemas/Loop' },
+  });
+  t.same(resolveRef(edited, { $ref: '#/components/schemas/Chained' }), { type: 'string' }, 'a chain, through an escaped name');
+  t.throws(() => resolveRef(edited, { $ref: '#/components/schemas/Loop' }), { message: 'openapi.yaml: cannot follow $ref #/components/schemas/Loop (a cycle)' });
+  t.throws(() => resolveRef(edited, { $ref: 'other.yaml#/Pet' }), { message: 'openapi.yaml: cannot follow $ref other.yaml#/Pet (only #/… within the document)' });
+  t.throws(() => resolveRef(edited, { $ref: '#/components/schemas/Nothing/here' }), { message: 'openapi.yaml: $ref #/components/schemas/Nothing/here points at nothing' });
+});

@@ -1,0 +1,128 @@
+// The PostgreSQL store when its database misbehaves, against the real cluster stopped and started
+// under it: answers are 503 within the time limit, never a hang or a 500, and service comes back by
+// itself. Needs a cluster of its own (not TEST_DATABASE_URL), since it stops the server.
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import pino from 'pino';
+import t from 'tap';
+import type { FastifyBaseLogger } from 'fastify';
+import { startPostgresStore } from '../../src/store/postgres/start.js';
+import { AUTH, buildTestApp, postPet } from '../helpers/build-app.js';
+import { checkContract } from '../helpers/contract.js';
+import { SECRET_PASSWORD, startTestDatabase, whyNoPostgres, withPassword } from '../helpers/postgres.js';
+
+const TIMEOUT_MS = 500;
+const database = await startTestDatabase(t, { ownCluster: true });
+const cluster = database?.cluster;
+const skip = cluster === undefined ? (whyNoPostgres() ?? 'TEST_DATABASE_URL is a database these tests must not stop') : false;
+
+function capturedLog() {
+  const lines: string[] = [];
+  const log = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) }));
+  return { log: log as FastifyBaseLogger, text: () => lines.join('') };
+}
+
+const config = (connectionString: string) => ({ connectionString, connectionTimeoutMillis: TIMEOUT_MS, query_timeout: TIMEOUT_MS, statement_timeout: TIMEOUT_MS });
+
+async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const result = await work();
+  return [result, performance.now() - started];
+}
+
+t.test('started before its database: 503 and not ready, then serving once the database is up', { skip }, async (t) => {
+  const url = withPassword(await database!.freshSchema());
+  cluster!.stop();
+  t.teardown(() => cluster!.start());
+  const { log, text } = capturedLog();
+  const store = startPostgresStore(config(url), { log, firstRetryMs: 50, maxRetryMs: 200 });
+  t.teardown(() => store.close());
+  const { app } = await buildTestApp(t, { store });
+  const refused = await app.inject(postPet({ name: 'Rex', categoryId: 1 }));
+  t.equal(refused.statusCode, 503);
+  t.equal(checkContract(t, refused, 'createPet').code, 'SERVICE_UNAVAILABLE');
+  const keyed = await app.inject(postPet({ name: 'Rex', categoryId: 1 }, { 'idempotency-key': 'early' }));
+  t.equal(checkContract(t, keyed, 'createPet').code, 'SERVICE_UNAVAILABLE', 'a keyed create too');
+  const read = await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH });
+  t.equal(checkContract(t, read, 'getPet').code, 'SERVICE_UNAVAILABLE', 'and a read');
+  t.equal((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode, 503, 'not ready');
+  t.equal((await app.inject({ method: 'GET', url: '/health/live' })).statusCode, 200, 'but alive');
+  cluster!.start();
+  await store.migrated;
+  t.equal((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode, 200, 'ready once the schema is current');
+  t.equal((await app.inject(postPet({ name: 'Rex', categoryId: 1 }))).statusCode, 201, 'and serving');
+  t.match(text(), /cannot bring the database schema up to date yet; retrying/, 'the wait is logged');
+  t.notMatch(text(), SECRET_PASSWORD, 'the password never reaches the log');
+});
+
+t.test('the database stopped mid-run: 503 within the time limit, then normal again without a restart', { skip }, async (t) => {
+  const { log, text } = capturedLog();
+  const store = startPostgresStore(config(withPassword(await database!.freshSchema())), { log });
+  t.teardown(() => store.close());
+  await store.migrated;
+  const { app } = await buildTestApp(t, { store });
+  t.equal((await app.inject(postPet({ name: 'Rex', categoryId: 1 }))).statusCode, 201);
+
+  cluster!.stop('immediate');
+  t.teardown(() => cluster!.start());
+  for (const request of [postPet({ name: 'Tom', categoryId: 2 }), { method: 'GET' as const, url: '/v1/pets', headers: AUTH }, { method: 'GET' as const, url: '/v1/pets/1', headers: AUTH }]) {
+    const [answer, ms] = await timed(() => app.inject(request));
+    const operationId = request.method === 'POST' ? 'createPet' : request.url === '/v1/pets' ? 'listPets' : 'getPet';
+    t.equal(answer.statusCode, 503, `${operationId}: 503`);
+    t.equal(checkContract(t, answer, operationId).code, 'SERVICE_UNAVAILABLE');
+    t.equal(answer.headers['retry-after'], '2');
+    t.ok(ms < TIMEOUT_MS + 1000, `${operationId}: answered in ${Math.round(ms)} ms (limit ${TIMEOUT_MS} ms)`);
+  }
+  t.equal((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode, 503, 'not ready while the database is down');
+
+  cluster!.start();
+  let status = 0;
+  const [, ms] = await timed(async () => {
+    for (let tries = 0; tries < 50 && status !== 200; tries++) {
+      status = (await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).statusCode;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  t.equal(status, 200, `serving again ${Math.round(ms)} ms after the database came back`);
+  const listed = await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
+  t.same(JSON.parse(listed.body).map((pet: { name: string }) => pet.name), ['Rex'], 'what was stored is still there; nothing was stored while down');
+  t.notMatch(text(), SECRET_PASSWORD, 'the password never reaches the log');
+});
+
+t.test('an idle connection the server ends (pg_terminate_backend) is logged, never fatal, and replaced', { skip }, async (t) => {
+  const { log, text } = capturedLog();
+  const store = startPostgresStore(config(await database!.freshSchema()), { log });
+  t.teardown(() => store.close());
+  await store.migrated;
+  const { app } = await buildTestApp(t, { store });
+  t.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).statusCode, 200);
+  const admin = new pg.Client({ connectionString: database!.url });
+  await admin.connect();
+  t.teardown(() => admin.end());
+  await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  for (let tries = 0; tries < 100 && !text().includes('a database connection was lost'); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.match(text(), /"reason":"terminating connection due to administrator command".*"msg":"a database connection was lost; the pool will open another"/);
+  t.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).statusCode, 200, 'served on a new connection');
+});
+
+t.test('the started store purges expired keys on its timer, and says how many', { skip }, async (t) => {
+  const { log, text } = capturedLog();
+  const store = startPostgresStore(config(await database!.freshSchema()), { log, retentionMs: 1, purgeEveryMs: 50 });
+  t.teardown(() => store.close());
+  await store.migrated;
+  await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope: 'ab'.repeat(32), key: 'once' });
+  for (let tries = 0; tries < 100 && !text().includes('purged expired idempotency keys'); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.match(text(), /"purged":1,.*"msg":"purged expired idempotency keys"/);
+});
+
+t.test('closing while waiting for the database stops waiting', { skip }, async (t) => {
+  const url = await database!.freshSchema();
+  cluster!.stop();
+  t.teardown(() => cluster!.start());
+  const { log } = capturedLog();
+  const store = startPostgresStore(config(url), { log, firstRetryMs: 10_000, maxRetryMs: 10_000 });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const [, ms] = await timed(() => store.close());
+  t.ok(ms < 2000, `closed in ${Math.round(ms)} ms, not after the 10 s retry delay`);
+  await t.rejects(store.list({ limit: 1 }), { code: 'SERVICE_UNAVAILABLE' }, 'a closed store that never reached its database answers 503');
+});
