@@ -5,6 +5,9 @@ import fc from 'fast-check';
 import { basePathOf, type Operation } from '../openapi/openapi-spec.js';
 import type { Contract } from './document-contract.js';
 import { schemaArbitraries, toJson, type Breaking, type Schema } from './schema-arbitraries.js';
+import { badAuthorization, unauthorized } from './bad-keys.js';
+
+export { badAuthorization, unauthorized } from './bad-keys.js';
 import { encodeCursor } from '../pagination/cursor.js';
 import type { PetStatus } from '../types/api.js';
 import { INT64_MAX, exactInteger } from '../validation/int64.js';
@@ -112,23 +115,6 @@ const where = (parameter: Parameter) => `${parameter.in === 'query' ? 'query par
 const notDecimal = fc
   .oneof(fc.constantFrom('', 'abc', '1.5', '1e1', '+1', ' 1', '1 ', '0x10', '١', 'NaN', '--1', '1_000', 'true', 'null', '[1]'), fc.string({ unit: 'binary', maxLength: 8 }))
   .filter((text) => !/^-?\d+$/.test(text));
-
-// Authorization values that are never a valid key: none, other schemes, malformed keys, and keys
-// one character off the valid one.
-const token68 = fc.stringMatching(/^[A-Za-z0-9\-._~+/]{1,40}=*$/);
-export function badAuthorization(apiKey: string): fc.Arbitrary<string | undefined> {
-  return fc.oneof(
-    fc.constant(undefined),
-    fc.constantFrom('', 'Bearer', 'Bearer ', `Basic ${apiKey}`, `Token ${apiKey}`, apiKey, `Bearer ${apiKey}x`, `Bearer ${apiKey.slice(0, -1)}`, `Bearer "${apiKey}"`),
-    token68.filter((token) => token !== apiKey).map((token) => `Bearer ${token}`),
-    fc.tuple(fc.stringMatching(/^[A-Za-z]{1,10}$/).filter((scheme) => scheme.toLowerCase() !== 'bearer'), token68).map(([scheme, token]) => `${scheme} ${token}`),
-  );
-}
-
-export function unauthorized(request: ApiRequest, authorization: string | undefined): ApiRequest {
-  const { authorization: _valid, ...headers } = request.headers;
-  return { ...request, headers: authorization === undefined ? headers : { ...headers, authorization } };
-}
 
 /**
  * The request arbitraries of one document: valid requests, requests that break one rule, and

@@ -3,26 +3,19 @@
 // scripts/property-campaign.ts (any seed, many cases).
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../app.js';
-import { createMemoryPetStore } from '../store/memory-pet-store.js';
-import type { PetStore } from '../store/pet-store.js';
-import type { PostgresPetStore } from '../store/postgres/postgres-pet-store.js';
-import type { NewPet, Pet } from '../types/api.js';
+import type { NewPet } from '../types/api.js';
 import { loadSpec } from '../openapi/openapi-spec.js';
-import { clockBeforeSunsets } from './clock.js';
 import { contractOf } from './document-contract.js';
 import { keptNextPage, nextTarget } from './next-link.js';
-import { parseJson } from '../validation/strict-json.js';
 import { keyOf } from '../idempotency/idempotency-key.js';
 import { inHeader, parametersOf, requestGenerators, type ApiRequest, type BrokenRequest } from './api-requests.js';
 import { respelt, schemaArbitraries } from './schema-arbitraries.js';
-export type { NamedProperty } from './answer-checks.js';
 import { liveChecks, type LiveSender } from './live-checks.js';
-import { answerChecks, ContractViolation, describe, normalized, type Answer, type NamedProperty, type Sender } from './answer-checks.js';
+import { answerChecks, ContractViolation, describe, normalized, type Answer, type NamedProperty } from './answer-checks.js';
+import { CLIENT_KEYS, CLOCK, type Subject } from './in-process-subject.js';
 
-/** The service's two clients (idempotency keys are each client's own); it runs in this process only, never listening. */
-const CLIENT_KEYS = ['in-process-key-0123456789abcdef', 'in-process-other-key-0123456789ab'] as const;
+export type { NamedProperty } from './answer-checks.js';
+export { createSubject, memoryStoreUnderTest, postgresStoreUnderTest, type StoreUnderTest, type Subject } from './in-process-subject.js';
 const [API_KEY] = CLIENT_KEYS;
 const contract = contractOf(loadSpec());
 const { operation } = contract;
@@ -35,77 +28,6 @@ const brokenRequests = every.broken;
 /** Every operation of openapi.yaml needs a key. */
 const withBadKey = every.withBadKey!;
 const { expectContract, expectEqual, expectError, expectRefused, expectUnauthorized } = answerChecks(contract);
-
-/** The service under test: one app for a whole campaign, with a store emptied before each case. */
-export interface Subject extends Sender {
-  /** Empties the store, then stores `pets` directly (not through HTTP), and returns them stored, in id order. */
-  resetStore(pets?: readonly NewPet[]): Promise<Pet[]>;
-  requestsSent(): number;
-  close(): Promise<void>;
-}
-
-/**
- * A store the properties run against, and how to empty it between cases: the store is a parameter
- * of the same properties, never a second copy of them. Emptied, ids start at 1 again.
- */
-export interface StoreUnderTest {
-  store: PetStore;
-  empty(): Promise<void>;
-}
-
-/** The in-memory store: emptied by swapping in a fresh one behind the same app. */
-export function memoryStoreUnderTest(): StoreUnderTest {
-  let store = createMemoryPetStore();
-  return {
-    store: delegatingStore(() => store),
-    empty: async () => void (store = createMemoryPetStore()),
-  };
-}
-
-/** A PostgreSQL store in a schema of its own (it deletes every pet there between cases). */
-export function postgresStoreUnderTest(store: PostgresPetStore): StoreUnderTest {
-  // Most cases (refused requests) leave the table empty, and with no row there was no insert since
-  // the last emptying, so the ids still start at 1. DELETE, not TRUNCATE, which gives the table new files.
-  const empty = async () => {
-    await store.pool.query('DELETE FROM idempotency_keys');
-    const { rowCount } = await store.pool.query('DELETE FROM pets');
-    if (rowCount !== 0) await store.pool.query('ALTER TABLE pets ALTER COLUMN id RESTART WITH 1');
-  };
-  return { store, empty };
-}
-
-// The subject's clock, and the live checks': before the spec's sunsets, so that the model's getPet
-// answers whatever day the properties run.
-const CLOCK = clockBeforeSunsets(contract.spec);
-
-export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest()): Promise<Subject> {
-  // Building an app takes ~85 ms: one app serves every case, with its store emptied in between.
-  // Two clients: idempotency keys are each client's own.
-  const app: FastifyInstance = await buildApp({ apiKeys: CLIENT_KEYS, store: under.store, clock: CLOCK });
-  let sent = 0;
-  return {
-    async send(request) {
-      sent += 1;
-      const { method, url, headers, payload } = request;
-      const response = await app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
-      let json: unknown;
-      try {
-        json = parseJson(response.body);
-      } catch {
-        json = undefined;
-      }
-      return { statusCode: response.statusCode, headers: response.headers, body: response.body, json };
-    },
-    async resetStore(pets = []) {
-      await under.empty();
-      // Stored concurrently (over a database pool's connections), then put in id order, as the model keeps them.
-      const stored = await Promise.all(pets.map((pet) => under.store.create(pet)));
-      return stored.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-    },
-    requestsSent: () => sent,
-    close: () => app.close(),
-  };
-}
 
 // ---- A model of the store, and commands that compare the service with it ----
 
@@ -406,16 +328,4 @@ export function apiProperties(subject: Subject): NamedProperty[] {
     },
     ...everyOperation(subject),
   ];
-}
-
-/** Every call goes to `current()`'s store at the time of the call, whatever its methods. */
-export function delegatingStore(current: () => PetStore): PetStore {
-  return new Proxy({} as PetStore, {
-    get(_target, name) {
-      const store = current();
-      const value: unknown = Reflect.get(store, name);
-      return typeof value === 'function' ? value.bind(store) : value;
-    },
-    has: (_target, name) => Reflect.has(current(), name),
-  });
 }
