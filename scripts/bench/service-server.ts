@@ -3,7 +3,7 @@
 // `npm start` does (level info, asynchronous destination), into that file. With METRICS=1 it records
 // its metrics and serves them as `npm start` does (on a port of their own); with
 // OTEL_EXPORTER_OTLP_ENDPOINT it exports spans as `npm start` does.
-// Started by scripts/bench.ts; prints {port, rss} when ready.
+// Started by the benchmark (scripts/bench/servers.ts); prints {port, rss} when ready.
 import { openSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../src/app.js';

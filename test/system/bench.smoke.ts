@@ -50,7 +50,7 @@ if (postgresMissing !== undefined) console.error(`# SKIPPED the benchmark's Post
 // (five on the in-memory store, two on PostgreSQL); each counts one workload (get, which also has
 // the baseline sending getPet's headers), since every counted workload costs each server its
 // warm-up under valgrind: all six took nine minutes on two cores, one takes about two. Each step of
-// the benchmark gives up on a stuck process by itself (STEP_LIMIT_MS in scripts/bench.ts); this
+// the benchmark gives up on a stuck process by itself (STEP_LIMIT_MS in scripts/bench/options.ts); this
 // limit is only the outer bound.
 const LIMIT_MS = 2_400_000;
 t.setTimeout(LIMIT_MS);

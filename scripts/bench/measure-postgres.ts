@@ -1,0 +1,197 @@
+// The PostgreSQL store's measurements: each workload, service against the baseline on the same SQL,
+// with the database's statements and CPU per request, and the create throughput matrix.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { whyNoPostgresBinaries } from '../postgres/throwaway-cluster.js';
+import type { Counter } from './instructions.js';
+import { requireAll2xx, type DatabaseSample, type Loads } from './load.js';
+import { orderOf } from './measure-memory.js';
+import { SAMPLE_INTERVAL_MS, type BenchOptions } from './options.js';
+import { startBenchDatabase, type BenchDatabase } from './postgres-database.js';
+import { median, ratio, round, summary } from './statistics.js';
+import { stop, type Compared, type Server, type Servers } from './servers.js';
+import type { Workloads } from './workloads.js';
+
+export interface DatabaseRow {
+  pets: number;
+  workload: string;
+  service: DatabaseSample;
+  baseline: DatabaseSample;
+  /** With --instructions: instructions per request of each server process, the lowest over the rounds. */
+  instructions?: Record<Compared, number>;
+}
+
+const THROUGHPUT_CLIENTS = [1, 16, 64];
+const THROUGHPUT_INSTANCES = [1, 2];
+const COMMIT_DELAYS_MS = [0, 1];
+
+export interface ThroughputCell {
+  commitDelayMs: number;
+  instances: number;
+  clients: number;
+  /** With DATABASE_CREATE_BATCH_MAX=1 (every create a statement of its own, as before batching), and with the default. */
+  batching: 'off' | 'on';
+  createsPerSecond: number;
+  p50: number;
+  p99: number;
+  databaseCpuPerCreate: number;
+}
+
+export function createPostgresMeasurements(
+  { sizes, rounds, duration, instructions, instructionRounds }: BenchOptions,
+  { AUTH, atExit, start }: Servers,
+  { probe, warmUp, loadWithDatabase }: Loads,
+  { WORKLOADS, COUNTED, createThroughputWanted }: Workloads,
+  { countInstructionsOf, replaced }: Counter,
+) {
+  /**
+   * The PostgreSQL store, service against the baseline, each on its own database of one throwaway
+   * cluster holding the same pets; fresh server processes each round, as for the in-memory store.
+   */
+  async function measurePostgres(): Promise<{ rows: DatabaseRow[]; throughput: ThroughputCell[]; missing?: string; replaced?: number }> {
+    const missing = whyNoPostgresBinaries();
+    if (missing !== undefined) {
+      console.error(`bench: PostgreSQL left out: ${missing}`);
+      return { rows: [], throughput: [], missing };
+    }
+    const replacedBefore = replaced();
+    const database = await startBenchDatabase();
+    // pg_ctl runs the cluster as a daemon: without this, a run ended by a signal would leave it running.
+    const removeCluster = () => database.destroy();
+    atExit.add(removeCluster);
+    try {
+      const rows: DatabaseRow[] = [];
+      for (const pets of WORKLOADS.length === 0 ? [] : sizes) {
+        const names = { service: 'bench_service', baseline: 'bench_baseline' } as const;
+        const env = { service: { DATABASE_URL: await database.prepare(names.service, pets) }, baseline: { DATABASE_URL: await database.prepare(names.baseline, pets) } };
+        const samples = WORKLOADS.map((): Record<Compared, DatabaseSample[]> => ({ service: [], baseline: [] }));
+        for (let index = 0; index < rounds; index++) {
+          const servers = { service: await start('service', 0, { env: env.service }), baseline: await start('baseline', 0, { env: env.baseline }) };
+          for (const [position, workload] of WORKLOADS.entries()) {
+            for (const name of orderOf(index)) {
+              await probe(servers[name], workload, pets);
+              await warmUp(servers[name], workload, pets);
+            }
+            for (const name of orderOf(index)) samples[position]![name].push(await loadWithDatabase(servers[name], workload, pets, duration, database, names[name]));
+          }
+          await stop(servers.service);
+          await stop(servers.baseline);
+        }
+        const databaseSummary = (list: DatabaseSample[]): DatabaseSample => ({
+          ...summary(list),
+          statementsPerRequest: Math.max(...list.map((sample) => sample.statementsPerRequest)),
+          databaseCpuPerRequest: median(list.map((sample) => sample.databaseCpuPerRequest)),
+        });
+        // With --instructions, the two servers are also counted under callgrind, side by side.
+        const counted: Record<Compared, number[][]> = { service: [], baseline: [] };
+        for (let index = 0; instructions && index < instructionRounds; index++) {
+          const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
+          try {
+            const [service, baseline] = await Promise.all([
+              countInstructionsOf(dir, 'service', pets, COUNTED, env.service),
+              countInstructionsOf(dir, 'baseline', pets, COUNTED, env.baseline),
+            ]);
+            counted.service.push(service);
+            counted.baseline.push(baseline);
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        }
+        for (const [position, workload] of WORKLOADS.entries()) {
+          const at = COUNTED.indexOf(workload);
+          const lowest = (name: Compared) => Math.min(...counted[name].map((counts) => counts[at]!));
+          const row: DatabaseRow = {
+            pets,
+            workload: workload.name,
+            service: databaseSummary(samples[position]!.service),
+            baseline: databaseSummary(samples[position]!.baseline),
+            ...(instructions && at !== -1 ? { instructions: { service: lowest('service'), baseline: lowest('baseline') } } : {}),
+          };
+          rows.push(row);
+          console.error(
+            `  PostgreSQL, ${round(pets)} pets, ${workload.name}: CPU/request ratio ${ratio(row.service.cpuPerRequest, row.baseline.cpuPerRequest)}, ` +
+              `statements/request ${round(row.service.statementsPerRequest, 2)}` +
+              (row.instructions === undefined ? '' : `, instructions/request ratio ${ratio(row.instructions.service, row.instructions.baseline)}`),
+          );
+        }
+      }
+      return { rows, throughput: createThroughputWanted ? await measureCreateThroughput(database) : [], replaced: replaced() - replacedBefore };
+    } finally {
+      atExit.delete(removeCluster);
+      await database.close();
+    }
+  }
+
+  /**
+   * Creates per second through HTTP with 1, 16 and 64 clients, on 1 and 2 instances of the service
+   * sharing one database, each client sending its next create when the last is answered. The
+   * database's commits take PostgreSQL's own time (local disk), or 1 ms more: commit_delay = 1000 µs
+   * with commit_siblings = 0 delays every WAL flush by 1 ms, as a networked disk or a synchronous
+   * standby would. Latencies are exact (autocannon's own histogram keeps whole milliseconds).
+   */
+  async function measureCreateThroughput(database: BenchDatabase): Promise<ThroughputCell[]> {
+    const cells: ThroughputCell[] = [];
+    const body = JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' });
+    for (const commitDelayMs of COMMIT_DELAYS_MS) {
+      for (const instances of THROUGHPUT_INSTANCES) {
+        for (const batching of ['off', 'on'] as const) {
+          const samples = THROUGHPUT_CLIENTS.map(() => [] as Omit<ThroughputCell, 'commitDelayMs' | 'instances' | 'clients' | 'batching'>[]);
+          for (let index = 0; index < rounds; index++) {
+            const url = await database.prepare('bench_creates', 0, { commit_delay: commitDelayMs * 1000, commit_siblings: 0 });
+            const env = { DATABASE_URL: url, ...(batching === 'off' ? { DATABASE_CREATE_BATCH_MAX: '1' } : {}) };
+            const servers = await Promise.all(Array.from({ length: instances }, () => start('service', 0, { env })));
+            try {
+              for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
+                await createLoad(servers, body, clients, Math.min(1, duration), true); // warm-up
+                const databaseCpuBefore = database.cpuSeconds();
+                const { creates, seconds, latencies } = await createLoad(servers, body, clients, duration);
+                const databaseCpu = database.cpuSeconds() - databaseCpuBefore;
+                latencies.sort((a, b) => a - b);
+                const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+                samples[position]!.push({ createsPerSecond: creates / seconds, p50: percentile(0.5), p99: percentile(0.99), databaseCpuPerCreate: databaseCpu / creates });
+              }
+            } finally {
+              for (const server of servers) await stop(server);
+            }
+          }
+          for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
+            const of = (field: 'createsPerSecond' | 'p50' | 'p99' | 'databaseCpuPerCreate') => median(samples[position]!.map((sample) => sample[field]));
+            const cell = { commitDelayMs, instances, clients, batching, createsPerSecond: of('createsPerSecond'), p50: of('p50'), p99: of('p99'), databaseCpuPerCreate: of('databaseCpuPerCreate') };
+            cells.push(cell);
+            console.error(
+              `  PostgreSQL creates, commit +${commitDelayMs} ms, ${instances} instance(s), ${clients} client(s), batching ${batching}: ` +
+                `${round(cell.createsPerSecond)}/s, p50 ${round(cell.p50, 2)} ms, p99 ${round(cell.p99, 2)} ms`,
+            );
+          }
+        }
+      }
+    }
+    return cells;
+  }
+
+  /** `clients` connections spread over the servers, each sending a create as soon as its last is answered. */
+  async function createLoad(servers: Server[], body: string, clients: number, seconds: number, warmUp = false) {
+    const latencies: number[] = [];
+    const instance = autocannon({
+      // autocannon spreads the connections over several URLs in turn; its types admit only one.
+      url: servers.map((server) => `http://127.0.0.1:${server.port}/v1/pets`) as unknown as string,
+      connections: clients,
+      duration: seconds,
+      sampleInt: SAMPLE_INTERVAL_MS,
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body,
+    }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
+    instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+      if (statusCode === 201) latencies.push(responseTime);
+    });
+    const result = await instance;
+    requireAll2xx('create throughput', result, { warmUp });
+    return { creates: result['2xx'], seconds: result.duration || seconds, latencies };
+  }
+
+
+  return { measurePostgres };
+}

@@ -1,0 +1,187 @@
+// The server processes the benchmark measures: the service and the plain fastify baseline
+// (scripts/bench/*-server.ts) spawned on 127.0.0.1, killed whatever ends the run, a signal included.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { STEP_LIMIT_MS, type BenchOptions } from './options.js';
+import { processCpu } from './process-cpu.js';
+
+const BASELINE = 'dist-bench/scripts/bench/baseline-server.js';
+const SERVICE = 'dist-bench/scripts/bench/service-server.js';
+const SERVERS = {
+  service: SERVICE,
+  baseline: BASELINE,
+  // The service logging every request as npm start does (LOG_LEVEL=info), into a file.
+  serviceLogged: SERVICE,
+  // Counted on the get workload only (with --instructions): the baseline sending getPet's three
+  // deprecation headers, so the table shows what they cost bare fastify.
+  baselineWithHeaders: BASELINE,
+  // serviceLogged also recording and serving its Prometheus metrics: npm start's defaults.
+  serviceMetrics: SERVICE,
+  // serviceLogged also exporting a span per request over OTLP/HTTP (protobuf) to a receiver in this process.
+  serviceTraced: SERVICE,
+} as const;
+export type ServerName = keyof typeof SERVERS;
+/** The two servers every table row compares. */
+export type Compared = 'service' | 'baseline';
+
+export interface Server {
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  rss: number;
+}
+
+type StartMode = { measureMemory?: boolean; callgrindDir?: string; env?: Record<string, string> };
+
+/** The servers of a run and how to start and stop them; `atExit` cleanups run whatever ends the run. */
+export function createServers({ selfCheck }: BenchOptions) {
+  const API_KEY = randomBytes(24).toString('base64url');
+  const AUTH = { authorization: `Bearer ${API_KEY}` };
+  // --self-check: the baseline in place of the service, so that every ratio shows the noise floor.
+  const pathOf = (name: ServerName) => (selfCheck && (name === 'service' || name === 'serviceLogged') ? BASELINE : SERVERS[name]);
+  const REQUEST_LOG_FILE = join(mkdtempSync(join(tmpdir(), 'bench-log-')), 'requests.log');
+
+  // Servers are killed, and the PostgreSQL cluster removed, whatever ends the run (a signal included),
+  // so that none outlives it.
+  const children = new Set<ChildProcess>();
+  const atExit = new Set<() => void>();
+  process.on('exit', () => {
+    for (const child of children) child.kill('SIGKILL');
+    for (const cleanup of atExit) cleanup();
+    rmSync(dirname(REQUEST_LOG_FILE), { recursive: true, force: true });
+  });
+  for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
+    process.once(signal, () => {
+      console.error(`bench: ${signal}, stopping`);
+      process.exit(128 + number);
+    });
+  }
+
+  /**
+   * With `measureMemory`, the server collects garbage before it reports its RSS; such a server is not
+   * loaded (see docs/performance.md). With `callgrindDir`, it runs under valgrind's callgrind, which counts nothing
+   * until told to (instructionsPerRequest) and writes its counts there.
+   */
+  function start(name: ServerName, pets: number, { measureMemory = false, callgrindDir, env = {} }: StartMode = {}): Promise<Server> {
+    const node = [process.execPath, ...(measureMemory ? ['--expose-gc'] : []), pathOf(name)];
+    const callgrind = ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${callgrindDir}/${name}.%p`];
+    const [command, ...args] = callgrindDir === undefined ? node : ['valgrind', ...callgrind, ...node];
+    // Under callgrind a server runs some fifty times slower, and more while it re-instruments its code
+    // when counting starts: a database wait could pass the service's 2 s limit (DATABASE_TIMEOUT_MS)
+    // and be answered 503, which is how a smoke run once failed. The limit's value does not change
+    // the instructions a request runs, only whether valgrind's slowness trips it.
+    const underValgrind = callgrindDir === undefined ? {} : { DATABASE_TIMEOUT_MS: '120000' };
+    const child = spawn(command!, args, {
+      env: {
+        ...process.env,
+        API_KEY,
+        SEED_PETS: String(pets),
+        ...(name === 'baselineWithHeaders' ? { DEPRECATION_HEADERS: '1' } : {}),
+        ...(name === 'serviceLogged' || name === 'serviceMetrics' || name === 'serviceTraced' ? { REQUEST_LOG: REQUEST_LOG_FILE } : {}),
+        ...(name === 'serviceMetrics' ? { METRICS: '1' } : {}),
+        ...underValgrind,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', callgrindDir === undefined ? 'inherit' : 'ignore'],
+    });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    return new Promise((resolve, reject) => {
+      let output = '';
+      const exitedEarly = (code: number | null) => {
+        clearTimeout(limit);
+        reject(new Error(`${name} server exited with ${code} before it was ready`));
+      };
+      const limit = setTimeout(() => {
+        child.off('exit', exitedEarly);
+        child.kill('SIGKILL');
+        reject(new Error(`${name} server${callgrindDir === undefined ? '' : ' (under valgrind)'} was not ready after ${STEP_LIMIT_MS / 1000} s`));
+      }, STEP_LIMIT_MS);
+      child.once('exit', exitedEarly);
+      child.once('error', (error) => reject(new Error(`${command}: ${error.message}${command === 'valgrind' ? ' (apt-get install -y valgrind)' : ''}`)));
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        const line = output.split('\n').find((candidate) => candidate.startsWith('{'));
+        if (line !== undefined && output.includes('\n')) {
+          const { port, rss } = JSON.parse(line) as { port: number; rss: number };
+          clearTimeout(limit);
+          child.off('exit', exitedEarly);
+          resolve({ child, pid: child.pid!, port, rss });
+        }
+      });
+    });
+  }
+
+
+  /** Milliseconds from spawn to the first successful answer. */
+  async function startupTime(name: ServerName): Promise<number> {
+    const started = performance.now();
+    const server = await start(name, 0);
+    for (;;) {
+      const response = await fetch(`http://127.0.0.1:${server.port}/v1/pets`, { headers: AUTH, signal: AbortSignal.timeout(STEP_LIMIT_MS) }).catch(() => undefined);
+      if (response?.status === 200) break;
+      if (performance.now() - started > STEP_LIMIT_MS) {
+        await stop(server);
+        throw new Error(`${name} server: no 200 for GET /v1/pets within ${STEP_LIMIT_MS / 1000} s (last: ${response?.status ?? 'no answer'})`);
+      }
+    }
+    const elapsed = performance.now() - started;
+    await stop(server);
+    return elapsed;
+  }
+
+
+  return { API_KEY, AUTH, atExit, start, startupTime };
+}
+
+export type Servers = ReturnType<typeof createServers>;
+
+/**
+ * Takes what a traced service exports and answers as an OTLP/HTTP receiver does (200, an empty
+ * response message), so that the export's cost stays in the service process, where it is measured.
+ * Its endpoint, as OTEL_EXPORTER_OTLP_ENDPOINT takes it.
+ */
+export async function startOtlpSink(): Promise<{ endpoint: string; sink: HttpServer }> {
+  const sink = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  return { endpoint: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`, sink };
+}
+
+export async function stop(server: Server): Promise<void> {
+  // A server that has already exited would never emit 'exit' again.
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGKILL');
+  await exited;
+}
+
+/** User plus system CPU time the server has used, in seconds. */
+export function cpuSeconds(pid: number): number {
+  const cpu = processCpu(pid);
+  if (cpu === undefined) throw new Error(`server ${pid} exited while measured`);
+  return cpu.seconds;
+}
+
+/** The state of each thread of process `pid` (R running, S sleeping, T stopped, …), to tell a stuck process from a slow one. */
+export function threadStates(pid: number): string {
+  try {
+    const counts = new Map<string, number>();
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      // The state is the field after the command name, which is in parentheses and may hold spaces.
+      const state = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8').replace(/^.*\) /s, '')[0] ?? '?';
+      counts.set(state, (counts.get(state) ?? 0) + 1);
+    }
+    return [...counts].map(([state, count]) => `${count} ${state}`).join(', ');
+  } catch {
+    return 'exited';
+  }
+}
+
