@@ -1,8 +1,9 @@
 // fastify-openapi-glue checks the spec against the OpenAPI meta-schema at every start (lib/Parser.js,
 // preProcessSpec), and its validator (@seriousme/openapi-schema-validator) compiles that meta-schema
 // with Ajv each time: 100–150 ms, the largest part of what our start-up costs beyond bare fastify
-// (README, Performance). The check still runs on every start; only the compiling moves to
-// `npm run generate`, which writes generated/openapi-3.1-meta-validator.js from the same schema file.
+// (docs/performance.md, "Earlier findings"). The check still runs on every start; only the
+// compiling moves to `npm run generate`, which writes generated/openapi-3.1-meta-validator.js from
+// the same schema file.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';

@@ -8,7 +8,7 @@ export type MemoryStoreOptions = Partial<MemoryKeyOptions>;
 /**
  * Pets are never updated or removed, so ids run 1, 2, 3… and a pet's index is id - 1.
  * Fields are kept in columns rather than one object per pet, statuses as one byte each (about
- * half the memory at a million pets; see the benchmark in the README), and every read builds
+ * half the memory at a million pets; docs/performance.md, "Earlier findings"), and every read builds
  * fresh Pet objects, so no caller can change what is stored. A per-status column of indexes in
  * id order lets a filtered list find where a page starts by binary search and read only what it
  * returns.

@@ -31,7 +31,7 @@ export function createValidatorCompiler(ajv = createAjv()): FastifySchemaCompile
     const strict = { additionalProperties: false, ...(schema as object) } as ObjectSchema;
     const validate = ajv.compile(toAjvSchema(strict as AnySchema));
     // Decodes in place and answers true, so a valid request allocates nothing here: this runs on
-    // every request (see the benchmark in the README).
+    // every request (its cost: docs/performance.md, "Earlier findings").
     const check: Validator = (data) => {
       const errors = decodeParameters(strict, data as Record<string, unknown>);
       if (errors === undefined && validate(data)) return true;
