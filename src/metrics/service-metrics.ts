@@ -5,7 +5,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { isUnavailable } from '../store/postgres/unavailable.js';
 import type { StatementInstrument } from '../store/postgres/statement-instrument.js';
-import { CounterCells, HistogramCells, type CounterCell, type HistogramCell } from './metric-cells.js';
 
 /** Seconds: from 100 µs (an in-memory answer takes tens of µs) to 10 s (beyond the database's time limit). */
 export const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -51,17 +50,19 @@ export interface MetricsOptions {
 export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
   if (runtime) collectDefaultMetrics({ register: registry });
-  const requests = new HistogramCells(
-    'http_server_request_duration_seconds',
-    'Duration of HTTP server requests, from the request to the end of its answer.',
-    registry,
-    DURATION_BUCKETS,
-  );
-  const deprecatedCalls = new CounterCells(
-    'petstore_deprecated_operation_requests_total',
-    'Authenticated calls of operations that the spec marks deprecated, per client.',
-    registry,
-  );
+  const requests = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Duration of HTTP server requests, from the request to the end of its answer.',
+    labelNames: ['http_request_method', 'http_route', 'http_response_status_code', 'operation_id'],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const deprecatedCalls = new Counter({
+    name: 'petstore_deprecated_operation_requests_total',
+    help: 'Authenticated calls of operations that the spec marks deprecated, per client.',
+    labelNames: ['operation_id', 'client'],
+    registers: [registry],
+  });
   const replays = new Counter({
     name: 'petstore_idempotent_replays_total',
     help: 'createPet requests answered with the pet an earlier request with the same Idempotency-Key created.',
@@ -84,13 +85,14 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
     registry,
 
     requestRecorder(route, operationId) {
-      const cells = new Map<number, HistogramCell>();
+      // Each label set's child is resolved once, on its first request.
+      const cells = new Map<number, { observe(seconds: number): void }>();
       return (method, status, seconds) => {
         const methodIndex = METHOD_INDEX.get(method) ?? OTHER_METHOD;
         const key = status * METHODS.length + methodIndex;
         let cell = cells.get(key);
         if (cell === undefined) {
-          cell = requests.cell({
+          cell = requests.labels({
             http_request_method: METHODS[methodIndex]!,
             http_route: route,
             http_response_status_code: status,
@@ -103,11 +105,11 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
     },
 
     deprecatedCallCounter(operationId) {
-      const cells = new Map<string, CounterCell>();
+      const cells = new Map<string, { inc(): void }>();
       return (client) => {
         let cell = cells.get(client);
         if (cell === undefined) {
-          cell = deprecatedCalls.cell({ operation_id: operationId, client });
+          cell = deprecatedCalls.labels({ operation_id: operationId, client });
           cells.set(client, cell);
         }
         cell.inc();

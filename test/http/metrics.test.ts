@@ -76,7 +76,8 @@ t.test('the histogram counts each observation in the first bucket that holds it,
   t.match(text, '# TYPE http_server_request_duration_seconds histogram');
   t.match(
     text,
-    'http_server_request_duration_seconds_bucket{http_request_method="GET",http_route="/v1/pets",http_response_status_code="200",operation_id="listPets",le="0.0005"} 3',
+    // prom-client writes le first; Prometheus reads labels in any order.
+    'http_server_request_duration_seconds_bucket{le="0.0005",http_request_method="GET",http_route="/v1/pets",http_response_status_code="200",operation_id="listPets"} 3',
   );
   t.match(text, 'http_server_request_duration_seconds_count{http_request_method="GET",http_route="/v1/pets",http_response_status_code="200",operation_id="listPets"} 5');
 });
