@@ -20,7 +20,7 @@ import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
 import { observeRoutes } from './routes/observed-routes.js';
 import { securityHeaders } from './routes/security-headers.js';
 import { createOperationResolver } from './routes/operation-routes.js';
-import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, pathOfOperation, type OpenApiDocument, type Operation } from './openapi/openapi-spec.js';
+import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, type OpenApiDocument } from './openapi/openapi-spec.js';
 import { usePrecompiledMetaSchema } from './openapi/precompiled-meta-schema.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
@@ -135,7 +135,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       handlers: {
         ...createHandlers({
           store,
-          pathOf: (operationId) => basePath + servedPathOf(operations, operationId),
+          pathOf: (operationId) => {
+            const operation = operations.find((candidate) => candidate.operationId === operationId);
+            return operation === undefined ? undefined : basePath + operation.path;
+          },
           ...(metrics === undefined ? {} : { onReplay: metrics.idempotentReplay }),
         }),
         ...(options.handlers as Partial<OperationHandlers> | undefined),
@@ -149,18 +152,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerMethodNotAllowed(app, operations, basePath);
   registerHealth(app, store, headers, draining);
   return app;
-}
-
-/**
- * Where an operation is served, as the spec writes it. A pet's own address (the Location of a
- * created pet) is getPet's path, and outlives it: once getPet is removed from the spec, it is the
- * same address under createPet's collection.
- */
-function servedPathOf(operations: readonly Operation[], operationId: string): string {
-  if (operationId === 'getPet' && !operations.some((operation) => operation.operationId === operationId)) {
-    return `${pathOfOperation(operations, 'createPet')}/{petId}`;
-  }
-  return pathOfOperation(operations, operationId);
 }
 
 function pinoLogger({ stream, ...options }: LoggerOptions & { stream?: DestinationStream }): FastifyBaseLogger {

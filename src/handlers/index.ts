@@ -6,17 +6,20 @@ import { listPets } from './list-pets.js';
 
 export interface HandlerOptions {
   store: PetStore;
-  /** Where each operation is served, base path included (`/v1/pets`), for the links answers carry. */
-  pathOf: (operationId: keyof OperationHandlers) => string;
+  /** Where an operation is served, base path included (`/v1/pets`), for the links answers carry; undefined for one the spec does not define. */
+  pathOf: (operationId: string) => string | undefined;
   /** Told of every create answered with the pet an earlier request with its Idempotency-Key made. */
   onReplay?: () => void;
 }
 
 /** The handler of every operation in openapi.yaml, keyed by operationId. */
 export function createHandlers({ store, pathOf, onReplay }: HandlerOptions): OperationHandlers {
+  // A pet's own address (the Location of a created pet) is getPet's path, and outlives it: once
+  // getPet is removed from the spec, it is the same address under createPet's collection.
+  const petPath = pathOf('getPet') ?? `${pathOf('createPet')!}/{petId}`;
   const handlers = {
-    listPets: listPets(store, pathOf('listPets')),
-    createPet: createPet(store, pathOf('getPet'), onReplay),
+    listPets: listPets(store, pathOf('listPets')!),
+    createPet: createPet(store, petPath, onReplay),
     getPet: getPet(store),
   };
   // An operation of the spec without a handler fails here, the message naming the file to write; so

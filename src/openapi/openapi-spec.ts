@@ -80,13 +80,6 @@ export function operationsOf(spec: OpenApiDocument): Operation[] {
   );
 }
 
-/** The path of an operation as the spec writes it, e.g. `/pets` for listPets. */
-export function pathOfOperation(operations: readonly Operation[], operationId: string): string {
-  const operation = operations.find((candidate) => candidate.operationId === operationId);
-  if (operation === undefined) throw new Error(`openapi.yaml: no operation ${operationId}`);
-  return operation.path;
-}
-
 /** The path every server URL ends with (`/v1`); the routes are mounted under it. */
 export function basePathOf(spec: OpenApiDocument): string {
   const paths = new Set(spec.servers.map((server) => new URL(server.url).pathname.replace(/\/$/, '')));

@@ -11,7 +11,6 @@ import {
   loadServedSpec,
   loadSpec,
   operationsOf,
-  pathOfOperation,
   resolveRef,
   toRouteUrl,
   type OpenApiDocument,
@@ -58,13 +57,6 @@ t.test('the build refuses a YAML value that JSON cannot hold, rather than write 
   const build = promisify(execFile)(process.execPath, [...process.execArgv, fileURLToPath(new URL('../../scripts/build-spec.js', import.meta.url)), outDir, join(outDir, 'spec.yaml')]);
   await t.rejects(build, { code: 1, stderr: /holds a value JSON cannot represent/ });
   t.notOk(existsSync(join(outDir, 'openapi.json')));
-});
-
-t.test('pathOfOperation gives the path an operation is served at, and fails for an unknown one', async (t) => {
-  const operations = operationsOf(spec);
-  t.equal(pathOfOperation(operations, 'listPets'), '/pets');
-  t.equal(pathOfOperation(operations, 'getPet'), '/pets/{petId}');
-  t.throws(() => pathOfOperation(operations, 'findPets'), /openapi.yaml: no operation findPets/);
 });
 
 t.test('resolveRef follows local $ref chains, and says why it cannot follow one', async (t) => {
