@@ -1,19 +1,18 @@
 // `npm run pack:client`: builds the typed client package (src/client/, with its package.json,
 // README and tsconfig, on generated/client-api.ts) and packs that folder as
-// petstore-client-<version>.tgz in the project's root. The package's version is the API's, openapi.yaml's
-// info.version: a package.json that says otherwise stops it. It has no dependencies: none of the
-// server's reach a consumer. The tarball's path is the last line of the output.
+// petstore-client-<version>.tgz in the project's root. The package's version is the API's, which
+// npm run generate writes into its package.json: a stale one stops it. It has no dependencies: none
+// of the server's reach a consumer. The tarball's path is the last line of the output.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/project-root.js';
-import { loadSpec } from '../src/openapi/openapi-spec.js';
+import { DEFAULT_SPEC_PATH } from '../src/openapi/openapi-spec.js';
+import { CLIENT_MANIFEST, clientManifest } from './generate/client-manifest.js';
 
 const PACKAGE = join(PROJECT_ROOT, 'src', 'client');
-const { version } = loadSpec().info;
-const manifest = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as { version: string };
-if (manifest.version !== version) {
-  console.error(`pack:client: src/client/package.json is version ${manifest.version}, openapi.yaml's info.version is ${version}: the client is versioned with the API it calls, so set both alike`);
+if (readFileSync(join(PROJECT_ROOT, CLIENT_MANIFEST), 'utf8') !== clientManifest(DEFAULT_SPEC_PATH)) {
+  console.error(`pack:client: ${CLIENT_MANIFEST} is not at openapi.yaml's info.version: run npm run generate`);
   process.exit(1);
 }
 

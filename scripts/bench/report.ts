@@ -14,10 +14,9 @@ import type { InstructionRow } from './instructions.js';
 
 const POSTGRES_SETTINGS = 'PostgreSQL defaults: fsync and synchronous_commit on, so a create is on disk before it is answered';
 
-/** The report of a run with these options; `replaced` counts the processes replaced under valgrind. */
-export function createReport(options: BenchOptions, replaced: () => number) {
+/** The report of a run with these options; `replacedSoFar` counts the processes replaced under valgrind. */
+export function createReport(options: BenchOptions, replacedSoFar: () => number) {
   const { sizes, rounds, duration, startupRounds, instructionRequests, instructionRounds, selfCheck } = options;
-  const replacedProcesses = replaced;
   /** The cells both load tables start with: size, workload, then req/s, p99 and CPU of the service against the baseline. */
   function comparedCells(pets: number, workload: string, service: Sample, baseline: Sample): string[] {
     return [
@@ -90,7 +89,7 @@ export function createReport(options: BenchOptions, replaced: () => number) {
         ? []
         : [
             '',
-            `Instructions per request, counted by valgrind's callgrind (all threads, user space; ${round(instructionRequests)} requests on one connection after ${round(WARM_UP_FACTOR * instructionRequests)} to warm up; the lowest over ${instructionRounds} fresh processes of each server${replacedNote(replacedProcesses())}):`,
+            `Instructions per request, counted by valgrind's callgrind (all threads, user space; ${round(instructionRequests)} requests on one connection after ${round(WARM_UP_FACTOR * instructionRequests)} to warm up; the lowest over ${instructionRounds} fresh processes of each server${replacedNote(replacedSoFar())}):`,
             '',
             '| pets | workload | instructions/req service | instructions/req baseline | ratio | baseline sending getPet\'s 3 headers | ratio to that | instructions/req logs on | logs on ÷ off | instructions/req logs and metrics on | metrics on ÷ off |',
             '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -1,16 +1,16 @@
 // Request arbitraries for every operation of an OpenAPI document, read from its parameters and
-// request bodies, signed with the key they are given: valid requests, requests that break one rule (with the answer they must get), and
-// requests without a valid key.
+// request bodies, signed with the key they are given: valid requests, requests that break one rule
+// (with the answer they must get), and requests without a valid key.
 import fc from 'fast-check';
 import { basePathOf, type Operation } from '../openapi/openapi-spec.js';
 import type { Contract } from './document-contract.js';
 import { schemaArbitraries, toJson, type Breaking, type Schema } from './schema-arbitraries.js';
 import { badAuthorization, unauthorized } from './bad-keys.js';
-
-export { badAuthorization, unauthorized } from './bad-keys.js';
 import { encodeCursor } from '../pagination/cursor.js';
 import type { PetStatus } from '../types/api.js';
 import { INT64_MAX, exactInteger } from '../validation/int64.js';
+
+export { badAuthorization, unauthorized } from './bad-keys.js';
 
 export interface ApiRequest {
   operationId: string;
@@ -95,16 +95,6 @@ function asTextParts({ params, query }: { params: Record<string, unknown>; query
   };
 }
 
-function signedRequest(authorization: string, operation: Operation, url: string, payload: string | Buffer | undefined, headers: Record<string, string> = {}): ApiRequest {
-  return {
-    operationId: operation.operationId,
-    method: operation.method.toUpperCase(),
-    url,
-    headers: { authorization, ...(payload === undefined ? {} : JSON_TYPE), ...headers },
-    ...(payload === undefined ? {} : { payload }),
-  };
-}
-
 // A parameter travels in the URL, percent-encoded as UTF-8: a lone surrogate has no encoding.
 const fitsUrl = (text: string) => !/\p{Cs}/u.test(text);
 
@@ -123,8 +113,13 @@ const notDecimal = fc
  */
 export function requestGenerators(contract: Contract, apiKey: string) {
   const authorization = `Bearer ${apiKey}`;
-  const request = (operation: Operation, url: string, payload: string | Buffer | undefined, headers: Record<string, string> = {}) =>
-    signedRequest(authorization, operation, url, payload, headers);
+  const request = (operation: Operation, url: string, payload: string | Buffer | undefined, headers: Record<string, string> = {}): ApiRequest => ({
+    operationId: operation.operationId,
+    method: operation.method.toUpperCase(),
+    url,
+    headers: { authorization, ...(payload === undefined ? {} : JSON_TYPE), ...headers },
+    ...(payload === undefined ? {} : { payload }),
+  });
   const { operations } = contract;
   const basePath = basePathOf(contract.spec);
   const { resolve, validValue, brokenValue } = schemaArbitraries(contract.spec);

@@ -52,9 +52,11 @@ export function postgresStoreUnderTest(store: PostgresPetStore): StoreUnderTest 
   return { store, empty };
 }
 
+/** openapi.yaml, which the properties are generated from. */
+export const SPEC = loadSpec();
 // The subject's clock, and the live checks': before the spec's sunsets, so that the model's getPet
 // answers whatever day the properties run.
-export const CLOCK = clockBeforeSunsets(loadSpec());
+export const CLOCK = clockBeforeSunsets(SPEC);
 
 export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest()): Promise<Subject> {
   // Building an app takes ~85 ms: one app serves every case, with its store emptied in between.

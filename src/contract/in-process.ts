@@ -4,7 +4,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import type { NewPet } from '../types/api.js';
-import { loadSpec } from '../openapi/openapi-spec.js';
 import { contractOf } from './document-contract.js';
 import { keptNextPage, nextTarget } from './next-link.js';
 import { keyOf } from '../idempotency/idempotency-key.js';
@@ -12,12 +11,12 @@ import { inHeader, parametersOf, requestGenerators, type ApiRequest, type Broken
 import { respelt, schemaArbitraries } from './schema-arbitraries.js';
 import { liveChecks, type LiveSender } from './live-checks.js';
 import { answerChecks, ContractViolation, describe, normalized, type Answer, type NamedProperty } from './answer-checks.js';
-import { CLIENT_KEYS, CLOCK, type Subject } from './in-process-subject.js';
+import { CLIENT_KEYS, CLOCK, SPEC, type Subject } from './in-process-subject.js';
 
 export type { NamedProperty } from './answer-checks.js';
 export { createSubject, memoryStoreUnderTest, postgresStoreUnderTest, type StoreUnderTest, type Subject } from './in-process-subject.js';
 const [API_KEY] = CLIENT_KEYS;
-const contract = contractOf(loadSpec());
+const contract = contractOf(SPEC);
 const { operation } = contract;
 const { resolve } = schemaArbitraries(contract.spec);
 const { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf } = requestGenerators(contract, API_KEY);
