@@ -13,6 +13,8 @@ import { isUsableKey } from '../src/config.js';
 const ROOT = process.cwd();
 const SPEC = 'openapi.yaml';
 const KEY_FILE = join(ROOT, '.api-key');
+/** What the build itself writes under src/ (the client package's build): no edit of the maintainer's. */
+const BUILT = new Set([join(ROOT, 'src', 'client', 'dist')]);
 /** Edits arrive as bursts of events (an editor's save is several writes and a rename). */
 const SETTLE_MS = 150;
 
@@ -110,9 +112,11 @@ function changed(spec: boolean): void {
 function watchTree(dir: string, onChange: () => void): void {
   const watched = new Set<string>();
   const add = (folder: string) => {
+    if (BUILT.has(folder)) return;
     if (!watched.has(folder)) {
       watched.add(folder);
-      const watcher = watch(folder, (event) => {
+      const watcher = watch(folder, (event, name) => {
+        if (name !== null && BUILT.has(join(folder, name))) return;
         if (event === 'rename') add(folder);
         onChange();
       });

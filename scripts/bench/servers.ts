@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path';
 import { STEP_LIMIT_MS, type BenchOptions } from './options.js';
 import { processCpu } from './process-cpu.js';
 
-const BASELINE = 'dist-bench/scripts/bench/baseline-server.js';
-const SERVICE = 'dist-bench/scripts/bench/service-server.js';
+const BASELINE = 'dist-test/scripts/bench/baseline-server.js';
+const SERVICE = 'dist-test/scripts/bench/service-server.js';
 const SERVERS = {
   service: SERVICE,
   baseline: BASELINE,

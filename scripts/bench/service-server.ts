@@ -1,5 +1,5 @@
-// The service, built by tsc from src/ exactly as dist/ is (with the spec as JSON beside it, as
-// `npm run build` writes it), on the store of scripts/bench/bench-store.ts. With REQUEST_LOG=<file>, it logs as
+// The service, built by tsc from src/ exactly as dist/ is (reading the spec as JSON, from the
+// dist/openapi.json `npm run build` writes, as npm start does), on the store of scripts/bench/bench-store.ts. With REQUEST_LOG=<file>, it logs as
 // `npm start` does (level info, asynchronous destination), into that file. With METRICS=1 it records
 // its metrics and serves them as `npm start` does (on a port of their own); with
 // OTEL_EXPORTER_OTLP_ENDPOINT it exports spans as `npm start` does.
@@ -10,6 +10,7 @@ import pino from 'pino';
 import { buildApp } from '../../src/app.js';
 import { createLogDestination } from '../../src/logging/log-destination.js';
 import { listenForMetrics } from '../../src/metrics/metrics-server.js';
+import { loadSpec } from '../../src/openapi/openapi-spec.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 import { benchStore } from './bench-store.js';
 import { reportReady } from './seed-pets.js';
@@ -26,7 +27,8 @@ const tracing =
   process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] === undefined
     ? undefined
     : await import('../../src/tracing/otel-tracing.js').then(({ createOtelTracing, exporterFor }) => createOtelTracing({ serviceVersion: 'bench', exporter: exporterFor(process.env) }));
-const app = await buildApp({ apiKeys: [process.env['API_KEY']!], store, logger, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
+const spec = loadSpec('dist/openapi.json');
+const app = await buildApp({ spec, apiKeys: [process.env['API_KEY']!], store, logger, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
 await app.listen({ host: '127.0.0.1', port: 0 });
 reportReady((app.server.address() as AddressInfo).port);
 // A clean exit on SIGINT lets `node --cpu-prof` write its profile.

@@ -1,4 +1,4 @@
-// npm run release-spec, as a function: records the spec as the release of its info.version, byte
+// npm run release, as a function: records the spec as the release of its info.version, byte
 // for byte, beside the earlier releases. A released version is never changed afterwards: a spec
 // that differs from a release of the same version is refused, and so is one older than the newest.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { DEFAULT_SPEC_PATH, loadSpec } from '../../src/openapi/openapi-spec.js';
 import type { Output } from '../contract/run-checks.js';
 import { compareVersions, isReleaseVersion, loadReleases, releaseFileOf, RELEASES_DIR } from './releases.js';
 
-const USAGE = `usage: npm run release-spec [-- --spec <file>] [--releases <dir>]
+const USAGE = `usage: npm run release [-- --spec <file>] [--releases <dir>]
 
 Records openapi.yaml as the release of its info.version, in docs/releases/openapi-<version>.yaml.
 Run npm run compat first: it holds the spec's service to every earlier release.`;
@@ -19,11 +19,11 @@ export function recordRelease(argv: string[], output: Output = console): number 
   try {
     ({ values } = parseArgs({ args: argv, options: { spec: { type: 'string', default: DEFAULT_SPEC_PATH }, releases: { type: 'string', default: RELEASES_DIR } } }));
   } catch (error) {
-    output.error(`release-spec: ${(error as Error).message}\n${USAGE}`);
+    output.error(`release: ${(error as Error).message}\n${USAGE}`);
     return 1;
   }
   const refuse = (message: string) => {
-    output.error(`release-spec: ${message}`);
+    output.error(`release: ${message}`);
     return 1;
   };
   try {
@@ -35,7 +35,7 @@ export function recordRelease(argv: string[], output: Output = console): number 
     const shown = relative(process.cwd(), file);
     if (existsSync(file)) {
       if (isDeepStrictEqual(loadSpec(file), spec)) {
-        output.log(`release-spec: ${version} is released already, as this document (${shown})`);
+        output.log(`release: ${version} is released already, as this document (${shown})`);
         return 0;
       }
       return refuse(`${version} is released already (${shown}) and differs from this document: give it a new info.version (PATCH for wording, MINOR for additions, MAJOR for a breaking change)`);
@@ -43,7 +43,7 @@ export function recordRelease(argv: string[], output: Output = console): number 
     const newest = releases.at(-1);
     if (newest !== undefined && compareVersions(version, newest.version) < 0) return refuse(`${version} is older than the newest release, ${newest.version}`);
     writeFileSync(file, readFileSync(values.spec));
-    output.log(`release-spec: recorded ${version} as ${shown}; commit it with the spec`);
+    output.log(`release: recorded ${version} as ${shown}; commit it with the spec`);
     return 0;
   } catch (error) {
     return refuse((error as Error).message);

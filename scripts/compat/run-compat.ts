@@ -80,7 +80,7 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
   } catch (error) {
     cannotRun((error as Error).message);
   }
-  if (releases.length === 0) cannotRun(`no released version in ${values.releases}: record one with npm run release-spec`);
+  if (releases.length === 0) cannotRun(`no released version in ${values.releases}: record one with npm run release`);
   const now = () => at ?? Date.now();
   const apiKey = randomBytes(24).toString('base64url');
   const specName = basename(values.spec);
@@ -94,7 +94,7 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
   try {
     currentLinks = linksOf(spec, specName);
   } catch (error) {
-    cannotRun(`${(error as Error).message} (npm run lint:spec says more)`);
+    cannotRun(`${(error as Error).message} (npm run lint says more)`);
   }
   const suites: { version: string; name: string; outcomes: Outcome[] }[] = [];
   const started = performance.now();

@@ -1,11 +1,11 @@
-// `npm run db`: a throwaway PostgreSQL for trying the service on a laptop. Starts a cluster from
+// `npm run database`: a throwaway PostgreSQL for trying the service on a laptop. Starts a cluster from
 // Debian's server binaries, prints the DATABASE_URL to start the service with, and removes the
 // cluster with all its pets when stopped (Ctrl-C).
 import { startThrowawayCluster, whyNoPostgresBinaries } from './throwaway-cluster.js';
 
 const missing = whyNoPostgresBinaries();
 if (missing !== undefined) {
-  console.error(`npm run db: ${missing}`);
+  console.error(`npm run database: ${missing}`);
   process.exit(2);
 }
 const cluster = await startThrowawayCluster();

@@ -1,6 +1,6 @@
 // A throwaway PostgreSQL cluster from Debian's server binaries: initdb and pg_ctl in a temporary
 // directory, on a free port of 127.0.0.1, trust authentication, as the postgres user when run as
-// root (initdb and postgres refuse root). Used by the tests, the benchmark and `npm run db`.
+// root (initdb and postgres refuse root). Used by the tests, the benchmark and `npm run database`.
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -15,5 +15,5 @@ t.test("the client's package is the API's version, depends on nothing and has it
   t.equal(manifest['dependencies'], undefined, 'no dependencies');
   t.equal(manifest['devDependencies'], undefined);
   t.ok(existsSync(join(folder, 'README.md')), 'a README of its own');
-  t.same(manifest['files'], ['dist', 'README.md'], 'only its build and README are packed');
+  t.same(manifest['files'], ['dist/**/*.js', 'dist/**/*.d.ts', 'README.md'], 'only its modules, declarations and README are packed (not tsc -b\'s build info)');
 });

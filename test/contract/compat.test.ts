@@ -150,7 +150,7 @@ t.test('when it cannot run, it says why and exits 2', async (t) => {
   const dir = dirOf(t, { empty: {}, misnamed: {}, stray: { 'notes.yaml': 'openapi: 3.1.0\n' } });
   copyFileSync(join(RELEASES_DIR, 'openapi-1.0.0.yaml'), join(dir, 'misnamed', 'openapi-1.0.1.yaml'));
   for (const [what, args, message] of [
-    ['no released version', ['--releases', join(dir, 'empty')], /no released version in .*npm run release-spec/],
+    ['no released version', ['--releases', join(dir, 'empty')], /no released version in .*npm run release/],
     ['a release whose file and info.version disagree', ['--releases', join(dir, 'misnamed')], /openapi-1\.0\.1\.yaml: its info\.version is 1\.0\.0, not 1\.0\.1/],
     ['a YAML file not named as a release', ['--releases', join(dir, 'stray')], /notes\.yaml: a release is named openapi-MAJOR\.MINOR\.PATCH\.yaml/],
     ['a time that is not RFC 3339', ['--at', 'next tuesday'], /--at must be an RFC 3339 date-time or a date/],

@@ -113,7 +113,7 @@ t.test('when it cannot run: exit 2, saying why', async (t) => {
   const cases: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
     ['a spec that is not there', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', join(dir, 'missing.yaml')], ENV, /--spec .*missing\.yaml: ENOENT/],
     ['a spec without operations', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', noOperations], ENV, /empty\.json defines no operation/],
-    ['a spec whose link leads nowhere', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', badLink], ENV, /bad-link\.json: createPet 201 link Gone: no operation readPet \(npm run lint:spec says more\)/],
+    ['a spec whose link leads nowhere', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', badLink], ENV, /bad-link\.json: createPet 201 link Gone: no operation readPet \(npm run lint says more\)/],
     ['no URL', [], ENV, /--url is required/],
     ['a URL without the base path', ['--url', `http://127.0.0.1:${port}/`], ENV, /must be an http\(s\) URL whose path ends in \/v1/],
     ['no key', ['--url', `http://127.0.0.1:${port}/v1`], {}, /no API key: set CONTRACT_API_KEY, or give --key-file/],

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-// The compiled entry point beside this compiled helper (dist-test/, tsconfig.test.json).
+// The compiled entry point beside this compiled helper (dist-test/, tsconfig.json).
 const SERVER = fileURLToPath(new URL('../../src/server.js', import.meta.url));
 
 export interface Running {

@@ -1,6 +1,6 @@
 // The README's "Changing the API", command by command, in a copy of the project: updatePet added to
 // openapi.yaml with a link from createPet's 201, generated/ regenerated, the compiler naming the
-// handler to write, the handler written and listed; then npm run lint:spec and the whole of npm test
+// handler to write, the handler written and listed; then npm run lint and the whole of npm test
 // pass with no test edited (operation lists, statuses, Allow values and the like are read from the
 // spec); the build and the service started, npm run contract (which sends updatePet valid requests
 // and counts its 2xx) and npm run compat (a new operation breaks no released client).
@@ -38,7 +38,7 @@ export function updatePet(store: PetStore) {
 const KEY = 'walkthrough-key-0123456789abcdef';
 
 t.test("adding updatePet as the README's 'Changing the API' says: each command does what it says", async (t) => {
-  const copy = copyProject(t, ['test', 'docs', '.spectral.yaml', 'redocly.yaml', 'tsconfig.test.json', '.taprc']);
+  const copy = copyProject(t, ['test', 'docs', '.spectral.yaml', 'redocly.yaml', '.taprc']);
   const npm = async (args: string[], env: Record<string, string> = {}) =>
     promisify(execFile)('npm', ['run', '-s', ...args], { cwd: copy, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 }).then(
       ({ stdout, stderr }) => ({ code: 0, output: `${stdout}${stderr}` }),
@@ -52,7 +52,7 @@ t.test("adding updatePet as the README's 'Changing the API' says: each command d
   t.equal(generated.code, 0, generated.output);
   t.match(readFileSync(join(copy, 'generated', 'openapi.d.ts'), 'utf8'), /updatePet: \{/, 'generated/ has updatePet');
   // 3. The compiler names the file to write.
-  const missing = await npm(['typecheck']);
+  const missing = await npm(['build']);
   t.not(missing.code, 0, 'the type check fails');
   t.match(missing.output, /openapi\.yaml has updatePet without a handler: write src\/handlers\/update-pet\.ts and add it to src\/handlers\/index\.ts/);
   // 4. The handler, and its line in the index.
@@ -66,10 +66,10 @@ t.test("adding updatePet as the README's 'Changing the API' says: each command d
       .replace("import { getPet } from './get-pet.js';\n", "import { getPet } from './get-pet.js';\nimport { updatePet } from './update-pet.js';\n")
       .replace('    getPet: getPet(store),\n', '    getPet: getPet(store),\n    updatePet: updatePet(store),\n'),
   );
-  const typed = await npm(['typecheck']);
+  const typed = await npm(['build']);
   t.equal(typed.code, 0, typed.output);
   // 7. The spec lint and npm test: every suite passes with updatePet in the spec, none of them edited.
-  const lint = await npm(['lint:spec']);
+  const lint = await npm(['lint']);
   t.equal(lint.code, 0, lint.output);
   const tested = await npm(['test']);
   t.equal(tested.code, 0, tested.code === 0 ? 'npm test passed' : tested.output.slice(-20_000));

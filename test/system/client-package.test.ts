@@ -90,6 +90,8 @@ t.test('npm run pack:client packs a client that installs alone, type-checks unde
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel', 'error', tarball], { cwd: consumer });
   const installed = readdirSync(join(consumer, 'node_modules')).filter((name) => !name.startsWith('.'));
   t.same(installed, ['petstore-client'], 'nothing but the client is installed: none of the server\'s dependencies');
+  const shipped = readdirSync(join(consumer, 'node_modules', 'petstore-client'), { recursive: true, encoding: 'utf8' }).filter((name) => !/\.(js|d\.ts)$/.test(name) && !/^dist(\/(src|generated)(\/client)?)?$/.test(name));
+  t.same(shipped.sort(), ['README.md', 'package.json'], 'modules, declarations, README and manifest: nothing else');
   const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules', 'petstore-client', 'package.json'), 'utf8'));
   t.match(manifest, { name: 'petstore-client', version, type: 'module', exports: { '.': { types: './dist/src/client/index.d.ts' } } });
   t.equal(manifest.dependencies, undefined, 'no dependencies at all');

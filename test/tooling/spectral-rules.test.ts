@@ -1,4 +1,4 @@
-// The project's own lint rules: `npm run lint:spec` refuses lifecycle markers the service would
+// The project's own lint rules: `npm run lint` refuses lifecycle markers the service would
 // refuse at start-up, a sunset announced with less than the notice we give (by x-stability) and an
 // x-stability that is not one of ours (scripts/lint/lifecycle.ts, with the service's reader), and
 // links the contract checks could not follow (.spectral.yaml, scripts/spectral/). Edited copies of
@@ -65,7 +65,7 @@ const cases: [string, ReturnType<typeof specWith>, string | string[] | undefined
   ['a link from a header', createPetLink({ operationId: 'getPet', parameters: { petId: '$response.header.Location' } }), "petId: a link's value comes from the answer's body, $response.body#/…", 'petstore-link-targets'],
 ];
 
-t.test('npm run lint:spec refuses lifecycle markers, stability markers and links that cannot be kept, and only those', async (t) => {
+t.test('npm run lint refuses lifecycle markers, stability markers and links that cannot be kept, and only those', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'petstore-spectral-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const files = await Promise.all(
@@ -88,7 +88,7 @@ t.test('npm run lint:spec refuses lifecycle markers, stability markers and links
   }
 });
 
-t.test('the lifecycle lint as npm run lint:spec runs it: each problem at its line, and exit 1', async (t) => {
+t.test('the lifecycle lint as npm run lint runs it: each problem at its line, and exit 1', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'petstore-lifecycle-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const good = join(dir, 'good.yaml');

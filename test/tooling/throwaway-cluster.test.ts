@@ -1,4 +1,4 @@
-// The throwaway clusters the tests, the benchmark and npm run db start (scripts/postgres/), where
+// The throwaway clusters the tests, the benchmark and npm run database start (scripts/postgres/), where
 // starting or stopping one fails: nothing is left behind.
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,4 +1,4 @@
-// Compiled by `npm run typecheck` (never run): proves that the handler types follow openapi.yaml.
+// Compiled by `npm run build` (never run): proves that the handler types follow openapi.yaml.
 import type { EveryHandler, HandlerFileOf, OperationHandler, OperationHandlers } from '../../src/types/api.js';
 
 const listPets: OperationHandler<'listPets'> = async () => [];
