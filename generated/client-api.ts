@@ -162,6 +162,7 @@ export interface components {
              *     | `BODY_NOT_ALLOWED` | 400 | The operation takes no body and one was sent |
              *     | `VALIDATION_FAILED` | 400 | A parameter or the body does not match this document |
              *     | `UNAUTHORIZED` | 401 | The API key is missing or invalid |
+             *     | `INSUFFICIENT_SCOPE` | 403 | The API key is valid but lacks a role the operation needs (its security requirement names it) |
              *     | `PET_NOT_FOUND` | 404 | No pet has the requested id |
              *     | `ROUTE_NOT_FOUND` | 404 | No operation is defined at this path |
              *     | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method |
@@ -170,12 +171,13 @@ export interface components {
              *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than 16 KiB |
              *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not UTF-8 `application/json` |
              *     | `IDEMPOTENCY_KEY_REUSED` | 422 | The `Idempotency-Key` was already used for a create with a different body |
+             *     | `TOO_MANY_REQUESTS` | 429 | This client is over its quota, or over its share of a busy service; retry after `Retry-After` seconds |
              *     | `HEADERS_TOO_LARGE` | 431 | The request headers are too large |
              *     | `INTERNAL_ERROR` | 500 | An unexpected failure in the service |
              *     | `SERVICE_UNAVAILABLE` | 503 | The pet store (its database) cannot be reached for the moment; retry after `Retry-After` seconds |
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description Human-readable description of what went wrong and what to fix. */
             message: string;
             /**
@@ -224,6 +226,27 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The API key is valid but lacks a role this operation needs (`insufficient_scope`). */
+        Forbidden: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate-Insufficient-Scope"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "INSUFFICIENT_SCOPE",
+                 *       "message": "This operation needs the role pets:write, which this API key does not have.",
+                 *       "status": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The body is larger than 16 KiB. */
         PayloadTooLarge: {
             headers: {
@@ -259,6 +282,38 @@ export interface components {
                  *       "code": "UNSUPPORTED_MEDIA_TYPE",
                  *       "message": "Content-Type text/plain is not supported; send the body as UTF-8 application/json.",
                  *       "status": 415
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description This client must slow down; nothing was done for the request, which may
+         *     be sent again after the seconds given in `Retry-After`, whatever its
+         *     method. Either it used up its quota (a rate set for it by the operators:
+         *     policy `default` or `client` in `RateLimit-Policy`), or the service is
+         *     busy and this client holds more than its share of it (policy `fair`: a
+         *     client alone is never refused). The fields of the IETF httpapi RateLimit
+         *     draft (revision 11) say which policy, its quota and window, and when it
+         *     refills.
+         */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "TOO_MANY_REQUESTS",
+                 *       "message": "The service is busy and this client holds more than its share of it; retry after 1 s (Retry-After).",
+                 *       "status": 429
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -319,6 +374,8 @@ export interface components {
     headers: {
         /** @description The bearer challenge (RFC 6750), e.g. `Bearer realm="petstore", error="invalid_token"`. */
         "WWW-Authenticate": string;
+        /** @description The bearer challenge of RFC 6750 §3.1 naming the roles the operation needs, e.g. `Bearer realm="petstore", error="insufficient_scope", scope="pets:write"`. */
+        "WWW-Authenticate-Insufficient-Scope": string;
         /**
          * @description The new pet's URI, `/v1/pets/{id}`: a relative reference with an
          *     absolute path, resolved against the request URL (RFC 9110, section
@@ -337,6 +394,16 @@ export interface components {
          * @example 2
          */
         "Retry-After": string;
+        /**
+         * @description The policy that refused the request (IETF httpapi RateLimit draft, revision 11): its name, its quota `q` and window `w` in seconds, e.g. `"default";q=100;w=1` or `"fair";q=8;w=1`.
+         * @example "default";q=100;w=1
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description What is left of that policy's quota (`r`) and the seconds until it refills (`t`), e.g. `"default";r=0;t=1` (IETF httpapi RateLimit draft, revision 11).
+         * @example "default";r=0;t=1
+         */
+        RateLimit: string;
         /** @description Answers are never stored by any cache (OWASP REST Security Cheat Sheet). */
         "Cache-Control": "no-store";
         /** @description Browsers must not guess a type other than the one sent. */
@@ -425,6 +492,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -489,6 +558,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /**
@@ -515,6 +585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -602,6 +673,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The API key is valid but lacks a role this operation needs (`insufficient_scope`). */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate-Insufficient-Scope"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the role pets:read, which this API key does not have.",
+                     *       "status": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No pet has this id. */
             404: {
                 headers: {
@@ -649,6 +744,32 @@ export interface operations {
                      *       "code": "OPERATION_GONE",
                      *       "message": "getPet was retired on 2030-12-05 (its sunset); use listPets: GET /v1/pets.",
                      *       "status": 410
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This client must slow down, over its quota or, while the service is busy, over its share of it. Nothing was read. Retry after the seconds given in `Retry-After`. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "TOO_MANY_REQUESTS",
+                     *       "message": "This client has used its quota of 100 requests per 1 s; retry after 1 s (Retry-After).",
+                     *       "status": 429
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -702,7 +823,7 @@ export interface operations {
 export const API_VERSION = "1.0.0";
 
 /** Every `code` an Error answer may carry. */
-export const ERROR_CODES = ["BAD_REQUEST","INVALID_JSON","BODY_REQUIRED","BODY_NOT_ALLOWED","VALIDATION_FAILED","UNAUTHORIZED","PET_NOT_FOUND","ROUTE_NOT_FOUND","METHOD_NOT_ALLOWED","OPERATION_GONE","REQUEST_TIMEOUT","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","IDEMPOTENCY_KEY_REUSED","HEADERS_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE"] as const;
+export const ERROR_CODES = ["BAD_REQUEST","INVALID_JSON","BODY_REQUIRED","BODY_NOT_ALLOWED","VALIDATION_FAILED","UNAUTHORIZED","INSUFFICIENT_SCOPE","PET_NOT_FOUND","ROUTE_NOT_FOUND","METHOD_NOT_ALLOWED","OPERATION_GONE","REQUEST_TIMEOUT","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","IDEMPOTENCY_KEY_REUSED","TOO_MANY_REQUESTS","HEADERS_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export const OPERATIONS = {
@@ -713,7 +834,7 @@ export const OPERATIONS = {
     successStatuses: [200],
     retrySafe: true,
     idempotencyKey: false,
-    numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+    numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
   createPet: {
     operationId: "createPet",
@@ -722,7 +843,7 @@ export const OPERATIONS = {
     successStatuses: [201],
     retrySafe: true,
     idempotencyKey: true,
-    numbers: {"201":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"413":{"p":{"status":"n"}},"415":{"p":{"status":"n"}},"422":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+    numbers: {"201":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"413":{"p":{"status":"n"}},"415":{"p":{"status":"n"}},"422":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
   getPet: {
     operationId: "getPet",
@@ -731,7 +852,7 @@ export const OPERATIONS = {
     successStatuses: [200],
     retrySafe: true,
     idempotencyKey: false,
-    numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"410":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+    numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"410":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
 } as const satisfies Record<string, OperationSpec>;
 

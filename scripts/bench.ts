@@ -9,6 +9,7 @@
 //   npm run bench -- --instructions      (also instructions per request, counted by valgrind: no noise)
 import { createCounter } from './bench/instructions.js';
 import { createLoads } from './bench/load.js';
+import { createFairnessMeasurement } from './bench/measure-fairness.js';
 import { createMemoryMeasurements } from './bench/measure-memory.js';
 import { createPostgresMeasurements } from './bench/measure-postgres.js';
 import { readOptions } from './bench/options.js';
@@ -23,20 +24,28 @@ const loads = createLoads(options, servers.AUTH);
 const counter = createCounter(options, servers, loads, workloads);
 const { measureMemoryStore } = createMemoryMeasurements(options, servers, loads, workloads, counter);
 const { measurePostgres } = createPostgresMeasurements(options, servers, loads, workloads, counter);
+const { measureFairness, fairnessReport } = createFairnessMeasurement(options, servers);
 const { report, shortTable, postgresReport, shortPostgresTable } = createReport(options, counter.replaced);
 
 async function main() {
   const { sizes, rounds, duration, connections, stores, writeDocs } = options;
   console.error(`bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections; stores: ${stores.join(', ')}`);
+  if (options.fairnessOnly) {
+    console.log(fairnessReport(await measureFairness()));
+    return;
+  }
   const memory = stores.includes('memory') ? await measureMemoryStore() : undefined;
   const postgres = stores.includes('postgres') ? await measurePostgres() : { rows: [], throughput: [], missing: 'not asked for (--stores)' };
   const postgresTable = postgresReport(postgres.rows, postgres.throughput, postgres.missing, postgres.replaced);
   const memoryTable = memory === undefined ? undefined : report(memory);
-  console.log([...(memoryTable === undefined ? [] : [memoryTable]), postgresTable].join('\n\n'));
+  // One client flooding, another calm, on the in-memory store (with it: --stores memory).
+  const fairness = stores.includes('memory') && options.workloads === undefined ? fairnessReport(await measureFairness()) : undefined;
+  console.log([...(memoryTable === undefined ? [] : [memoryTable]), ...(fairness === undefined ? [] : [fairness]), postgresTable].join('\n\n'));
   // Each store's tables have their own markers, so that a run of one store updates only its own.
   if (writeDocs && memory !== undefined) {
     writeBetweenMarkers('docs/performance.md', 'bench', memoryTable!);
     writeBetweenMarkers('docs/performance.md', 'bench-summary', shortTable(memory.rows, memory.instructionRows, memory.observability));
+    if (fairness !== undefined) writeBetweenMarkers('docs/performance.md', 'bench-fairness', fairness);
   }
   if (writeDocs && postgres.rows.length > 0) {
     writeBetweenMarkers('docs/performance.md', 'bench-postgres', postgresTable);

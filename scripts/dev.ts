@@ -116,7 +116,7 @@ function watchTree(dir: string, onChange: () => void): void {
     if (!watched.has(folder)) {
       watched.add(folder);
       const watcher = watch(folder, (event, name) => {
-        if (name !== null && BUILT.has(join(folder, name))) return;
+        if (BUILT.has(join(folder, String(name)))) return;
         if (event === 'rename') add(folder);
         onChange();
       });

@@ -39,6 +39,10 @@ step walkthrough env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage d
 # The contract runner against the built service as npm start runs it (in memory), then against two
 # instances sharing one throwaway PostgreSQL database, requests going to each in turn.
 key=$(node -e 'console.log(require("node:crypto").randomBytes(24).toString("base64url"))')
+# A second key with pets:read alone: the runner checks the 403 of every operation it lacks a role for.
+limited=$(node -e 'console.log(require("node:crypto").randomBytes(24).toString("base64url"))')
+keys_file=$(mktemp)
+printf 'keys:\n  - client: contract\n    key: %s\n  - client: contract-reader\n    key: %s\n    roles: [pets:read]\n' "$key" "$limited" >"$keys_file"
 pids=()
 stop_all() {
   for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
@@ -49,7 +53,7 @@ stop_all() {
 serve() {
   local port=$1
   shift
-  env "$@" API_KEYS="$key" PORT="$port" METRICS_PORT=off LOG_LEVEL=warn node dist/server.js >>test-output/services.log 2>&1 &
+  env "$@" API_KEYS_FILE="$keys_file" PORT="$port" METRICS_PORT=off LOG_LEVEL=warn node dist/server.js >>test-output/services.log 2>&1 &
   pids+=($!)
   for _ in $(seq 1 120); do
     [ "$(node -e 'fetch(process.argv[1]).then((r) => console.log(r.status), () => console.log(0))' "http://127.0.0.1:$port/health/ready")" = 200 ] && return 0
@@ -63,7 +67,7 @@ serve() {
 contract_memory() {
   trap stop_all EXIT
   serve 3100 || return 1
-  CONTRACT_API_KEY="$key" npm run -s contract -- --url http://127.0.0.1:3100/v1 --seed 1 --cases 600 --report junit=test-output/contract-memory.xml
+  CONTRACT_API_KEY="$key" CONTRACT_LIMITED_API_KEY="$limited" npm run -s contract -- --url http://127.0.0.1:3100/v1 --seed 1 --cases 600 --report junit=test-output/contract-memory.xml
 }
 contract_postgres() {
   trap stop_all EXIT
@@ -79,7 +83,7 @@ contract_postgres() {
   url=$(grep -o 'postgres://[^ ]*' "$db_log" | head -1)
   [ -n "$url" ] || { echo "no throwaway PostgreSQL:"; cat "$db_log"; return 1; }
   serve 3101 DATABASE_URL="$url" && serve 3102 DATABASE_URL="$url" || return 1
-  CONTRACT_API_KEY="$key" npm run -s contract -- --url http://127.0.0.1:3101/v1 --url http://127.0.0.1:3102/v1 --seed 1 --cases 600 --report junit=test-output/contract-postgres.xml
+  CONTRACT_API_KEY="$key" CONTRACT_LIMITED_API_KEY="$limited" npm run -s contract -- --url http://127.0.0.1:3101/v1 --url http://127.0.0.1:3102/v1 --seed 1 --cases 600 --report junit=test-output/contract-postgres.xml
 }
 step contract-memory contract_memory
 step contract-postgres contract_postgres

@@ -4,7 +4,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glue';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import type { ApiKeyEntry } from './auth/api-clients.js';
-import { createBearerAuth } from './auth/bearer-auth.js';
+import { createBearerAuth, type KeySource } from './auth/bearer-auth.js';
+import { fixedKeys } from './auth/key-ring.js';
+import { rolesOf } from './auth/roles.js';
+import { createFairShare } from './limits/fair-share.js';
+import { createQuotas } from './limits/quotas.js';
+import { createRateLimiter } from './limits/rate-limiter.js';
 import { registerDocs } from './docs/swagger-ui.js';
 import { RouteNotFound } from './errors/api-errors.js';
 import { createClientErrorHandler } from './errors/client-error-handler.js';
@@ -46,8 +51,12 @@ export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 export const MAX_PARAM_LENGTH = 16 * 1024;
 
 export interface AppOptions {
-  /** Keys accepted as `Authorization: Bearer <key>`, each with its client's name or named after its hash; at least one. */
-  apiKeys: readonly ApiKeyEntry[];
+  /**
+   * Keys accepted as `Authorization: Bearer <key>`, each with its client's name or named after its
+   * hash, and its roles (every role the spec names unless it lists some); at least one. Or a source
+   * whose keys change while the service runs (API_KEYS_FILE, src/auth/key-ring.ts).
+   */
+  apiKeys: readonly ApiKeyEntry[] | KeySource;
   store?: PetStore;
   spec?: OpenApiDocument;
   /** Options for a pino logger; none (or false) logs nothing. */
@@ -67,6 +76,15 @@ export interface AppOptions {
   handlers?: Readonly<Record<string, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>>;
   /** True while the instance drains before it closes (src/shutdown.ts): not ready, and every answer closes its connection. */
   draining?: () => boolean;
+  /**
+   * Fair share (src/limits/fair-share.ts): while the instance is busy, a client over its share of
+   * the work is refused with 429. On in the service (src/server.ts); off unless asked for here.
+   */
+  fairShare?: boolean;
+  /** The live instances that share the quotas (src/store/postgres/instances.ts); 1 unless told. */
+  instances?: () => number;
+  /** How long a refusal (429) waits before it is sent: REFUSAL_DELAY_MS unless the benchmark measures a refusal's own cost. */
+  refusalDelayMs?: number;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -103,6 +121,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Set by authentication; declared here so every request object has the same shape.
   app.decorateRequest('apiKeyScope', '');
   app.decorateRequest('client', '');
+  app.decorateRequest('rateLimited', false);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(async (request) => {
     throw new RouteNotFound(request.method, request.url.replace(/\?.*$/s, ''));
@@ -124,6 +143,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, payload);
   });
 
+  const keys = isKeySource(options.apiKeys) ? options.apiKeys : fixedKeys(options.apiKeys, rolesOf(spec));
+  const limiter = createRateLimiter({
+    ...(options.fairShare === true ? { fairShare: createFairShare() } : {}),
+    quotas: createQuotas(options.instances ?? (() => 1)),
+    policy: () => keys.table.quotas,
+    ...(metrics === undefined ? {} : { onRefused: metrics.rateLimited }),
+    ...(options.refusalDelayMs === undefined ? {} : { delayMs: options.refusalDelayMs }),
+    log: app.log,
+  });
+  app.addHook('onClose', async () => limiter.close());
+
   await registerDocs(app, spec, basePath);
   usePrecompiledMetaSchema();
   await app.register(openapiGlue, {
@@ -143,7 +173,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         }),
         ...(options.handlers as Partial<OperationHandlers> | undefined),
       },
-      authenticators: { bearerAuth: createBearerAuth(options.apiKeys) },
+      authenticators: { bearerAuth: createBearerAuth(keys, options.clock) },
+      limit: limiter.limit,
       headers,
       ...(metrics === undefined ? {} : { countDeprecatedCalls: metrics.deprecatedCallCounter }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -152,6 +183,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerMethodNotAllowed(app, operations, basePath);
   registerHealth(app, store, headers, draining);
   return app;
+}
+
+function isKeySource(keys: AppOptions['apiKeys']): keys is KeySource {
+  return !Array.isArray(keys);
 }
 
 function pinoLogger({ stream, ...options }: LoggerOptions & { stream?: DestinationStream }): FastifyBaseLogger {

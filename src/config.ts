@@ -4,7 +4,7 @@ import { isBearerToken } from './auth/bearer-auth.js';
 import { DEFAULT_RETENTION_HOURS, HOUR_MS } from './idempotency/idempotency-key.js';
 import { DEFAULT_CREATE_BATCH_MAX } from './store/postgres/postgres-pet-store.js';
 
-const MIN_KEY_LENGTH = 16;
+export const MIN_KEY_LENGTH = 16;
 
 /** Whether `key` may be one of API_KEYS: a bearer token of at least MIN_KEY_LENGTH characters. */
 export function isUsableKey(key: string): boolean {
@@ -27,6 +27,10 @@ export interface Config {
   logLevel: string;
   /** Undefined when API_KEYS is unset: the server then makes a one-off key. */
   apiKeys: ClientKey[] | undefined;
+  /** API_KEYS_FILE: the keys file, read again on SIGHUP and when it changes (src/auth/key-ring.ts). */
+  apiKeysFile: string | undefined;
+  /** FAIR_SHARE: while busy, refuse the clients over their share (src/limits/fair-share.ts); on unless `off`. */
+  fairShare: boolean;
   /** Undefined when DATABASE_URL is unset: pets are kept in memory. */
   database: DatabaseConfig | undefined;
   /** How long an Idempotency-Key is kept at least. */
@@ -56,6 +60,8 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     port: readPort('PORT', env['PORT'], 3000),
     logLevel: readLogLevel(env['LOG_LEVEL']),
     apiKeys: readApiKeys(env['API_KEYS']),
+    apiKeysFile: readKeysFile(env),
+    fairShare: readSwitch(env, 'FAIR_SHARE'),
     database: readDatabase(env),
     idempotencyRetentionMs: readInteger(env, 'IDEMPOTENCY_RETENTION_HOURS', DEFAULT_RETENTION_HOURS, 1, 8760) * HOUR_MS,
     metricsPort: env['METRICS_PORT'] === 'off' ? undefined : readPort('METRICS_PORT', env['METRICS_PORT'], DEFAULT_METRICS_PORT),
@@ -88,6 +94,13 @@ function readDatabase(env: NodeJS.ProcessEnv): DatabaseConfig | undefined {
   };
 }
 
+function readSwitch(env: NodeJS.ProcessEnv, name: string): boolean {
+  const value = env[name];
+  if (value === undefined || value === '' || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new Error(`${name} must be on or off, not "${value}"`);
+}
+
 function readInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const value = env[name];
   if (value === undefined || value === '') return fallback;
@@ -109,6 +122,15 @@ function readLogLevel(value: string | undefined): string {
   if (value === undefined || value === '') return 'info';
   if (!LOG_LEVELS.includes(value)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, not "${value}"`);
   return value;
+}
+
+// Keys come from one place, so that removing a key from the file revokes it: an API_KEYS left set
+// beside the file would keep its keys valid through every reload.
+function readKeysFile(env: NodeJS.ProcessEnv): string | undefined {
+  const file = env['API_KEYS_FILE'];
+  if (file === undefined || file === '') return undefined;
+  if (env['API_KEYS'] !== undefined && env['API_KEYS'] !== '') throw new Error('API_KEYS and API_KEYS_FILE are both set: keys come from one of them; move the keys of API_KEYS into the file (or unset the file)');
+  return file;
 }
 
 // Messages name an entry by its position only: keys (and names, which sit beside them) never reach

@@ -1,14 +1,18 @@
 // The entry point: reads the environment, picks the store, listens (the API, and metrics on a port
-// of their own), and closes gracefully on SIGTERM/SIGINT.
+// of their own), reads the keys again on SIGHUP, and closes gracefully on SIGTERM/SIGINT.
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyBaseLogger } from 'fastify';
+import type pg from 'pg';
 import pino from 'pino';
 import { buildApp } from './app.js';
+import { fixedKeys, keysFromFile, type KeyRing } from './auth/key-ring.js';
 import { writeOneOffKey } from './auth/one-off-key.js';
+import { rolesOf } from './auth/roles.js';
 import { readConfig, type Config, type DatabaseConfig } from './config.js';
 import { createLogDestination } from './logging/log-destination.js';
+import { observeKeys, type KeyMetrics } from './metrics/key-metrics.js';
 import { listenForMetrics, METRICS_PATH } from './metrics/metrics-server.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { closeListener } from './shutdown.js';
@@ -16,6 +20,7 @@ import { loadServedSpec } from './openapi/openapi-spec.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
 import { poolConfigOf } from './store/postgres/pool-config.js';
+import { startInstanceHeartbeat, type Instances } from './store/postgres/instances.js';
 import { startPostgresStore } from './store/postgres/start.js';
 import { composeInstruments } from './store/postgres/statement-instrument.js';
 import type { Tracing } from './tracing/tracing.js';
@@ -31,19 +36,31 @@ async function main() {
   process.once('exit', () => stream.flushSync());
   const log = pino({ level: config.logLevel, redact: ['req.headers.authorization'] }, stream) as FastifyBaseLogger;
 
-  const oneOffKeyFile = config.apiKeys === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
-  const apiKeys = config.apiKeys ?? [await writeOneOffKey(oneOffKeyFile!)];
   const spec = loadServedSpec();
   const metrics = config.metricsPort === undefined ? undefined : createServiceMetrics();
+  const oneOffKeyFile = config.apiKeys === undefined && config.apiKeysFile === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
+  const apiKeys = await serviceKeys(config, rolesOf(spec), log, metrics, oneOffKeyFile);
   const tracing = config.tracing ? await startTracing(spec.info.version) : undefined;
-  const store: PetStore & { migrated?: Promise<void> } =
+  const store: PetStore & { migrated?: Promise<void>; pool?: pg.Pool } =
     config.database === undefined ? createMemoryPetStore({ retentionMs: config.idempotencyRetentionMs }) : postgresStore(config, log, metrics, tracing);
   log.info(config.database === undefined ? 'pets are kept in memory (DATABASE_URL is not set)' : `pets are kept in PostgreSQL at ${where(config.database.url)}`);
   if (tracing !== undefined) log.info('spans are exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT is set)');
 
   let draining = false;
   let closing = false;
-  const app = await buildApp({ apiKeys, loggerInstance: log, store, spec, draining: () => draining, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
+  // With PostgreSQL, the instances count one another, and divide each quota among themselves.
+  let instances: Instances | undefined;
+  const app = await buildApp({
+    apiKeys,
+    loggerInstance: log,
+    store,
+    spec,
+    draining: () => draining,
+    fairShare: config.fairShare,
+    instances: () => instances?.count() ?? 1,
+    ...(metrics === undefined ? {} : { metrics }),
+    ...(tracing === undefined ? {} : { tracing }),
+  });
   if (oneOffKeyFile !== undefined) {
     app.log.warn(`API_KEYS is not set: generated a one-off API key for this run only, in ${oneOffKeyFile}`);
   }
@@ -55,8 +72,10 @@ async function main() {
   // SIGTERM (an orchestrator, a rolling restart) drains first; SIGINT (Ctrl-C at a terminal) and a
   // crash do not. A second signal exits at once (close-with-grace), and so does a close that takes
   // longer than the drain and CLOSE_TIMEOUT_MS together.
-  closeWithGrace({ delay: config.drainMs + 2 * CLOSE_TIMEOUT_MS, logger: app.log }, async ({ signal, err }) => {
+  // SIGHUP reads the keys again (operators send it to reload a service's configuration): it never ends the process.
+  closeWithGrace({ delay: config.drainMs + 2 * CLOSE_TIMEOUT_MS, logger: app.log, skip: ['SIGHUP'] }, async ({ signal, err }) => {
     closing = true;
+    apiKeys.close();
     /* c8 ignore next -- an uncaught error: nothing in the tests makes the service crash */
     if (err !== undefined) app.log.error({ err }, 'closing after an unexpected error');
     // Nothing to drain before the port is open (the store not ready yet).
@@ -76,6 +95,7 @@ async function main() {
     }
     /* c8 ignore stop */
     await app.close();
+    await instances?.close();
     await store.close?.();
     await metricsServer?.close();
     await tracing?.shutdown();
@@ -86,7 +106,33 @@ async function main() {
   // connections, and meets a port not yet open as refused, which it retries on another instance;
   // an open port whose every answer is 503 it passes on to the caller (docs/operating.md).
   await store.migrated;
+  if (store.pool !== undefined) instances = startInstanceHeartbeat(store.pool);
   if (!closing) await app.listen({ host: config.host, port: config.port });
+}
+
+/**
+ * The keys: API_KEYS_FILE (reloaded on SIGHUP and when it changes), API_KEYS, or else a one-off key
+ * written to `oneOffKeyFile`. An unusable keys file stops start-up with its line and reason.
+ */
+async function serviceKeys(config: Config, roles: readonly string[], log: FastifyBaseLogger, metrics: ServiceMetrics | undefined, oneOffKeyFile: string | undefined): Promise<KeyRing> {
+  if (config.apiKeysFile === undefined) {
+    const keys = fixedKeys(config.apiKeys ?? [await writeOneOffKey(oneOffKeyFile!)], roles);
+    process.on('SIGHUP', () => log.info({ signal: 'SIGHUP' }, 'nothing to reload: the keys come from API_KEYS (API_KEYS_FILE is read again on SIGHUP)'));
+    return keys;
+  }
+  const file = config.apiKeysFile;
+  let keyMetrics: KeyMetrics | undefined;
+  const keys = keysFromFile(file, roles, {
+    onReload(result) {
+      keyMetrics?.reloaded(result.ok);
+      if (result.ok) log.info({ keys: result.keys }, `API_KEYS_FILE ${file} read again: ${result.keys} keys in use`);
+      else log.error(`${result.reason}; the keys in use are kept until it is fixed`);
+    },
+  });
+  if (metrics !== undefined) keyMetrics = observeKeys(metrics.registry, keys);
+  log.info(`API keys from API_KEYS_FILE ${file} (${keys.table.credentials.length}); read again on SIGHUP and when it changes`);
+  process.on('SIGHUP', () => void keys.reload());
+  return keys;
 }
 
 // Imported only here, so that without an OTLP endpoint no tracing code is loaded.
@@ -95,7 +141,7 @@ async function startTracing(serviceVersion: string): Promise<Tracing> {
   return createOtelTracing({ serviceVersion, exporter: exporterFor(process.env) });
 }
 
-function postgresStore({ database, idempotencyRetentionMs: retentionMs }: Config, log: FastifyBaseLogger, metrics: ServiceMetrics | undefined, tracing: Tracing | undefined): PetStore & { close(): Promise<void>; migrated: Promise<void> } {
+function postgresStore({ database, idempotencyRetentionMs: retentionMs }: Config, log: FastifyBaseLogger, metrics: ServiceMetrics | undefined, tracing: Tracing | undefined): PetStore & { close(): Promise<void>; migrated: Promise<void>; pool: pg.Pool } {
   const { poolMax, createBatchMax } = database as DatabaseConfig;
   const store = startPostgresStore(poolConfigOf(database!), {
     log,

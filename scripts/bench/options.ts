@@ -19,6 +19,8 @@ export interface BenchOptions {
   stores: string[];
   /** Runs the baseline against a second baseline in place of the service: the ratios show the noise floor. */
   selfCheck: boolean;
+  /** Only the fair-share scenario (--fairness). */
+  fairnessOnly: boolean;
   writeDocs: boolean;
 }
 
@@ -35,7 +37,7 @@ export const SAMPLE_INTERVAL_MS = 20;
 export const STEP_LIMIT_MS = 180_000;
 
 const USAGE =
-  'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 1000] [--instruction-rounds 3] [--instruction-workloads get]] [--stores memory,postgres] [--workloads list] [--self-check | --write-docs]';
+  'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 1000] [--instruction-rounds 3] [--instruction-workloads get]] [--stores memory,postgres] [--workloads list] [--fairness] [--self-check | --write-docs]';
 
 /** The options of `args`; a usage error exits with status 2, saying what is wrong. */
 export function readOptions(args: string[]): BenchOptions {
@@ -49,6 +51,8 @@ export function readOptions(args: string[]): BenchOptions {
       'startup-rounds': { type: 'string', default: '5' },
       'write-docs': { type: 'boolean', default: false },
       'self-check': { type: 'boolean', default: false },
+      // The fair-share scenario alone (scripts/bench/measure-fairness.ts).
+      fairness: { type: 'boolean', default: false },
       // This many requests, after WARM_UP_FACTOR times as many to warm up, in this many fresh processes.
       instructions: { type: 'boolean', default: false },
       'instruction-requests': { type: 'string', default: '1000' },
@@ -67,7 +71,7 @@ export function readOptions(args: string[]): BenchOptions {
     process.exit(2);
   };
   if (values['self-check'] && values['write-docs']) usage('--self-check measures noise, not the service; it does not write docs/performance.md');
-  if (values.workloads !== undefined && values['write-docs']) usage('a partial run (--workloads) does not write docs/performance.md');
+  if ((values.workloads !== undefined || values.fairness) && values['write-docs']) usage('a partial run (--workloads, --fairness) does not write docs/performance.md');
   const options: BenchOptions = {
     sizes: values.sizes.split(',').map(Number),
     rounds: Number(values.rounds),
@@ -81,6 +85,7 @@ export function readOptions(args: string[]): BenchOptions {
     workloads: values.workloads,
     stores: values.stores.split(','),
     selfCheck: values['self-check'],
+    fairnessOnly: values.fairness,
     writeDocs: values['write-docs'],
   };
   const { sizes, rounds, duration, connections, startupRounds, instructionRequests, instructionRounds, stores } = options;

@@ -8,6 +8,9 @@ import { openSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
+import type { KeySource } from '../../src/auth/bearer-auth.js';
+import { keyTableOf } from '../../src/auth/key-table.js';
+import { rolesOf } from '../../src/auth/roles.js';
 import { createLogDestination } from '../../src/logging/log-destination.js';
 import { listenForMetrics } from '../../src/metrics/metrics-server.js';
 import { loadSpec } from '../../src/openapi/openapi-spec.js';
@@ -28,8 +31,19 @@ const tracing =
     ? undefined
     : await import('../../src/tracing/otel-tracing.js').then(({ createOtelTracing, exporterFor }) => createOtelTracing({ serviceVersion: 'bench', exporter: exporterFor(process.env) }));
 const spec = loadSpec('dist/openapi.json');
-const app = await buildApp({ spec, apiKeys: [process.env['API_KEY']!], store, logger, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
+// FAIRNESS=1 (scripts/bench/measure-fairness.ts): fair share on, and besides API_KEY the keys of a
+// calm client, a flood and a client whose quota (one request an hour) refuses all it sends.
+const fairness = process.env['FAIRNESS'] === '1' ? fairnessKeys(spec) : undefined;
+// REFUSAL_DELAY_MS=0: refusals sent at once, to measure what one costs the service.
+const refusalDelay = process.env['REFUSAL_DELAY_MS'] === undefined ? {} : { refusalDelayMs: Number(process.env['REFUSAL_DELAY_MS']) };
+const app = await buildApp({ spec, ...refusalDelay, ...(fairness === undefined ? {} : { fairShare: true }), apiKeys: fairness ?? [process.env['API_KEY']!], store, logger, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
 await app.listen({ host: '127.0.0.1', port: 0 });
 reportReady((app.server.address() as AddressInfo).port);
 // A clean exit on SIGINT lets `node --cpu-prof` write its profile.
 process.once('SIGINT', () => void app.close().then(() => process.exit(0)));
+
+function fairnessKeys(served: typeof spec): KeySource {
+  const [calm, flood, limited] = ['CALM_KEY', 'FLOOD_KEY', 'LIMITED_KEY'].map((name) => process.env[name]!);
+  const entries = [{ client: 'bench', key: process.env['API_KEY']! }, { client: 'calm', key: calm! }, { client: 'flood', key: flood! }, { client: 'limited', key: limited! }];
+  return { table: keyTableOf(entries, rolesOf(served), { clients: new Map([['limited', { requests: 1, windowSeconds: 3600 }]]) }) };
+}

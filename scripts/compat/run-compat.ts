@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp, type AppOptions } from '../../src/app.js';
+import { rolesOf } from '../../src/auth/roles.js';
 import { basePathOf, DEFAULT_SPEC_PATH, loadSpec, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { isLowered, lifecyclesOf } from '../../src/openapi/lifecycle.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
@@ -104,7 +105,7 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
     let app;
     try {
       const store = createMemoryPetStore();
-      app = await buildApp({ apiKeys: [{ client: 'compat', key: apiKey }], spec, store, clock: now, ...(handlers === undefined ? {} : { handlers: handlers(store) }) });
+      app = await buildApp({ apiKeys: [{ client: 'compat', key: apiKey, ...releasedRoles(release.spec, spec) }], spec, store, clock: now, ...(handlers === undefined ? {} : { handlers: handlers(store) }) });
       await app.listen({ host: '127.0.0.1', port: 0 });
     } catch (error) {
       cannotRun(`the service does not start from ${specName}: ${(error as Error).message}`);
@@ -186,4 +187,17 @@ function retiredAt(now: number, released: OpenApiDocument, current: OpenApiDocum
     if (deprecation?.brownouts.some(({ start, end }) => now >= start && now < end)) retired.add(operationId);
   }
   return retired;
+}
+
+/**
+ * The roles of the key the gate calls with: those the released version names (its clients' keys
+ * were issued with them), or every role when it names none (keys before roles carried them all).
+ * A current operation that needs a role outside them answers its valid requests 403, which fails
+ * the gate: adding a new role to a released operation breaks the keys issued for that release.
+ */
+function releasedRoles(released: OpenApiDocument, current: OpenApiDocument): { roles?: readonly string[] } {
+  const named = rolesOf(released);
+  if (named.length === 0) return {};
+  const known = new Set(rolesOf(current));
+  return { roles: named.filter((role) => known.has(role)) };
 }

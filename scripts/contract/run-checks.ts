@@ -112,11 +112,15 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
 }
 
 /** Per operation: requests sent, valid ones, and valid ones answered with a 2xx. */
-export function printCounts(counts: readonly OperationCount[], output: Output) {
+export function printCounts(counts: readonly OperationCount[], output: Output, rateLimitedBy: ReadonlyMap<string, number> = new Map()) {
   const rows = counts.map((count) => [`${count.method} ${count.path}`, count.operationId, `${count.sent} sent`, `${count.valid} valid`, `${count.succeeded} answered 2xx`]);
   const widths = [0, 1, 2, 3, 4].map((column) => Math.max(0, ...rows.map((row) => row[column]!.length)));
   output.log('\nper operation (requests sent; valid ones; valid ones answered 2xx):');
   for (const row of rows) output.log(`  ${row.map((cell, column) => (column >= 2 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ')}`);
+  if (rateLimitedBy.size > 0) {
+    const limited = counts.filter((count) => rateLimitedBy.has(count.operationId)).map((count) => `${count.operationId} ${rateLimitedBy.get(count.operationId)}`);
+    output.log(`429 TOO_MANY_REQUESTS (the deployment's limit: each waited for Retry-After and sent again, never a violation): ${limited.join(', ')}`);
+  }
 }
 
 /** One line per check, then each failure in full. */

@@ -10,9 +10,12 @@ import { contractOf, type Contract } from '../../src/contract/document-contract.
 import type { ApiRequest } from '../../src/contract/api-requests.js';
 import { httpTarget, NoAnswer } from '../../src/contract/http-target.js';
 import { liveChecks, namePrefix, type LiveChecks } from '../../src/contract/live-checks.js';
+import { scopeChecks, type ScopeOutcome } from '../../src/contract/scope-checks.js';
+import { requiredRolesOf } from '../../src/auth/roles.js';
 import { cannotRun, exitStatusOf, junitReport, printCounts, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Output } from './run-checks.js';
 
 const KEY_VARIABLE = 'CONTRACT_API_KEY';
+const LIMITED_KEY_VARIABLE = 'CONTRACT_LIMITED_API_KEY';
 const spec = loadSpec();
 const USAGE = `usage: npm run contract -- --url <base URL ending in ${basePathOf(spec)}> [options]
 
@@ -23,6 +26,9 @@ openapi.yaml. The API key comes from ${KEY_VARIABLE} or --key-file, never from t
   --url <url>          base URL of the API, ending in ${basePathOf(spec)}; repeat it for several
                        instances of one deployment: requests go to each in turn
   --key-file <file>    read the API key from this file (else ${KEY_VARIABLE})
+  --limited-key-file <file>  a second key, lacking a role: every operation needing a role it
+                       lacks must answer the documented 403 (else ${LIMITED_KEY_VARIABLE}; without
+                       either, the 403s are not checked, and the summary says so)
   --seed <integer>     seed of the generated requests (default: random; printed, to repeat a run)
   --cases <n>          generated cases, split over the checks (default 300)
   --timeout-ms <ms>    an answer not complete by then is a violation (default 10000)
@@ -58,6 +64,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
       options: {
         url: { type: 'string', multiple: true },
         'key-file': { type: 'string' },
+        'limited-key-file': { type: 'string' },
         ...RUN_OPTIONS,
         'read-only': { type: 'boolean', default: false },
         spec: { type: 'string' },
@@ -107,9 +114,17 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
     apiKey = env[KEY_VARIABLE] ?? '';
   }
   if (apiKey === '') cannotRun(`no API key: set ${KEY_VARIABLE}, or give --key-file`);
+  let limitedKey = env[LIMITED_KEY_VARIABLE] ?? '';
+  if (values['limited-key-file'] !== undefined) {
+    try {
+      limitedKey = readFileSync(values['limited-key-file'], 'utf8').trim();
+    } catch (error) {
+      cannotRun(`cannot read --limited-key-file: ${(error as Error).message}`);
+    }
+  }
 
   const target = httpTarget({ urls, basePath, timeoutMs });
-  const mask = (text: string) => text.split(apiKey).join('<key>');
+  const mask = (text: string) => text.split(apiKey).join('<key>').split(limitedKey || apiKey).join('<limited key>');
 
   if (contract.operations.length === 0) cannotRun(`${contract.name} defines no operation`);
   // Before anything is counted: every target answers, and accepts the key. It is asked with an
@@ -141,14 +156,35 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   const outcomes = await runChecks(checks, { seed, cases, target, apiKey, keyVariable: KEY_VARIABLE });
   const failed = outcomes.filter((outcome) => outcome.failure !== undefined);
   printOutcomes(outcomes, console);
-  printCounts(checks.counts(), console);
+  printCounts(checks.counts(), console, target.counts().rateLimitedBy);
+  const scopes = limitedKey === '' ? undefined : await scopeChecks(target, contract, limitedKey, { readOnly: values['read-only'], seed });
+  const scopeFailures = printScopes(scopes, contract, console, mask);
   const { sent, rateLimited } = target.counts();
   const createdCount = checks.created().length;
   console.log(
-    `\nsummary: ${failed.length === 0 ? 'every check holds' : `${failed.length} of ${outcomes.length} checks violated`}; seed ${seed}; ${sent} requests` +
+    `\nsummary: ${failed.length + scopeFailures === 0 ? 'every check holds' : `${failed.length + scopeFailures} of ${outcomes.length + (scopes?.length ?? 0)} checks violated`}; seed ${seed}; ${sent} requests` +
       `${rateLimited > 0 ? ` (${rateLimited} answered 429 and retried after Retry-After)` : ''}; ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
       `${createdCount} pets created${createdCount > 0 ? `, named "${namePrefix(runId)}…"` : ''}`,
   );
   if (junit !== undefined) writeFileSync(junit, junitReport('npm run contract', [{ name: `contract against ${urls.join(', ')} (seed ${seed})`, outcomes }]));
-  return failed.length === 0 ? 0 : 1;
+  return failed.length + scopeFailures === 0 ? 0 : 1;
+}
+
+/** The 403 checks, one line each, or why there were none; returns how many were violated. */
+function printScopes(scopes: ScopeOutcome[] | undefined, contract: Contract, console: ContractOutput, mask: (text: string) => string): number {
+  const needing = contract.operations.filter((operation) => requiredRolesOf(operation, contract.spec).length > 0);
+  if (scopes === undefined) {
+    if (needing.length > 0) {
+      console.log(`\n403 insufficient_scope: not checked (${needing.map((operation) => operation.operationId).join(', ')} need roles): give a key lacking a role in ${LIMITED_KEY_VARIABLE} or --limited-key-file`);
+    }
+    return 0;
+  }
+  console.log('\n403 insufficient_scope, with the limited key:');
+  for (const { operationId, roles, result, status, violation } of scopes) {
+    const needs = `needs ${roles.join(', ')}`;
+    if (result === 'checked') console.log(`  ok   ${operationId} (${needs}): the documented 403`);
+    else if (result === 'held') console.log(`  --   ${operationId} (${needs}): not checked, the limited key has ${roles.join(', ')} (answered ${status})`);
+    else console.log(`  FAIL ${operationId} (${needs}): ${mask(violation!.message)}`);
+  }
+  return scopes.filter((scope) => scope.result === 'violated').length;
 }

@@ -180,7 +180,8 @@ export function createCall(settings: CallSettings): Call {
         continue;
       }
       const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
-      if (RETRIED_STATUSES.has(response.status) && attempt <= retries) {
+      // 429: the service did nothing with the request, so any method is sent again, after Retry-After.
+      if ((RETRIED_STATUSES.has(response.status) && attempt <= retries) || (response.status === 429 && attempt <= settings.maxRetries)) {
         await sleep(backoffMs(attempt - 1, retryAfter), signal);
         continue;
       }

@@ -27,13 +27,14 @@ export class NoAnswer extends Error {}
 export interface Target extends LiveSender {
   /** The URL a request goes to (the next one in turn, without advancing). */
   urlOf(request: ApiRequest, index?: number): URL;
-  /** Requests sent, and answers that were 429 (retried after Retry-After, never counted as violations). */
-  counts(): { sent: number; rateLimited: number };
+  /** Requests sent, and answers that were 429 (retried after Retry-After, never counted as violations), in all and by operation. */
+  counts(): { sent: number; rateLimited: number; rateLimitedBy: ReadonlyMap<string, number> };
 }
 
 export function httpTarget({ urls, basePath, timeoutMs }: TargetOptions): Target {
   let sent = 0;
   let rateLimited = 0;
+  const rateLimitedBy = new Map<string, number>();
   let turn = 0;
   const urlOf = (request: ApiRequest, index = turn) => {
     // A next link, already resolved against the answer that carried it, is followed as it is.
@@ -77,11 +78,12 @@ export function httpTarget({ urls, basePath, timeoutMs }: TargetOptions): Target
         const answer = await once(url, request);
         if (answer.statusCode !== 429 || attempt >= MAX_RATE_LIMITED_RETRIES) return answer;
         rateLimited += 1;
+        rateLimitedBy.set(request.operationId, (rateLimitedBy.get(request.operationId) ?? 0) + 1);
         await sleep(retryAfterMs(answer.headers['retry-after']));
       }
     },
     urlOf,
-    counts: () => ({ sent, rateLimited }),
+    counts: () => ({ sent, rateLimited, rateLimitedBy }),
   };
 }
 

@@ -19,6 +19,8 @@ export { namePrefix, type LiveAnswer, type LiveChecks, type LiveOptions, type Li
 
 /** A request of an operation past its sunset, answered as a retired operation may be: nothing to check. */
 class Retired extends Error {}
+/** A request still refused 429 after the target waited and sent it again: the deployment's limit, not a violation. */
+class RateLimited extends Error {}
 
 const SAFE_METHODS = new Set(['get', 'head', 'options']);
 /** Valid requests tried per operation, after the generated cases, before one without a 2xx fails the run. */
@@ -89,6 +91,12 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
         if (problems.length > 0) throw new ContractViolation(request, `${describe(request)} → ${answer.statusCode} ${answer.body}\n  ${problems.join('\n  ')}`);
         throw new Retired();
       }
+      if (answer.statusCode === 429) {
+        // A limit never fails a run: the answer must be the documented 429, and the check of this request ends there.
+        const problems = contract.violations(answer, request.operationId);
+        if (problems.length > 0) throw new ContractViolation(request, `${describe(request)} → 429 ${answer.body}\n  ${problems.join('\n  ')}`);
+        throw new RateLimited();
+      }
       for (const link of links) {
         if (link.from !== request.operationId || link.status !== String(answer.statusCode)) continue;
         const values = linkedValues(link, answer.json);
@@ -105,7 +113,7 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
       try {
         await check(...args);
       } catch (error) {
-        if (!(error instanceof Retired)) throw error;
+        if (!(error instanceof Retired) && !(error instanceof RateLimited)) throw error;
       }
     };
   const created: CreatedPet[] = [];

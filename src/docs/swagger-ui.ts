@@ -5,7 +5,8 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { stringify } from 'lossless-json';
 import type { OpenAPIV3 } from 'openapi-types';
-import type { OpenApiDocument } from '../openapi/openapi-spec.js';
+import { requiredRolesOf } from '../auth/roles.js';
+import { operationsOf, type OpenApiDocument } from '../openapi/openapi-spec.js';
 
 export const DOCS_PREFIX = '/docs';
 
@@ -26,7 +27,24 @@ export async function registerDocs(app: FastifyInstance, spec: OpenApiDocument, 
       transformSpecification: (document) => ({
         ...document,
         servers: [{ url: basePath, description: 'This instance (the one serving these docs)' }, ...spec.servers],
+        paths: withRolesShown(spec),
       }),
     });
   });
+}
+
+/**
+ * The paths, each operation's description ending with the roles its security requirement names:
+ * Swagger UI lists a requirement's names only for OAuth schemes, and a caller needs to know them.
+ */
+function withRolesShown(spec: OpenApiDocument): OpenApiDocument['paths'] {
+  const paths = structuredClone(spec.paths);
+  for (const operation of operationsOf(spec)) {
+    const roles = requiredRolesOf(operation, spec);
+    if (roles.length === 0) continue;
+    const shown = paths[operation.path]![operation.method]! as { description?: string };
+    const needs = `**Roles**: ${roles.map((role) => `\`${role}\``).join(', ')}. A key without ${roles.length === 1 ? 'it' : 'them'} gets 403 \`INSUFFICIENT_SCOPE\`.`;
+    shown.description = shown.description === undefined ? needs : `${shown.description}\n\n${needs}`;
+  }
+  return paths;
 }

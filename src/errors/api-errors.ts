@@ -20,6 +20,11 @@ export const BodyNotAllowed = apiError<[]>(
 );
 export const ValidationFailed = apiError<[details: string]>('VALIDATION_FAILED', '%s', 400);
 export const Unauthorized = apiError<[reason: string]>('UNAUTHORIZED', '%s', 401);
+export const InsufficientScope = apiError<[needed: string]>(
+  'INSUFFICIENT_SCOPE',
+  'This operation needs %s, which this API key does not have.',
+  403,
+);
 export const PetNotFound = apiError<[id: string]>('PET_NOT_FOUND', 'No pet has id %s.', 404);
 export const RouteNotFound = apiError<[method: string, path: string]>(
   'ROUTE_NOT_FOUND',
@@ -44,6 +49,7 @@ export const IdempotencyKeyReused = apiError<[petId: string]>(
   'This Idempotency-Key was already used to create pet %s from a different body; send a new key for a new pet.',
   422,
 );
+export const TooManyRequests = apiError<[reason: string]>('TOO_MANY_REQUESTS', '%s', 429);
 export const HeadersTooLarge = apiError<[]>('HEADERS_TOO_LARGE', 'The request headers are too large.', 431);
 /** Seconds a client is asked to wait (Retry-After) when the store cannot be reached. */
 export const RETRY_AFTER_SECONDS = 2;

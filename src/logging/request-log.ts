@@ -25,6 +25,8 @@ export class RequestLog extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     // Fastify's stand-in for `logger: false` has no isLevelEnabled: nothing is built for it.
     const log = request.log as Partial<Logger>;
+    // A refused request is one of a flood: the limiter logs a line per client every few seconds instead.
+    if (request.rateLimited) return;
     if (error) {
       log.error?.({ ...requestFields(request, reply, this.traceOf), err: error }, 'request failed while answering');
     } else if (log.isLevelEnabled?.('info') === true) {

@@ -36,6 +36,8 @@ export interface ServiceMetrics {
   idempotentReplay(): void;
   /** An answer 503 because the database could not be reached. */
   databaseUnavailable(): void;
+  /** A request refused 429, by client and reason (quota, fair-share). */
+  rateLimited(client: string, reason: string): void;
   /** Reports the pool's connections at every scrape. */
   observePool(pool: PoolCounts, max: number): void;
   /** Times every statement of the PostgreSQL store. */
@@ -66,6 +68,12 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
   const replays = new Counter({
     name: 'petstore_idempotent_replays_total',
     help: 'createPet requests answered with the pet an earlier request with the same Idempotency-Key created.',
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'petstore_rate_limited_requests_total',
+    help: 'Requests refused 429 TOO_MANY_REQUESTS, by client and reason: quota (its quota is used up) or fair-share (the instance is busy and the client holds more than its share).',
+    labelNames: ['client', 'reason'],
     registers: [registry],
   });
   const unavailable = new Counter({
@@ -118,6 +126,7 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
 
     idempotentReplay: () => replays.inc(),
     databaseUnavailable: () => unavailable.inc(),
+    rateLimited: (client, reason) => rateLimited.inc({ client, reason }),
 
     observePool(pool, max) {
       new Gauge({

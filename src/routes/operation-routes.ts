@@ -2,6 +2,8 @@
 // the handler named by its operationId, plus the hooks its spec markers call for.
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod } from 'fastify';
 import type { Authenticator } from '../auth/bearer-auth.js';
+import type { Limit } from '../limits/rate-limiter.js';
+import { requiredRolesOf } from '../auth/roles.js';
 import type { OpenApiDocument, Operation, SecurityRequirement } from '../openapi/openapi-spec.js';
 import { basePathOf, operationsOf } from '../openapi/openapi-spec.js';
 import { lifecycleOf, type Lifecycle } from '../openapi/lifecycle.js';
@@ -20,6 +22,8 @@ export interface OperationRoutesOptions {
   countDeprecatedCalls?: (operationId: string) => (client: string) => void;
   /** The time in ms since the epoch, which brownouts and the sunset are compared with (Date.now unless a test moves it). */
   clock?: () => number;
+  /** Refuses an authenticated request over its client's quota or share (src/limits/). */
+  limit?: Limit;
 }
 
 declare module 'fastify' {
@@ -49,7 +53,7 @@ function routeOptionsOf(
   operation: Operation,
   lifecycle: Lifecycle,
   basePath: string,
-  { spec, handlers, authenticators, headers: common, countDeprecatedCalls, clock = Date.now }: OperationRoutesOptions,
+  { spec, handlers, authenticators, headers: common, countDeprecatedCalls, clock = Date.now, limit }: OperationRoutesOptions,
 ): OperationRouteOptions {
   if (!(operation.operationId in handlers)) {
     throw new Error(
@@ -64,22 +68,29 @@ function routeOptionsOf(
   // Computed once: one reply.headers call per request sets them all.
   const headers = { ...common, ...deprecationHeadersOf(lifecycle, basePath) };
   const authenticate = authenticatorFor(operation.object.security ?? spec.security ?? [], authenticators, operation);
+  // The roles its security requirement names: a key without one of them gets 403.
+  const roles = requiredRolesOf(operation, spec);
 
   const checkBodyPresence = bodyPresenceCheck(operation.object);
   const deprecated = lifecycle.deprecation !== undefined;
   const countCall = deprecated ? countDeprecatedCalls?.(operation.operationId) : undefined;
   const checkRetirement = retirementCheckOf(lifecycle, basePath);
+  // Only an authenticated request has a client whose quota and share can be counted.
+  const limitClient = authenticate === undefined ? undefined : limit;
 
   return {
     ...(deprecated ? { config: { deprecated: true } } : {}),
     // One synchronous hook rather than three async ones: it runs on every request, and each async
     // hook costs a promise and a microtask. Order matters: security and deprecation headers go on
-    // every answer, authentication precedes any other check, and a call in a brownout or after the
-    // sunset is counted, then refused whatever else it holds.
+    // every answer, authentication precedes any other check, a client over its quota or share is
+    // refused before any work is done for it, and a call in a brownout or after the sunset is
+    // counted, then refused whatever else it holds.
     onRequest(request, reply, done) {
       try {
         reply.headers(headers);
-        authenticate?.(request, reply);
+        authenticate?.(request, reply, roles);
+        // Refused: answered already, so the hook ends without done().
+        if (limitClient?.(request, reply) === true) return;
         countCall?.(request.client);
         checkRetirement?.(clock());
         checkBodyPresence(request);

@@ -7,7 +7,10 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { backoffMs, createCall, retryAfterSeconds, withNumbers, type OperationSpec } from '../../src/client/call.js';
 import { createClient, PetstoreConnectionError, responseOf } from '../../src/client/index.js';
+import { keyTableOf } from '../../src/auth/key-table.js';
+import { rolesOf } from '../../src/auth/roles.js';
 import { API_KEY, buildTestApp } from '../helpers/build-app.js';
+import { specCopy } from '../helpers/spec.js';
 
 type Misbehaviour = 'forward' | 'drop-answer' | 'hang' | { status: number; retryAfter?: string };
 
@@ -199,6 +202,39 @@ t.test('an operation that is not safe to retry is sent once; one without a JSON 
   t.equal(sent[1], 'PATCH http://127.0.0.1:9/v1/pets/a%20b', 'path values are encoded');
   const refused = createCall({ ...settings, fetch: async () => Promise.reject(new TypeError('fetch failed')) });
   await t.rejects(refused.send(unsafe, { path: { petId: 1 } }), { name: 'PetstoreConnectionError', attempts: 1, message: /\(1 attempt\)$/ });
+});
+
+t.test('a 429 is retried whatever the method, after its Retry-After, within maxRetries; then retryAfter is in the error', async (t) => {
+  const sent: string[] = [];
+  const tooMany = () => answer(429, '{"code":"TOO_MANY_REQUESTS","message":"m","status":429}', { 'retry-after': '0' });
+  const call = createCall({
+    ...settings,
+    fetch: async (input, init) => {
+      sent.push(`${init!.method} ${String(input)}`);
+      return sent.length <= 2 ? tooMany() : answer(204);
+    },
+  });
+  const unsafe: OperationSpec = { operationId: 'updatePet', method: 'PATCH', path: '/pets/{petId}', successStatuses: [204], retrySafe: false, idempotencyKey: false, numbers: { '429': { p: { status: 'n' } } } };
+  t.equal(await call.send(unsafe, { path: { petId: 7n }, body: { name: 'Rex' } }), undefined, 'a PATCH refused 429 twice, then done');
+  t.equal(sent.length, 3, 'nothing was done with a 429: sent again, even a PATCH without a key');
+  const always = createCall({ ...settings, maxRetries: 1, fetch: async () => answer(429, '{"code":"TOO_MANY_REQUESTS","message":"m","status":429}', { 'retry-after': '0' }) });
+  await t.rejects(always.send(unsafe, { path: { petId: 7n } }), { name: 'PetstoreError', status: 429, code: 'TOO_MANY_REQUESTS', retryAfter: 0 });
+});
+
+t.test('against the service: a client over its quota waits out the 429 and gets its answer', async (t) => {
+  const table = keyTableOf([API_KEY], rolesOf(specCopy()), { default: { requests: 1, windowSeconds: 1 }, clients: new Map() });
+  const { app } = await buildTestApp(t, { apiKeys: { table } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`;
+  const client = createClient({ baseUrl, apiKey: API_KEY });
+  await client.createPet({ name: 'Rex', categoryId: 1 });
+  const started = performance.now();
+  const second = await client.createPet({ name: 'Kit', categoryId: 2 });
+  const waited = performance.now() - started;
+  t.ok(waited >= 900 && waited < 5_000, `refused 429 with Retry-After: 1, then created: waited ${Math.round(waited)} ms`);
+  t.equal(responseOf(second)!.attempts, 2);
+  const impatient = createClient({ baseUrl, apiKey: API_KEY, maxRetries: 0 });
+  await t.rejects(impatient.createPet({ name: 'Max', categoryId: 3 }), { name: 'PetstoreError', status: 429, code: 'TOO_MANY_REQUESTS', retryAfter: 1 });
 });
 
 t.test('a retry waits with the caller\'s signal, and an abort during the wait ends it', async (t) => {

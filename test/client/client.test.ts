@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { createClient, PetstoreError, PetstoreResponseError, responseOf, type NewPet, type PetstoreClient } from '../../src/client/index.js';
 import { loadSpec } from '../../src/openapi/openapi-spec.js';
 import type { PetStore } from '../../src/store/pet-store.js';
-import { API_KEY, buildTestApp } from '../helpers/build-app.js';
+import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js';
 import { startTestDatabase } from '../helpers/postgres.js';
 import { specWith } from '../helpers/spec.js';
 
@@ -162,6 +162,11 @@ t.test('errors: the documented Error body as a PetstoreError; a refused request 
   t.match(unknown, { status: 400, code: 'VALIDATION_FAILED', message: /status/ });
   const wrongKey = createClient({ baseUrl: (await serve(t)).baseUrl, apiKey: 'not-the-key-0123456789' });
   await t.rejects(all(wrongKey.listPets()), { status: 401, code: 'UNAUTHORIZED' });
+  // A valid key without the operation's role: a PetstoreError with its code, not retried.
+  const noRole = createClient({ baseUrl: (await serve(t)).baseUrl, apiKey: NO_ROLE_API_KEY });
+  const forbidden = await noRole.createPet({ name: 'Rex', categoryId: 1 }).catch((error: unknown) => error);
+  t.ok(forbidden instanceof PetstoreError);
+  t.match(forbidden, { operationId: 'createPet', status: 403, code: 'INSUFFICIENT_SCOPE', message: /pets:write/ });
 });
 
 t.test('a number beyond 2^53 is refused before anything is sent, naming where it was', async (t) => {

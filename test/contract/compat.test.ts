@@ -5,6 +5,7 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
+import { stringify } from 'yaml';
 import { runCompat } from '../../scripts/compat/run-compat.js';
 import { loadReleases, RELEASES_DIR } from '../../scripts/compat/releases.js';
 import { loadSpec, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
@@ -77,6 +78,8 @@ t.test('it catches each edit that breaks a released client', async (t) => {
       },
       /"operationId":"createPet"/,
     ],
+    // Keys issued for 1.0.0 carry its roles (pets:read, pets:write): one that 1.0.0 does not name fails them.
+    ['listPets made to need a role 1.0.0 does not name', (spec) => void (spec.paths['/pets']!.get!.security = [{ bearerAuth: ['pets:audit'] }]), /"operationId":"listPets"[\s\S]*403 \{"code":"INSUFFICIENT_SCOPE"/],
   ];
   for (const [edit, change, shown] of breaking) {
     await t.test(edit, async (t) => {
@@ -137,6 +140,18 @@ t.test('it accepts edits that keep every released client working', async (t) => 
     const inside = await gate(t, spec, ['--at', '2030-06-01T14:30:00Z']);
     t.equal(inside.status, 0, inside.output);
   });
+});
+
+t.test('roles added to the operations of a release that named none keep its clients: their keys carry every role', async (t) => {
+  const dir = dirOf(t, { releases: {} });
+  // The release as it was before roles: no operation names any.
+  const before = specWith((spec) => {
+    for (const item of Object.values(spec.paths)) for (const operation of Object.values(item)) delete operation.security;
+  });
+  writeFileSync(join(dir, 'releases', 'openapi-1.0.0.yaml'), stringify(before));
+  const { status, output } = await gate(t, loadSpec(), ['--releases', join(dir, 'releases')]);
+  t.equal(status, 0, output);
+  t.match(output, /summary: every released version is kept/);
 });
 
 t.test('what a sunset is not: moving it earlier than a release announced breaks that release', async (t) => {

@@ -11,10 +11,12 @@ import t from 'tap';
 import { exitStatusOf } from '../../scripts/contract/run-checks.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
-import { API_KEY, buildTestApp } from '../helpers/build-app.js';
+import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js';
 import { contract, ENV, FAULTS, faultTests, misbehaving, OPTIONS, service } from '../helpers/contract-faults.js';
-import { operations } from '../helpers/contract.js';
-import { withJson } from '../helpers/faulty-proxy.js';
+import { operations, spec } from '../helpers/contract.js';
+import { keyTableOf } from '../../src/auth/key-table.js';
+import { rolesOf } from '../../src/auth/roles.js';
+import { faultyProxy, withJson } from '../helpers/faulty-proxy.js';
 import { specWith } from '../helpers/spec.js';
 
 // Each run is a few hundred requests; the hang fixture waits out its time limit on every shrink.
@@ -53,6 +55,49 @@ t.test('an operation past the sunset its spec announces may answer the documente
   // Its report, on a run that fails, holds the generated requests: not a message for a passing assertion.
   t.equal(kept.status, 1, kept.status === 1 ? 'exit 1' : kept.output);
   t.match(kept.output, /^GET \/v1\/pets\/\S+ → 410 \{"code":"OPERATION_GONE".*\n {2}expected a 2xx: a valid request/m, 'names the 410 a valid request got');
+});
+
+t.test('against a deployment that limits it, the runner accepts the documented 429, waits and goes on: a limit never fails a run', async (t) => {
+  const table = keyTableOf([API_KEY], rolesOf(spec), { default: { requests: 40, windowSeconds: 1 }, clients: new Map() });
+  const { app } = await buildTestApp(t, { logger: false, apiKeys: { table } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { status, output } = await contract(['--url', `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`, ...OPTIONS]);
+  t.equal(status, 0, output);
+  t.match(output, /^429 TOO_MANY_REQUESTS \(the deployment's limit: each waited for Retry-After and sent again, never a violation\): (listPets|createPet|getPet) [1-9]/m, 'the 429s, per operation');
+  t.match(output, /summary: every check holds; seed 7; \d+ requests \([1-9]\d* answered 429 and retried after Retry-After\)/);
+});
+
+t.test("with a second key lacking a role, the 403 of every operation needing one is checked; without, the run says it was not", async (t) => {
+  const READER = 'reader-key-0123456789abcdefghij';
+  const { app } = await buildTestApp(t, { logger: false, apiKeys: [API_KEY, { client: 'none', key: NO_ROLE_API_KEY, roles: [] }, { client: 'reader', key: READER, roles: ['pets:read'] }] });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}/v1`;
+
+  const unchecked = await contract(['--url', url, ...OPTIONS]);
+  t.equal(unchecked.status, 0, unchecked.output);
+  t.match(unchecked.output, /^403 insufficient_scope: not checked \(listPets, createPet, getPet need roles\): give a key lacking a role in CONTRACT_LIMITED_API_KEY or --limited-key-file$/m);
+
+  const none = await contract(['--url', url, ...OPTIONS], { ...ENV, CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY });
+  t.equal(none.status, 0, none.output);
+  for (const [operationId, role] of [['listPets', 'pets:read'], ['createPet', 'pets:write'], ['getPet', 'pets:read']]) {
+    t.match(none.output, new RegExp(`^  ok   ${operationId} \\(needs ${role}\\): the documented 403$`, 'm'), `${operationId} checked`);
+  }
+  t.notMatch(none.output, NO_ROLE_API_KEY, 'the limited key is never printed');
+
+  const dir = t.testdir({ 'reader.key': `${READER}\n` });
+  const reader = await contract(['--url', url, ...OPTIONS, '--limited-key-file', join(dir, 'reader.key')]);
+  t.equal(reader.status, 0, reader.output);
+  t.match(reader.output, /^ {2}ok {3}createPet \(needs pets:write\): the documented 403$/m);
+  t.match(reader.output, /^ {2}-- {3}listPets \(needs pets:read\): not checked, the limited key has pets:read \(answered 200\)$/m);
+  t.match(reader.output, /^ {2}-- {3}getPet \(needs pets:read\): not checked, the limited key has pets:read \(answered (200|404)\)$/m);
+
+  // A server whose 403 names no scope in its challenge is caught (by the header's documented pattern).
+  const broken = await faultyProxy(t, port, { answer: (_exchange, reply) => (reply.status === 403 ? { ...reply, headers: { ...reply.headers, 'www-authenticate': 'Bearer realm="petstore"' } } : reply) });
+  const caught = await contract(['--url', `http://127.0.0.1:${broken}/v1`, ...OPTIONS], { ...ENV, CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY });
+  t.equal(caught.status, 1, 'exit 1');
+  t.match(caught.output, /^ {2}FAIL createPet \(needs pets:write\): POST \/v1\/pets → 403 .*\n.*WWW-Authenticate/m);
+  t.match(caught.output, /summary: 3 of \d+ checks violated/);
 });
 
 // Each broken server is the real service behind the proxy that breaks it; on PostgreSQL too in
@@ -118,6 +163,7 @@ t.test('when it cannot run: exit 2, saying why', async (t) => {
     ['a URL without the base path', ['--url', `http://127.0.0.1:${port}/`], ENV, /must be an http\(s\) URL whose path ends in \/v1/],
     ['no key', ['--url', `http://127.0.0.1:${port}/v1`], {}, /no API key: set CONTRACT_API_KEY, or give --key-file/],
     ['a key file that is not there', ['--url', `http://127.0.0.1:${port}/v1`, '--key-file', '/nonexistent/key'], {}, /cannot read --key-file/],
+    ['a limited key file that is not there', ['--url', `http://127.0.0.1:${port}/v1`, '--limited-key-file', '/nonexistent/key'], ENV, /cannot read --limited-key-file/],
     ['a refused key', ['--url', `http://127.0.0.1:${port}/v1`], { CONTRACT_API_KEY: 'not-the-key-0123456789' }, /refused the API key \(401\)/],
     ['an unknown option', ['--url', `http://127.0.0.1:${port}/v1`, '--fast'], ENV, /Unknown option '--fast'/],
     ['a URL that is not one', ['--url', 'not a url'], ENV, /--url not a url is not a URL/],

@@ -1,20 +1,22 @@
 // Every status openapi.yaml documents for every operation is produced here and checked against
 // the spec. The requests come from the spec: generated for the operation (valid, broken, without a
 // key), with the ids its links give; what makes each status is read from the operation (a path
-// that names a resource: 404; a body: 413 and 415; an x-sunset: 410; an Idempotency-Key header:
-// 422; any: 500 and 503 from a failing store). A status documented with no way here to make it
+// that names a resource: 404; roles in its security requirement: 403; a body: 413 and 415; an x-sunset: 410; an Idempotency-Key header:
+// 422; any: 429 from a quota of one request, 500 and 503 from a failing store). A status documented with no way here to make it
 // fails the suite, naming it.
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
 import { BODY_LIMIT } from '../../src/app.js';
+import { keyTableOf } from '../../src/auth/key-table.js';
+import { requiredRolesOf, rolesOf } from '../../src/auth/roles.js';
 import { ServiceUnavailable } from '../../src/errors/api-errors.js';
 import { lifecycleOf } from '../../src/openapi/lifecycle.js';
 import { pathParametersOf, type Operation } from '../../src/openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import { standInStore } from '../helpers/stand-in-store.js';
-import { buildTestApp } from '../helpers/build-app.js';
+import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js';
 import { checkContract, documentedStatuses, operation as operationOf, operations, spec } from '../helpers/contract.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 import { brokenRequest, inHeader, relinked, unauthorized, validRequest, type ApiRequest, type ValidRequest } from '../helpers/requests.js';
@@ -25,6 +27,8 @@ type Send = (request: ApiRequest) => Promise<LightMyRequestResponse>;
 /** How to make one status: on which store, at what time, by sending what (the first answer with the status, else the last). */
 interface Producer {
   store?: 'failing' | 'unavailable';
+  /** A quota of one request an hour for every client (src/limits/quotas.ts). */
+  quota?: true;
   at?: number;
   produce(send: Send, status: number): Promise<LightMyRequestResponse>;
 }
@@ -71,6 +75,9 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       return { produce: sending(() => sample(brokenRequest(operation), 100).filter((broken) => broken.expect.status === 400).map((broken) => broken.request)) };
     case 401:
       return { produce: sending(() => valid().map((request) => unauthorized(request, undefined))) };
+    case 403:
+      // A valid key without the roles the operation's security requirement names.
+      return requiredRolesOf(operation, spec).length > 0 ? { produce: sending(() => valid().map((request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${NO_ROLE_API_KEY}` } }))) } : undefined;
     case 404:
       // Ids the generators make up, on an empty store: none names a pet.
       return pathParametersOf(operation.path).length > 0 ? { produce: sending(valid) } : undefined;
@@ -93,6 +100,16 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
         },
       };
     }
+    case 429:
+      // The second request within the hour of a one-request quota.
+      return {
+        quota: true,
+        async produce(send, wanted) {
+          const [first, ...others] = valid();
+          await send(first!);
+          return firstAnswering(send, others, wanted);
+        },
+      };
     case 500:
       return { store: 'failing', produce: sending(valid) };
     case 503:
@@ -135,6 +152,7 @@ for (const [storeName, createStore, skip] of realStores) {
             store: producer.store === undefined ? await createStore(t) : stores[producer.store],
             // Its own instant, or buildTestApp's clock, before every sunset: the statuses do not depend on the day the test runs.
             ...(producer.at === undefined ? {} : { clock: () => producer.at! }),
+            ...(producer.quota === undefined ? {} : { apiKeys: { table: keyTableOf([API_KEY], rolesOf(spec), { default: { requests: 1, windowSeconds: 3600 }, clients: new Map() }) } }),
           });
           const send: Send = ({ method, url, headers, payload }) => app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
           const response = await producer.produce(send, status);

@@ -9,6 +9,8 @@ import { specCopy } from './spec.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
 export const OTHER_API_KEY = 'other-key-0123456789abcdef';
+/** A valid key with no role (client no-roles): every operation whose security names a role answers it 403. */
+export const NO_ROLE_API_KEY = 'no-role-key-0123456789abcdef';
 export const AUTH = { authorization: `Bearer ${API_KEY}` };
 export const JSON_TYPE = { 'content-type': 'application/json' };
 
@@ -33,7 +35,7 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
     },
   });
   const app = await buildApp({
-    apiKeys: [API_KEY],
+    apiKeys: [API_KEY, { client: 'no-roles', key: NO_ROLE_API_KEY, roles: [] }],
     logger: { level: 'trace', stream, redact: ['req.headers.authorization'] },
     ...options,
     spec,

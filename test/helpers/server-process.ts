@@ -48,6 +48,6 @@ export function spawnServer(env: Record<string, string>, cwd = process.cwd(), no
 }
 
 function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { API_KEYS: _keys, HOST: _host, PORT: _port, LOG_LEVEL: _level, DATABASE_URL: _url, DATABASE_POOL_MAX: _max, DATABASE_TIMEOUT_MS: _timeout, IDEMPOTENCY_RETENTION_HOURS: _retention, METRICS_PORT: _metrics, SHUTDOWN_DRAIN_MS: _drain, ...rest } = env;
+  const { API_KEYS: _keys, API_KEYS_FILE: _file, HOST: _host, PORT: _port, LOG_LEVEL: _level, DATABASE_URL: _url, DATABASE_POOL_MAX: _max, DATABASE_TIMEOUT_MS: _timeout, IDEMPOTENCY_RETENTION_HOURS: _retention, METRICS_PORT: _metrics, SHUTDOWN_DRAIN_MS: _drain, ...rest } = env;
   return Object.fromEntries(Object.entries(rest).filter(([name]) => !name.startsWith('OTEL_')));
 }

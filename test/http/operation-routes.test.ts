@@ -1,5 +1,6 @@
 import t from 'tap';
 import { createBearerAuth } from '../../src/auth/bearer-auth.js';
+import { fixedKeys } from '../../src/auth/key-ring.js';
 import { createHandlers } from '../../src/handlers/index.js';
 import { createOperationResolver, handlerFileOf } from '../../src/routes/operation-routes.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
@@ -8,7 +9,7 @@ import { API_KEY, buildTestApp } from '../helpers/build-app.js';
 import { specWith } from '../helpers/spec.js';
 
 const handlers = createHandlers({ store: createMemoryPetStore(), pathOf: (operationId) => (operationId === 'getPet' ? '/v1/pets/{petId}' : '/v1/pets') });
-const authenticators = { bearerAuth: createBearerAuth([API_KEY]) };
+const authenticators = { bearerAuth: createBearerAuth(fixedKeys([API_KEY], ['pets:read', 'pets:write'])) };
 
 t.test('gaps between the spec and the service fail at start-up, not at request time', async (t) => {
   const cases: [string, (spec: OpenApiDocument) => void, RegExp][] = [
@@ -19,17 +20,17 @@ t.test('gaps between the spec and the service fail at start-up, not at request t
     ],
     [
       'an unknown security scheme',
-      (spec) => (spec.security = [{ apiKeyAuth: [] }]),
-      /needs security \[apiKeyAuth\]; the service provides exactly one of: bearerAuth/,
+      (spec) => (spec.paths['/pets']!.get!.security = [{ apiKeyAuth: ['pets:read'] }]),
+      /listPets needs security \[apiKeyAuth\]; the service provides exactly one of: bearerAuth/,
     ],
     [
       'alternative security requirements',
-      (spec) => (spec.security = [{ bearerAuth: [] }, { bearerAuth: [] }]),
+      (spec) => (spec.paths['/pets']!.get!.security = [{ bearerAuth: ['pets:read'] }, { bearerAuth: [] }]),
       /needs security \[bearerAuth, bearerAuth\]/,
     ],
     [
       'a requirement naming no scheme',
-      (spec) => (spec.security = [{}]),
+      (spec) => (spec.paths['/pets']!.get!.security = [{}]),
       /needs security \[\]/,
     ],
     [
@@ -51,7 +52,10 @@ t.test('an operation the spec opens to everyone needs no key', async (t) => {
 });
 
 t.test('a spec without security requirements needs no key anywhere', async (t) => {
-  const spec = specWith((spec) => delete spec.security);
+  const spec = specWith((spec) => {
+    delete spec.security;
+    for (const item of Object.values(spec.paths)) for (const operation of Object.values(item)) delete operation.security;
+  });
   const { app } = await buildTestApp(t, { spec });
   t.equal((await app.inject({ method: 'GET', url: '/v1/pets' })).statusCode, 200);
 });

@@ -10,6 +10,8 @@ t.test('defaults', async (t) => {
     port: 3000,
     logLevel: 'info',
     apiKeys: undefined,
+    apiKeysFile: undefined,
+    fairShare: true,
     database: undefined,
     idempotencyRetentionMs: 24 * 3_600_000,
     metricsPort: 9464,
@@ -28,6 +30,8 @@ t.test('settings from the environment', async (t) => {
       { client: unnamedClientOf(KEY), key: KEY },
       { client: unnamedClientOf(`${'b'.repeat(20)}=`), key: `${'b'.repeat(20)}=` },
     ],
+    apiKeysFile: undefined,
+    fairShare: true,
     database: undefined,
     idempotencyRetentionMs: 24 * 3_600_000,
     metricsPort: 9464,
@@ -72,6 +76,18 @@ t.test('a malformed API_KEYS entry stops start-up, naming its position and never
   }
   t.throws(() => readConfig({ API_KEYS: `${name}:` }), /API_KEYS entry 1 is not a usable key/);
   t.throws(() => readConfig({ API_KEYS: `${name}:short` }), /API_KEYS entry 1 is not a usable key/);
+});
+
+t.test('API_KEYS_FILE names the keys file; with API_KEYS too, start-up stops', async (t) => {
+  t.equal(readConfig({ API_KEYS_FILE: '/etc/petstore/keys.yaml' }).apiKeysFile, '/etc/petstore/keys.yaml');
+  t.equal(readConfig({ API_KEYS_FILE: '' }).apiKeysFile, undefined);
+  t.throws(() => readConfig({ API_KEYS_FILE: 'keys.yaml', API_KEYS: KEY }), /API_KEYS and API_KEYS_FILE are both set/);
+});
+
+t.test('FAIR_SHARE: on unless off', async (t) => {
+  t.equal(readConfig({ FAIR_SHARE: 'off' }).fairShare, false);
+  t.equal(readConfig({ FAIR_SHARE: 'on' }).fairShare, true);
+  t.throws(() => readConfig({ FAIR_SHARE: 'no' }), /FAIR_SHARE must be on or off, not "no"/);
 });
 
 t.test('METRICS_PORT: a port, 0 for any free one, or off', async (t) => {

@@ -79,6 +79,8 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
   t.match(stdout, /^\| workload \| CPU µs\/req metrics off \| CPU µs\/req metrics on \| metrics on ÷ off \|/m, 'the metrics and tracing table');
   t.match(stdout, /Page of 100 from the middle \(after a cursor\), service CPU per request at 100 pets ÷ at 100: [\d.]+/, 'the flat-page line');
   t.match(stdout, /Resident memory per stored pet/, 'the memory line');
+  t.match(stdout, /^\| round \| calm p99 alone ms \| calm p99 flooded ms \|/m, 'the fair-share table');
+  t.match(stdout, /^Calm p99 flooded ÷ alone: \*\*[\d.]+\*\* \(goal: at most 3\); calm answers a second flooded ÷ alone: \*\*[\d.]+\*\*; calm requests failed: \*\*\d+\*\*; a refusal's CPU ÷ a served list 20: \*\*[\d.]+\*\*\.$/m, 'its ratios');
   t.match(stdout, /Start-up, spawn to first 200 .*: service \d[\d,]* ms, baseline \d[\d,]* ms/, 'the start-up line');
   if (countInstructions) t.match(stdout, /Instructions per request, counted by valgrind's callgrind/, 'the instructions table');
   if (postgresMissing === undefined) {

@@ -3,7 +3,7 @@
 // that does not compile, or a spec that does not parse, is reported while the last good build keeps
 // serving, and the fix is served; saves during a rebuild are served in order.
 // test/system/dev-service.test.ts: the service dying under the watcher, and the key across runs.
-import { mkdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
@@ -13,6 +13,8 @@ t.setTimeout(600_000);
 
 t.test('npm run dev regenerates, type-checks and restarts on every change, and never dies on an error', async (t) => {
   const copy = copyProject(t);
+  // As on a fresh clone: the first build writes the client's build under src/, which is no edit to react to.
+  rmSync(join(copy, 'src', 'client', 'dist'), { recursive: true, force: true });
   const port = await freePort();
   const dev = startDev(t, copy, port);
 

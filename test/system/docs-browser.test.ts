@@ -76,6 +76,12 @@ t.test('Swagger UI at /docs shows the operations and "Try it out" works against 
   const stabilityRow = listPetsBlock.locator('tr', { has: page.locator('td', { hasText: /^x-stability$/ }) });
   await stabilityRow.waitFor();
   t.match(await stabilityRow.innerText(), /^x-stability\s+"beta"$/, "listPets' stability is shown with it");
+  // The roles of each operation's security requirement, in its description.
+  t.match(await listPetsBlock.locator('.opblock-description-wrapper').first().innerText(), /Roles: pets:read\. A key without it gets 403 INSUFFICIENT_SCOPE\./, "listPets' role is shown with it");
+  const createPetBlock = page.locator('#operations-pets-createPet');
+  await createPetBlock.locator('.opblock-summary').click();
+  t.match(await createPetBlock.locator('.opblock-description-wrapper').first().innerText(), /Roles: pets:write\./, "createPet's role is shown with it");
+  await createPetBlock.locator('.opblock-summary').click();
   await listPetsBlock.locator('.opblock-summary').click();
 
   await page.locator('button.authorize').first().click();

@@ -10,18 +10,17 @@
 // It takes a minute or two, so it runs from `npm run test:deploy` (and .ci/run), not in npm test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { DEFAULT_DRAIN_MS } from '../../src/config.js';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
 import { createClient, responseOf } from '../../src/client/index.js';
+import { startNginx, statusOf, until, whyNoNginx } from '../helpers/nginx.js';
 import { holdMigrations, startTestDatabase } from '../helpers/postgres.js';
 
-const NGINX = '/usr/sbin/nginx';
 const CLIENTS = 12;
 /** Longer than the shipped nginx's fail_timeout (5 s). */
 const MIGRATION_HELD_MS = 7_000;
@@ -30,25 +29,12 @@ const AUTH = { authorization: `Bearer ${KEY}` };
 
 t.setTimeout(600_000);
 
-if (!existsSync(NGINX)) {
-  if (process.env['REQUIRE_NGINX_TEST'] === '1') throw new Error(`the nginx test is required here (REQUIRE_NGINX_TEST=1) but ${NGINX} is missing: apt-get install nginx-light`);
-  t.comment(`SKIPPED: no ${NGINX} (apt-get install nginx-light)`);
+const noNginx = whyNoNginx();
+if (noNginx !== undefined) {
+  t.comment(`SKIPPED: ${noNginx}`);
   t.end();
 } else if (!existsSync(join(PROJECT_ROOT, 'dist', 'server.js'))) {
   throw new Error('no dist/server.js: run npm run build first (npm run test:deploy does)');
-}
-
-/** The status of a GET on a connection of its own, closed after: the check leaves no connection for the instance to wait out. */
-function statusOf(url: string): Promise<number> {
-  return new Promise((resolve, reject) => get(url, { agent: false }, (response) => resolve(response.resume().statusCode!)).on('error', reject));
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 interface Instance {
@@ -68,30 +54,6 @@ async function startInstance(dir: string, port: number, databaseUrl: string): Pr
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   await until(`instance on ${port}`, async () => (await statusOf(`http://127.0.0.1:${port}/health/ready`)) === 200);
   return { port, child, exited };
-}
-
-/**
- * nginx with the shipped configuration, its listen address and upstream servers moved to these
- * ports; with `retries: false`, every proxy_next_upstream is `off`: a failed attempt is answered as it failed.
- */
-async function startNginx(t: Test, dir: string, listen: number, upstreams: number[], { retries = true } = {}): Promise<void> {
-  const shipped = readFileSync(join(PROJECT_ROOT, 'deploy', 'nginx', 'petstore.conf'), 'utf8');
-  let index = 0;
-  const config = (retries ? shipped : shipped.replace(/^(\s*)proxy_next_upstream [^;\n#]*;/gm, '$1proxy_next_upstream off;'))
-    .replace(/listen 127\.0\.0\.1:8080;/, `listen 127.0.0.1:${listen};`)
-    .replace(/server 127\.0\.0\.1:300\d /g, () => `server 127.0.0.1:${upstreams[index++]} `);
-  t.equal(index, upstreams.length, 'the shipped configuration lists three upstream servers');
-  if (!retries) t.equal(config.match(/^\s*proxy_next_upstream off;$/gm)?.length, shipped.match(/^\s*proxy_next_upstream /gm)?.length, 'every proxy_next_upstream is off');
-  mkdirSync(join(dir, 'logs'), { recursive: true });
-  mkdirSync(join(dir, 'tmp'), { recursive: true });
-  writeFileSync(join(dir, 'nginx.conf'), config);
-  const nginx = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'inherit', 'inherit'] });
-  const exited = new Promise((resolve) => nginx.on('exit', resolve));
-  t.teardown(async () => {
-    nginx.kill('SIGQUIT');
-    await exited;
-  });
-  await until('nginx', async () => (await statusOf(`http://127.0.0.1:${listen}/health/live`)) === 200);
 }
 
 interface Counts {

@@ -1,7 +1,8 @@
 // The project's own lint rules: `npm run lint` refuses lifecycle markers the service would
 // refuse at start-up, a sunset announced with less than the notice we give (by x-stability) and an
 // x-stability that is not one of ours (scripts/lint/lifecycle.ts, with the service's reader), and
-// links the contract checks could not follow (.spectral.yaml, scripts/spectral/). Edited copies of
+// links the contract checks could not follow, and security requirements naming roles without the
+// 403 they call for (.spectral.yaml, scripts/spectral/). Edited copies of
 // openapi.yaml go through both, in one Spectral run.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -62,6 +63,14 @@ const cases: [string, ReturnType<typeof specWith>, string | string[] | undefined
   ['an x-stability of our own making', withStability('alpha'), 'x-stability must be one of experimental, beta, stable, not "alpha"'],
   ['a link to no operation', createPetLink({ operationId: 'readPet', parameters: { petId: '$response.body#/id' } }), "a link's operationId must name an operation of this document, not readPet", 'petstore-link-targets'],
   ['a link to a parameter that is not there', createPetLink({ operationId: 'getPet', parameters: { id: '$response.body#/id' } }), 'getPet has no path parameter id', 'petstore-link-targets'],
+  [
+    'a role on an operation that does not document 403',
+    specWith((spec) => delete spec.paths['/pets']!.post!.responses['403']),
+    'createPet names roles in its security requirement, so it must document 403 (#/components/responses/Forbidden)',
+    'petstore-security-roles',
+  ],
+  ['a security scheme that is not defined', specWith((spec) => (spec.paths['/pets']!.get!.security = [{ apiKeyAuth: ['pets:read'] }])), 'security names apiKeyAuth, which components.securitySchemes does not define', 'petstore-security-roles'],
+  ['a new role, with its 403', specWith((spec) => (spec.paths['/pets']!.get!.security = [{ bearerAuth: ['pets:audit'] }])), undefined],
   ['a link from a header', createPetLink({ operationId: 'getPet', parameters: { petId: '$response.header.Location' } }), "petId: a link's value comes from the answer's body, $response.body#/…", 'petstore-link-targets'],
 ];
 

@@ -46,4 +46,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
     `,
   },
+  {
+    version: 3,
+    name: 'create service_instances',
+    sql: `
+      -- The instances serving from this database, each writing its heartbeat every second
+      -- (src/store/postgres/instances.ts): quotas are divided among the live ones.
+      CREATE TABLE service_instances (
+        id text PRIMARY KEY,
+        seen_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];

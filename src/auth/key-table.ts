@@ -1,0 +1,83 @@
+// The keys a service accepts, as one immutable table: each key by the SHA-256 of its text, with its
+// client, roles and expiry. A reload builds a new table and swaps it in whole (src/auth/key-ring.ts),
+// so a request sees the old keys or the new ones, never a mix.
+import { createHash } from 'node:crypto';
+import { CLIENT_NAME, digestKeyOf, SHA256_HEX, type ApiKeyEntry } from './api-clients.js';
+import { isBearerToken } from './bearer-auth.js';
+import { NO_QUOTAS, type QuotaPolicy } from '../limits/quotas.js';
+
+export interface Credential {
+  client: string;
+  /** Whose request it is, stable for a key and no secret: the SHA-256 of the key (idempotency scope). */
+  scope: string;
+  roles: ReadonlySet<string>;
+  /** ms since the epoch; Infinity for a key that does not expire. */
+  expiresAt: number;
+}
+
+export interface KeyTable {
+  /** The credential of a token, or undefined. */
+  lookUp(token: string): Credential | undefined;
+  /** Every credential, for the metrics of keys about to expire. */
+  readonly credentials: readonly Credential[];
+  /** The quotas of the clients (src/limits/quotas.ts), read with the keys. */
+  readonly quotas: QuotaPolicy;
+}
+
+/** A problem with one entry: `entry` counts from 1, and the message never holds a key's text. */
+export class KeyEntryError extends Error {
+  constructor(
+    readonly entry: number,
+    readonly reason: string,
+  ) {
+    super(`entry ${entry}: ${reason}`);
+  }
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The table of `entries`, every role one of `knownRoles` (the spec's); an entry without roles
+ * carries all of them. Throws KeyEntryError for the first unusable entry.
+ */
+export function keyTableOf(entries: readonly ApiKeyEntry[], knownRoles: readonly string[], quotas: QuotaPolicy = NO_QUOTAS): KeyTable {
+  if (entries.length === 0) throw new Error('at least one API key is needed');
+  const known = new Set(knownRoles);
+  const byDigest = new Map<string, Credential>();
+  entries.forEach((entry, index) => {
+    const { client, sha256, roles = knownRoles, expiresAt = Infinity } = digestKeyOf(entry);
+    const problem = (reason: string) => new KeyEntryError(index + 1, reason);
+    // A key outside the token syntax could never be sent in an Authorization header.
+    const text = typeof entry === 'string' ? entry : 'key' in entry ? entry.key : undefined;
+    if (text !== undefined && !isBearerToken(text)) throw problem('the key must have the bearer token syntax');
+    if (!CLIENT_NAME.test(client)) throw problem(`client must be 1 to 32 characters from a-z 0-9 - _`);
+    if (!SHA256_HEX.test(sha256)) throw problem('sha256 must be 64 lower-case hex digits');
+    const unknown = roles.find((role) => !known.has(role));
+    if (unknown !== undefined) throw problem(`role ${JSON.stringify(unknown)} is not named by openapi.yaml (its roles: ${knownRoles.join(', ') || 'none'})`);
+    const duplicate = byDigest.get(sha256);
+    if (duplicate !== undefined) throw problem(`the same key as an earlier entry (client ${duplicate.client})`);
+    byDigest.set(sha256, { client, scope: sha256, roles: new Set(roles), expiresAt });
+  });
+  // Tokens seen valid, by their text: a token is hashed once, then found by one Map look-up, which
+  // costs less than the hash (docs/decisions.md, "API keys at rest as digests"). Only keys of this
+  // table enter it, so it holds at most one token per entry.
+  const byToken = new Map<string, Credential>();
+  return {
+    lookUp(token) {
+      const seen = byToken.get(token);
+      if (seen !== undefined) return seen;
+      const credential = byDigest.get(sha256Hex(token));
+      if (credential !== undefined) byToken.set(flat(token), credential);
+      return credential;
+    },
+    credentials: [...byDigest.values()],
+    quotas,
+  };
+}
+
+/** A copy of text stored in one piece: a token sliced from a header would keep the whole header alive. */
+function flat(text: string): string {
+  return Buffer.from(text, 'latin1').toString('latin1');
+}

@@ -1,0 +1,54 @@
+// The 403 of every operation whose security requirement names roles, checked with a second key
+// that lacks some of them (npm run contract --limited-key-file, CONTRACT_LIMITED_API_KEY): the
+// answer must be the documented 403 INSUFFICIENT_SCOPE with its insufficient_scope challenge naming
+// the roles. Generic: the operations and their roles come from the document alone. An operation
+// whose roles the key does have answers as the contract says otherwise, and is reported as not checked.
+import fc from 'fast-check';
+import { requiredRolesOf } from '../auth/roles.js';
+import { answerChecks, ContractViolation, describe, type Sender } from './answer-checks.js';
+import { requestGenerators } from './api-requests.js';
+import type { Contract } from './document-contract.js';
+
+export interface ScopeOutcome {
+  operationId: string;
+  roles: readonly string[];
+  /** checked: it answered the documented 403; held: the key has its roles (another documented answer), so nothing was checked. */
+  result: 'checked' | 'held' | 'violated';
+  /** The status it answered. */
+  status: number;
+  violation?: ContractViolation;
+}
+
+const SAFE = new Set(['get', 'head', 'options']);
+
+export async function scopeChecks(target: Sender, contract: Contract, limitedKey: string, { readOnly, seed }: { readOnly: boolean; seed: number }): Promise<ScopeOutcome[]> {
+  const { validRequest } = requestGenerators(contract, limitedKey);
+  const { expectContract, expectError } = answerChecks(contract);
+  const outcomes: ScopeOutcome[] = [];
+  for (const operation of contract.operations) {
+    const roles = requiredRolesOf(operation, contract.spec);
+    if (roles.length === 0 || (readOnly && !SAFE.has(operation.method))) continue;
+    const { request } = fc.sample(validRequest(operation), { numRuns: 1, seed })[0]!;
+    const answer = await target.send(request);
+    const { statusCode: status } = answer;
+    try {
+      if (status !== 403) {
+        // Past authorization (the key has the roles): any other answer the contract documents.
+        expectContract(request, answer);
+        outcomes.push({ operationId: operation.operationId, roles, result: 'held', status });
+        continue;
+      }
+      expectError(request, answer, { status: 403, code: 'INSUFFICIENT_SCOPE', mentions: roles[0]! });
+      const challenge = String(answer.headers['www-authenticate'] ?? '');
+      const scope = /error="insufficient_scope", scope="([^"]*)"/.exec(challenge)?.[1]?.split(' ');
+      if (scope === undefined || !roles.every((role) => scope.includes(role))) {
+        throw new ContractViolation(request, `${describe(request)}: 403 without a challenge naming scope="${roles.join(' ')}" (got ${JSON.stringify(challenge)})`);
+      }
+      outcomes.push({ operationId: operation.operationId, roles, result: 'checked', status });
+    } catch (error) {
+      if (!(error instanceof ContractViolation)) throw error;
+      outcomes.push({ operationId: operation.operationId, roles, result: 'violated', status, violation: error });
+    }
+  }
+  return outcomes;
+}

@@ -1,0 +1,108 @@
+// Fair share, with no configuration: while the instance is busy, a client that holds more than its
+// share of the recent work is refused, so that the others keep their latency. A client alone is
+// never refused, however fast it calls.
+//
+// Busy: the event loop's utilization over the last tick (the share of the time it spent running
+// code rather than waiting for I/O) is at least BUSY_UTILIZATION. Node serves every request on this
+// one loop, so a full loop is what makes a calm client's request wait behind a flood's.
+// Share: the requests admitted per client, decayed by DECAY every tick, so that a count is about the
+// requests of the last second. While busy, a client whose count is more than OVER_SHARE times that
+// of every other active client is refused: a flood is held to 1.5 times the next client's rate,
+// and whoever calls less than that is never refused (a calm client, or clients calling alike, which
+// share the service already). Refused requests are not counted, so a flood is admitted again as
+// soon as it falls back within its share. A client refused is told to come back in a second
+// (Retry-After: 1), and is refused until then: a flood that does not wait stays refused, rather than
+// being admitted again as soon as its refusals have left the loop less busy.
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+
+export const BUSY_UTILIZATION = 0.75;
+/** How long a client refused for its share stays refused (its Retry-After). */
+export const REFUSED_FOR_MS = 1_000;
+export const TICK_MS = 100;
+/** Per tick: a count then stands for about TICK_MS / (1 - DECAY) = 1 s of requests. */
+const DECAY = 0.9;
+/** Below this a client's count is forgotten (it has gone quiet). */
+const FORGOTTEN = 0.5;
+/** How many times the next client's count a client may hold while the instance is busy. */
+const OVER_SHARE = 1.5;
+
+export interface FairShare {
+  /** Counts the request and returns true, or false when it is refused (busy, and over its share). */
+  admit(client: string): boolean;
+  /** What the largest client may hold while busy, in requests per second (for RateLimit-Policy). */
+  share(): number;
+  close(): void;
+}
+
+interface Options {
+  /** The loop's utilization since the last call (tests replace it). */
+  utilization?: () => number;
+  tickMs?: number;
+  /** Milliseconds, for how long a refused client stays refused. */
+  clock?: () => number;
+}
+
+export function createFairShare({ utilization = loopUtilization(), tickMs = TICK_MS, clock = performance.now.bind(performance) }: Options = {}): FairShare {
+  const counts = new Map<string, { count: number; refusedUntil: number }>();
+  let active = 0;
+  let busy = false;
+  // The clients with the two largest counts at the last tick: a client is compared with the largest
+  // of the others, as its count is now.
+  let first: { count: number; refusedUntil: number } | undefined;
+  let second: { count: number } = { count: 0 };
+  const tick = () => {
+    busy = utilization() >= BUSY_UTILIZATION;
+    active = 0;
+    first = undefined;
+    second = { count: 0 };
+    for (const [client, state] of counts) {
+      state.count *= DECAY;
+      if (state.count < FORGOTTEN) {
+        counts.delete(client);
+        continue;
+      }
+      active += 1;
+      if (first === undefined || state.count > first.count) {
+        second = first ?? { count: 0 };
+        first = state;
+      } else if (state.count > second.count) {
+        second = state;
+      }
+    }
+  };
+  const timer = setInterval(tick, tickMs);
+  timer.unref();
+  return {
+    admit(client) {
+      let state = counts.get(client);
+      if (state === undefined) {
+        state = { count: 0, refusedUntil: 0 };
+        counts.set(client, state);
+      }
+      if (state.refusedUntil !== 0) {
+        if (clock() < state.refusedUntil) return false;
+        state.refusedUntil = 0;
+      }
+      if (busy && active > 1 && state.count > OVER_SHARE * (state === first ? second : first!).count) {
+        state.refusedUntil = clock() + REFUSED_FOR_MS;
+        return false;
+      }
+      state.count += 1;
+      return true;
+    },
+    // In requests a second: a count stands for about a second of requests.
+    share: () => Math.max(1, Math.floor(OVER_SHARE * second.count)),
+    close: () => clearInterval(timer),
+  };
+}
+
+/** The event loop's utilization since the previous call (0 to 1). */
+function loopUtilization(): () => number {
+  let last: EventLoopUtilization = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, last);
+    last = now;
+    return utilization;
+  };
+}

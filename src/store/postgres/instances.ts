@@ -1,0 +1,44 @@
+// How many instances serve from this database: each writes its heartbeat every HEARTBEAT_MS and
+// counts the others seen within LIVE_WITHIN, in one statement. Quotas are divided by that number
+// (src/limits/quotas.ts). While the database cannot be reached the last count stays; an instance
+// that stops removes its row, so that the others take its share at their next heartbeat.
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+
+export const HEARTBEAT_MS = 1_000;
+
+const BEAT = `
+  WITH beat AS (
+    INSERT INTO service_instances (id, seen_at) VALUES ($1, now())
+    ON CONFLICT (id) DO UPDATE SET seen_at = now()
+  ), gone AS (
+    -- Rows of instances that stopped without removing theirs (a crash, SIGKILL).
+    DELETE FROM service_instances WHERE seen_at < now() - interval '1 hour'
+  )
+  SELECT count(*)::int AS others FROM service_instances WHERE id <> $1 AND seen_at > now() - interval '5 seconds'`;
+
+export interface Instances {
+  /** The live instances, this one included: at least 1. */
+  count(): number;
+  close(): Promise<void>;
+}
+
+export function startInstanceHeartbeat(pool: pg.Pool, everyMs = HEARTBEAT_MS): Instances {
+  const id = randomUUID();
+  let live = 1;
+  const beat = () =>
+    pool.query<{ others: number }>(BEAT, [id]).then(
+      ({ rows }) => void (live = 1 + rows[0]!.others),
+      () => undefined,
+    );
+  void beat();
+  const timer = setInterval(beat, everyMs);
+  timer.unref();
+  return {
+    count: () => live,
+    async close() {
+      clearInterval(timer);
+      await pool.query('DELETE FROM service_instances WHERE id = $1', [id]).catch(() => undefined);
+    },
+  };
+}

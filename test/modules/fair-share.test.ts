@@ -1,0 +1,64 @@
+// Fair share on its own: busy or not (the loop's utilization, given here); the client holding more
+// than twice what any other holds is refused, and stays refused for its Retry-After.
+import t from 'tap';
+import { BUSY_UTILIZATION, createFairShare, REFUSED_FOR_MS } from '../../src/limits/fair-share.js';
+
+const tick = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
+
+t.test('while busy, the client holding more than twice the next one is refused; the others are not', async (t) => {
+  let utilization = 0;
+  let now = 0;
+  const fair = createFairShare({ utilization: () => utilization, tickMs: 10, clock: () => now });
+  t.teardown(() => fair.close());
+  for (let index = 0; index < 100; index++) fair.admit('flood');
+  for (let index = 0; index < 5; index++) fair.admit('calm');
+  await tick();
+  t.ok(fair.admit('flood'), 'not busy: everyone is admitted');
+  utilization = BUSY_UTILIZATION;
+  await tick();
+  t.notOk(fair.admit('flood'), 'busy: the client over its share is refused');
+  t.ok(fair.admit('calm'), 'the client under its share is admitted');
+  t.ok(fair.share() >= 1, 'what the largest may hold, for RateLimit-Policy');
+  utilization = 0;
+  await tick();
+  t.notOk(fair.admit('flood'), 'refused for its Retry-After, busy or not');
+  now += REFUSED_FOR_MS;
+  t.ok(fair.admit('flood'), 'then admitted again');
+});
+
+t.test('a client alone is never refused, however busy; nor are clients that call alike', async (t) => {
+  const fair = createFairShare({ utilization: () => 1, tickMs: 10 });
+  t.teardown(() => fair.close());
+  let refused = 0;
+  for (let round = 0; round < 3; round++) {
+    for (let index = 0; index < 1000; index++) if (!fair.admit('alone')) refused += 1;
+    await tick();
+  }
+  t.equal(refused, 0, '3,000 requests alone, none refused');
+  const alike = createFairShare({ utilization: () => 1, tickMs: 10 });
+  t.teardown(() => alike.close());
+  for (let round = 0; round < 3; round++) {
+    for (let index = 0; index < 500; index++) for (const client of ['first', 'second', 'third']) if (!alike.admit(client)) refused += 1;
+    await tick();
+  }
+  t.equal(refused, 0, 'three clients calling alike: none refused');
+});
+
+t.test('a client that went quiet is forgotten, and counts no more among the active', async (t) => {
+  const fair = createFairShare({ utilization: () => 1, tickMs: 5 });
+  t.teardown(() => fair.close());
+  fair.admit('gone');
+  for (let index = 0; index < 50; index++) fair.admit('stays');
+  // 0.9 per tick: one request falls below half within seven ticks.
+  await tick(200);
+  let refused = 0;
+  for (let index = 0; index < 50; index++) if (!fair.admit('stays')) refused += 1;
+  t.equal(refused, 0, 'alone again: never refused');
+});
+
+t.test('the loop utilization and the clock by default: real measures', async (t) => {
+  const fair = createFairShare({ tickMs: 5 });
+  t.teardown(() => fair.close());
+  await tick(20);
+  t.ok(fair.admit('one'));
+});

@@ -1,0 +1,83 @@
+// Fair share as shipped, on the built service as a process: a client alone at full speed is never
+// refused; while another key floods it from 64 connections, the flood is refused with the
+// documented 429 and its fields, and the calm client never is.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import type { LightMyRequestResponse } from 'fastify';
+import t from 'tap';
+import { checkContract } from '../helpers/contract.js';
+import { startServer, type Running } from '../helpers/server-process.js';
+
+const CALM = 'calm-key-0123456789abcdefghijklm';
+const FLOOD = 'flood-key-0123456789abcdefghijkl';
+
+t.setTimeout(120_000);
+
+async function stop(server: Running): Promise<void> {
+  server.child.kill('SIGINT');
+  await server.exited;
+}
+
+async function get(port: number, key: string): Promise<LightMyRequestResponse> {
+  const response = await fetch(`http://127.0.0.1:${port}/v1/pets?limit=20`, { headers: { authorization: `Bearer ${key}` } });
+  const body = await response.text();
+  // The shape the contract checks read (light-my-request's).
+  return { statusCode: response.status, headers: Object.fromEntries(response.headers), body, json: () => JSON.parse(body) } as unknown as LightMyRequestResponse;
+}
+
+interface FloodResult {
+  '2xx': number;
+  non2xx: number;
+  statusCodeStats?: Record<string, { count: number }>;
+  requests: { total: number };
+}
+
+/** 64 connections of `key`'s reads, from a process of their own, as another client's would be. */
+function flood(port: number, key: string, seconds: number): Promise<FloodResult> {
+  const cli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+  const child = spawn(process.execPath, [cli, '--json', '-c', '64', '-d', String(seconds), '-H', `authorization=Bearer ${key}`, `http://127.0.0.1:${port}/v1/pets?limit=20`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => void (output += chunk));
+  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as FloodResult) : reject(new Error(`autocannon exited with ${code}`)))));
+}
+
+t.test('a client alone, at full speed from 64 connections, is never refused', async (t) => {
+  const server = await startServer({ API_KEYS: `calm:${CALM},flood:${FLOOD}` });
+  t.teardown(() => stop(server));
+  const result = await flood(server.port, FLOOD, 3);
+  t.ok(result['2xx'] > 1000, `${result['2xx']} answers`);
+  t.equal(result.non2xx, 0, 'not one refused');
+});
+
+t.test('a flood from one key is refused with the documented 429; the calm client with another key never is', async (t) => {
+  const server = await startServer({ API_KEYS: `calm:${CALM},flood:${FLOOD}`, LOG_LEVEL: 'info' });
+  t.teardown(() => stop(server));
+  const flooding = flood(server.port, FLOOD, 5);
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const calm = new Map<number, number>();
+  let refusal: LightMyRequestResponse | undefined;
+  const until = performance.now() + 3_000;
+  while (performance.now() < until) {
+    const answer = await get(server.port, CALM);
+    calm.set(answer.statusCode, (calm.get(answer.statusCode) ?? 0) + 1);
+    if (refusal === undefined) {
+      const flooded = await get(server.port, FLOOD);
+      if (flooded.statusCode === 429) refusal = flooded;
+    }
+  }
+  const floodResult = await flooding;
+  t.same([...calm.keys()], [200], `the calm client: every request answered 200 (${calm.get(200)})`);
+  t.ok((floodResult.statusCodeStats?.['429']?.count ?? 0) > 0, `the flood was refused (${floodResult.statusCodeStats?.['429']?.count} of ${floodResult.requests.total})`);
+  t.ok(floodResult['2xx'] > 0, 'and still served its share');
+  t.ok(refusal, 'a refusal caught');
+  checkContract(t, refusal!, 'listPets');
+  t.match(refusal!.json(), { code: 'TOO_MANY_REQUESTS', status: 429, message: /busy and this client holds more than its share/ });
+  t.equal(refusal!.headers['retry-after'], '1');
+  t.match(refusal!.headers['ratelimit-policy'], /^"fair";q=\d+;w=1$/);
+  t.equal(refusal!.headers['ratelimit'], '"fair";r=0;t=1');
+  // The log: no line per refused request; a summary per client and reason.
+  await new Promise((resolve) => setTimeout(resolve, 10_500));
+  const lines = server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  t.equal(lines.filter((line) => line['msg'] === 'request completed' && line['status'] === 429).length, 0, 'no request line for a refused request');
+  t.ok(lines.some((line) => line['client'] === 'flood' && line['reason'] === 'fair-share' && typeof line['refused'] === 'number'), 'a summary line for the flood');
+});
