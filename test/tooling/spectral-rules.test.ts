@@ -70,6 +70,12 @@ const cases: [string, ReturnType<typeof specWith>, string | string[] | undefined
     'petstore-security-roles',
   ],
   ['a security scheme that is not defined', specWith((spec) => (spec.paths['/pets']!.get!.security = [{ apiKeyAuth: ['pets:read'] }])), 'security names apiKeyAuth, which components.securitySchemes does not define', 'petstore-security-roles'],
+  [
+    'an operation that does not document 429',
+    specWith((spec) => delete spec.paths['/pets']!.get!.responses['429']),
+    "every operation must document 429: $ref '#/components/responses/TooManyRequests'",
+    'petstore-too-many-requests',
+  ],
   ['a new role, with its 403', specWith((spec) => (spec.paths['/pets']!.get!.security = [{ bearerAuth: ['pets:audit'] }])), undefined],
   ['a link from a header', createPetLink({ operationId: 'getPet', parameters: { petId: '$response.header.Location' } }), "petId: a link's value comes from the answer's body, $response.body#/…", 'petstore-link-targets'],
 ];
