@@ -43,6 +43,7 @@ export function withUpdatePet(stability?: Stability, edit: (updatePet: Record<st
         '404': undeprecated(getPet.responses['404']),
         '413': { $ref: '#/components/responses/PayloadTooLarge' },
         '415': { $ref: '#/components/responses/UnsupportedMediaType' },
+        '429': { $ref: '#/components/responses/TooManyRequests' },
         '500': { $ref: '#/components/responses/InternalError' },
         '503': { $ref: '#/components/responses/ServiceUnavailable' },
       },

@@ -14,8 +14,8 @@ const list = (key: string) => ({ method: 'GET' as const, url: '/v1/pets', header
 
 t.test('the roles are those the spec names: pets:read on listPets and getPet, pets:write on createPet', async (t) => {
   const spec = specCopy();
-  t.same(rolesOf(spec), ['pets:read', 'pets:write']);
-  t.same(Object.fromEntries(operationsOf(spec).map((operation) => [operation.operationId, requiredRolesOf(operation, spec)])), {
+  t.match(rolesOf(spec), ['pets:read', 'pets:write']);
+  t.match(Object.fromEntries(operationsOf(spec).map((operation) => [operation.operationId, requiredRolesOf(operation, spec)])), {
     listPets: ['pets:read'],
     createPet: ['pets:write'],
     getPet: ['pets:read'],
