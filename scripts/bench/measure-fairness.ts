@@ -4,12 +4,11 @@
 // command). Reported as ratios from one run: the calm client's p99 under the flood ÷ alone (goal:
 // at most 3), its answers a second under the flood ÷ alone, and what a refused request costs the
 // service (CPU per answer, a client whose quota refuses everything) ÷ a served `list 20`.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent, get } from 'node:http';
-import { createRequire } from 'node:module';
 import autocannon from 'autocannon';
-import { STEP_LIMIT_MS, type BenchOptions } from './options.js';
+import { flood } from './flood.js';
+import type { BenchOptions } from './options.js';
 import { cpuSeconds, stop, type Server, type Servers } from './servers.js';
 import { median, round } from './statistics.js';
 
@@ -19,7 +18,7 @@ const PAGE = '/v1/pets?limit=20';
 export interface FairnessRound {
   calmAlone: { p99: number; rps: number };
   calmFlooded: { p99: number; rps: number; failed: number };
-  flood: { answered: number; refused: number };
+  flood: { answered: number; refused: number; total: number };
   refusedCpu: number;
   servedCpu: number;
 }
@@ -61,25 +60,6 @@ export function createFairnessMeasurement({ duration, rounds }: BenchOptions, { 
     return { p99: latencies[Math.floor(latencies.length * 0.99)]!, rps: (latencies.length - failed) / seconds, failed };
   }
 
-  /** The flood, from a process of its own, as another client's would be; its counts when it ends. */
-  function flood(server: Server, seconds: number): Promise<{ answered: number; refused: number }> {
-    const cli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-    const child = spawn(process.execPath, [cli, '--json', '-c', String(FLOOD_CONNECTIONS), '-d', String(seconds), '-H', `authorization=${auth('FLOOD_KEY').authorization}`, `http://127.0.0.1:${server.port}${PAGE}`], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => void (output += chunk));
-    return new Promise((resolve, reject) => {
-      const limit = setTimeout(() => child.kill('SIGKILL'), STEP_LIMIT_MS);
-      child.once('exit', (code) => {
-        clearTimeout(limit);
-        if (code !== 0) return reject(new Error(`the flood's autocannon exited with ${code}`));
-        const result = JSON.parse(output) as { '2xx': number; statusCodeStats?: Record<string, { count: number }> };
-        resolve({ answered: result['2xx'], refused: result.statusCodeStats?.['429']?.count ?? 0 });
-      });
-    });
-  }
-
   /** CPU per answer while `name`'s requests are loaded from 10 connections. */
   async function cpuPerAnswer(server: Server, name: keyof typeof keys, seconds: number): Promise<number> {
     const before = cpuSeconds(server.pid);
@@ -106,7 +86,7 @@ export function createFairnessMeasurement({ duration, rounds }: BenchOptions, { 
       await calm(server, 1);
       const calmAlone = await calm(server, duration);
       // The flood starts first and ends last, so that the calm client is measured inside it.
-      const flooding = flood(server, Math.ceil(duration) + 2);
+      const flooding = flood(`http://127.0.0.1:${server.port}${PAGE}`, auth('FLOOD_KEY').authorization, Math.ceil(duration) + 2, FLOOD_CONNECTIONS);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const calmFlooded = await calm(server, duration);
       const floodCounts = await flooding;
