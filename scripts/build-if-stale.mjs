@@ -32,7 +32,7 @@ if (!current) {
     execFileSync('node_modules/.bin/tsx', ['scripts/build-spec.ts', 'dist'], { stdio: 'inherit' });
   } catch {
     // tsc has printed what is wrong, file and line; a stack of this script would only bury it.
-    console.error('\nThe build failed (above): fix what it names, then start again.');
+    console.error('\nThe build failed (above): fix what it names.');
     process.exit(1);
   }
   writeFileSync(STAMP, before);

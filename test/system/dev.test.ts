@@ -13,7 +13,7 @@ t.setTimeout(600_000);
 
 t.test('npm run dev regenerates, type-checks and restarts on every change, and never dies on an error', async (t) => {
   const copy = copyProject(t);
-  // As on a fresh clone: the first build writes the client's build under src/, which is no edit to react to.
+  // As on a fresh clone: no client build under src/ yet (one appears below).
   rmSync(join(copy, 'src', 'client', 'dist'), { recursive: true, force: true });
   const port = await freePort();
   const dev = startDev(t, copy, port);
@@ -46,6 +46,13 @@ t.test('npm run dev regenerates, type-checks and restarts on every change, and n
     mkdirSync(join(copy, 'src', 'scratch'));
   });
   t.equal(await statusOf(port, '/v1/pets', key), 200, 'the fixed build serves');
+  // What npm test in another terminal writes under src/ (the client's build) is no edit: the service
+  // being current, a rebuild would serve again within a fraction of this second.
+  const served = dev.count(SERVING);
+  mkdirSync(join(copy, 'src', 'client', 'dist'));
+  writeFileSync(join(copy, 'src', 'client', 'dist', 'index.js'), '');
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  t.equal(dev.count(SERVING), served, "the client's build under src/ starts no rebuild");
 
   // A spec that does not parse (saved with that folder removed): the parser's message, and the service goes on.
   rmdirSync(join(copy, 'src', 'scratch'));

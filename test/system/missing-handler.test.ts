@@ -23,7 +23,7 @@ t.test('npm start with a handler missing: the build names the operation and the 
   t.equal(failed?.code, 1, 'exit status 1');
   const output = `${failed?.stdout}${failed?.stderr}`;
   t.match(output, /openapi\.yaml has getPet without a handler: write src\/handlers\/get-pet\.ts and add it to src\/handlers\/index\.ts/);
-  t.match(output, /The build failed \(above\): fix what it names, then start again\.\n$/);
+  t.match(output, /The build failed \(above\): fix what it names\.\n$/);
   t.notMatch(output, /^\s+at /m, 'no stack trace');
   t.notMatch(output, /node:internal|Node\.js v/, 'nor Node\'s report of an uncaught error');
 });
