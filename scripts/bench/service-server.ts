@@ -36,7 +36,10 @@ const spec = loadSpec('dist/openapi.json');
 const fairness = process.env['FAIRNESS'] === '1' ? fairnessKeys(spec) : undefined;
 // REFUSAL_DELAY_MS=0: refusals sent at once, to measure what one costs the service.
 const refusalDelay = process.env['REFUSAL_DELAY_MS'] === undefined ? {} : { refusalDelayMs: Number(process.env['REFUSAL_DELAY_MS']) };
-const app = await buildApp({ spec, ...refusalDelay, ...(fairness === undefined ? {} : { fairShare: true }), apiKeys: fairness ?? [process.env['API_KEY']!], store, logger, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
+// Fair share is on, as npm start runs the service (FAIR_SHARE=off turns it off, as there); a client
+// alone, as every workload's is, is never refused, so it costs only its bookkeeping.
+const fairShare = fairness !== undefined || process.env['FAIR_SHARE'] !== 'off';
+const app = await buildApp({ spec, ...refusalDelay, fairShare, apiKeys: fairness ?? [process.env['API_KEY']!], store, logger, ...(metrics === undefined ? {} : { metrics }), ...(tracing === undefined ? {} : { tracing }) });
 await app.listen({ host: '127.0.0.1', port: 0 });
 reportReady((app.server.address() as AddressInfo).port);
 // A clean exit on SIGINT lets `node --cpu-prof` write its profile.
