@@ -2,18 +2,19 @@
 # npm run test:all: every suite, as CI runs it (.ci/run). npm test is the quick loop; this adds what
 # it leaves out: the tests that start the service as processes, Prometheus, the OTLP receiver,
 # Chromium, all the property cases and the 100% coverage gate (one tap run), then the benchmark's
-# smoke test (valgrind), nginx in front of three instances, the README's walkthrough of adding an
-# operation in a copy of the project, the contract runner against the running
-# service (in memory, and two instances on one PostgreSQL), the compatibility gate with more cases,
-# and a short soak on each store. Every step runs even when one before it failed; the exit status
-# is the first failure's. Logs and JUnit reports go to test-output/.
+# smoke test (valgrind), the README's walkthrough of adding an operation in a copy of the project;
+# then, side by side, nginx in front of three instances, a short soak on each store, the contract
+# runner against the running service (in memory, and two instances on one PostgreSQL) and the
+# compatibility gate with more cases. Every step runs even when one before it failed; the exit
+# status is the first failure's. Logs and JUnit reports go to test-output/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-output
 
-steps=()
-failed=0
-# step NAME COMMAND...: runs it, its output also in test-output/NAME.log, and records status and time.
+# step NAME COMMAND...: runs it, its output also in test-output/NAME.log, and records its status and
+# time in test-output/steps/ (a file per step, so that steps run side by side record theirs too).
+rm -rf test-output/steps
+mkdir -p test-output/steps
 step() {
   local name=$1
   shift
@@ -21,8 +22,7 @@ step() {
   echo "== $name"
   "$@" 2>&1 | tee "test-output/$name.log"
   local status=${PIPESTATUS[0]}
-  steps+=("$(printf '%-22s exit %d in %4d s' "$name" "$status" $((SECONDS - started)))")
-  [ "$status" -eq 0 ] || [ "$failed" -ne 0 ] || failed=$status
+  printf '%d %d\n' "$status" $((SECONDS - started)) >"test-output/steps/$name"
   return 0
 }
 total_started=$SECONDS
@@ -31,7 +31,6 @@ step build bash -c 'rm -rf dist-test && npm run -s build && npm run -s generate:
 step tap env PROPERTY_CASES=full npx tap
 # Without coverage (tap's before script would be measured all the same: the variable turns that off).
 step bench-smoke env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/bench.smoke.js
-step deploy env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/nginx-rolling-restart.smoke.js
 # The README's "Changing the API" in a copy of the project, whose whole npm test it runs: a step of
 # its own, since that is a second four-job tap run, which beside the first would starve its timings.
 step walkthrough env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/changing-the-api.smoke.js
@@ -85,16 +84,37 @@ contract_postgres() {
   serve 3101 DATABASE_URL="$url" && serve 3102 DATABASE_URL="$url" || return 1
   CONTRACT_API_KEY="$key" CONTRACT_LIMITED_API_KEY="$limited" npm run -s contract -- --url http://127.0.0.1:3101/v1 --url http://127.0.0.1:3102/v1 --seed 1 --cases 600 --report junit=test-output/contract-postgres.xml
 }
+# The steps that mostly wait (on drains, on a request rate, on a database) run side by side: nginx
+# and its instances in one lane; the soaks, then the contract runs and compat, in the other. Each
+# has ports and a PostgreSQL cluster of its own. One after the other they took 155 s of which the
+# machine was mostly idle; side by side their wall time is the longest lane's.
+names=(build tap bench-smoke walkthrough deploy soak-memory soak-postgres contract-memory contract-postgres compat)
+step deploy env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/nginx-rolling-restart.smoke.js >/dev/null &
+lane=$!
+step soak-memory npm run -s soak -- --minutes 0.5 --store memory --check >/dev/null &
+soak=$!
+step soak-postgres npm run -s soak -- --minutes 0.5 --store postgres --check >/dev/null
+wait "$soak"
 step contract-memory contract_memory
 step contract-postgres contract_postgres
-
 step compat npm run -s compat -- --seed 1 --cases 5000 --report junit=test-output/compat.xml
-step soak-memory npm run -s soak -- --minutes 0.5 --store memory --check
-step soak-postgres npm run -s soak -- --minutes 0.5 --store postgres --check
+wait "$lane"
+# Their logs, one after the other (side by side they went only to test-output/).
+for name in deploy soak-memory soak-postgres; do
+  echo "== $name (test-output/$name.log)"
+  cat "test-output/$name.log"
+done
 
+failed=0
+lines=()
+for name in "${names[@]}"; do
+  read -r status seconds <"test-output/steps/$name" || { status=1 seconds=0; }
+  lines+=("$(printf '%-22s exit %d in %4d s' "$name" "$status" "$seconds")")
+  [ "$status" -eq 0 ] || [ "$failed" -ne 0 ] || failed=$status
+done
 echo
 echo "npm run test:all, $((SECONDS - total_started)) s on $(node --version):"
-printf '  %s\n' "${steps[@]}"
+printf '  %s\n' "${lines[@]}"
 # The tap runs' counts, added up: the line CI reads.
 logs=(test-output/tap.log test-output/bench-smoke.log test-output/deploy.log test-output/walkthrough.log)
 bash scripts/tap-totals.sh "${logs[@]}"

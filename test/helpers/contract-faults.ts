@@ -1,6 +1,7 @@
 // npm run contract against broken servers: the real service (on either store) behind a proxy that
-// breaks one promise of the contract at a time, and what the runner must say of each. Shared by
-// test/contract/contract-runner.test.ts (in memory) and test/contract/contract-runner-postgres.test.ts.
+// breaks one promise of the contract at a time, and what the runner must say of each
+// (test/contract/contract-runner.test.ts); the service and the runner's options are shared with
+// test/contract/contract-runner-postgres.test.ts.
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { runContract, type ContractOptions } from '../../scripts/contract/run-contract.js';
@@ -146,11 +147,11 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
   },
 ];
 
-/** Runs every fault against the service on the store `store` makes (in memory when it makes none). */
-export function faultTests(t: Test, store: (t: Test) => Promise<PetStore | undefined>) {
+/** Runs every fault against the service in memory. */
+export function faultTests(t: Test) {
   for (const { name, check, report, fault, options = [] } of FAULTS) {
     t.test(`a server with ${name}: exit 1, and the report names it`, async (t) => {
-      const port = await misbehaving(t, fault, await store(t));
+      const port = await misbehaving(t, fault);
       const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, ...options]);
       t.equal(status, 1, 'exit 1');
       t.match(output, check, 'the check it breaks fails');
