@@ -15,7 +15,7 @@ import { isUsableKey } from '../src/config.js';
 const ROOT = process.cwd();
 const SPEC = 'openapi.yaml';
 const KEY_FILE = join(ROOT, '.api-key');
-/** What the build itself writes under src/ (the client package's build): no edit of the maintainer's. */
+/** What `npm run build` or `npm test` in another terminal writes under src/ (the client package's build): no edit of the maintainer's. */
 const BUILT = new Set([join(ROOT, 'src', 'client', 'dist')]);
 /** Edits arrive as bursts of events (an editor's save is several writes and a rename). */
 const SETTLE_MS = 150;

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, get } from 'node:http';
 import autocannon from 'autocannon';
-import { flood } from './flood.js';
+import { flood, type FloodCounts } from './flood.js';
 import type { BenchOptions } from './options.js';
 import { cpuSeconds, stop, type Server, type Servers } from './servers.js';
 import { median, round } from './statistics.js';
@@ -18,7 +18,7 @@ const PAGE = '/v1/pets?limit=20';
 export interface FairnessRound {
   calmAlone: { p99: number; rps: number };
   calmFlooded: { p99: number; rps: number; failed: number };
-  flood: { answered: number; refused: number; total: number };
+  flood: FloodCounts;
   refusedCpu: number;
   servedCpu: number;
 }

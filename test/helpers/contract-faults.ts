@@ -1,4 +1,4 @@
-// npm run contract against broken servers: the real service (on either store) behind a proxy that
+// npm run contract against broken servers: the real service (in memory) behind a proxy that
 // breaks one promise of the contract at a time, and what the runner must say of each
 // (test/contract/contract-runner.test.ts); the service and the runner's options are shared with
 // test/contract/contract-runner-postgres.test.ts.
