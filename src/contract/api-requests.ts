@@ -6,6 +6,7 @@ import { basePathOf, type Operation } from '../openapi/openapi-spec.js';
 import type { Contract } from './document-contract.js';
 import { schemaArbitraries, toJson, type Breaking, type Schema } from './schema-arbitraries.js';
 import { badAuthorization, unauthorized } from './bad-keys.js';
+import { binaryString } from './code-points.js';
 import { encodeCursor } from '../pagination/cursor.js';
 import type { PetStatus } from '../types/api.js';
 import { INT64_MAX, exactInteger } from '../validation/int64.js';
@@ -103,7 +104,7 @@ const where = (parameter: Parameter) => `${parameter.in === 'query' ? 'query par
 
 // Text that is not a plain decimal integer; decimals with leading zeros ("007") are valid numbers.
 const notDecimal = fc
-  .oneof(fc.constantFrom('', 'abc', '1.5', '1e1', '+1', ' 1', '1 ', '0x10', '١', 'NaN', '--1', '1_000', 'true', 'null', '[1]'), fc.string({ unit: 'binary', maxLength: 8 }))
+  .oneof(fc.constantFrom('', 'abc', '1.5', '1e1', '+1', ' 1', '1 ', '0x10', '١', 'NaN', '--1', '1_000', 'true', 'null', '[1]'), binaryString({ maxLength: 8 }))
   .filter((text) => !/^-?\d+$/.test(text));
 
 /**
@@ -185,7 +186,7 @@ export function requestGenerators(contract: Contract, apiKey: string) {
     }
     const allowed = schema.enum;
     if (allowed !== undefined) {
-      return fc.string({ unit: 'binary', maxLength: 12 }).filter((text) => !allowed.includes(text)).map((text) => ({ text, rule: 'not in enum' }));
+      return binaryString({ maxLength: 12 }).filter((text) => !allowed.includes(text)).map((text) => ({ text, rule: 'not in enum' }));
     }
     if (schema.type === 'string') {
       // As text, a string cannot be of the wrong JSON type: only its length and pattern can be broken.
@@ -241,9 +242,9 @@ export function requestGenerators(contract: Contract, apiKey: string) {
       }));
     }
     const unknownName = fc
-      .oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'id', 'offset'))
+      .oneof(binaryString({ minLength: 1, maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'id', 'offset'))
       .filter((name) => !declared.has(name));
-    breakings.push(fc.tuple(parts, unknownName, fc.string({ unit: 'binary', maxLength: 5 })).map(([valid, name, value]) => {
+    breakings.push(fc.tuple(parts, unknownName, binaryString({ maxLength: 5 })).map(([valid, name, value]) => {
       const { path, query, payload } = textOf(valid);
       return {
         request: request(operation, buildUrl(operation, path, [...query, [name, value]]), payload),
@@ -289,7 +290,7 @@ export function requestGenerators(contract: Contract, apiKey: string) {
     return [
       fc.tuple(parts, fc.oneof(
         fc.constant(''),
-        fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }).filter((text) => !base64url.test(text)),
+        binaryString({ minLength: 1, maxLength: 20 }).filter((text) => !base64url.test(text)),
         fc.stringMatching(/^[A-Za-z0-9_-]+$/, { size: 'large' }).map((text) => text.padEnd(schema.maxLength! + 1, 'A')),
       )).map(([valid, text]) => send(valid, text, 'outside its schema', 'query parameter cursor')),
       fc.tuple(parts, notIssued).map(([valid, text]) => send(valid, text, 'not issued by the service', 'query parameter cursor is not a cursor this service issued')),

@@ -4,6 +4,7 @@
 // change can never quietly shrink what is generated.
 import fc from 'fast-check';
 import { stringify } from 'lossless-json';
+import { codePoint } from './code-points.js';
 import { INT64_MAX, INT64_MIN } from '../validation/int64.js';
 import { resolveRef, type OpenApiDocument } from '../openapi/openapi-spec.js';
 
@@ -152,7 +153,7 @@ function integerIn(min: bigint, max: bigint): fc.Arbitrary<bigint> {
 
 // Any code point, and now and then a lone surrogate, which JSON can carry as an escape.
 const anyCharacter = fc.oneof(
-  { weight: 9, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
+  { weight: 9, arbitrary: codePoint },
   { weight: 1, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit)) },
 );
 

@@ -1,7 +1,7 @@
 // Fastify's validator compiler: strict for every part of a request. Bodies are never coerced;
 // query and path strings become numbers only when they are plain decimal integers.
 import type { FastifySchemaCompiler, FastifySchemaValidationError, RouteOptions } from 'fastify';
-import type { AnySchema } from 'ajv';
+import type { Ajv, AnySchema, ValidateFunction } from 'ajv';
 import { createAjv, toAjvSchema } from './ajv.js';
 import { exactInteger } from './int64.js';
 import { escapePointer } from './json-pointer.js';
@@ -20,16 +20,36 @@ type Validator = ((data: unknown) => boolean) & { errors?: FastifySchemaValidati
 
 const DECIMAL_INTEGER = /^-?\d+$/;
 
-export function createValidatorCompiler(ajv = createAjv()): FastifySchemaCompiler<AnySchema> {
+// Validators compiled from the same schema text are the same function: every app this process
+// builds shares them (the most recent COMPILED_KEPT). The service builds one app, but a test process
+// builds dozens and npm run compat one per released spec, and Ajv's compile was most of that:
+// 13 s of CPU in npm test.
+const COMPILED_KEPT = 1_000;
+const compiled = new Map<string, ValidateFunction>();
+
+function compile(ajv: Ajv, schema: AnySchema): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (validate === undefined) {
+    validate = ajv.compile(schema);
+    compiled.set(key, validate);
+    if (compiled.size > COMPILED_KEPT) compiled.delete(compiled.keys().next().value!);
+  }
+  return validate;
+}
+
+export function createValidatorCompiler(): FastifySchemaCompiler<AnySchema> {
+  let ajv: Ajv | undefined;
+  const compileOnce = (schema: AnySchema) => compile((ajv ??= createAjv()), toAjvSchema(schema));
   return ({ schema, httpPart }) => {
-    if (httpPart === 'body') return ajv.compile(toAjvSchema(schema));
+    if (httpPart === 'body') return compileOnce(schema);
     // Requests carry many headers the spec has no business with (Host, User-Agent…): only those it
     // declares are checked, by their lower-case names as Node gives them (Fastify lower-cases a
     // header schema itself only when no validator compiler is set).
-    if (httpPart === 'headers') return ajv.compile(toAjvSchema(lowerCaseHeaders(schema as HeadersSchema) as AnySchema));
+    if (httpPart === 'headers') return compileOnce(lowerCaseHeaders(schema as HeadersSchema) as AnySchema);
     // Parameters the spec does not declare are rejected, never ignored.
     const strict = { additionalProperties: false, ...(schema as object) } as ObjectSchema;
-    const validate = ajv.compile(toAjvSchema(strict as AnySchema));
+    const validate = compileOnce(strict as AnySchema);
     // Decodes in place and answers true, so a valid request allocates nothing here: this runs on
     // every request (its cost: docs/performance.md, "Earlier findings").
     const check: Validator = (data) => {
