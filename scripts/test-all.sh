@@ -33,7 +33,11 @@ step tap env PROPERTY_CASES=full npx tap
 step bench-smoke env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/bench.smoke.js
 # The README's "Changing the API" in a copy of the project, whose whole npm test it runs: a step of
 # its own, since that is a second four-job tap run, which beside the first would starve its timings.
-step walkthrough env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/changing-the-api.smoke.js
+# WALKTHROUGH_NODE_BIN, a folder holding another Node's node and npm, runs it on that Node: CI's
+# Node 26, whose npm test this then is (every test file, with one operation added to the spec).
+walkthrough_path=$PATH
+[ -z "${WALKTHROUGH_NODE_BIN:-}" ] || walkthrough_path="$WALKTHROUGH_NODE_BIN:$PATH"
+step walkthrough env PATH="$walkthrough_path" _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/changing-the-api.smoke.js
 
 # The contract runner against the built service as npm start runs it (in memory), then against two
 # instances sharing one throwaway PostgreSQL database, requests going to each in turn.
@@ -115,6 +119,7 @@ done
 echo
 echo "npm run test:all, $((SECONDS - total_started)) s on $(node --version):"
 printf '  %s\n' "${lines[@]}"
+[ -z "${WALKTHROUGH_NODE_BIN:-}" ] || echo "  (the walkthrough, its npm test included, on $("$WALKTHROUGH_NODE_BIN/node" --version))"
 # The tap runs' counts, added up: the line CI reads.
 logs=(test-output/tap.log test-output/bench-smoke.log test-output/deploy.log test-output/walkthrough.log)
 bash scripts/tap-totals.sh "${logs[@]}"
