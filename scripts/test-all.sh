@@ -27,7 +27,7 @@ step() {
 }
 total_started=$SECONDS
 
-step build bash -c 'rm -rf dist-test && npm run -s build && npm run -s generate:check && npm run -s lint'
+step build bash -c 'rm -rf dist-test && npm run -s build && node dist-test/scripts/generate.js --check && node dist-test/scripts/lint/lint.js'
 step tap env PROPERTY_CASES=full npx tap
 # Without coverage (tap's before script would be measured all the same: the variable turns that off).
 step bench-smoke env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/bench.smoke.js

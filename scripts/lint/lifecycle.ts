@@ -33,15 +33,15 @@ export function lintLifecycle(file: string): Finding[] {
   );
 }
 
+/** What the lint prints for `files`, as Spectral prints its findings, and how many problems there were. */
+export function lifecycleReport(files: string[]): { lines: string[]; found: number } {
+  const lines = files.flatMap((file) => lintLifecycle(file).map(({ line, column, operationId, message }) => `${file}:${line}:${column} error petstore-lifecycle ${operationId}: ${message}`));
+  if (lines.length > 0) lines.push(`${lines.length} lifecycle problem${lines.length === 1 ? '' : 's'}`);
+  return { lines, found: lines.length === 0 ? 0 : lines.length - 1 };
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
-  const files = process.argv.length > 2 ? process.argv.slice(2) : [DEFAULT_SPEC_PATH];
-  let found = 0;
-  for (const file of files) {
-    for (const { line, column, operationId, message } of lintLifecycle(file)) {
-      found += 1;
-      console.log(`${file}:${line}:${column} error petstore-lifecycle ${operationId}: ${message}`);
-    }
-  }
-  if (found > 0) console.log(`${found} lifecycle problem${found === 1 ? '' : 's'}`);
+  const { lines, found } = lifecycleReport(process.argv.length > 2 ? process.argv.slice(2) : [DEFAULT_SPEC_PATH]);
+  for (const line of lines) console.log(line);
   process.exitCode = found === 0 ? 0 : 1;
 }

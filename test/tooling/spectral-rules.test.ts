@@ -135,3 +135,25 @@ t.test('the lifecycle lint as npm run lint runs it: each problem at its line, an
   t.match((await readFile(bad, 'utf8')).split('\n')[Number(line) - 1], /x-sunset: 2027-05-20/, 'the line is the one holding the marker');
 });
 
+
+t.test('npm run lint: the three linters on one file, each one heard, exit 1 when any finds a problem', async (t) => {
+  const lint = fileURLToPath(new URL('../../scripts/lint/lint.js', import.meta.url));
+  const clean = await run(process.execPath, [lint], { cwd: tmpdir() });
+  t.match(clean.stdout, /No results with a severity of 'hint' or higher found!/, "Spectral's verdict on openapi.yaml, run from any folder");
+  t.match(clean.stdout, /openapi\.yaml: validated in/, "and Redocly's");
+
+  const dir = await mkdtemp(join(tmpdir(), 'petstore-lint-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const bad = join(dir, 'bad.yaml');
+  const spec = createPetLink({ operationId: 'readPet', parameters: { petId: '$response.body#/id' } });
+  Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-sunset': '2027-05-20' });
+  await writeFile(bad, stringify(spec));
+  const failed = await run(process.execPath, [lint, bad]).then(
+    () => ({ code: 0, stdout: '' }),
+    (error: { code: number; stdout: string }) => error,
+  );
+  t.equal(failed.code, 1, 'exit 1');
+  t.match(failed.stdout, /error petstore-lifecycle getPet: x-sunset must come at least 180 days after x-deprecated-at\n1 lifecycle problem\n/, 'the lifecycle lint first');
+  t.match(failed.stdout, /readPet/, "then Spectral's finding on the link");
+  t.match(failed.stdout, /bad\.yaml/, 'naming the file');
+});
