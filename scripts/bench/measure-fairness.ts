@@ -3,12 +3,16 @@
 // with its own key, floods the service from 64 connections in a process of its own (autocannon's
 // command). Reported as ratios from one run: the calm client's p99 under the flood ÷ alone (goal:
 // at most 3), its answers a second under the flood ÷ alone, and what a refused request costs the
-// service (CPU per answer, a client whose quota refuses everything) ÷ a served `list 20`.
+// service (CPU per answer, a client whose quota refuses everything) ÷ a served `list 20`; and, to
+// judge that, the same refusal's bytes sent by Node's HTTP server alone (the floor) and a `list 20`
+// served from PostgreSQL, as deployed (the service's CPU and the database's).
 import { randomBytes } from 'node:crypto';
 import { Agent, get } from 'node:http';
 import autocannon from 'autocannon';
 import { flood, type FloodCounts } from './flood.js';
+import { whyNoPostgresBinaries } from '../postgres/throwaway-cluster.js';
 import type { BenchOptions } from './options.js';
+import { startBenchDatabase, type BenchDatabase } from './postgres-database.js';
 import { cpuSeconds, stop, type Server, type Servers } from './servers.js';
 import { median, round } from './statistics.js';
 
@@ -21,6 +25,10 @@ export interface FairnessRound {
   flood: FloodCounts;
   refusedCpu: number;
   servedCpu: number;
+  /** The refusal's bytes from Node's HTTP server alone. */
+  floorCpu: number;
+  /** A served list 20 on PostgreSQL: the service's CPU and the database's, per answer (absent without PostgreSQL). */
+  postgres?: { serviceCpu: number; databaseCpu: number };
 }
 
 export interface FairnessResult {
@@ -28,10 +36,16 @@ export interface FairnessResult {
   p99Ratio: number;
   rpsRatio: number;
   refusalCost: number;
+  /** A refusal ÷ the floor. */
+  overFloor: number;
+  /** A refusal ÷ a served list 20 on PostgreSQL: the service's CPU alone, and with the database's. */
+  postgresCost?: { service: number; withDatabase: number };
+  /** Why PostgreSQL was left out, when it was. */
+  postgresMissing?: string;
   calmFailed: number;
 }
 
-export function createFairnessMeasurement({ duration, rounds }: BenchOptions, { start }: Servers) {
+export function createFairnessMeasurement({ duration, rounds, stores }: BenchOptions, { start, atExit }: Servers) {
   const keys = { CALM_KEY: key(), FLOOD_KEY: key(), LIMITED_KEY: key() };
   const auth = (name: keyof typeof keys) => ({ authorization: `Bearer ${keys[name]}` });
 
@@ -60,28 +74,65 @@ export function createFairnessMeasurement({ duration, rounds }: BenchOptions, { 
     return { p99: latencies[Math.floor(latencies.length * 0.99)]!, rps: (latencies.length - failed) / seconds, failed };
   }
 
-  /** CPU per answer while `name`'s requests are loaded from 10 connections. */
-  async function cpuPerAnswer(server: Server, name: keyof typeof keys, seconds: number): Promise<number> {
-    const before = cpuSeconds(server.pid);
+  /** CPU per answer while `name`'s requests are loaded from 10 connections: the server's, and a database's if given. */
+  async function cpuPerAnswer(server: Server, name: keyof typeof keys, seconds: number, database?: BenchDatabase): Promise<{ server: number; database: number }> {
+    const before = { server: cpuSeconds(server.pid), database: database?.cpuSeconds() ?? 0 };
     const result = await autocannon({ url: `http://127.0.0.1:${server.port}${PAGE}`, connections: 10, duration: seconds, headers: auth(name) });
-    return (cpuSeconds(server.pid) - before) / (result['2xx'] + result.non2xx);
+    const answers = result['2xx'] + result.non2xx;
+    return { server: (cpuSeconds(server.pid) - before.server) / answers, database: ((database?.cpuSeconds() ?? 0) - before.database) / answers };
   }
 
-  /** CPU per answer of a served list 20 and of a refusal, on a server that sends refusals at once (no REFUSAL_DELAY_MS). */
-  async function refusalCost(): Promise<{ servedCpu: number; refusedCpu: number }> {
+  /** One refusal as the service sends it: its status, the headers it chose (not Node's own) and its body. */
+  async function refusalOf(server: Server): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+    const response = await fetch(`http://127.0.0.1:${server.port}${PAGE}`, { headers: auth('LIMITED_KEY') });
+    const nodes = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+    const headers = Object.fromEntries([...response.headers].filter(([name]) => !nodes.has(name)));
+    return { status: response.status, headers, body: await response.text() };
+  }
+
+  /**
+   * CPU per answer of a served list 20 and of a refusal, on a server that sends refusals at once (no
+   * REFUSAL_DELAY_MS); then of that refusal's bytes from Node's HTTP server alone.
+   */
+  async function refusalCost(): Promise<{ servedCpu: number; refusedCpu: number; floorCpu: number }> {
     const server = await start('serviceLogged', 1000, { env: { FAIRNESS: '1', REFUSAL_DELAY_MS: '0', ...keys } });
+    let refusal: Awaited<ReturnType<typeof refusalOf>>;
+    let servedCpu: number;
+    let refusedCpu: number;
     try {
       await cpuPerAnswer(server, 'CALM_KEY', 1);
-      const servedCpu = await cpuPerAnswer(server, 'CALM_KEY', duration);
-      const refusedCpu = await cpuPerAnswer(server, 'LIMITED_KEY', duration);
-      return { servedCpu, refusedCpu };
+      servedCpu = (await cpuPerAnswer(server, 'CALM_KEY', duration)).server;
+      refusedCpu = (await cpuPerAnswer(server, 'LIMITED_KEY', duration)).server;
+      refusal = await refusalOf(server);
+    } finally {
+      await stop(server);
+    }
+    if (refusal.status !== 429) throw new Error(`the limited client was answered ${refusal.status}, not 429`);
+    const bare = await start('bare', 0, { env: { REFUSAL: JSON.stringify(refusal) } });
+    try {
+      await cpuPerAnswer(bare, 'LIMITED_KEY', 1);
+      return { servedCpu, refusedCpu, floorCpu: (await cpuPerAnswer(bare, 'LIMITED_KEY', duration)).server };
+    } finally {
+      await stop(bare);
+    }
+  }
+
+  /** A served list 20 on PostgreSQL (1,000 pets), as deployed: the service's CPU and the database's per answer. */
+  async function servedOnPostgres(database: BenchDatabase): Promise<{ serviceCpu: number; databaseCpu: number }> {
+    const url = await database.prepare('bench_fairness', 1000);
+    const server = await start('serviceLogged', 0, { env: { FAIRNESS: '1', DATABASE_URL: url, ...keys } });
+    try {
+      await cpuPerAnswer(server, 'CALM_KEY', 1);
+      const { server: serviceCpu, database: databaseCpu } = await cpuPerAnswer(server, 'CALM_KEY', duration, database);
+      return { serviceCpu, databaseCpu };
     } finally {
       await stop(server);
     }
   }
 
-  async function oneRound(): Promise<FairnessRound> {
+  async function oneRound(database?: BenchDatabase): Promise<FairnessRound> {
     const server = await start('serviceLogged', 1000, { env: { FAIRNESS: '1', ...keys } });
+    let flooded: Pick<FairnessRound, 'calmAlone' | 'calmFlooded' | 'flood'>;
     try {
       await calm(server, 1);
       const calmAlone = await calm(server, duration);
@@ -89,21 +140,34 @@ export function createFairnessMeasurement({ duration, rounds }: BenchOptions, { 
       const flooding = flood(`http://127.0.0.1:${server.port}${PAGE}`, auth('FLOOD_KEY').authorization, Math.ceil(duration) + 2, FLOOD_CONNECTIONS);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const calmFlooded = await calm(server, duration);
-      const floodCounts = await flooding;
-      return { calmAlone, calmFlooded, flood: floodCounts, ...(await refusalCost()) };
+      flooded = { calmAlone, calmFlooded, flood: await flooding };
     } finally {
       await stop(server);
     }
+    return { ...flooded, ...(await refusalCost()), ...(database === undefined ? {} : { postgres: await servedOnPostgres(database) }) };
   }
 
   async function measureFairness(): Promise<FairnessResult> {
+    const postgresMissing = stores.includes('postgres') ? whyNoPostgresBinaries() : 'not asked for (--stores)';
+    const database = postgresMissing === undefined ? await startBenchDatabase() : undefined;
+    const removeCluster = () => database?.destroy();
+    atExit.add(removeCluster);
     const done: FairnessRound[] = [];
-    for (let index = 0; index < Math.min(rounds, 3); index++) done.push(await oneRound());
+    try {
+      for (let index = 0; index < Math.min(rounds, 3); index++) done.push(await oneRound(database));
+    } finally {
+      await database?.close();
+      atExit.delete(removeCluster);
+    }
+    const postgresCost = (field: 'service' | 'withDatabase') =>
+      median(done.map(({ refusedCpu, postgres }) => refusedCpu / (field === 'service' ? postgres!.serviceCpu : postgres!.serviceCpu + postgres!.databaseCpu)));
     return {
       rounds: done,
       p99Ratio: median(done.map((one) => one.calmFlooded.p99 / one.calmAlone.p99)),
       rpsRatio: median(done.map((one) => one.calmFlooded.rps / one.calmAlone.rps)),
       refusalCost: median(done.map((one) => one.refusedCpu / one.servedCpu)),
+      overFloor: median(done.map((one) => one.refusedCpu / one.floorCpu)),
+      ...(database === undefined ? { postgresMissing: postgresMissing! } : { postgresCost: { service: postgresCost('service'), withDatabase: postgresCost('withDatabase') } }),
       calmFailed: done.reduce((sum, one) => sum + one.calmFlooded.failed, 0),
     };
   }
@@ -122,16 +186,24 @@ export function createFairnessMeasurement({ duration, rounds }: BenchOptions, { 
         round(one.flood.refused),
         round(one.servedCpu * 1e6, 1),
         round(one.refusedCpu * 1e6, 1),
+        round(one.floorCpu * 1e6, 1),
+        one.postgres === undefined ? '–' : round(one.postgres.serviceCpu * 1e6, 1),
+        one.postgres === undefined ? '–' : round(one.postgres.databaseCpu * 1e6, 1),
       ].join(' | '),
     );
+    const { postgresCost } = result;
     return [
-      `Fair share: a calm client (one request at a time, \`GET ${PAGE}\`, 1,000 pets, request logs on) alone for ${duration} s, then for ${duration} s inside a flood of the same reads from another key (${FLOOD_CONNECTIONS} connections, autocannon in a process of its own); then, on a server that sends refusals at once (the service waits REFUSAL_DELAY_MS first), CPU per answer from 10 connections of a served \`list 20\` and of a client whose quota refuses every request. ${result.rounds.length} rounds, fresh processes; the ratios are medians.`,
+      `Fair share: a calm client (one request at a time, \`GET ${PAGE}\`, 1,000 pets, request logs on) alone for ${duration} s, then for ${duration} s inside a flood of the same reads from another key (${FLOOD_CONNECTIONS} connections, autocannon in a process of its own); then, on a server that sends refusals at once (the service waits REFUSAL_DELAY_MS first), CPU per answer from 10 connections of a served \`list 20\` and of a client whose quota refuses every request; the same refusal's bytes from Node's HTTP server alone (the floor: \`http.createServer\`, \`writeHead\`, \`end\`); and a \`list 20\` served from PostgreSQL (1,000 pets, the service's CPU and the database's). ${result.rounds.length} rounds, fresh processes; the ratios are medians.`,
       '',
-      '| round | calm p99 alone ms | calm p99 flooded ms | calm req/s alone | calm req/s flooded | calm failed | flood 2xx | flood 429 | CPU µs served list 20 | CPU µs refused |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| round | calm p99 alone ms | calm p99 flooded ms | calm req/s alone | calm req/s flooded | calm failed | flood 2xx | flood 429 | CPU µs served list 20 | CPU µs refused | CPU µs floor (Node alone) | CPU µs list 20 on PostgreSQL, service | and database |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map((row) => `| ${row} |`),
       '',
       `Calm p99 flooded ÷ alone: **${result.p99Ratio.toFixed(2)}** (goal: at most 3); calm answers a second flooded ÷ alone: **${result.rpsRatio.toFixed(2)}**; calm requests failed: **${result.calmFailed}**; a refusal's CPU ÷ a served list 20: **${result.refusalCost.toFixed(2)}**.`,
+      '',
+      `A refusal's CPU ÷ the floor: **${result.overFloor.toFixed(2)}**; ÷ a list 20 served from PostgreSQL: ${
+        postgresCost === undefined ? `not measured (PostgreSQL: ${result.postgresMissing})` : `**${postgresCost.service.toFixed(2)}** (the service's CPU), **${postgresCost.withDatabase.toFixed(2)}** (the service's and the database's)`
+      }.`,
     ].join('\n');
   }
 

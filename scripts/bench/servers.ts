@@ -24,6 +24,8 @@ const SERVERS = {
   serviceMetrics: SERVICE,
   // serviceLogged also exporting a span per request over OTLP/HTTP (protobuf) to a receiver in this process.
   serviceTraced: SERVICE,
+  // Node's HTTP server alone, answering a refusal's bytes: the floor under a refusal's cost.
+  bare: 'dist-test/scripts/bench/bare-server.js',
 } as const;
 export type ServerName = keyof typeof SERVERS;
 /** The two servers every table row compares. */

@@ -12,7 +12,10 @@
 // share the service already). Refused requests are not counted, so a flood is admitted again as
 // soon as it falls back within its share. A client refused is told to come back in a second
 // (Retry-After: 1), and is refused until then: a flood that does not wait stays refused, rather than
-// being admitted again as soon as its refusals have left the loop less busy.
+// being admitted again as soon as its refusals have left the loop less busy. Meanwhile it is no one's
+// competitor: its count, falling while it is refused, would otherwise soon make the calm client's
+// the larger, and its refusals keep the loop busy, so the calm client was refused in its place (10
+// of 6,600 calm requests in one benchmark round).
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 export const BUSY_UTILIZATION = 0.75;
@@ -42,30 +45,38 @@ interface Options {
   clock?: () => number;
 }
 
+interface ClientState {
+  count: number;
+  /** Until when the client is refused; a past time once it was, -Infinity if it never was. */
+  refusedUntil: number;
+}
+
 export function createFairShare({ utilization = loopUtilization(), tickMs = TICK_MS, clock = performance.now.bind(performance) }: Options = {}): FairShare {
-  const counts = new Map<string, { count: number; refusedUntil: number }>();
-  let active = 0;
+  const counts = new Map<string, ClientState>();
   let busy = false;
-  // The clients with the two largest counts at the last tick: a client is compared with the largest
-  // of the others, as its count is now.
-  let first: { count: number; refusedUntil: number } | undefined;
-  let second: { count: number } = { count: 0 };
+  // The two largest counts at the last tick among the clients a count can be compared with: not one
+  // refused within the last REFUSED_FOR_MS, or held, whose count is low because it was refused. A
+  // client is compared with the largest of these others, as its count is now.
+  let first: ClientState | undefined;
+  let second: ClientState | undefined;
+  let share = 1;
   const tick = () => {
     busy = utilization() >= BUSY_UTILIZATION;
-    active = 0;
     first = undefined;
-    second = { count: 0 };
+    second = undefined;
+    const now = clock();
     for (const [client, state] of counts) {
       state.count *= DECAY;
-      if (state.count < FORGOTTEN) {
+      const refusedLately = state.refusedUntil + REFUSED_FOR_MS > now;
+      if (state.count < FORGOTTEN && !refusedLately) {
         counts.delete(client);
         continue;
       }
-      active += 1;
+      if (refusedLately) continue;
       if (first === undefined || state.count > first.count) {
-        second = first ?? { count: 0 };
+        second = first;
         first = state;
-      } else if (state.count > second.count) {
+      } else if (second === undefined || state.count > second.count) {
         second = state;
       }
     }
@@ -76,22 +87,22 @@ export function createFairShare({ utilization = loopUtilization(), tickMs = TICK
     admit(client) {
       let state = counts.get(client);
       if (state === undefined) {
-        state = { count: 0, refusedUntil: 0 };
+        state = { count: 0, refusedUntil: -Infinity };
         counts.set(client, state);
       }
-      if (state.refusedUntil !== 0) {
-        if (clock() < state.refusedUntil) return false;
-        state.refusedUntil = 0;
-      }
-      if (busy && active > 1 && state.count > OVER_SHARE * (state === first ? second : first!).count) {
-        state.refusedUntil = clock() + REFUSED_FOR_MS;
+      const now = clock();
+      if (now < state.refusedUntil) return false;
+      const other = state === first ? second : first;
+      if (busy && other !== undefined && state.count > OVER_SHARE * other.count) {
+        state.refusedUntil = now + REFUSED_FOR_MS;
+        share = Math.max(1, Math.floor(OVER_SHARE * other.count));
         return false;
       }
       state.count += 1;
       return true;
     },
-    // In requests a second: a count stands for about a second of requests.
-    share: () => Math.max(1, Math.floor(OVER_SHARE * second.count)),
+    // In requests a second (a count stands for about a second of requests): as of the last refusal.
+    share: () => share,
     close: () => clearInterval(timer),
   };
 }

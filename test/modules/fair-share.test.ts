@@ -26,6 +26,37 @@ t.test('while busy, the client holding more than twice the next one is refused; 
   t.ok(fair.admit('flood'), 'then admitted again');
 });
 
+t.test("a client refused is no one's competitor: while it waits, the calm client is not refused in its place", async (t) => {
+  let now = 0;
+  const fair = createFairShare({ utilization: () => 1, tickMs: 10, clock: () => now });
+  t.teardown(() => fair.close());
+  for (let index = 0; index < 100; index++) fair.admit('flood');
+  for (let index = 0; index < 20; index++) fair.admit('calm');
+  await tick();
+  t.notOk(fair.admit('flood'), 'busy: the flood is refused');
+  // Its count decays while it waits (0.9 a tick: 100 becomes about 5 in 30 ticks); the calm client's
+  // goes on, and is soon many times the flood's.
+  let refused = 0;
+  for (let round = 0; round < 30; round++) {
+    for (let index = 0; index < 20; index++) if (!fair.admit('calm')) refused += 1;
+    await tick(12);
+  }
+  t.equal(refused, 0, 'the calm client, 600 requests while the flood waits and the loop stays busy: none refused');
+  t.notOk(fair.admit('flood'), 'the flood, still within its Retry-After, is still refused (not forgotten)');
+  now += REFUSED_FOR_MS;
+  t.ok(fair.admit('flood'), 'then admitted again, below its share');
+  // Just let in, its count is still low: for a while it is not what the calm client is measured
+  // against either, and it is refused again as soon as it holds more than its share.
+  let floodRefused = false;
+  for (let round = 0; round < 10; round++) {
+    for (let index = 0; index < 20; index++) if (!fair.admit('calm')) refused += 1;
+    for (let index = 0; index < 100 && !floodRefused; index++) floodRefused = !fair.admit('flood');
+    await tick(12);
+  }
+  t.equal(refused, 0, 'the calm client, 200 requests more while the flood comes back: none refused');
+  t.ok(floodRefused, 'the flood, back over its share, refused again');
+});
+
 t.test('a client alone is never refused, however busy; nor are clients that call alike', async (t) => {
   const fair = createFairShare({ utilization: () => 1, tickMs: 10 });
   t.teardown(() => fair.close());

@@ -81,6 +81,13 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
   t.match(stdout, /Resident memory per stored pet/, 'the memory line');
   t.match(stdout, /^\| round \| calm p99 alone ms \| calm p99 flooded ms \|/m, 'the fair-share table');
   t.match(stdout, /^Calm p99 flooded ÷ alone: \*\*[\d.]+\*\* \(goal: at most 3\); calm answers a second flooded ÷ alone: \*\*[\d.]+\*\*; calm requests failed: \*\*\d+\*\*; a refusal's CPU ÷ a served list 20: \*\*[\d.]+\*\*\.$/m, 'its ratios');
+  t.match(
+    stdout,
+    postgresMissing === undefined
+      ? /^A refusal's CPU ÷ the floor: \*\*[\d.]+\*\*; ÷ a list 20 served from PostgreSQL: \*\*[\d.]+\*\* \(the service's CPU\), \*\*[\d.]+\*\* \(the service's and the database's\)\.$/m
+      : /^A refusal's CPU ÷ the floor: \*\*[\d.]+\*\*; ÷ a list 20 served from PostgreSQL: not measured/m,
+    'a refusal against the floor and against a list 20 on PostgreSQL',
+  );
   t.match(stdout, /Start-up, spawn to first 200 .*: service \d[\d,]* ms, baseline \d[\d,]* ms/, 'the start-up line');
   if (countInstructions) t.match(stdout, /Instructions per request, counted by valgrind's callgrind/, 'the instructions table');
   if (postgresMissing === undefined) {
