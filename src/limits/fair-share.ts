@@ -90,11 +90,11 @@ export function createFairShare({ utilization = loopUtilization(), tickMs = TICK
         state = { count: 0, refusedUntil: -Infinity };
         counts.set(client, state);
       }
-      const now = clock();
-      if (now < state.refusedUntil) return false;
+      // The clock is read only for a client refused before: an admitted request costs no more than a count.
+      if (state.refusedUntil !== -Infinity && clock() < state.refusedUntil) return false;
       const other = state === first ? second : first;
       if (busy && other !== undefined && state.count > OVER_SHARE * other.count) {
-        state.refusedUntil = now + REFUSED_FOR_MS;
+        state.refusedUntil = clock() + REFUSED_FOR_MS;
         share = Math.max(1, Math.floor(OVER_SHARE * other.count));
         return false;
       }
