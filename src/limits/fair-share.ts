@@ -54,8 +54,8 @@ interface ClientState {
 export function createFairShare({ utilization = loopUtilization(), tickMs = TICK_MS, clock = performance.now.bind(performance) }: Options = {}): FairShare {
   const counts = new Map<string, ClientState>();
   let busy = false;
-  // The two largest counts at the last tick among the clients a count can be compared with: not one
-  // refused within the last REFUSED_FOR_MS, or held, whose count is low because it was refused. A
+  // The two largest counts at the last tick among the clients a count can be compared with: none
+  // held, or refused within the last REFUSED_FOR_MS, whose count is low because it was refused. A
   // client is compared with the largest of these others, as its count is now.
   let first: ClientState | undefined;
   let second: ClientState | undefined;
