@@ -33,11 +33,11 @@ export function lintLifecycle(file: string): Finding[] {
   );
 }
 
-/** What the lint prints for `files`, as Spectral prints its findings, and how many problems there were. */
+/** What the lint prints for `files`, each problem as Spectral prints its findings, then their count; and that count. */
 export function lifecycleReport(files: string[]): { lines: string[]; found: number } {
-  const lines = files.flatMap((file) => lintLifecycle(file).map(({ line, column, operationId, message }) => `${file}:${line}:${column} error petstore-lifecycle ${operationId}: ${message}`));
-  if (lines.length > 0) lines.push(`${lines.length} lifecycle problem${lines.length === 1 ? '' : 's'}`);
-  return { lines, found: lines.length === 0 ? 0 : lines.length - 1 };
+  const problems = files.flatMap((file) => lintLifecycle(file).map(({ line, column, operationId, message }) => `${file}:${line}:${column} error petstore-lifecycle ${operationId}: ${message}`));
+  const found = problems.length;
+  return { lines: found === 0 ? [] : [...problems, `${found} lifecycle problem${found === 1 ? '' : 's'}`], found };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
