@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from '../../src/project-root.js';
 
 // The compiled watcher beside this compiled helper (dist-test/).
 const DEV = fileURLToPath(new URL('../../scripts/dev.js', import.meta.url));
-// Each step waits for a rebuild: generate (~2 s) and tsc (~6 s) on 2 cores, more under coverage.
+// Each step waits for a rebuild: generate (~2 s) and tsc (~1 s) on 2 cores, more under coverage.
 const STEP_MS = 120_000;
 
 /** A copy of what npm run dev reads (and of `more` entries), with the project's node_modules linked in; removed on teardown. */

@@ -105,24 +105,30 @@ t.test('npm run pack:client packs a client that installs alone, type-checks unde
   );
   t.match(readFileSync(join(consumer, 'node_modules', 'petstore-client', 'README.md'), 'utf8'), /^# petstore-client\n\nThe project ships a typed client/, 'the package has its README');
 
-  writeFileSync(join(consumer, 'consumer.ts'), CONSUMER_TS);
   writeFileSync(
     join(consumer, 'tsconfig.json'),
     JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom', 'dom.iterable'], types: [], exactOptionalPropertyTypes: true, noUnusedLocals: false }, files: ['consumer.ts'] }),
   );
-  const tsc = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const checked = await run(process.execPath, [tsc, '-p', consumer]).then(
-    () => '',
-    (error: { stdout: string }) => error.stdout,
-  );
-  t.equal(checked, '', 'the consumer type-checks under strict, each @ts-expect-error met');
-  // The same consumer with one line broken: the check is real.
-  writeFileSync(join(consumer, 'consumer.ts'), CONSUMER_TS.replace('const eachId: bigint = each.id;', 'const eachId: number = each.id;'));
-  const broken = await run(process.execPath, [tsc, '-p', consumer]).then(
-    () => '',
-    (error: { stdout: string }) => error.stdout,
-  );
-  t.match(broken, /consumer\.ts\(\d+,\d+\): error TS2322: Type 'bigint' is not assignable to type 'number'/);
+  // A consumer may compile with TypeScript 5 (the typescript package here) or 7 (typescript-7, which
+  // builds this project): both accept the declarations.
+  for (const [compiler, tsc] of [
+    ['TypeScript 5', join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')],
+    ['TypeScript 7', join(PROJECT_ROOT, 'node_modules', 'typescript-7', 'lib', 'tsc.js')],
+  ] as const) {
+    writeFileSync(join(consumer, 'consumer.ts'), CONSUMER_TS);
+    const checked = await run(process.execPath, [tsc, '-p', consumer]).then(
+      () => '',
+      (error: { stdout: string }) => error.stdout,
+    );
+    t.equal(checked, '', `${compiler}: the consumer type-checks under strict, each @ts-expect-error met`);
+    // The same consumer with one line broken: the check is real.
+    writeFileSync(join(consumer, 'consumer.ts'), CONSUMER_TS.replace('const eachId: bigint = each.id;', 'const eachId: number = each.id;'));
+    const broken = await run(process.execPath, [tsc, '-p', consumer]).then(
+      () => '',
+      (error: { stdout: string }) => error.stdout,
+    );
+    t.match(broken, /consumer\.ts\(\d+,\d+\): error TS2322: Type 'bigint' is not assignable to type 'number'/, `${compiler}: a broken consumer fails`);
+  }
 
   // A day before getPet's sunset, whatever the day the test runs.
   const { app } = await buildTestApp(t, { clock: () => Date.parse(`${getPet['x-sunset'] as string}T00:00:00Z`) - 86_400_000 });
