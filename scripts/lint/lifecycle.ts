@@ -3,7 +3,7 @@
 // (src/openapi/lifecycle.ts), so that the lint refuses exactly what would stop the service at
 // start-up, and our notice policy besides. Prints each problem at its line, as Spectral does.
 //   tsx scripts/lint/lifecycle.ts [openapi.yaml …]
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { LineCounter, parseDocument, type Node } from 'yaml';
 import { readLifecycle } from '../../src/openapi/lifecycle.js';
@@ -40,8 +40,26 @@ export function lifecycleReport(files: string[]): { lines: string[]; found: numb
   return { lines: found === 0 ? [] : [...problems, `${found} lifecycle problem${found === 1 ? '' : 's'}`], found };
 }
 
+/** Why the first of `files` that cannot be read cannot be, for a lint to say instead of a stack trace. */
+export function unreadable(files: string[]): string | undefined {
+  for (const file of files) {
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (error) {
+      return `cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`;
+    }
+  }
+  return undefined;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
-  const { lines, found } = lifecycleReport(process.argv.length > 2 ? process.argv.slice(2) : [DEFAULT_SPEC_PATH]);
+  const files = process.argv.length > 2 ? process.argv.slice(2) : [DEFAULT_SPEC_PATH];
+  const problem = unreadable(files);
+  if (problem !== undefined) {
+    console.error(problem);
+    process.exit(2);
+  }
+  const { lines, found } = lifecycleReport(files);
   for (const line of lines) console.log(line);
   process.exitCode = found === 0 ? 0 : 1;
 }

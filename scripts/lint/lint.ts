@@ -1,14 +1,14 @@
 // npm run lint [file]: openapi.yaml (or another file) checked three ways at once: its lifecycle
 // markers (./lifecycle.ts, the service's own reader), Spectral's rules (.spectral.yaml) and
 // Redocly's. Each one's output is printed whole, in that order; the exit status is 1 when any of
-// them found a problem. npm test runs the compiled copy (node dist-test/scripts/lint/lint.js), which
+// them found a problem, 2 when the file cannot be read. npm test runs the compiled copy (node dist-test/scripts/lint/lint.js), which
 // starts in a fifth of tsx's time.
 import { execFile } from 'node:child_process';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_SPEC_PATH } from '../../src/openapi/openapi-spec.js';
 import { PROJECT_ROOT } from '../../src/project-root.js';
-import { lifecycleReport } from './lifecycle.js';
+import { lifecycleReport, unreadable } from './lifecycle.js';
 
 const run = promisify(execFile);
 const bin = (name: string) => join(PROJECT_ROOT, 'node_modules', '.bin', name);
@@ -24,6 +24,11 @@ async function tool(command: string, args: string[]): Promise<{ output: string; 
 }
 
 const file = process.argv[2] === undefined ? DEFAULT_SPEC_PATH : resolve(process.argv[2]);
+const problem = unreadable([file]);
+if (problem !== undefined) {
+  console.error(`npm run lint: ${problem}`);
+  process.exit(2);
+}
 // Named from the project's root, as the linters are run there: `openapi.yaml` in their findings.
 const named = relative(PROJECT_ROOT, file);
 const spectral = tool('spectral', ['lint', '--fail-severity=hint', '--ruleset', '.spectral.yaml', named]);

@@ -133,6 +133,11 @@ t.test('the lifecycle lint as npm run lint runs it: each problem at its line, an
   t.equal(lines[2], '2 lifecycle problems');
   const [, line] = /:(\d+):/.exec(lines[0]!)!;
   t.match((await readFile(bad, 'utf8')).split('\n')[Number(line) - 1], /x-sunset: 2027-05-20/, 'the line is the one holding the marker');
+  const missing = await run(process.execPath, [lint, good, join(dir, 'missing.yaml')]).then(
+    () => ({ code: 0, stdout: '', stderr: '' }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+  t.same([missing.code, missing.stdout, missing.stderr], [2, '', `cannot read ${join(dir, 'missing.yaml')}: ENOENT\n`], 'a file it cannot read: said in a line, exit 2, nothing linted');
 });
 
 
@@ -156,4 +161,9 @@ t.test('npm run lint: the three linters on one file, each one heard, exit 1 when
   t.match(failed.stdout, /error petstore-lifecycle getPet: x-sunset must come at least 180 days after x-deprecated-at\n1 lifecycle problem\n/, 'the lifecycle lint first');
   t.match(failed.stdout, /readPet/, "then Spectral's finding on the link");
   t.match(failed.stdout, /bad\.yaml/, 'naming the file');
+  const missing = await run(process.execPath, [lint, join(dir, 'missing.yaml')]).then(
+    () => ({ code: 0, stdout: '', stderr: '' }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+  t.same([missing.code, missing.stdout, missing.stderr], [2, '', `npm run lint: cannot read ${join(dir, 'missing.yaml')}: ENOENT\n`], 'a file it cannot read: said in a line, exit 2, no linter run');
 });
