@@ -104,6 +104,17 @@ t.test("with a second key lacking a role, the 403 of every operation needing one
   t.equal(caught.status, 1, 'exit 1');
   t.match(caught.output, /^ {2}FAIL createPet \(needs pets:write\): POST \/v1\/pets → 403 .*\n.*WWW-Authenticate/m);
   t.match(caught.output, new RegExp(`summary: ${needing.length} of \\d+ checks violated`), 'each operation needing a role');
+
+  // One whose challenge is well formed but names another role than the operation needs.
+  const misnamed = await faultyProxy(t, port, { answer: (_exchange, reply) => (reply.status === 403 ? { ...reply, headers: { ...reply.headers, 'www-authenticate': String(reply.headers['www-authenticate']).replace(/scope="[^"]*"/, 'scope="pets:other"') } } : reply) });
+  const named = await contract(['--url', `http://127.0.0.1:${misnamed}/v1`, ...OPTIONS], { ...ENV, CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY });
+  t.equal(named.status, 1, 'exit 1');
+  t.match(named.output, /^ {2}FAIL createPet \(needs pets:write\): POST \/v1\/pets .*: 403 without a challenge naming scope="pets:write" \(got "Bearer [^\n]*scope=\\"pets:other\\""\)$/m);
+
+  // --read-only sends nothing that could write: the 403 of createPet is left unchecked, the others checked.
+  const readOnly = await contract(['--url', url, ...OPTIONS, '--read-only'], { ...ENV, CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY });
+  t.notMatch(readOnly.output, /createPet \(needs/, 'createPet is not sent');
+  t.match(readOnly.output, /^ {2}ok {3}listPets \(needs pets:read\): the documented 403$/m);
 });
 
 // Each broken server is the real service behind the proxy that breaks it.

@@ -1,0 +1,122 @@
+// The contract engine's small parts at their edges, where the runs over openapi.yaml do not go: the
+// links it refuses to follow (each named where it stands), next links that are absent or malformed,
+// the clock of a spec that announces no sunset, the code points fast-check shrinks from values it
+// did not draw, and the live target's answers that are not JSON, its 429s and its unreachable URLs.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
+import t from 'tap';
+import { clockBeforeSunsets } from '../../src/contract/clock.js';
+import { codePoint } from '../../src/contract/code-points.js';
+import { httpTarget, NoAnswer, retryAfterMs } from '../../src/contract/http-target.js';
+import { keptNextPage, nextTarget } from '../../src/contract/next-link.js';
+import { linkedValues, linksOf } from '../../src/contract/spec-links.js';
+import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
+import { specWith } from '../helpers/spec.js';
+
+type Link = Record<string, unknown>;
+/** openapi.yaml with createPet's 201 link to getPet replaced by `link`. */
+const withLink = (link: Link): OpenApiDocument =>
+  specWith((spec) => {
+    const created = spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, Link> };
+    created.links = { GetPetById: link };
+  });
+
+t.test('a link the engine cannot follow stops it, naming the link and why', async (t) => {
+  const where = 'spec.yaml: createPet 201 link GetPetById';
+  const cases: [string, Link, string][] = [
+    ['by operationRef', { operationRef: '#/paths/~1pets~1{petId}/get', parameters: { petId: '$response.body#/id' } }, 'only links by operationId are followed'],
+    ['to no operation', { operationId: 'readPet', parameters: { petId: '$response.body#/id' } }, 'no operation readPet'],
+    ['with a requestBody', { operationId: 'getPet', parameters: { petId: '$response.body#/id' }, requestBody: '$response.body' }, "a link's requestBody is not followed"],
+    ['to a parameter the path lacks', { operationId: 'getPet', parameters: { 'path.id': '$response.body#/id' } }, 'getPet has no path parameter path.id'],
+    ['from a header', { operationId: 'getPet', parameters: { petId: '$response.header.Location' } }, 'petId: only $response.body#/… expressions are followed, not "$response.header.Location"'],
+    ['from a constant', { operationId: 'getPet', parameters: { petId: 7 } }, 'petId: only $response.body#/… expressions are followed, not 7'],
+    ['filling nothing', { operationId: 'getPet' }, 'the link fills no parameter'],
+  ];
+  for (const [what, link, reason] of cases) t.throws(() => linksOf(withLink(link), 'spec.yaml'), { message: `${where}: ${reason}` }, what);
+
+  // A link by reference, and `path.`-qualified: followed like any other.
+  const referenced = specWith((spec) => {
+    (spec.components as Record<string, unknown>)['links'] = { ThePet: { operationId: 'getPet', parameters: { 'path.petId': '$response.body#/id' } } };
+    (spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, Link> }).links = { GetPetById: { $ref: '#/components/links/ThePet' } };
+  });
+  const link = linksOf(referenced, 'spec.yaml').find(({ from }) => from === 'createPet')!;
+  t.same(link, { from: 'createPet', status: '201', name: 'GetPetById', to: 'getPet', parameters: [{ name: 'petId', pointer: ['id'] }] });
+  t.same(linkedValues(link, { id: 7 }), { petId: 7 });
+  t.equal(linkedValues(link, { name: 'Rex' }), undefined, 'a body without the member: nothing to follow');
+  t.equal(linkedValues(link, null), undefined, 'no body: nothing to follow');
+  const escaped = linksOf(withLink({ operationId: 'getPet', parameters: { petId: '$response.body#/a~1b/c~0d' } }), 'spec.yaml').find(({ from }) => from === 'createPet')!;
+  t.same(linkedValues(escaped, { 'a/b': { 'c~d': '9' } }), { petId: '9' }, 'a pointer with escaped segments (RFC 6901)');
+});
+
+t.test('a next link is read only as rel="next", and kept only with the same path, limit and status', async (t) => {
+  t.equal(nextTarget(undefined), undefined);
+  t.equal(nextTarget(null), undefined);
+  t.equal(nextTarget('</v1/pets?limit=5&after=x>; rel="next"'), '/v1/pets?limit=5&after=x');
+  t.equal(nextTarget('</v1/pets?limit=5&after=x>; rel="prev"'), undefined, 'another relation');
+  t.equal(nextTarget('/v1/pets?limit=5&after=x'), undefined, 'not a link');
+  const from = 'http://127.0.0.1/v1/pets?limit=5&status=sold';
+  t.equal(keptNextPage(undefined, from, { limit: 5, status: 'sold' }), undefined, 'no link');
+  t.equal(keptNextPage('<?limit=5&status=sold&after=x>; rel="next"', from, { limit: 5, status: 'sold' })?.href, 'http://127.0.0.1/v1/pets?limit=5&status=sold&after=x', 'resolved as a client resolves it');
+  t.equal(keptNextPage('</v1/pets?limit=6&status=sold&after=x>; rel="next"', from, { limit: 5, status: 'sold' }), undefined, 'another limit');
+  t.equal(keptNextPage('</v1/pets?limit=5&after=x>; rel="next"', from, { limit: 5, status: 'sold' }), undefined, 'the status dropped');
+  t.equal(keptNextPage('</v1/other?limit=5&status=sold&after=x>; rel="next"', from, { limit: 5, status: 'sold' }), undefined, 'another path');
+  t.ok(keptNextPage('</v1/pets?limit=5&after=x>; rel="next"', 'http://127.0.0.1/v1/pets?limit=5', { limit: 5, status: undefined }), 'no status, none added');
+});
+
+t.test('the clock stops a day before the first sunset a spec announces, and is the real one when it announces none', async (t) => {
+  const none = specWith((spec) => {
+    for (const operation of Object.values(spec.paths['/pets/{petId}']!)) {
+      for (const marker of ['deprecated', 'x-deprecated-at', 'x-sunset', 'x-replaced-by', 'x-brownouts']) delete (operation as unknown as Record<string, unknown>)[marker];
+    }
+  });
+  t.equal(clockBeforeSunsets(none), Date.now);
+  const sunsets = specWith((spec) => {
+    const getPet = spec.paths['/pets/{petId}']!.get as unknown as Record<string, unknown>;
+    getPet['x-deprecated-at'] = '2000-01-01';
+    getPet['x-sunset'] = '2001-01-02';
+    delete getPet['x-brownouts'];
+  });
+  t.equal(clockBeforeSunsets(sunsets)(), Date.parse('2001-01-01T00:00:00Z'), 'a sunset past: stopped the day before it');
+});
+
+t.test('a code point fast-check did not draw shrinks when it is one code point, and only then', async (t) => {
+  for (const value of ['a', '\u{d7ff}', '\u{e000}', '😀', '\u{10ffff}']) t.ok(codePoint.canShrinkWithoutContext(value), JSON.stringify(value));
+  for (const value of ['', 'ab', '\u{d800}', '\u{dfff}', 7, undefined]) t.notOk(codePoint.canShrinkWithoutContext(value), JSON.stringify(value));
+  // The index it maps back to is the one that draws the value again.
+  fc.assert(fc.property(codePoint, (value) => codePoint.canShrinkWithoutContext(value)), { seed: 1, numRuns: 200 });
+  t.pass('every drawn value maps back');
+});
+
+t.test('the live target: any path, answers that are not JSON, a 429 retried and then given back, and no answer at all', async (t) => {
+  let tooMany = 0;
+  const server = createServer((request, response) => {
+    if (request.url === '/v1/busy') {
+      tooMany += 1;
+      response.writeHead(429, { 'retry-after': '0' }).end();
+    } else response.writeHead(200, { 'content-type': 'text/plain' }).end(`not JSON: ${request.url}`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => void server.close());
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const target = httpTarget({ urls: [new URL(base)], basePath: '/v1', timeoutMs: 5000 });
+
+  const plain = await target.send({ operationId: 'listPets', method: 'GET', url: '/pets', headers: {} });
+  t.same([plain.statusCode, plain.body, plain.json], [200, 'not JSON: /v1/pets', undefined], 'a URL outside the base path is put under it; a body that is not JSON has no json');
+  const busy = await target.send({ operationId: 'listPets', method: 'GET', url: '/v1/busy', headers: {} });
+  t.equal(busy.statusCode, 429, 'still 429 after its retries: given back as it is');
+  t.equal(tooMany, 11, 'sent once and retried ten times');
+  t.same(target.counts().rateLimitedBy, new Map([['listPets', 10]]));
+
+  const refused = httpTarget({ urls: [new URL('https://127.0.0.1:1/v1')], basePath: '/v1', timeoutMs: 5000 });
+  const unreachable = await refused.send({ operationId: 'listPets', method: 'GET', url: '/v1/pets', headers: {} }).catch((error: unknown) => error);
+  t.type(unreachable, NoAnswer, 'nothing listening, over HTTPS: no answer');
+  t.match((unreachable as Error).message, /^GET https:\/\/127\.0\.0\.1:1\/v1\/pets: connect ECONNREFUSED/);
+
+  t.equal(retryAfterMs('2'), 2000, 'seconds');
+  t.equal(retryAfterMs(undefined), 1000, 'absent: a second');
+  t.equal(retryAfterMs('soon'), 1000, 'unreadable: a second');
+  t.equal(retryAfterMs(new Date(Date.now() - 60_000).toUTCString()), 1000, 'a date past: a second');
+  t.ok(retryAfterMs(new Date(Date.now() + 30_000).toUTCString()) > 25_000, 'an HTTP date: until then');
+  t.equal(retryAfterMs('86400'), 60_000, 'a day: a minute at most');
+});
