@@ -1,15 +1,19 @@
 // The contract engine's small parts at their edges, where the runs over openapi.yaml do not go: the
 // links it refuses to follow (each named where it stands), next links that are absent or malformed,
 // the clock of a spec that announces no sunset, the code points fast-check shrinks from values it
-// did not draw, and the live target's answers that are not JSON, its 429s and its unreachable URLs.
+// did not draw, the live target's answers that are not JSON, its 429s and its unreachable URLs, and
+// the schemas and parameters the generators cannot draw from, refused when they are built.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import t from 'tap';
+import { requestGenerators } from '../../src/contract/api-requests.js';
 import { clockBeforeSunsets } from '../../src/contract/clock.js';
+import { contractOf } from '../../src/contract/document-contract.js';
 import { codePoint } from '../../src/contract/code-points.js';
 import { httpTarget, NoAnswer, retryAfterMs } from '../../src/contract/http-target.js';
 import { keptNextPage, nextTarget } from '../../src/contract/next-link.js';
+import { schemaArbitraries } from '../../src/contract/schema-arbitraries.js';
 import { linkedValues, linksOf } from '../../src/contract/spec-links.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specWith } from '../helpers/spec.js';
@@ -119,4 +123,26 @@ t.test('the live target: any path, answers that are not JSON, a 429 retried and 
   t.equal(retryAfterMs(new Date(Date.now() - 60_000).toUTCString()), 1000, 'a date past: a second');
   t.ok(retryAfterMs(new Date(Date.now() + 30_000).toUTCString()) > 25_000, 'an HTTP date: until then');
   t.equal(retryAfterMs('86400'), 60_000, 'a day: a minute at most');
+});
+
+t.test('a schema or parameter the generators cannot draw from is refused when they are built, naming it', async (t) => {
+  const { validValue } = schemaArbitraries(specWith(() => {}));
+  t.throws(() => validValue({ type: 'integer', format: 'int64', minimum: 5, maximum: 4 }), { message: 'schema-arbitraries: the integer schema {"type":"integer","format":"int64","minimum":5,"maximum":4} allows no value' });
+  t.throws(() => validValue({ type: 'integer', format: 'int32', enum: [1, 2], minimum: 3 }), { message: /the integer schema .* allows no value$/ }, 'an enum with no value in range');
+  t.throws(() => validValue({ type: 'integer' }), { message: 'integer format undefined is not generated' }, 'an integer without its width');
+  t.throws(() => validValue({ type: 'boolean' }), { message: 'schema-arbitraries cannot generate type boolean' });
+
+  const booleanBody = specWith((spec) => {
+    const newPet = (spec.components as { schemas: Record<string, { properties: Record<string, unknown> }> }).schemas['NewPet']!;
+    newPet.properties['name'] = { type: 'boolean' };
+  });
+  const { validRequest } = requestGenerators(contractOf(booleanBody), 'k'.repeat(32));
+  const createPet = contractOf(booleanBody).operation('createPet');
+  t.throws(() => validRequest(createPet), { message: 'createPet: schema-arbitraries cannot generate type boolean' }, 'named by its operation');
+
+  const objectQuery = specWith((spec) => {
+    ((spec.paths['/pets']!.get as unknown as { parameters: unknown[] }).parameters).push({ name: 'filter', in: 'query', schema: { type: 'object', properties: {} } });
+  });
+  const generators = requestGenerators(contractOf(objectQuery), 'k'.repeat(32));
+  t.throws(() => generators.brokenRequest(contractOf(objectQuery).operation('listPets')), { message: 'filter: only integer, enum and string parameters are generated' });
 });
