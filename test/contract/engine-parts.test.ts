@@ -2,7 +2,8 @@
 // links it refuses to follow (each named where it stands), next links that are absent or malformed,
 // the clock of a spec that announces no sunset, the code points fast-check shrinks from values it
 // did not draw, the live target's answers that are not JSON, its 429s and its unreachable URLs, and
-// the schemas and parameters the generators cannot draw from, refused when they are built.
+// the schemas and parameters the generators cannot draw from, refused when they are built, and the
+// steps of the model's sequences as a failure report prints them.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
@@ -10,6 +11,7 @@ import t from 'tap';
 import { requestGenerators } from '../../src/contract/api-requests.js';
 import { clockBeforeSunsets } from '../../src/contract/clock.js';
 import { contractOf } from '../../src/contract/document-contract.js';
+import { apiProperties, createSubject, memoryStoreUnderTest, type Subject } from '../../src/contract/in-process.js';
 import { codePoint } from '../../src/contract/code-points.js';
 import { httpTarget, NoAnswer, retryAfterMs } from '../../src/contract/http-target.js';
 import { keptNextPage, nextTarget } from '../../src/contract/next-link.js';
@@ -145,4 +147,36 @@ t.test('a schema or parameter the generators cannot draw from is refused when th
   });
   const generators = requestGenerators(contractOf(objectQuery), 'k'.repeat(32));
   t.throws(() => generators.brokenRequest(contractOf(objectQuery).operation('listPets')), { message: 'filter: only integer, enum and string parameters are generated' });
+});
+
+t.test("when the model's property fails, its report names each step of the sequences that ran", async (t) => {
+  const subject = await createSubject(memoryStoreUnderTest());
+  t.teardown(() => subject.close());
+  let resets = 0;
+  // The store breaks at the tenth case: the report then shows the nine sequences before it.
+  const breaking: Subject = { ...subject, resetStore: (pets) => (++resets === 10 ? Promise.reject(new Error('the store broke')) : subject.resetStore(pets)) };
+  const result = await fc.check(apiProperties(breaking)[0]!.property, { seed: 3, numRuns: 10, endOnFailure: true, verbose: fc.VerbosityLevel.VeryVerbose });
+  t.ok(result.failed, 'it fails');
+  const report = await fc.asyncDefaultReportMessage(result);
+  const steps: [string, RegExp][] = [
+    ['createPet', /createPet \{"name":/],
+    ['listPets', /listPets \/v1\/pets/],
+    ['a next link followed', /follow next link #\d+/],
+    ['every page walked', /walk every page from \/v1\/pets/],
+    ['getPet', /getPet (\/v1\/pets\/|stored pet #\d+)/],
+    ['a broken request', /broken: [^,]+: (GET|POST) \/v1\/pets/],
+    ['a request without a valid key', /unauthorized: (GET|POST) \/v1\/pets/],
+    ['a keyed create', /createPet by client [01] with Idempotency-Key /],
+    ['a keyed create retried', /retry recorded key #\d+/],
+    ['a broken keyed create', /broken createPet with Idempotency-Key /],
+  ];
+  for (const [what, step] of steps) t.match(report, step, what);
+  t.match(String(result.errorInstance), /the store broke/, 'and why it failed');
+
+  // Answers that are not JSON come back with no json, as from a deployment.
+  const page = await subject.send({ operationId: 'docs', method: 'GET', url: '/docs/yaml', headers: {} });
+  t.same([page.statusCode, page.json], [200, undefined]);
+  // The in-memory store under test, swapped for a fresh one at each reset, says what the store has.
+  const { store } = memoryStoreUnderTest();
+  t.ok('create' in store && !('update' in store), 'in: as the store it stands for');
 });
