@@ -3,7 +3,8 @@
 // the clock of a spec that announces no sunset, the code points fast-check shrinks from values it
 // did not draw, the live target's answers that are not JSON, its 429s and its unreachable URLs, and
 // the schemas and parameters the generators cannot draw from, refused when they are built, and the
-// steps of the model's sequences as a failure report prints them.
+// steps of the model's sequences as a failure report prints them; and what the document contract
+// says of answers no running service here gives.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
@@ -179,4 +180,14 @@ t.test("when the model's property fails, its report names each step of the seque
   // The in-memory store under test, swapped for a fresh one at each reset, says what the store has.
   const { store } = memoryStoreUnderTest();
   t.ok('create' in store && !('update' in store), 'in: as the store it stands for');
+});
+
+t.test('the document contract names an operation it does not have, a body that is not JSON and an Error that is not one', async (t) => {
+  const contract = contractOf(specWith(() => {}), 'spec.yaml');
+  t.throws(() => contract.operation('updatePet'), { message: 'no operation updatePet in spec.yaml' });
+  const headers = { 'content-type': 'application/json; charset=utf-8' };
+  t.same(contract.violations({ statusCode: 200, headers, body: '[{"id":1,' }, 'listPets').map((problem) => problem.replace(/\(.*\)/, '(…)')), ['listPets 200 body is not JSON (…): [{"id":1,']);
+  t.same(contract.violations({ statusCode: 200, headers: {}, body: 'nothing' }, 'listPets').map((problem) => problem.replace(/\(.*\)/, '(…)')), ['listPets 200 content type is undefined', 'listPets 200 body is not JSON (…): nothing'], 'both, the content type first');
+  t.same(contract.errorViolations({ code: 'PET_NOT_FOUND', message: 'No pet 7.', status: 404 }), []);
+  t.match(contract.errorViolations({ code: 'PET_NOT_FOUND', status: 404 }), [/^not an Error of spec\.yaml: .*message/]);
 });
