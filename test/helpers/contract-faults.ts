@@ -139,6 +139,43 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     },
   },
   {
+    name: 'a next link that changes the limit',
+    check: /^FAIL a valid request is accepted/m,
+    report: /the next link <[^>]*>; rel="next" does not keep the path, limit \d+ and status[^\n]*\n\s*a next link after a page of \d+ pets, fewer than the limit/,
+    // On every page, due or not, in the documented form: the limit asked for, plus one.
+    fault: {
+      answer: (exchange, reply) => {
+        if (operationOf(exchange) !== 'listPets' || reply.status !== 200) return reply;
+        const limit = Number(new URL(exchange.url, 'http://x').searchParams.get('limit') ?? 20);
+        return { ...reply, headers: { ...reply.headers, link: `</v1/pets?limit=${limit + 1}&cursor=AAAA>; rel="next"` } };
+      },
+    },
+  },
+  {
+    name: 'a pet listed other than it was created',
+    check: /^FAIL what a create answered reads back equal/m,
+    report: /pet \d+ is listed as .*, but was created as /,
+    // On the full pages the read-back walks: its name's last character changed, its length kept.
+    fault: {
+      answer: (exchange, reply) =>
+        operationOf(exchange) === 'listPets' && exchange.url.includes('limit=100') && reply.status === 200
+          ? withJson(reply, (json(reply) as { name: string }[]).map((pet) => ({ ...pet, name: otherLast(pet.name) })))
+          : reply,
+    },
+  },
+  {
+    name: 'a 429 without its documented RateLimit fields',
+    check: /^FAIL a valid request is accepted/m,
+    report: /→ 429 .*\n.*getPet 429 lacks the documented RateLimit-Policy header/,
+    // Retry-After 0: the runner's ten retries take no time.
+    fault: {
+      answer: (exchange, reply) =>
+        operationOf(exchange) === 'getPet' && reply.status === 200
+          ? withJson({ ...reply, status: 429, headers: { ...reply.headers, 'retry-after': '0' } }, { code: 'TOO_MANY_REQUESTS', message: 'Too many requests.', status: 429 })
+          : reply,
+    },
+  },
+  {
     name: 'a hang',
     check: /^FAIL a valid request is accepted/m,
     report: /no answer within 300 ms/,
