@@ -1,8 +1,9 @@
 // tap's coverage-map (.taprc): every test file is measured against the service and the scripts it
 // exercises, never against test/ itself, whose failure branches run only when a test fails.
 // src/contract/ (the contract engine) is left out too: most of its branches report a service that
-// breaks its contract, and run when one does; it came from test/ with no coverage bound, and was
-// at 99.0% of statements and 87.7% of branches when it moved (raising that is an open task).
+// breaks its contract, and run when one does; it came from test/ with no coverage bound, at 99.0%
+// of statements and 87.7% of branches, and is at 99.7% and 92.0% (all its functions) since
+// test/contract/engine-parts.test.ts and more broken servers: the rest is an open task.
 export default function coverageMap(file: string): string[] {
   void file;
   return ['src/!(contract)/**/*.ts', 'src/*.ts', 'scripts/**/*.ts'];
