@@ -1,8 +1,8 @@
 // npm run lint [file]: openapi.yaml (or another file) checked three ways at once: its lifecycle
 // markers (./lifecycle.ts, the service's own reader), Spectral's rules (.spectral.yaml) and
 // Redocly's. Each one's output is printed whole, in that order; the exit status is 1 when any of
-// them found a problem, 2 when the file cannot be read. npm test runs the compiled copy (node dist-test/scripts/lint/lint.js), which
-// starts in a fifth of tsx's time.
+// them found a problem, 2 when the file cannot be read. npm test runs the compiled copy
+// (node dist-test/scripts/lint/lint.js), which starts in a fifth of tsx's time.
 import { execFile } from 'node:child_process';
 import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
