@@ -1,10 +1,12 @@
-// The contract engine's small parts at their edges, where the runs over openapi.yaml do not go: the
-// links it refuses to follow (each named where it stands), next links that are absent or malformed,
-// the clock of a spec that announces no sunset, the code points fast-check shrinks from values it
-// did not draw, the live target's answers that are not JSON, its 429s and its unreachable URLs, and
-// the schemas and parameters the generators cannot draw from, refused when they are built, and the
-// steps of the model's sequences as a failure report prints them; and what the document contract
-// says of answers no running service here gives.
+// The contract engine's parts at their edges, where the runs over openapi.yaml do not go:
+// - the links it refuses to follow, each named where it stands;
+// - next links that are absent or malformed;
+// - the clock of a spec that announces no sunset;
+// - code points fast-check shrinks from values it did not draw;
+// - the live target's answers that are not JSON, its 429s and its unreachable URLs;
+// - schemas and parameters the generators cannot draw from, refused when they are built;
+// - each kind of step of the model's sequences, as a failure report prints it;
+// - what the document contract says of answers no running service here gives.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
@@ -19,7 +21,7 @@ import { keptNextPage, nextTarget } from '../../src/contract/next-link.js';
 import { schemaArbitraries } from '../../src/contract/schema-arbitraries.js';
 import { linkedValues, linksOf } from '../../src/contract/spec-links.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
-import { specWith } from '../helpers/spec.js';
+import { specCopy, specWith } from '../helpers/spec.js';
 
 type Link = Record<string, unknown>;
 /** openapi.yaml with createPet's 201 link to getPet replaced by `link`. */
@@ -129,7 +131,7 @@ t.test('the live target: any path, answers that are not JSON, a 429 retried and 
 });
 
 t.test('a schema or parameter the generators cannot draw from is refused when they are built, naming it', async (t) => {
-  const { validValue } = schemaArbitraries(specWith(() => {}));
+  const { validValue } = schemaArbitraries(specCopy());
   t.throws(() => validValue({ type: 'integer', format: 'int64', minimum: 5, maximum: 4 }), { message: 'schema-arbitraries: the integer schema {"type":"integer","format":"int64","minimum":5,"maximum":4} allows no value' });
   t.throws(() => validValue({ type: 'integer', format: 'int32', enum: [1, 2], minimum: 3 }), { message: /the integer schema .* allows no value$/ }, 'an enum with no value in range');
   t.throws(() => validValue({ type: 'integer' }), { message: 'integer format undefined is not generated' }, 'an integer without its width');
@@ -139,15 +141,16 @@ t.test('a schema or parameter the generators cannot draw from is refused when th
     const newPet = (spec.components as { schemas: Record<string, { properties: Record<string, unknown> }> }).schemas['NewPet']!;
     newPet.properties['name'] = { type: 'boolean' };
   });
-  const { validRequest } = requestGenerators(contractOf(booleanBody), 'k'.repeat(32));
-  const createPet = contractOf(booleanBody).operation('createPet');
-  t.throws(() => validRequest(createPet), { message: 'createPet: schema-arbitraries cannot generate type boolean' }, 'named by its operation');
+  const withBooleanName = contractOf(booleanBody);
+  const { validRequest } = requestGenerators(withBooleanName, 'k'.repeat(32));
+  t.throws(() => validRequest(withBooleanName.operation('createPet')), { message: 'createPet: schema-arbitraries cannot generate type boolean' }, 'named by its operation');
 
   const objectQuery = specWith((spec) => {
     ((spec.paths['/pets']!.get as unknown as { parameters: unknown[] }).parameters).push({ name: 'filter', in: 'query', schema: { type: 'object', properties: {} } });
   });
-  const generators = requestGenerators(contractOf(objectQuery), 'k'.repeat(32));
-  t.throws(() => generators.brokenRequest(contractOf(objectQuery).operation('listPets')), { message: 'filter: only integer, enum and string parameters are generated' });
+  const withObjectQuery = contractOf(objectQuery);
+  const { brokenRequest } = requestGenerators(withObjectQuery, 'k'.repeat(32));
+  t.throws(() => brokenRequest(withObjectQuery.operation('listPets')), { message: 'filter: only integer, enum and string parameters are generated' });
 });
 
 t.test("when the model's property fails, its report names each step of the sequences that ran", async (t) => {
@@ -183,7 +186,7 @@ t.test("when the model's property fails, its report names each step of the seque
 });
 
 t.test('the document contract names an operation it does not have, a body that is not JSON and an Error that is not one', async (t) => {
-  const contract = contractOf(specWith(() => {}), 'spec.yaml');
+  const contract = contractOf(specCopy(), 'spec.yaml');
   // Not an operationId a spec of this project could hold: the walkthrough adds operations to it.
   t.throws(() => contract.operation('no such operation'), { message: 'no operation no such operation in spec.yaml' });
   const headers = { 'content-type': 'application/json; charset=utf-8' };
