@@ -97,10 +97,49 @@ export interface paths {
         get: operations["getPet"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Remove a pet
+         * @description Removes a pet, unless someone changed it since the caller last saw it.
+         *     From then on `getPet`, `updatePet` and `deletePet` answer `404` for its
+         *     id and `listPets` no longer returns it; its id is never given to
+         *     another pet. A page cursor that points past it stays valid.
+         *
+         *     `If-Match` is required, as for `updatePet`: the pet's `ETag`, or `*`.
+         *     **Safe retries** with `Idempotency-Key`, as for `updatePet`: a retry of
+         *     a removal whose answer was lost gets its `204` again (with
+         *     `Idempotent-Replayed: true`), not a `404`.
+         */
+        delete: operations["deletePet"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a pet
+         * @description Changes some fields of a pet, unless someone changed it since the caller
+         *     last saw it. The body is a JSON Merge Patch (RFC 7396) of the pet: the
+         *     members it has are set, those it leaves out stay as they are, and
+         *     `"status": null` removes the status. `name` and `categoryId` cannot be
+         *     removed, and `id` cannot be changed: a body with `"name": null`,
+         *     `"categoryId": null`, `id` or any other member is refused with 400
+         *     naming it. A patch that changes nothing (`{}`, or only the values the
+         *     pet has) is answered like a change, with the pet and its unchanged
+         *     `ETag`: it is not a new version.
+         *
+         *     `If-Match` is required: the `ETag` of the pet as the caller last saw it
+         *     (from `createPet`, `getPet`, an earlier `updatePet`, or the page's
+         *     `Pet-ETags`), or `*` for any version. Tags are compared strongly (RFC
+         *     9110, 13.1.1): a weak tag (`W/"…"`) never matches. The check and the
+         *     change are one atomic step.
+         *
+         *     **Safe retries** with `Idempotency-Key`, as for `createPet`: the first
+         *     request with a key that changes the pet records the key with its
+         *     answer; the same request again (same pet, same patch) replays that
+         *     answer, `200` with the pet as that change left it and its `ETag`, with
+         *     `Idempotent-Replayed: true`, even if the pet changed or was removed
+         *     since. Another request with the key gets `422`. Refusals (`4xx`,
+         *     `503`) record nothing. Keys of `updatePet` are apart from those of
+         *     `createPet` and `deletePet`.
+         */
+        patch: operations["updatePet"];
         trace?: never;
     };
 }
@@ -140,7 +179,21 @@ export interface components {
             categoryId: components["schemas"]["CategoryId"];
             status?: components["schemas"]["PetStatus"];
         };
-        /** @description A stored pet. `status` is present only if it was given when the pet was added. */
+        /**
+         * @description A JSON Merge Patch (RFC 7396) of a pet: the members given are set;
+         *     `status: null` removes the status. Members left out stay as they are.
+         */
+        PetPatch: {
+            name?: components["schemas"]["PetName"];
+            categoryId?: components["schemas"]["CategoryId"];
+            status?: components["schemas"]["PetStatusOrNull"];
+        };
+        /**
+         * @description A `PetStatus`, or `null` to remove the status.
+         * @enum {unknown}
+         */
+        PetStatusOrNull: "available" | "pending" | "sold" | null;
+        /** @description A stored pet. `status` is present only if the pet has one (given when it was added, or set by `updatePet`). */
         Pet: {
             id: components["schemas"]["PetId"];
             name: components["schemas"]["PetName"];
@@ -163,21 +216,23 @@ export interface components {
              *     | `VALIDATION_FAILED` | 400 | A parameter or the body does not match this document |
              *     | `UNAUTHORIZED` | 401 | The API key is missing or invalid |
              *     | `INSUFFICIENT_SCOPE` | 403 | The API key is valid but lacks a role the operation needs (its security requirement names it) |
-             *     | `PET_NOT_FOUND` | 404 | No pet has the requested id |
+             *     | `PET_NOT_FOUND` | 404 | No pet has the requested id (there never was one, or it was removed) |
              *     | `ROUTE_NOT_FOUND` | 404 | No operation is defined at this path |
              *     | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method |
              *     | `OPERATION_GONE` | 410 | The operation is past its sunset (`x-sunset`); the message names its replacement |
              *     | `REQUEST_TIMEOUT` | 408 | The request was not received in time |
+             *     | `PRECONDITION_FAILED` | 412 | `If-Match` names none of the pet's current entity tags: it changed since the caller saw it |
              *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than 16 KiB |
-             *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not UTF-8 `application/json` |
-             *     | `IDEMPOTENCY_KEY_REUSED` | 422 | The `Idempotency-Key` was already used for a create with a different body |
+             *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not of the media type the operation takes, in UTF-8 |
+             *     | `IDEMPOTENCY_KEY_REUSED` | 422 | The `Idempotency-Key` was already used for another request (another body, or another pet) |
+             *     | `PRECONDITION_REQUIRED` | 428 | The operation needs `If-Match` and the request has none |
              *     | `TOO_MANY_REQUESTS` | 429 | This client is over its quota, or over its share of a busy service; retry after `Retry-After` seconds |
              *     | `HEADERS_TOO_LARGE` | 431 | The request headers are too large |
              *     | `INTERNAL_ERROR` | 500 | An unexpected failure in the service |
              *     | `SERVICE_UNAVAILABLE` | 503 | The pet store (its database) cannot be reached for the moment; retry after `Retry-After` seconds |
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description Human-readable description of what went wrong and what to fix. */
             message: string;
             /**
@@ -287,6 +342,120 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description No pet has this id: there never was one, or it was removed. */
+        PetNotFound: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "PET_NOT_FOUND",
+                 *       "message": "No pet has id 42.",
+                 *       "status": 404
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The pet changed since the caller saw it: `If-Match` names none of its
+         *     current entity tags. Nothing was changed. Read the pet again (its new
+         *     `ETag` is in this answer's `ETag` header), decide, and send the request
+         *     with the new tag.
+         */
+        PreconditionFailed: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "PRECONDITION_FAILED",
+                 *       "message": "Pet 42 changed since you read it: If-Match \"3\" is not its current entity tag \"4\"; read it again and retry with its ETag.",
+                 *       "status": 412
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The request has no `If-Match` header: send the pet's `ETag` (or `*` to
+         *     change whatever version it has now).
+         */
+        PreconditionRequired: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "PRECONDITION_REQUIRED",
+                 *       "message": "This operation needs If-Match: send the ETag of the pet as you last saw it, or * for any version.",
+                 *       "status": 428
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body is not sent as `application/merge-patch+json` in UTF-8 (the only type and charset accepted; `Accept-Patch` names it). */
+        UnsupportedPatchType: {
+            headers: {
+                "Accept-Patch": components["headers"]["Accept-Patch"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                 *       "message": "Content-Type application/json is not supported; send the body as UTF-8 application/merge-patch+json.",
+                 *       "status": 415
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The `Idempotency-Key` was already used, by the same API key, for
+         *     another request of this operation (another pet, or another body).
+         *     Nothing was changed. Send a new key for a new request.
+         */
+        IdempotencyKeyReused: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "IDEMPOTENCY_KEY_REUSED",
+                 *       "message": "This Idempotency-Key was already used for another updatePet request (pet 7); send a new key for a new request.",
+                 *       "status": 422
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /**
          * @description This client must slow down; nothing was done for the request, which may
          *     be sent again after the seconds given in `Retry-After`, whatever its
@@ -369,7 +538,27 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description The entity tag (`ETag`) of the pet as the caller last saw it, or `*`
+         *     for whatever version it has now (RFC 9110, 13.1.1). A list of tags
+         *     (`"3", "4"`) matches if any of them does. Compared strongly: a weak
+         *     tag (`W/"3"`) never matches. Required by the service (without it:
+         *     `428 PRECONDITION_REQUIRED`); a value that is not `*` or a list of
+         *     entity tags is refused with 400 `VALIDATION_FAILED` naming the header.
+         * @example "3"
+         */
+        "If-Match": string;
+        /**
+         * @description A key the client makes up for one change and sends again, unchanged,
+         *     with every retry of it (a UUID is a good choice), in the form
+         *     `createPet` describes: a Structured Field String, `"<key>"`, or the
+         *     bare key; 1 to 255 printable ASCII characters. Anything else is
+         *     refused with 400 `VALIDATION_FAILED` naming the header.
+         * @example "5d0c2b7e-sell-rex"
+         */
+        "Idempotency-Key": string;
+    };
     requestBodies: never;
     headers: {
         /** @description The bearer challenge (RFC 6750), e.g. `Bearer realm="petstore", error="invalid_token"`. */
@@ -389,6 +578,24 @@ export interface components {
          *     request with the same `Idempotency-Key`: no pet was created by this one.
          */
         "Idempotent-Replayed": "true";
+        /**
+         * @description The pet's entity tag (RFC 9110, 8.8.3): strong and opaque, the same for
+         *     as long as the pet is unchanged, different after every change. Send it
+         *     in `If-Match` to change or remove the pet only if nobody changed it
+         *     since.
+         * @example "3"
+         */
+        ETag: string;
+        /**
+         * @description The entity tag of each pet of the page, in the order of the body: the
+         *     first tag is the first pet's, and so on, separated by `, ` (each one
+         *     what that pet's `ETag` would be; send it in `If-Match`). Absent when the
+         *     page is empty.
+         * @example "1", "4"
+         */
+        "Pet-ETags": string;
+        /** @description The media type `updatePet` accepts (RFC 5789, 3.1). */
+        "Accept-Patch": "application/merge-patch+json";
         /**
          * @description Seconds to wait before sending the request again (RFC 9110, section 10.2.3).
          * @example 2
@@ -480,6 +687,7 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["NextPageLink"];
+                    "Pet-ETags": components["headers"]["Pet-ETags"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Frame-Options": components["headers"]["X-Frame-Options"];
@@ -537,6 +745,7 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -605,6 +814,7 @@ export interface operations {
             /** @description The pet. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
@@ -817,13 +1027,147 @@ export interface operations {
             };
         };
     };
+    deletePet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The entity tag (`ETag`) of the pet as the caller last saw it, or `*`
+                 *     for whatever version it has now (RFC 9110, 13.1.1). A list of tags
+                 *     (`"3", "4"`) matches if any of them does. Compared strongly: a weak
+                 *     tag (`W/"3"`) never matches. Required by the service (without it:
+                 *     `428 PRECONDITION_REQUIRED`); a value that is not `*` or a list of
+                 *     entity tags is refused with 400 `VALIDATION_FAILED` naming the header.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /**
+                 * @description A key the client makes up for one change and sends again, unchanged,
+                 *     with every retry of it (a UUID is a good choice), in the form
+                 *     `createPet` describes: a Structured Field String, `"<key>"`, or the
+                 *     bare key; 1 to 255 printable ASCII characters. Anything else is
+                 *     refused with 400 `VALIDATION_FAILED` naming the header.
+                 * @example "5d0c2b7e-sell-rex"
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /** @description Identifier of the pet. A decimal integer in the signed 64-bit range. */
+                petId: components["schemas"]["PetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pet was removed (or this is the replay of the request with the same `Idempotency-Key` that removed it). */
+            204: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PetNotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The entity tag (`ETag`) of the pet as the caller last saw it, or `*`
+                 *     for whatever version it has now (RFC 9110, 13.1.1). A list of tags
+                 *     (`"3", "4"`) matches if any of them does. Compared strongly: a weak
+                 *     tag (`W/"3"`) never matches. Required by the service (without it:
+                 *     `428 PRECONDITION_REQUIRED`); a value that is not `*` or a list of
+                 *     entity tags is refused with 400 `VALIDATION_FAILED` naming the header.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /**
+                 * @description A key the client makes up for one change and sends again, unchanged,
+                 *     with every retry of it (a UUID is a good choice), in the form
+                 *     `createPet` describes: a Structured Field String, `"<key>"`, or the
+                 *     bare key; 1 to 255 printable ASCII characters. Anything else is
+                 *     refused with 400 `VALIDATION_FAILED` naming the header.
+                 * @example "5d0c2b7e-sell-rex"
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /** @description Identifier of the pet. A decimal integer in the signed 64-bit range. */
+                petId: components["schemas"]["PetId"];
+            };
+            cookie?: never;
+        };
+        /** @description What to change, as a JSON Merge Patch. */
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["PetPatch"];
+            };
+        };
+        responses: {
+            /**
+             * @description The pet as it is stored after the change. Also the answer to a
+             *     retry with the same `Idempotency-Key`: then it is the original
+             *     answer again, marked `Idempotent-Replayed: true`.
+             */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "Rex",
+                     *       "categoryId": 3,
+                     *       "status": "sold"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Pet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PetNotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedPatchType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
 }
 
 /** The version of openapi.yaml this client was generated from. */
-export const API_VERSION = "1.0.0";
+export const API_VERSION = "1.1.0";
 
 /** Every `code` an Error answer may carry. */
-export const ERROR_CODES = ["BAD_REQUEST","INVALID_JSON","BODY_REQUIRED","BODY_NOT_ALLOWED","VALIDATION_FAILED","UNAUTHORIZED","INSUFFICIENT_SCOPE","PET_NOT_FOUND","ROUTE_NOT_FOUND","METHOD_NOT_ALLOWED","OPERATION_GONE","REQUEST_TIMEOUT","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","IDEMPOTENCY_KEY_REUSED","TOO_MANY_REQUESTS","HEADERS_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE"] as const;
+export const ERROR_CODES = ["BAD_REQUEST","INVALID_JSON","BODY_REQUIRED","BODY_NOT_ALLOWED","VALIDATION_FAILED","UNAUTHORIZED","INSUFFICIENT_SCOPE","PET_NOT_FOUND","ROUTE_NOT_FOUND","METHOD_NOT_ALLOWED","OPERATION_GONE","REQUEST_TIMEOUT","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","PRECONDITION_FAILED","IDEMPOTENCY_KEY_REUSED","PRECONDITION_REQUIRED","TOO_MANY_REQUESTS","HEADERS_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export const OPERATIONS = {
@@ -834,6 +1178,8 @@ export const OPERATIONS = {
     successStatuses: [200],
     retrySafe: true,
     idempotencyKey: false,
+    mediaType: "application/json",
+    headerOptions: {},
     numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
   createPet: {
@@ -843,6 +1189,8 @@ export const OPERATIONS = {
     successStatuses: [201],
     retrySafe: true,
     idempotencyKey: true,
+    mediaType: "application/json",
+    headerOptions: {},
     numbers: {"201":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"413":{"p":{"status":"n"}},"415":{"p":{"status":"n"}},"422":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
   getPet: {
@@ -852,7 +1200,31 @@ export const OPERATIONS = {
     successStatuses: [200],
     retrySafe: true,
     idempotencyKey: false,
+    mediaType: "application/json",
+    headerOptions: {},
     numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"410":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+  },
+  deletePet: {
+    operationId: "deletePet",
+    method: "DELETE",
+    path: "/pets/{petId}",
+    successStatuses: [204],
+    retrySafe: true,
+    idempotencyKey: true,
+    mediaType: "application/json",
+    headerOptions: {"if-match":"ifMatch"},
+    numbers: {"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"412":{"p":{"status":"n"}},"422":{"p":{"status":"n"}},"428":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+  },
+  updatePet: {
+    operationId: "updatePet",
+    method: "PATCH",
+    path: "/pets/{petId}",
+    successStatuses: [200],
+    retrySafe: true,
+    idempotencyKey: true,
+    mediaType: "application/merge-patch+json",
+    headerOptions: {"if-match":"ifMatch"},
+    numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"412":{"p":{"status":"n"}},"413":{"p":{"status":"n"}},"415":{"p":{"status":"n"}},"422":{"p":{"status":"n"}},"428":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
 } as const satisfies Record<string, OperationSpec>;
 
@@ -873,6 +1245,16 @@ export interface PetstoreOperations {
    * @deprecated since 2026-11-22; removed on 2030-12-05 (its sunset), after which it fails with 410 OPERATION_GONE. Use listPets (`GET /pets`) instead.
    */
   getPet(petId: Loose<operations["getPet"]['parameters']['path']["petId"]>, options?: CallOptions): Promise<operations["getPet"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>;
+  /**
+   * Remove a pet: `DELETE /pets/{petId}`.
+   * Sent with an `Idempotency-Key` (a new UUID unless given), reused by every retry.
+   */
+  deletePet(petId: Loose<operations["deletePet"]['parameters']['path']["petId"]>, options?: KeyedCallOptions & { ifMatch?: NonNullable<operations["deletePet"]['parameters']['header']>["If-Match"] }): Promise<void>;
+  /**
+   * Change a pet: `PATCH /pets/{petId}`.
+   * Sent with an `Idempotency-Key` (a new UUID unless given), reused by every retry.
+   */
+  updatePet(petId: Loose<operations["updatePet"]['parameters']['path']["petId"]>, petPatch: Loose<NonNullable<operations["updatePet"]['requestBody']>['content']["application/merge-patch+json"]>, options?: KeyedCallOptions & { ifMatch?: NonNullable<operations["updatePet"]['parameters']['header']>["If-Match"] }): Promise<operations["updatePet"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>;
 }
 
 export function bindOperations(call: Call): PetstoreOperations {
@@ -880,5 +1262,7 @@ export function bindOperations(call: Call): PetstoreOperations {
     listPets: (query, options) => call.paginate(OPERATIONS.listPets, { path: {}, query }, options),
     createPet: (newPet, options) => call.send(OPERATIONS.createPet, { path: {}, body: newPet }, options),
     getPet: (petId, options) => call.send(OPERATIONS.getPet, { path: { petId } }, options),
+    deletePet: (petId, options) => call.send(OPERATIONS.deletePet, { path: { petId } }, options),
+    updatePet: (petId, petPatch, options) => call.send(OPERATIONS.updatePet, { path: { petId }, body: petPatch }, options),
   };
 }

@@ -127,7 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     throw new RouteNotFound(request.method, request.url.replace(/\?.*$/s, ''));
   });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
+  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'buffer' }, parseJsonBody);
   app.setValidatorCompiler(createValidatorCompiler());
   app.addHook('onRoute', rejectUndeclaredQuery);
   app.addHook('onRoute', collapseJsonContent);

@@ -58,6 +58,8 @@ interface Parameter {
 }
 
 const JSON_MEDIA_TYPE = 'application/json';
+// A JSON body of another name (application/merge-patch+json) is written as JSON all the same.
+const JSON_BODY_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
 const IDEMPOTENCY_KEY = 'idempotency-key';
 // HTTP's idempotent methods (RFC 9110, 9.2.2): a retry of these is safe without a key.
 const IDEMPOTENT_METHODS = new Set(['get', 'head', 'options', 'put', 'delete', 'trace']);
@@ -67,7 +69,9 @@ interface OperationFacts {
   pathParameters: string[];
   queryParameters: string[];
   requiredQuery: boolean;
-  body: { required: boolean; name: string } | undefined;
+  body: { required: boolean; name: string; mediaType: string } | undefined;
+  /** Header parameters other than Idempotency-Key, by name, with the option that carries each. */
+  headerOptions: { name: string; specName: string; option: string; required: boolean }[];
   /** Documented 2xx statuses, and whether the first one has a JSON body. */
   success: { statuses: number[]; json: boolean };
   idempotencyKey: boolean;
@@ -90,8 +94,10 @@ function factsOf(spec: OpenApiDocument, operation: Operation): OperationFacts {
   const jsonOf = (response: Node) => ((response['content'] as Node | undefined)?.[JSON_MEDIA_TYPE] as Node | undefined)?.['schema'];
   const successSchema = jsonOf(first);
   const requestBody = object['requestBody'] === undefined ? undefined : resolve(spec, object['requestBody']);
-  const bodySchema = requestBody === undefined ? undefined : ((requestBody['content'] as Node | undefined)?.[JSON_MEDIA_TYPE] as Node | undefined)?.['schema'];
-  if (requestBody !== undefined && bodySchema === undefined) throw new Error(`client generation: ${operation.operationId} takes a body that is not ${JSON_MEDIA_TYPE}`);
+  const mediaTypes = Object.keys((requestBody?.['content'] as Node | undefined) ?? {});
+  const mediaType = mediaTypes.length === 1 && JSON_BODY_TYPE.test(mediaTypes[0]!) ? mediaTypes[0]! : undefined;
+  const bodySchema = mediaType === undefined ? undefined : ((requestBody!['content'] as Node)[mediaType] as Node | undefined)?.['schema'];
+  if (requestBody !== undefined && bodySchema === undefined) throw new Error(`client generation: ${operation.operationId} takes a body that is not JSON of one media type`);
   const bodyRef = (bodySchema as Node | undefined)?.['$ref'];
   const bodyName = typeof bodyRef === 'string' ? bodyRef.slice(bodyRef.lastIndexOf('/') + 1) : 'body';
   const headers = Object.keys((first['headers'] as Node | undefined) ?? {}).map((name) => name.toLowerCase());
@@ -105,7 +111,10 @@ function factsOf(spec: OpenApiDocument, operation: Operation): OperationFacts {
     pathParameters: named('path').map((parameter) => parameter.name),
     queryParameters: named('query').map((parameter) => parameter.name),
     requiredQuery: named('query').some((parameter) => parameter.required === true),
-    body: requestBody === undefined ? undefined : { required: requestBody['required'] === true, name: bodyName.charAt(0).toLowerCase() + bodyName.slice(1) },
+    body: requestBody === undefined ? undefined : { required: requestBody['required'] === true, name: bodyName.charAt(0).toLowerCase() + bodyName.slice(1), mediaType: mediaType! },
+    headerOptions: named('header')
+      .filter((parameter) => parameter.name.toLowerCase() !== IDEMPOTENCY_KEY)
+      .map((parameter) => ({ name: parameter.name.toLowerCase(), specName: parameter.name, option: variable(parameter.name.charAt(0).toLowerCase() + parameter.name.slice(1)), required: parameter.required === true })),
     success: { statuses, json: successSchema !== undefined },
     idempotencyKey: named('header').some((parameter) => parameter.name.toLowerCase() === IDEMPOTENCY_KEY),
     // A list whose answer links to the next page (RFC 8288) is read page by page.
@@ -147,7 +156,7 @@ function methodOf(spec: OpenApiDocument, facts: OperationFacts): { signature: st
     names.push(variable(name));
   }
   if (facts.body !== undefined) {
-    const type = `Loose<NonNullable<${operation}['requestBody']>['content'][${quote(JSON_MEDIA_TYPE)}]>`;
+    const type = `Loose<NonNullable<${operation}['requestBody']>['content'][${quote(facts.body.mediaType)}]>`;
     args.push(`${facts.body.name}${facts.body.required ? '' : '?'}: ${type}`);
     names.push(facts.body.name);
   }
@@ -155,7 +164,10 @@ function methodOf(spec: OpenApiDocument, facts: OperationFacts): { signature: st
     args.push(`query${facts.requiredQuery ? '' : '?'}: Loose<NonNullable<${operation}['parameters']['query']>>`);
     names.push('query');
   }
-  args.push(`options?: ${facts.idempotencyKey ? 'KeyedCallOptions' : 'CallOptions'}`);
+  const base = facts.idempotencyKey ? 'KeyedCallOptions' : 'CallOptions';
+  // Header parameters travel as options named after them (If-Match: ifMatch), typed from the spec.
+  const headerOptions = facts.headerOptions.map(({ specName, option, required }) => `${option}${required ? '' : '?'}: NonNullable<${operation}['parameters']['header']>[${quote(specName)}]`);
+  args.push(`options?: ${headerOptions.length === 0 ? base : `${base} & { ${headerOptions.join('; ')} }`}`);
   names.push('options');
   const success = `${operation}['responses'][${facts.success.statuses[0]}]`;
   const body = facts.success.json ? `${success} extends { content: { ${quote(JSON_MEDIA_TYPE)}: infer B } } ? B : never` : 'void';
@@ -182,6 +194,8 @@ export async function clientApi(specUrl: URL): Promise<GeneratedFile> {
       `    successStatuses: ${quote(entry.success.statuses)},\n` +
       `    retrySafe: ${IDEMPOTENT_METHODS.has(entry.operation.method) || entry.idempotencyKey},\n` +
       `    idempotencyKey: ${entry.idempotencyKey},\n` +
+      `    mediaType: ${quote(entry.body?.mediaType ?? JSON_MEDIA_TYPE)},\n` +
+      `    headerOptions: ${quote(Object.fromEntries(entry.headerOptions.map(({ name, option }) => [name, option])))},\n` +
       `    numbers: ${quote(entry.numbers)},\n` +
       `  },`,
   );

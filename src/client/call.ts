@@ -22,6 +22,10 @@ export interface OperationSpec {
   /** An idempotent method, or a request carrying an Idempotency-Key: sending it again cannot do it twice. */
   readonly retrySafe: boolean;
   readonly idempotencyKey: boolean;
+  /** The body's media type (a JSON one: application/json, application/merge-patch+json). */
+  readonly mediaType: string;
+  /** Header parameters (lower case) and the call option that carries each: `{ "if-match": "ifMatch" }`. */
+  readonly headerOptions: Readonly<Record<string, string>>;
   /** Per documented status, where its JSON holds plain numbers rather than int64s. */
   readonly numbers: Readonly<Record<string, NumberPlaces>>;
 }
@@ -195,8 +199,12 @@ export function createCall(settings: CallSettings): Call {
     const headers: Record<string, string> = { authorization: `Bearer ${settings.apiKey}`, accept: 'application/json' };
     const init: RequestInit = { method: operation.method, headers };
     if (body !== undefined) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = operation.mediaType;
       init.body = stringifyExact(body);
+    }
+    for (const [name, option] of Object.entries(operation.headerOptions)) {
+      const value = (options as Record<string, unknown> | undefined)?.[option];
+      if (value !== undefined) headers[name] = String(value);
     }
     // An RFC 8941 string, as the spec writes it; the key is made once, before the first attempt.
     if (operation.idempotencyKey) headers['idempotency-key'] = `"${options?.idempotencyKey ?? crypto.randomUUID()}"`;

@@ -10,6 +10,7 @@ import { binaryString } from './code-points.js';
 import { encodeCursor } from '../pagination/cursor.js';
 import type { PetStatus } from '../types/api.js';
 import { INT64_MAX, exactInteger } from '../validation/int64.js';
+import { HEADER_PREFIX } from './spec-links.js';
 
 export { badAuthorization, unauthorized } from './bad-keys.js';
 
@@ -50,7 +51,8 @@ export interface Parameter {
   schema: Schema;
 }
 
-const JSON_TYPE = { 'content-type': 'application/json' };
+// A JSON body of another name (application/merge-patch+json) is generated as JSON all the same.
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
 
 /**
  * listPets' page cursor. A valid one exists only in an answer's `next` link, so generated valid
@@ -64,12 +66,13 @@ const inQuery = (operation: Operation) => parametersOf(operation).filter((parame
 const generatedQuery = (operation: Operation) => inQuery(operation).filter((parameter) => parameter.name !== CURSOR);
 const inPath = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'path');
 
-export function bodySchemaOf(operation: Operation): { schema: Schema; required: boolean } | undefined {
+export function bodySchemaOf(operation: Operation): { schema: Schema; required: boolean; mediaType: string } | undefined {
   const body = operation.object.requestBody as { required?: boolean; content: Record<string, { schema: Schema }> } | undefined;
   if (body === undefined) return undefined;
-  const json = body.content['application/json'];
-  if (json === undefined) throw new Error(`${operation.operationId}: only application/json bodies are generated`);
-  return { schema: json.schema, required: body.required === true };
+  const mediaTypes = Object.keys(body.content);
+  const [mediaType] = mediaTypes;
+  if (mediaTypes.length !== 1 || !JSON_MEDIA_TYPE.test(mediaType!)) throw new Error(`${operation.operationId}: only bodies of one JSON media type are generated`);
+  return { schema: body.content[mediaType!]!.schema, required: body.required === true, mediaType: mediaType! };
 }
 
 /**
@@ -118,7 +121,7 @@ export function requestGenerators(contract: Contract, apiKey: string) {
     operationId: operation.operationId,
     method: operation.method.toUpperCase(),
     url,
-    headers: { authorization, ...(payload === undefined ? {} : JSON_TYPE), ...headers },
+    headers: { authorization, ...(payload === undefined ? {} : { 'content-type': bodySchemaOf(operation)?.mediaType ?? 'application/json' }), ...headers },
     ...(payload === undefined ? {} : { payload }),
   });
   const { operations } = contract;
@@ -167,12 +170,20 @@ export function requestGenerators(contract: Contract, apiKey: string) {
     }
   }
 
-  /** The same valid request with other path parameter values (ids a link gave): its URL rebuilt, all else kept. */
+  /**
+   * The same valid request with the values a link gave: path parameters (ids) and headers
+   * (`header.if-match`, an answer's ETag); its URL rebuilt, all else kept.
+   */
   function relinked(valid: ValidRequest, values: Record<string, unknown>): ValidRequest {
     const operation = operations.find((candidate) => candidate.operationId === valid.request.operationId)!;
-    const params = { ...valid.params, ...values };
+    const headers = { ...valid.request.headers };
+    const params = { ...valid.params };
+    for (const [name, value] of Object.entries(values)) {
+      if (name.startsWith(HEADER_PREFIX)) headers[name.slice(HEADER_PREFIX.length)] = String(value);
+      else params[name] = value;
+    }
     const text = asTextParts({ params, query: valid.query });
-    return { ...valid, params, request: { ...valid.request, url: buildUrl(operation, text.path, text.query) } };
+    return { ...valid, params, request: { ...valid.request, headers, url: buildUrl(operation, text.path, text.query) } };
   }
 
   function brokenParameterText(parameter: Parameter): fc.Arbitrary<{ text: string; rule: string }> | undefined {
@@ -338,9 +349,9 @@ export function requestGenerators(contract: Contract, apiKey: string) {
         .tuple(
           parts,
           fc.oneof(
-            fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/json-patch+json', 'application/json; charset=latin1', 'application/json; charset=utf-16'),
-            fc.stringMatching(/^[a-z]{1,10}\/[a-z+.-]{1,12}$/).filter((type) => type !== 'application/json'),
-          ),
+            fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/json-patch+json', 'application/json', 'application/merge-patch+json', `${bodySchemaOf(operation)!.mediaType}; charset=latin1`, `${bodySchemaOf(operation)!.mediaType}; charset=utf-16`),
+            fc.stringMatching(/^[a-z]{1,10}\/[a-z+.-]{1,12}$/),
+          ).filter((type) => type !== bodySchemaOf(operation)!.mediaType),
         )
         .map(([valid, type]) => ({
           request: send(valid, validText(valid), { 'content-type': type }),

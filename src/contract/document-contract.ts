@@ -12,6 +12,7 @@ import { escapePointer, unescapePointer } from '../validation/json-pointer.js';
 interface ResponseObject {
   $ref?: string;
   headers?: Record<string, unknown>;
+  content?: Record<string, unknown>;
 }
 
 interface HeaderObject {
@@ -73,7 +74,8 @@ export function contractOf(spec: OpenApiDocument, name = 'openapi.yaml'): Contra
     return found;
   };
 
-  const validators = new Map<string, { validate: ValidateFunction; headers: HeaderContract[] }>();
+  // `validate` is undefined for an answer documented without content (204): its body must be empty.
+  const validators = new Map<string, { validate: ValidateFunction | undefined; headers: HeaderContract[] }>();
   const responseContract = (operationId: string, status: string) => {
     const key = `${operationId} ${status}`;
     let contract = validators.get(key);
@@ -85,7 +87,7 @@ export function contractOf(spec: OpenApiDocument, name = 'openapi.yaml'): Contra
         base = response.$ref;
         response = lookup(response.$ref);
       }
-      const validate = ajv.compile({ $ref: `${id}${base}${pointer('content', 'application/json', 'schema')}` });
+      const validate = response.content === undefined ? undefined : ajv.compile({ $ref: `${id}${base}${pointer('content', 'application/json', 'schema')}` });
       const headers = Object.entries(response.headers ?? {}).map(([name, header]) => {
         const resolved = (header as ResponseObject).$ref === undefined ? (header as HeaderObject) : (lookup((header as ResponseObject).$ref!) as HeaderObject);
         return { name, required: resolved.required === true, validate: ajv.compile(toAjvSchema(resolved.schema)) };
@@ -98,6 +100,17 @@ export function contractOf(spec: OpenApiDocument, name = 'openapi.yaml'): Contra
 
   const validateError = ajv.compile({ $ref: `${id}#/components/schemas/Error` });
 
+  const checkHeaders = (answer: HttpAnswer, operationId: string, status: string, headers: HeaderContract[], found: string[]) => {
+    for (const header of headers) {
+      const value = answer.headers[header.name.toLowerCase()];
+      if (value === undefined) {
+        if (header.required) found.push(`${operationId} ${status} lacks the documented ${header.name} header`);
+      } else if (!header.validate(value)) {
+        found.push(`${operationId} ${status} ${header.name} header ${JSON.stringify(value)} does not match ${name}: ${ajv.errorsText(header.validate.errors)}`);
+      }
+    }
+  };
+
   const violations = (answer: HttpAnswer, operationId: string): string[] => {
     const status = String(answer.statusCode);
     if (!(status in operation(operationId).object.responses)) {
@@ -105,6 +118,11 @@ export function contractOf(spec: OpenApiDocument, name = 'openapi.yaml'): Contra
     }
     const found: string[] = [];
     const { validate, headers } = responseContract(operationId, status);
+    if (validate === undefined) {
+      if (answer.body !== '') found.push(`${operationId} ${status} has a body, which ${name} does not document: ${answer.body}`);
+      checkHeaders(answer, operationId, status, headers, found);
+      return found;
+    }
     if (!/^application\/json; charset=utf-8$/.test(String(answer.headers['content-type']))) {
       found.push(`${operationId} ${status} content type is ${String(answer.headers['content-type'])}`);
     }
@@ -115,14 +133,7 @@ export function contractOf(spec: OpenApiDocument, name = 'openapi.yaml'): Contra
       return [...found, `${operationId} ${status} body is not JSON (${(error as Error).message}): ${answer.body}`];
     }
     if (!validate(body)) found.push(`${operationId} ${status} body does not match ${name}: ${ajv.errorsText(validate.errors)}`);
-    for (const header of headers) {
-      const value = answer.headers[header.name.toLowerCase()];
-      if (value === undefined) {
-        if (header.required) found.push(`${operationId} ${status} lacks the documented ${header.name} header`);
-      } else if (!header.validate(value)) {
-        found.push(`${operationId} ${status} ${header.name} header ${JSON.stringify(value)} does not match ${name}: ${ajv.errorsText(header.validate.errors)}`);
-      }
-    }
+    checkHeaders(answer, operationId, status, headers, found);
     if (answer.statusCode >= 400 && (body as { status?: unknown }).status !== answer.statusCode) {
       found.push(`${operationId} ${status} Error.status is ${String((body as { status?: unknown }).status)}`);
     }

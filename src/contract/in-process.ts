@@ -54,7 +54,14 @@ interface KeyedCreation {
 }
 
 interface Model {
+  /** The pets stored now, in id order. */
   pets: StoredPet[];
+  /** Each stored pet's version (its ETag, unquoted), by id as text: 1 when created, one more per change. */
+  versions: Map<string, number>;
+  /** The id the next create gets (ids of removed pets are never reused). */
+  nextId: number;
+  /** Ids of removed pets. */
+  removed: (number | bigint)[];
   /** Every next link answers have carried so far; following one later must still keep its promise. */
   links: NextLink[];
   /** Recorded Idempotency-Keys, by client and key (the quoted and bare forms are one key). */
@@ -66,15 +73,30 @@ const createPet = validRequest(operation('createPet'));
 const getPet = validRequest(operation('getPet'));
 const DEFAULT_LIMIT = Number(resolve(parametersOf(operation('listPets')).find((parameter) => parameter.name === 'limit')!.schema).default);
 
+const updatePet = validRequest(operation('updatePet'));
+const deletePet = validRequest(operation('deletePet'));
+
+function added(model: Model, pet: StoredPet) {
+  model.pets.push(pet);
+  model.versions.set(String(pet.id), 1);
+  model.nextId += 1;
+}
+
+/** The answer's ETag must be the tag of `version`. */
+function expectTag(request: ApiRequest, answer: Answer, version: number) {
+  if (answer.headers['etag'] !== `"${version}"`) throw new ContractViolation(request, `${describe(request)}: ETag ${String(answer.headers['etag'])}, expected "${version}" (version ${version})`);
+}
+
 class CreatePet implements fc.AsyncCommand<Model, Subject> {
   constructor(readonly request: ApiRequest, readonly body: Record<string, unknown>) {}
   check = () => true;
   async run(model: Model, subject: Subject) {
     const answer = await subject.send(this.request);
-    const expected: StoredPet = { id: model.pets.length + 1, ...(this.body as Omit<StoredPet, 'id'>) };
+    const expected: StoredPet = { id: model.nextId, ...(this.body as Omit<StoredPet, 'id'>) };
     if (answer.statusCode !== 201) expectContract(this.request, answer, ['expected 201']);
     expectEqual(this.request, answer, expected, 'the created pet is what was sent, with the next id');
-    model.pets.push(expected);
+    expectTag(this.request, answer, 1);
+    added(model, expected);
   }
   toString = () => `createPet ${String(this.request.payload)}`;
 }
@@ -98,10 +120,10 @@ function expectKeyed(model: Model, request: ApiRequest, answer: Answer, client: 
   const scoped = `${client}:${keyOf(header)}`;
   const recorded = model.keys.get(scoped);
   if (recorded === undefined) {
-    const pet: StoredPet = { id: model.pets.length + 1, ...(body as Omit<StoredPet, 'id'>) };
+    const pet: StoredPet = { id: model.nextId, ...(body as Omit<StoredPet, 'id'>) };
     if (answer.statusCode !== 201 || answer.headers['idempotent-replayed'] !== undefined) expectContract(request, answer, ['expected 201, not a replay: a new key']);
     expectEqual(request, answer, pet, 'a new key: the created pet is what was sent, with the next id');
-    model.pets.push(pet);
+    added(model, pet);
     model.keys.set(scoped, { body, pet, client, header });
   } else if (isDeepStrictEqual(normalized(body), normalized(recorded.body))) {
     if (answer.statusCode !== 201 || answer.headers['idempotent-replayed'] !== 'true') expectContract(request, answer, ['expected a 201 replay (Idempotent-Replayed: true)']);
@@ -160,6 +182,8 @@ function expectPage(model: Model, request: ApiRequest, answer: Answer, page: { l
   if (answer.statusCode !== 200) expectContract(request, answer, ['expected 200']);
   const what = `the first ${limit} pets${status === undefined ? '' : ` with status ${String(status)}`}${after === undefined ? '' : ` after id ${after}`}, in id order`;
   expectEqual(request, answer, matching.slice(0, limit), what);
+  const tags = matching.slice(0, limit).map((pet) => `"${model.versions.get(String(pet.id))}"`).join(', ');
+  if ((answer.headers['pet-etags'] ?? '') !== tags) throw new ContractViolation(request, `${describe(request)}: Pet-ETags ${String(answer.headers['pet-etags'])}, expected ${tags || 'none'}`);
   const link = answer.headers['link'];
   const more = matching.length > limit;
   if (!more) {
@@ -235,9 +259,80 @@ class GetPet implements fc.AsyncCommand<Model, Subject> {
     const id = BigInt(decodeURIComponent(/[^/]*$/.exec(request.url)![0]));
     const stored = model.pets.find((pet) => BigInt(pet.id) === id);
     if (stored === undefined) expectError(request, answer, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) });
-    else expectEqual(request, answer, stored, 'the stored pet');
+    else {
+      expectEqual(request, answer, stored, 'the stored pet');
+      expectTag(request, answer, model.versions.get(String(stored.id))!);
+    }
   }
   toString = () => `getPet ${this.any ? this.request.url : `stored pet #${this.pick}`}`;
+}
+
+/** How a change names the version it expects: the current tag, a stale one, any ('*'), or none. */
+type TagChoice = 'current' | 'stale' | '*' | 'none';
+const tagChoice = fc.constantFrom<TagChoice>('current', 'current', 'stale', '*', 'none');
+
+/** The pet a change targets: a stored one when there is one, else (or when `removed`) a removed one, else the generated id. */
+function target(model: Model, request: ApiRequest, pick: number, removed: boolean): { request: ApiRequest; id: bigint } {
+  const ids = removed && model.removed.length > 0 ? model.removed : model.pets.length > 0 ? model.pets.map((pet) => pet.id) : [];
+  const chosen = ids.length > 0 ? ids[pick % ids.length]! : undefined;
+  const url = chosen === undefined ? request.url : request.url.replace(/\/[^/?]*$/, `/${chosen}`);
+  return { request: { ...request, url }, id: BigInt(decodeURIComponent(/[^/]*$/.exec(url)![0])) };
+}
+
+/** Sends a change with the If-Match `choice` says; checks a refusal (428, 404, 412) and returns the stored pet it changes, if it may. */
+async function sendChange(model: Model, subject: Subject, base: ApiRequest, id: bigint, choice: TagChoice) {
+  const stored = model.pets.find((pet) => BigInt(pet.id) === id);
+  const version = stored === undefined ? undefined : model.versions.get(String(stored.id))!;
+  const ifMatch = choice === 'none' ? undefined : choice === '*' ? '*' : choice === 'stale' ? `"${(version ?? 1) + 1}"` : `"${version ?? 1}"`;
+  const request = { ...base, headers: { ...base.headers, ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) } };
+  const answer = await subject.send(request);
+  if (ifMatch === undefined) return expectError(request, answer, { status: 428, code: 'PRECONDITION_REQUIRED', mentions: 'If-Match' }), undefined;
+  if (stored === undefined) return expectError(request, answer, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) }), undefined;
+  if (choice === 'stale') {
+    expectError(request, answer, { status: 412, code: 'PRECONDITION_FAILED', mentions: `"${version}"` });
+    expectTag(request, answer, version!);
+    return undefined;
+  }
+  return { request, answer, stored, version: version! };
+}
+
+/** updatePet: a merge patch of a stored (or removed, or made-up) pet, with a current, stale, '*' or no If-Match. */
+class UpdatePet implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly valid: { request: ApiRequest; body: Record<string, unknown> }, readonly pick: number, readonly removed: boolean, readonly choice: TagChoice) {}
+  check = () => true;
+  async run(model: Model, subject: Subject) {
+    const { request, id } = target(model, this.valid.request, this.pick, this.removed);
+    const sent = await sendChange(model, subject, request, id, this.choice);
+    if (sent === undefined) return;
+    const changed: StoredPet = { ...sent.stored };
+    for (const [name, value] of Object.entries(this.valid.body)) {
+      if (value === null) delete (changed as unknown as Record<string, unknown>)[name];
+      else (changed as unknown as Record<string, unknown>)[name] = value;
+    }
+    if (sent.answer.statusCode !== 200) expectContract(sent.request, sent.answer, ['expected 200']);
+    expectEqual(sent.request, sent.answer, changed, 'the pet with the patch applied');
+    const version = isDeepStrictEqual(normalized(changed), normalized(sent.stored)) ? sent.version : sent.version + 1;
+    expectTag(sent.request, sent.answer, version);
+    model.pets[model.pets.indexOf(sent.stored)] = changed;
+    model.versions.set(String(changed.id), version);
+  }
+  toString = () => `updatePet ${this.removed ? 'a removed pet' : `pet #${this.pick}`} with If-Match ${this.choice}: ${String(this.valid.request.payload)}`;
+}
+
+/** deletePet: a stored (or removed, or made-up) pet, with a current, stale, '*' or no If-Match. */
+class DeletePet implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly request: ApiRequest, readonly pick: number, readonly removed: boolean, readonly choice: TagChoice) {}
+  check = () => true;
+  async run(model: Model, subject: Subject) {
+    const { request, id } = target(model, this.request, this.pick, this.removed);
+    const sent = await sendChange(model, subject, request, id, this.choice);
+    if (sent === undefined) return;
+    if (sent.answer.statusCode !== 204) expectContract(sent.request, sent.answer, ['expected 204']);
+    model.pets.splice(model.pets.indexOf(sent.stored), 1);
+    model.versions.delete(String(sent.stored.id));
+    model.removed.push(sent.stored.id);
+  }
+  toString = () => `deletePet ${this.removed ? 'a removed pet' : `pet #${this.pick}`} with If-Match ${this.choice}`;
 }
 
 class Broken implements fc.AsyncCommand<Model, Subject> {
@@ -277,6 +372,8 @@ const commands = fc.commands(
     fc.tuple(createPet, fc.nat({ max: 1 }), idempotencyHeader).map(([valid, client, header]) => new KeyedCreate({ request: valid.request, body: valid.body as Record<string, unknown> }, client, header)),
     fc.tuple(fc.nat(), fc.boolean()).map(([pick, otherForm]) => new RetryKeyed(pick, otherForm)),
     fc.tuple(brokenCreate, fc.nat({ max: 1 }), idempotencyHeader).map(([broken, client, header]) => new BrokenKeyed(broken, client, header)),
+    fc.tuple(updatePet, fc.nat(), fc.boolean(), tagChoice).map(([valid, pick, removed, choice]) => new UpdatePet({ request: valid.request, body: valid.body as Record<string, unknown> }, pick, removed, choice)),
+    fc.tuple(deletePet, fc.nat(), fc.boolean(), tagChoice).map(([valid, pick, removed, choice]) => new DeletePet(valid.request, pick, removed, choice)),
   ],
   { maxCommands: 50, size: 'large' },
 );
@@ -314,7 +411,8 @@ export function apiProperties(subject: Subject): NamedProperty[] {
       // Pets stored up front let lists meet stores larger than their limit without hundreds of requests.
       property: fc.asyncProperty(initialPets, commands, async (initial, sequence) => {
         const pets = await subject.resetStore(initial);
-        await fc.asyncModelRun(() => ({ model: { pets: pets.map((pet) => ({ ...pet })), links: [], keys: new Map() }, real: subject }), sequence);
+        const model: Model = { pets: pets.map((pet) => ({ ...pet })), versions: new Map(pets.map((pet) => [String(pet.id), 1])), nextId: pets.length + 1, removed: [], links: [], keys: new Map() };
+        await fc.asyncModelRun(() => ({ model, real: subject }), sequence);
       }),
     },
     {

@@ -99,7 +99,10 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
       }
       for (const link of links) {
         if (link.from !== request.operationId || link.status !== String(answer.statusCode)) continue;
-        const values = linkedValues(link, answer.json);
+        // A write follows links only from what this run wrote, never from a read (a made-up id may
+        // name another client's pet): a run changes and removes only what it created.
+        if (!SAFE_METHODS.has(operation(link.to).method) && SAFE_METHODS.has(request.method.toLowerCase())) continue;
+        const values = linkedValues(link, answer.json, answer.headers);
         if (values === undefined) continue;
         if (!linked.has(link.to)) linked.set(link.to, new Map());
         linked.get(link.to)!.set(JSON.stringify(normalized(values), bigintText), values);
@@ -130,6 +133,8 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
     return { ...valid, body: renamed, request: { ...valid.request, payload: toJson(renamed) } };
   };
   const pathParameters = (operationId: string) => pathParametersOf(operation(operationId).path).length;
+  /** The headers of an operation's requests that links of the spec fill (If-Match). */
+  const linkedHeaders = (operationId: string) => [...new Set(links.filter((link) => link.to === operationId).flatMap((link) => link.headers.map((header) => header.name)))];
 
   /** Sends a valid request of `operationId`, counting it and the status it got. */
   const sendValid = async (operationId: string, request: ApiRequest) => {
@@ -152,6 +157,20 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
     const valid = marked(viaLink ? relinked(generated, choices[pick % choices.length]!) : generated);
     const { request } = valid;
     const answer = await sendValid(operationId, request);
+    const documented = (status: number) => String(status) in operation(operationId).object.responses;
+    // A header a link fills (If-Match, from an ETag) that the request lacks: an operation that
+    // documents 428 needs it, and says so.
+    const lacking = linkedHeaders(operationId).filter((name) => request.headers[name] === undefined);
+    if (answer.statusCode === 428 && documented(428) && lacking.length > 0) {
+      const named = parametersOf(operation(operationId)).find((parameter) => parameter.name.toLowerCase() === lacking[0])!.name;
+      expectError(request, answer, { status: 428, code: 'PRECONDITION_REQUIRED', mentions: named });
+      return;
+    }
+    // What a link gave may be stale: this run changed or removed that resource since (a 412 or 404, when documented).
+    if (viaLink && (answer.statusCode === 412 || answer.statusCode === 404) && documented(answer.statusCode) && Object.values(valid.params).some((value) => touched.has(String(value)))) {
+      expectContract(request, answer);
+      return;
+    }
     if (answer.statusCode === 404 && !viaLink && pathParameters(operationId) > 0 && '404' in operation(operationId).object.responses) {
       // A made-up id may or may not exist on a live store: its 404 must say which resource is missing.
       expectContract(request, answer);
@@ -166,7 +185,7 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
     }
     expectContract(request, answer);
     counts.get(operationId)!.succeeded += 1;
-    if (viaLink && !SAFE_METHODS.has(operation(operationId).method)) for (const value of Object.values(valid.params)) touched.add(String(value));
+    if (!SAFE_METHODS.has(operation(operationId).method)) for (const value of Object.values(valid.params)) touched.add(String(value));
     expectWritten(valid, answer);
     known[operationId]?.(valid, answer);
   };
@@ -179,7 +198,10 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
   const expectWritten = ({ request, body }: ValidRequest, answer: LiveAnswer) => {
     if (SAFE_METHODS.has(operation(request.operationId).method) || !isObject(body) || !isObject(answer.json)) return;
     const fields = answerFieldsOf(request.operationId, answer.statusCode);
-    const differing = Object.keys(body).filter((name) => fields.has(name) && !isDeepStrictEqual(normalized(answer.json[name]), normalized(body[name])));
+    // In a JSON Merge Patch (RFC 7396), null removes the member: the answer must not hold it.
+    const mergePatch = bodySchemaOf(operation(request.operationId))?.mediaType === 'application/merge-patch+json';
+    const written = (name: string) => (mergePatch && body[name] === null ? undefined : body[name]);
+    const differing = Object.keys(body).filter((name) => fields.has(name) && !isDeepStrictEqual(normalized(answer.json[name]), normalized(written(name))));
     if (differing.length > 0) {
       throw new ContractViolation(request, `${describe(request)} → ${answer.statusCode} ${answer.body}\n  the answer does not hold what was written: ${differing.join(', ')}`);
     }

@@ -1,9 +1,10 @@
 // The OpenAPI links of a document (OpenAPI 3.1, 4.8.20): which answer of which operation gives the
 // parameters of another. The generators follow them, so that a valid request that needs an
 // existing resource names one this run created: `createPet`'s 201 links to every operation that
-// takes a `petId`. Only what a link can say with `$response.body#/…` is followed; any other
-// expression, an `operationRef`, or a link to an operation or parameter that is not there stops
-// the run with a message naming the link, never a link quietly ignored.
+// takes a `petId`, and the `ETag` of an answer becomes the `If-Match` of the next request. Only
+// what a link can say with `$response.body#/…` (a path parameter) and `$response.header.…` (a header
+// parameter) is followed; any other expression, an `operationRef`, or a link to an operation or
+// parameter that is not there stops the run with a message naming the link, never a link quietly ignored.
 import { operationsOf, pathParametersOf, resolveRef, type OpenApiDocument } from '../openapi/openapi-spec.js';
 import { unescapePointer } from '../validation/json-pointer.js';
 
@@ -16,7 +17,12 @@ export interface SpecLink {
   to: string;
   /** Each path parameter of `to` the link fills, with the JSON Pointer into the answer's body. */
   parameters: { name: string; pointer: string[] }[];
+  /** Each header parameter of `to` the link fills (lower case), with the answer's header it comes from (lower case). */
+  headers: { name: string; from: string }[];
 }
+
+/** The key under which linkedValues gives a header parameter's value: `header.if-match`. */
+export const HEADER_PREFIX = 'header.';
 
 interface LinkObject {
   operationId?: string;
@@ -26,6 +32,7 @@ interface LinkObject {
 }
 
 const BODY_EXPRESSION = /^\$response\.body#((?:\/[^/]*)*)$/;
+const HEADER_EXPRESSION = /^\$response\.header\.([!#$%&'*+.^_`|~0-9A-Za-z-]+)$/;
 
 /** The links of `spec` (named `name` in messages). */
 export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
@@ -41,7 +48,19 @@ export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
         const target = operations.find((candidate) => candidate.operationId === link.operationId);
         if (target === undefined) throw new Error(`${where}: no operation ${link.operationId}`);
         if (link.requestBody !== undefined) throw new Error(`${where}: a link's requestBody is not followed`);
-        const parameters = Object.entries(link.parameters ?? {}).map(([qualified, expression]) => {
+        const headerNames = ((target.object as { parameters?: { name: string; in: string }[] }).parameters ?? [])
+          .filter((parameter) => parameter.in === 'header')
+          .map((parameter) => parameter.name.toLowerCase());
+        const headers = Object.entries(link.parameters ?? {})
+          .filter(([qualified]) => qualified.startsWith(HEADER_PREFIX))
+          .map(([qualified, expression]) => {
+            const name = qualified.slice(HEADER_PREFIX.length).toLowerCase();
+            if (!headerNames.includes(name)) throw new Error(`${where}: ${link.operationId} has no header parameter ${qualified}`);
+            const match = typeof expression === 'string' ? HEADER_EXPRESSION.exec(expression) : null;
+            if (match === null) throw new Error(`${where}: ${qualified}: only $response.header.… expressions fill a header, not ${JSON.stringify(expression)}`);
+            return { name, from: match[1]!.toLowerCase() };
+          });
+        const parameters = Object.entries(link.parameters ?? {}).filter(([qualified]) => !qualified.startsWith(HEADER_PREFIX)).map(([qualified, expression]) => {
           const parameter = qualified.replace(/^path\./, '');
           if (!pathParametersOf(target.path).includes(parameter)) throw new Error(`${where}: ${link.operationId} has no path parameter ${qualified}`);
           const match = typeof expression === 'string' ? BODY_EXPRESSION.exec(expression) : null;
@@ -49,16 +68,24 @@ export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
           return { name: parameter, pointer: match[1]!.split('/').slice(1).map(unescapePointer) };
         });
         if (parameters.length === 0) throw new Error(`${where}: the link fills no parameter`);
-        links.push({ from: operation.operationId, status, name: linkName, to: target.operationId, parameters });
+        links.push({ from: operation.operationId, status, name: linkName, to: target.operationId, parameters, headers });
       }
     }
   }
   return links;
 }
 
-/** The values a link takes from an answer's body, or undefined when a pointer finds nothing there. */
-export function linkedValues(link: SpecLink, body: unknown): Record<string, unknown> | undefined {
+/**
+ * The values a link takes from an answer's body (path parameters, by name) and headers (header
+ * parameters, as `header.<name>`), or undefined when a pointer or a header finds nothing there.
+ */
+export function linkedValues(link: SpecLink, body: unknown, headers: Readonly<Record<string, unknown>> = {}): Record<string, unknown> | undefined {
   const values: Record<string, unknown> = {};
+  for (const { name, from } of link.headers) {
+    const value = headers[from];
+    if (typeof value !== 'string') return undefined;
+    values[HEADER_PREFIX + name] = value;
+  }
   for (const { name, pointer } of link.parameters) {
     let node: unknown = body;
     for (const segment of pointer) {

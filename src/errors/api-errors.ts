@@ -39,14 +39,29 @@ export const MethodNotAllowed = apiError<[method: string, path: string, allowed:
 export const OperationGone = apiError<[reason: string]>('OPERATION_GONE', '%s', 410);
 export const RequestTimeout = apiError<[]>('REQUEST_TIMEOUT', 'The request was not received in time.', 408);
 export const PayloadTooLarge = apiError<[limit: number]>('PAYLOAD_TOO_LARGE', 'The body is larger than %s bytes.', 413);
-export const UnsupportedMediaType = apiError<[received: string]>(
+export const UnsupportedMediaType = apiError<[received: string, accepted: string]>(
   'UNSUPPORTED_MEDIA_TYPE',
-  '%s is not supported; send the body as UTF-8 application/json.',
+  '%s is not supported; send the body as UTF-8 %s.',
   415,
+);
+export const PreconditionFailed = apiError<[petId: string, sent: string, current: string]>(
+  'PRECONDITION_FAILED',
+  'Pet %s changed since you read it: If-Match %s is not its current entity tag %s; read it again and retry with its ETag.',
+  412,
+);
+export const PreconditionRequired = apiError<[]>(
+  'PRECONDITION_REQUIRED',
+  'This operation needs If-Match: send the ETag of the pet as you last saw it, or * for any version.',
+  428,
 );
 export const IdempotencyKeyReused = apiError<[petId: string]>(
   'IDEMPOTENCY_KEY_REUSED',
   'This Idempotency-Key was already used to create pet %s from a different body; send a new key for a new pet.',
+  422,
+);
+export const ChangeKeyReused = apiError<[operationId: string, petId: string]>(
+  'IDEMPOTENCY_KEY_REUSED',
+  'This Idempotency-Key was already used for another %s request (pet %s); send a new key for a new request.',
   422,
 );
 export const TooManyRequests = apiError<[reason: string]>('TOO_MANY_REQUESTS', '%s', 429);

@@ -6,7 +6,6 @@ import {
   InternalError,
   PayloadTooLarge,
   RETRY_AFTER_SECONDS,
-  UnsupportedMediaType,
   ValidationFailed,
 } from './api-errors.js';
 
@@ -29,12 +28,11 @@ export function createErrorHandler(options: ErrorHandlerOptions) {
   const isApiError = (error: FastifyError): error is FastifyError & ApiError =>
     options.errorCodes.has(error.code) && typeof error.statusCode === 'number';
 
-  // Fastify's own request errors, said in the service's words.
-  const translate = (error: FastifyError, request: FastifyRequest): ApiError | undefined => {
+  // Fastify's own request errors, said in the service's words. (A body's media type is checked per
+  // operation before Fastify parses it: src/routes/body-presence.ts.)
+  const translate = (error: FastifyError): ApiError | undefined => {
     if (error.validation) return new ValidationFailed(error.message);
     switch (error.code) {
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return new UnsupportedMediaType(describeContentType(request.headers['content-type']));
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return new PayloadTooLarge(options.bodyLimit);
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -48,7 +46,7 @@ export function createErrorHandler(options: ErrorHandlerOptions) {
   };
 
   return function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-    let apiError = isApiError(error) ? error : translate(error, request);
+    let apiError = isApiError(error) ? error : translate(error);
     if (apiError === undefined) {
       // Logged in full with the request id; the client learns only the id.
       request.log.error({ err: error }, 'request failed unexpectedly');
@@ -67,8 +65,4 @@ function sendError(reply: FastifyReply, error: ApiError) {
 
 function isClientError(error: FastifyError): boolean {
   return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
-}
-
-function describeContentType(contentType: string | undefined): string {
-  return contentType === undefined ? 'A body without a Content-Type header' : `Content-Type ${contentType}`;
 }

@@ -1,7 +1,10 @@
 import { IdempotencyKeyReused } from '../errors/api-errors.js';
 import { isSameRequest, keyOf } from '../idempotency/idempotency-key.js';
+import { entityTagOf } from '../preconditions/entity-tag.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
+
+const FIRST_VERSION_TAG = entityTagOf(1);
 
 /** `petPath` is where a pet is read (`/v1/pets/{petId}`): the new pet's Location. */
 export function createPet(store: PetStore, petPath: string, onReplay?: () => void) {
@@ -22,6 +25,8 @@ export function createPet(store: PetStore, petPath: string, onReplay?: () => voi
       }
     }
     reply.header('location', `${before}${pet.id}${after}`);
+    // A new pet is at its first version; a replay answers as the create did.
+    reply.header('etag', FIRST_VERSION_TAG);
     return pet;
   }) satisfies OperationHandler<'createPet'>;
 }

@@ -1,12 +1,14 @@
 import { PetNotFound } from '../errors/api-errors.js';
+import { entityTagOf } from '../preconditions/entity-tag.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 
 export function getPet(store: PetStore) {
-  return (async (request) => {
+  return (async (request, reply) => {
     const { petId } = request.params;
-    const pet = await store.get(petId);
-    if (pet === null) throw new PetNotFound(String(petId));
-    return pet;
+    const found = await store.get(petId);
+    if (found === null) throw new PetNotFound(String(petId));
+    reply.header('etag', entityTagOf(found.version));
+    return found.pet;
   }) satisfies OperationHandler<'getPet'>;
 }

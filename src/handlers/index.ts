@@ -1,14 +1,16 @@
 import type { PetStore } from '../store/pet-store.js';
 import type { EveryHandler, OperationHandlers } from '../types/api.js';
 import { createPet } from './create-pet.js';
+import { deletePet } from './delete-pet.js';
 import { getPet } from './get-pet.js';
 import { listPets } from './list-pets.js';
+import { updatePet } from './update-pet.js';
 
 export interface HandlerOptions {
   store: PetStore;
   /** Where an operation is served, base path included (`/v1/pets`), for the links answers carry; undefined for one the spec does not define. */
   pathOf: (operationId: string) => string | undefined;
-  /** Told of every create answered with the pet an earlier request with its Idempotency-Key made. */
+  /** Told of every create or change answered with what an earlier request with its Idempotency-Key did. */
   onReplay?: () => void;
 }
 
@@ -21,6 +23,8 @@ export function createHandlers({ store, pathOf, onReplay }: HandlerOptions): Ope
     listPets: listPets(store, pathOf('listPets')!),
     createPet: createPet(store, petPath, onReplay),
     getPet: getPet(store),
+    updatePet: updatePet(store, onReplay),
+    deletePet: deletePet(store, onReplay),
   };
   // An operation of the spec without a handler fails here, the message naming the file to write; so
   // does a handler that answers a field the spec does not define for it.

@@ -34,3 +34,12 @@ export function scopeOf(apiKey: string): string {
 export function isSameRequest(pet: Pet, body: NewPet): boolean {
   return pet.name === body.name && BigInt(pet.categoryId) === BigInt(body.categoryId) && pet.status === body.status;
 }
+
+/**
+ * What identifies a change's request for its Idempotency-Key: the operation, the pet and the body,
+ * with members in name order and numbers as their decimal text, so that spelling does not matter.
+ */
+export function changeRequestOf(operationId: string, petId: unknown, body?: Record<string, unknown>): string {
+  const members = body === undefined ? [] : Object.keys(body).sort().map((name) => [name, typeof body[name] === 'bigint' || typeof body[name] === 'number' ? String(body[name]) : body[name]]);
+  return JSON.stringify([operationId, String(petId), members]);
+}

@@ -67,7 +67,7 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
   });
   const replays = new Counter({
     name: 'petstore_idempotent_replays_total',
-    help: 'createPet requests answered with the pet an earlier request with the same Idempotency-Key created.',
+    help: 'Requests (createPet, updatePet, deletePet) answered with what an earlier request with the same Idempotency-Key did.',
     registers: [registry],
   });
   const rateLimited = new Counter({

@@ -71,13 +71,20 @@ export function loadServedSpec(built: string = BUILT_SPEC_PATH): OpenApiDocument
   return loadSpec(existsSync(built) ? built : DEFAULT_SPEC_PATH);
 }
 
+/** Every operation of the spec, its parameters given as objects (a `$ref` to components/parameters followed). */
 export function operationsOf(spec: OpenApiDocument): Operation[] {
   return Object.entries(spec.paths).flatMap(([path, item]) =>
     HTTP_METHODS.flatMap((method) => {
       const object = item[method];
-      return object === undefined ? [] : [{ operationId: object.operationId, method, path, object }];
+      return object === undefined ? [] : [{ operationId: object.operationId, method, path, object: withParameters(spec, object) }];
     }),
   );
+}
+
+function withParameters(spec: OpenApiDocument, object: OperationObject): OperationObject {
+  const parameters = (object as { parameters?: unknown[] }).parameters;
+  if (parameters === undefined || !parameters.some((parameter) => typeof (parameter as { $ref?: unknown }).$ref === 'string')) return object;
+  return { ...object, parameters: parameters.map((parameter) => resolveRef(spec, parameter)) } as OperationObject;
 }
 
 /** The path every server URL ends with (`/v1`); the routes are mounted under it. */

@@ -71,7 +71,7 @@ function routeOptionsOf(
   // The roles its security requirement names: a key without one of them gets 403.
   const roles = requiredRolesOf(operation, spec);
 
-  const checkBodyPresence = bodyPresenceCheck(operation.object);
+  const checkBodyPresence = bodyPresenceCheck(operation.object, operation.method);
   const deprecated = lifecycle.deprecation !== undefined;
   const countCall = deprecated ? countDeprecatedCalls?.(operation.operationId) : undefined;
   const checkRetirement = retirementCheckOf(lifecycle, basePath);
@@ -93,7 +93,7 @@ function routeOptionsOf(
         if (limitClient?.(request, reply) === true) return;
         countCall?.(request.client);
         checkRetirement?.(clock());
-        checkBodyPresence(request);
+        checkBodyPresence(request, reply);
       } catch (error) {
         done(error as Error);
         return;

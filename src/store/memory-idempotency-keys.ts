@@ -1,6 +1,7 @@
-// The in-memory store's record of idempotency keys: key → the index of the pet created with it,
-// kept for the retention period and bounded in number. Keys are recorded in time order, so the
-// expired and the oldest are always at the front of a queue; dropping them costs O(1) per key.
+// The in-memory store's record of idempotency keys: key → what the first request with it did (the
+// index of the pet a create made, or a change's answer), kept for the retention period and bounded
+// in number. Keys are recorded in time order, so the expired and the oldest are always at the front
+// of a queue; dropping them costs O(1) per key.
 export interface MemoryKeyOptions {
   retentionMs: number;
   /** The most keys held; beyond it the oldest are forgotten, even within the retention period. */
@@ -10,25 +11,25 @@ export interface MemoryKeyOptions {
 
 export const DEFAULT_MAX_KEYS = 100_000;
 
-export class MemoryIdempotencyKeys {
-  private readonly petIndexes = new Map<string, number>();
+export class MemoryIdempotencyKeys<Recorded = number> {
+  private readonly recorded = new Map<string, Recorded>();
   private readonly queue: string[] = [];
   private readonly times: number[] = [];
   private head = 0;
 
   constructor(private readonly options: MemoryKeyOptions) {}
 
-  /** The pet index recorded with this key, or undefined (expired keys are forgotten first). */
-  find(key: string): number | undefined {
+  /** What was recorded with this key, or undefined (expired keys are forgotten first). */
+  find(key: string): Recorded | undefined {
     this.forgetExpired();
-    return this.petIndexes.get(key);
+    return this.recorded.get(key);
   }
 
-  record(key: string, petIndex: number) {
-    this.petIndexes.set(key, petIndex);
+  record(key: string, value: Recorded) {
+    this.recorded.set(key, value);
     this.queue.push(key);
     this.times.push(this.options.now());
-    while (this.petIndexes.size > this.options.maxKeys) this.forgetOldest();
+    while (this.recorded.size > this.options.maxKeys) this.forgetOldest();
   }
 
   private forgetExpired() {
@@ -37,7 +38,7 @@ export class MemoryIdempotencyKeys {
   }
 
   private forgetOldest() {
-    this.petIndexes.delete(this.queue[this.head]!);
+    this.recorded.delete(this.queue[this.head]!);
     this.head += 1;
     // The forgotten front is cut off once it is half the queue: amortised O(1) per key.
     if (this.head >= 1024 && this.head * 2 >= this.queue.length) {

@@ -1,25 +1,33 @@
 import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../idempotency/idempotency-key.js';
-import type { NewPet, Pet, PetId, PetStatus } from '../types/api.js';
+import type { NewPet, Pet, PetId, PetPatch, PetStatus } from '../types/api.js';
 import { DEFAULT_MAX_KEYS, MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
-import type { ListOptions, PetStore } from './pet-store.js';
+import type { ChangeKey, ChangeOutcome, ListOptions, PetStore, Precondition, VersionedPet } from './pet-store.js';
 
 export type MemoryStoreOptions = Partial<MemoryKeyOptions>;
 
+// A status code for a removed pet: its index stays taken, so its id is never reused.
+const REMOVED = 255;
+
 /**
- * Pets are never updated or removed, so ids run 1, 2, 3… and a pet's index is id - 1.
+ * Ids run 1, 2, 3… and a pet's index is id - 1; a removed pet keeps its index, marked removed.
  * Fields are kept in columns rather than one object per pet, statuses as one byte each (about
  * half the memory at a million pets; docs/performance.md, "Earlier findings"), and every read builds
  * fresh Pet objects, so no caller can change what is stored. A per-status column of indexes in
  * id order lets a filtered list find where a page starts by binary search and read only what it
- * returns.
+ * returns; a change of status moves the pet's index from one column to the other.
+ *
+ * Every method runs to its end without awaiting, so each is atomic: no other request runs between
+ * a precondition's check and the change it guards.
  */
 export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKeys = DEFAULT_MAX_KEYS, now = Date.now }: MemoryStoreOptions = {}): PetStore {
   const names: string[] = [];
   const categoryIds: (number | bigint)[] = [];
-  // Status codes: 0 is "no status", n is statusNames[n - 1].
+  const versions = new GrowingColumn(Uint32Array);
+  // Status codes: 0 is "no status", n is statusNames[n - 1], REMOVED a removed pet.
   const statusCodes = new GrowingColumn(Uint8Array);
   const statusNames: PetStatus[] = [];
   const byStatus = new Map<PetStatus, GrowingColumn<Int32Array>>();
+  let removed = 0;
 
   const pet = (index: number): Pet => {
     const code = statusCodes.data[index]!;
@@ -28,11 +36,12 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
       ? { id, name: names[index]!, categoryId: categoryIds[index]! }
       : { id, name: names[index]!, categoryId: categoryIds[index]!, status: statusNames[code - 1]! };
   };
+  const versioned = (index: number): VersionedPet => ({ pet: pet(index), version: versions.data[index]! });
 
   const codeOf = (status: PetStatus): number => {
     let code = statusNames.indexOf(status) + 1;
     if (code === 0) {
-      if (statusNames.length === 255) throw new Error('the in-memory store holds at most 255 distinct statuses');
+      if (statusNames.length === REMOVED - 1) throw new Error(`the in-memory store holds at most ${REMOVED - 1} distinct statuses`);
       code = statusNames.push(status);
       byStatus.set(status, new GrowingColumn(Int32Array));
     }
@@ -45,10 +54,49 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
     names.push(name);
     categoryIds.push(categoryId);
     statusCodes.push(code);
+    versions.push(1);
     if (status !== undefined) byStatus.get(status)!.push(index);
     return index;
   };
-  const keys = new MemoryIdempotencyKeys({ retentionMs, maxKeys, now });
+
+  /** The index of the live pet with this id, or -1. */
+  const indexOf = (id: PetId): number => {
+    // Ids stay far inside the safe-integer range, so a bigint id never names a stored pet.
+    if (typeof id !== 'number' || id < 1 || id > names.length || statusCodes.data[id - 1] === REMOVED) return -1;
+    return id - 1;
+  };
+
+  const setStatus = (index: number, code: number) => {
+    const old = statusCodes.data[index]!;
+    if (old === code) return;
+    if (old !== 0 && old !== REMOVED) byStatus.get(statusNames[old - 1]!)!.removeSorted(index);
+    if (code !== 0 && code !== REMOVED) byStatus.get(statusNames[code - 1]!)!.insertSorted(index);
+    statusCodes.data[index] = code;
+  };
+
+  // The pet each create with a key made, as it made it: a retry gets the first answer, whatever changed since.
+  const keys = new MemoryIdempotencyKeys<Pet>({ retentionMs, maxKeys, now });
+  // The Idempotency-Keys of changes: the request each was recorded for, and its answer.
+  const changeKeys = new MemoryIdempotencyKeys<{ request: string; petId: PetId; answer: VersionedPet | null }>({ retentionMs, maxKeys, now });
+
+  /** Checks the key and the precondition, then changes the pet (`apply`) and records the key: one step. */
+  const change = (id: PetId, precondition: Precondition, key: ChangeKey | undefined, apply: (index: number) => VersionedPet | null): ChangeOutcome => {
+    const scoped = key === undefined ? undefined : `${key.operation}:${key.scope}:${key.key}`;
+    if (scoped !== undefined) {
+      const recorded = changeKeys.find(scoped);
+      if (recorded !== undefined) {
+        if (recorded.request !== key!.request) return { outcome: 'reused', petId: recorded.petId };
+        return { outcome: 'replayed', pet: recorded.answer === null ? null : { pet: { ...recorded.answer.pet }, version: recorded.answer.version } };
+      }
+    }
+    const index = indexOf(id);
+    if (index < 0) return { outcome: 'missing' };
+    const version = versions.data[index]!;
+    if (precondition !== '*' && !precondition.includes(version)) return { outcome: 'failed', version };
+    const answer = apply(index);
+    if (scoped !== undefined) changeKeys.record(scoped, { request: key!.request, petId: id, answer: answer === null ? null : { pet: { ...answer.pet }, version: answer.version } });
+    return { outcome: 'changed', pet: answer };
+  };
 
   return {
     async create(newPet: NewPet) {
@@ -59,27 +107,74 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
     async createOnce(newPet: NewPet, { scope, key }: IdempotencyKey) {
       const scoped = `${scope}:${key}`;
       const recorded = keys.find(scoped);
-      if (recorded !== undefined) return { pet: pet(recorded), replayed: true };
-      const index = add(newPet);
-      keys.record(scoped, index);
-      return { pet: pet(index), replayed: false };
+      if (recorded !== undefined) return { pet: { ...recorded }, replayed: true };
+      const created = pet(add(newPet));
+      keys.record(scoped, { ...created });
+      return { pet: created, replayed: false };
     },
 
     async get(id: PetId) {
-      // Ids stay far inside the safe-integer range, so a bigint id never names a stored pet.
-      if (typeof id !== 'number' || id < 1 || id > names.length) return null;
-      return pet(id - 1);
+      const index = indexOf(id);
+      return index < 0 ? null : versioned(index);
     },
 
     async list({ limit, status, after }: ListOptions) {
       const start = indexAfter(after, names.length);
-      const indexes = status === undefined ? undefined : byStatus.get(status);
-      const from = indexes === undefined ? start : firstAtLeast(indexes, start);
-      const available = (status === undefined ? names.length : (indexes?.length ?? 0)) - from;
-      const count = Math.min(limit, available);
-      const pets = new Array<Pet>(count);
-      for (let position = 0; position < count; position++) pets[position] = pet(indexes === undefined ? from + position : indexes.data[from + position]!);
-      return { pets, more: available > count };
+      const pets: Pet[] = [];
+      const petVersions: number[] = [];
+      const take = (index: number) => {
+        pets.push(pet(index));
+        petVersions.push(versions.data[index]!);
+      };
+      let more: boolean;
+      if (status === undefined) {
+        // Removed pets are stepped over: a page costs what it returns plus the removed pets among them.
+        let index = start;
+        for (; index < names.length && pets.length < limit; index++) if (statusCodes.data[index] !== REMOVED) take(index);
+        if (removed === 0) more = index < names.length;
+        else {
+          while (index < names.length && statusCodes.data[index] === REMOVED) index++;
+          more = index < names.length;
+        }
+      } else {
+        const indexes = byStatus.get(status);
+        const from = indexes === undefined ? 0 : firstAtLeast(indexes, start);
+        const available = (indexes?.length ?? 0) - from;
+        const count = Math.min(limit, available);
+        for (let position = 0; position < count; position++) take(indexes!.data[from + position]!);
+        more = available > count;
+      }
+      return { pets, versions: petVersions, more };
+    },
+
+    async update(id: PetId, patch: PetPatch, precondition: Precondition, key?: ChangeKey) {
+      return change(id, precondition, key, (index) => {
+        const { name, categoryId, status } = patch;
+        const code = status === undefined ? statusCodes.data[index]! : status === null ? 0 : codeOf(status);
+        const changes =
+          (name !== undefined && name !== names[index]) ||
+          (categoryId !== undefined && BigInt(categoryId) !== BigInt(categoryIds[index]!)) ||
+          code !== statusCodes.data[index];
+        if (changes) {
+          if (name !== undefined) names[index] = name;
+          if (categoryId !== undefined) categoryIds[index] = categoryId;
+          setStatus(index, code);
+          versions.data[index]! += 1;
+        }
+        return versioned(index);
+      });
+    },
+
+    async remove(id: PetId, precondition: Precondition, key?: ChangeKey) {
+      return change(id, precondition, key, (index) => {
+        setStatus(index, REMOVED);
+        versions.data[index]! += 1;
+        removed += 1;
+        // What a removed pet held is let go; its index stays taken.
+        names[index] = '';
+        categoryIds[index] = 0;
+        return null;
+      });
     },
   };
 }
@@ -104,9 +199,9 @@ function firstAtLeast(column: GrowingColumn<Int32Array>, value: number): number 
   return low;
 }
 
-type TypedArray = Uint8Array | Int32Array;
+type TypedArray = Uint8Array | Uint32Array | Int32Array;
 
-/** An append-only typed array that doubles its capacity when full. */
+/** A typed array that doubles its capacity when full. */
 class GrowingColumn<T extends TypedArray> {
   data: T;
   length = 0;
@@ -122,5 +217,20 @@ class GrowingColumn<T extends TypedArray> {
       this.data = bigger;
     }
     this.data[this.length++] = value;
+  }
+
+  /** Inserts into an ascending column, where it belongs (a move of the values after it: a memmove). */
+  insertSorted(value: number) {
+    const at = firstAtLeast(this as unknown as GrowingColumn<Int32Array>, value);
+    this.push(value);
+    this.data.copyWithin(at + 1, at, this.length - 1);
+    this.data[at] = value;
+  }
+
+  /** Removes a value from an ascending column that holds it. */
+  removeSorted(value: number) {
+    const at = firstAtLeast(this as unknown as GrowingColumn<Int32Array>, value);
+    this.data.copyWithin(at, at + 1, this.length);
+    this.length -= 1;
   }
 }

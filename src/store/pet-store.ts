@@ -1,5 +1,5 @@
 import type { IdempotencyKey } from '../idempotency/idempotency-key.js';
-import type { NewPet, Pet, PetId, PetStatus } from '../types/api.js';
+import type { NewPet, Pet, PetId, PetPatch, PetStatus } from '../types/api.js';
 
 export interface ListOptions {
   limit: number;
@@ -11,8 +11,16 @@ export interface ListOptions {
 export interface PetPage {
   /** At most `limit` pets in ascending id order. */
   pets: Pet[];
+  /** The version of each pet of `pets`, in the same order. */
+  versions: number[];
   /** Whether pets of the same filter follow the last one in `pets`, at the time of reading. */
   more: boolean;
+}
+
+/** A pet and its version: 1 when it was added, one more after each change. */
+export interface VersionedPet {
+  pet: Pet;
+  version: number;
 }
 
 export interface CreatedOnce {
@@ -22,12 +30,35 @@ export interface CreatedOnce {
   replayed: boolean;
 }
 
+/** The versions a change may apply to (If-Match's tags), or any version the pet has ('*'). */
+export type Precondition = readonly number[] | '*';
+
+/** A change's Idempotency-Key, and what identifies its request, so that a retry replays its answer. */
+export interface ChangeKey extends IdempotencyKey {
+  /** The operation it was sent to: each operation's keys are apart. */
+  operation: string;
+  /** The operation and its request (pet and body), as one text: the same key with another is refused. */
+  request: string;
+}
+
+/**
+ * What a conditional change did: `changed` (the pet afterwards; null when it was removed), `missing`
+ * (no such pet), `failed` (the pet exists at another version), or `replayed` (a recorded key with
+ * the same request: its first answer, changing nothing), or `reused` (a recorded key, another request).
+ */
+export type ChangeOutcome =
+  | { outcome: 'changed'; pet: VersionedPet | null }
+  | { outcome: 'replayed'; pet: VersionedPet | null }
+  | { outcome: 'missing' }
+  | { outcome: 'failed'; version: number }
+  | { outcome: 'reused'; petId: PetId };
+
 /**
  * Where pets live. Async so that a persistent store can replace the in-memory one
  * without touching the handlers.
  */
 export interface PetStore {
-  /** Stores the pet and assigns it a new id: unique, increasing, never reused. */
+  /** Stores the pet and assigns it a new id: unique, increasing, never reused. Its version is 1. */
   create(pet: NewPet): Promise<Pet>;
   /**
    * Creates the pet and records `key` with it, atomically, unless the key is recorded already: then
@@ -36,13 +67,21 @@ export interface PetStore {
    * recorded for at least the store's retention period.
    */
   createOnce(pet: NewPet, key: IdempotencyKey): Promise<CreatedOnce>;
-  /** The pet with this id, or null when there is none. */
-  get(id: PetId): Promise<Pet | null>;
+  /** The pet with this id and its version, or null when there is none. */
+  get(id: PetId): Promise<VersionedPet | null>;
   /**
    * A page of pets in ascending id order: those after `after`, only those with `status` when it is
    * given. Its cost does not grow with the number of pets before `after`.
    */
   list(options: ListOptions): Promise<PetPage>;
+  /**
+   * Applies a merge patch to the pet if its version is one `precondition` allows, as one atomic step.
+   * The version grows by one when a value changes; a patch that changes nothing keeps it. With a key,
+   * the change and the key's record are one step too.
+   */
+  update(id: PetId, patch: PetPatch, precondition: Precondition, key?: ChangeKey): Promise<ChangeOutcome>;
+  /** Removes the pet if its version is one `precondition` allows, as one atomic step; its id is never reused. */
+  remove(id: PetId, precondition: Precondition, key?: ChangeKey): Promise<ChangeOutcome>;
   /** Whether the store can serve now (readiness); a store without it always can. */
   ready?(): Promise<boolean>;
   /** Releases what the store holds (connections, timers); a store without it holds nothing. */

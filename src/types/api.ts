@@ -6,6 +6,7 @@ type Schemas = components['schemas'];
 
 export type Pet = Schemas['Pet'];
 export type NewPet = Schemas['NewPet'];
+export type PetPatch = Schemas['PetPatch'];
 export type PetStatus = Schemas['PetStatus'];
 export type PetId = Schemas['PetId'];
 export type ErrorBody = Schemas['Error'];
@@ -16,12 +17,15 @@ export type OperationId = keyof operations;
 type Parameters<K extends OperationId> = operations[K]['parameters'];
 type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type Responses<K extends OperationId> = operations[K]['responses'];
-type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 203>;
+type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 203 | 204>;
+/** An answer without content (204) has no body: its handler resolves to undefined. */
+type ContentOf<R> = R extends { content: object } ? JsonContent<R> : undefined;
 
 /** The body of an operation's success response, as the spec defines it. */
-export type SuccessBody<K extends OperationId> = JsonContent<Responses<K>[SuccessStatus<K>]>;
+export type SuccessBody<K extends OperationId> = ContentOf<Responses<K>[SuccessStatus<K>]>;
 
-type RequestBody<K extends OperationId> = operations[K] extends { requestBody: infer B } ? JsonContent<B> : never;
+/** A request body of any one media type (application/json, application/merge-patch+json). */
+type RequestBody<K extends OperationId> = operations[K] extends { requestBody: { content: infer C } } ? C[keyof C] : never;
 
 /** A request after validation: parameter defaults from the spec have been applied. */
 export type OperationRequest<K extends OperationId> = FastifyRequest<{

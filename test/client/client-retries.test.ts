@@ -195,7 +195,7 @@ t.test('an operation that is not safe to retry is sent once; one without a JSON 
       return sent.length === 1 ? answer(503, '{"code":"SERVICE_UNAVAILABLE","message":"m","status":503}', { 'retry-after': '0' }) : answer(204);
     },
   });
-  const unsafe: OperationSpec = { operationId: 'updatePet', method: 'PATCH', path: '/pets/{petId}', successStatuses: [204], retrySafe: false, idempotencyKey: false, numbers: { '503': { p: { status: 'n' } } } };
+  const unsafe: OperationSpec = { operationId: 'updatePet', method: 'PATCH', path: '/pets/{petId}', successStatuses: [204], retrySafe: false, idempotencyKey: false, mediaType: 'application/json', headerOptions: {}, numbers: { '503': { p: { status: 'n' } } } };
   await t.rejects(call.send(unsafe, { path: { petId: 7n }, body: { name: 'Rex' } }), { name: 'PetstoreError', status: 503 });
   t.same(sent, ['PATCH http://127.0.0.1:9/v1/pets/7'], 'a 503 to a PATCH without a key is not retried');
   t.equal(await call.send(unsafe, { path: { petId: 'a b' } }), undefined, 'a 204 resolves with nothing');
@@ -214,7 +214,7 @@ t.test('a 429 is retried whatever the method, after its Retry-After, within maxR
       return sent.length <= 2 ? tooMany() : answer(204);
     },
   });
-  const unsafe: OperationSpec = { operationId: 'updatePet', method: 'PATCH', path: '/pets/{petId}', successStatuses: [204], retrySafe: false, idempotencyKey: false, numbers: { '429': { p: { status: 'n' } } } };
+  const unsafe: OperationSpec = { operationId: 'updatePet', method: 'PATCH', path: '/pets/{petId}', successStatuses: [204], retrySafe: false, idempotencyKey: false, mediaType: 'application/json', headerOptions: {}, numbers: { '429': { p: { status: 'n' } } } };
   t.equal(await call.send(unsafe, { path: { petId: 7n }, body: { name: 'Rex' } }), undefined, 'a PATCH refused 429 twice, then done');
   t.equal(sent.length, 3, 'nothing was done with a 429: sent again, even a PATCH without a key');
   const always = createCall({ ...settings, maxRetries: 1, fetch: async () => answer(429, '{"code":"TOO_MANY_REQUESTS","message":"m","status":429}', { 'retry-after': '0' }) });
@@ -244,7 +244,7 @@ t.test('a retry waits with the caller\'s signal, and an abort during the wait en
     ...settings,
     fetch: async () => (++calls === 1 ? answer(503, '{}', { 'retry-after': '0' }) : answer(200, '[]')),
   });
-  const list: OperationSpec = { operationId: 'listPets', method: 'GET', path: '/pets', successStatuses: [200], retrySafe: true, idempotencyKey: false, numbers: { '200': null } };
+  const list: OperationSpec = { operationId: 'listPets', method: 'GET', path: '/pets', successStatuses: [200], retrySafe: true, idempotencyKey: false, mediaType: 'application/json', headerOptions: {}, numbers: { '200': null } };
   t.same(await call.send(list, { path: {} }, { signal: controller.signal }), [], 'retried once with a signal that never fires');
   const aborting = createCall({
     ...settings,
@@ -259,7 +259,7 @@ t.test('a retry waits with the caller\'s signal, and an abort during the wait en
 t.test('a deprecation warning names what the answer gives, and no more', async (t) => {
   const warned: string[] = [];
   const call = createCall({ ...settings, logger: { warn: (line) => warned.push(line) }, fetch: async () => answer(200, '{"id":1}', { deprecation: '@1' }) });
-  const read: OperationSpec = { operationId: 'readThing', method: 'GET', path: '/things', successStatuses: [200], retrySafe: true, idempotencyKey: false, numbers: { '200': null } };
+  const read: OperationSpec = { operationId: 'readThing', method: 'GET', path: '/things', successStatuses: [200], retrySafe: true, idempotencyKey: false, mediaType: 'application/json', headerOptions: {}, numbers: { '200': null } };
   await call.send(read, { path: {} });
   t.same(warned, ['petstore-client: readThing is deprecated (Deprecation: @1).']);
 });

@@ -3,7 +3,7 @@
 // create, one deprecation warning per client, getPet past its sunset, errors as the spec has them.
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { createClient, PetstoreError, PetstoreResponseError, responseOf, type NewPet, type PetstoreClient } from '../../src/client/index.js';
+import { changePet, createClient, PetstoreError, PetstoreResponseError, responseOf, type NewPet, type PetstoreClient } from '../../src/client/index.js';
 import { loadSpec } from '../../src/openapi/openapi-spec.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js';
@@ -119,6 +119,38 @@ for (const [where, storeFor] of stores) {
     await other.getPet(pet.id);
     t.equal(logged.length, 1, 'another client warns once of its own');
   });
+
+  t.test(`${where}: updatePet and deletePet, typed, with If-Match from the ETag; a 412 is a PetstoreError`, async (t) => {
+    const { client } = await served(t);
+    const pet = await client.createPet({ name: 'Rex', categoryId: TWO_53 + 1n, status: 'available' });
+    const etag = responseOf(pet)!.headers.get('etag')!;
+    const sold = await client.updatePet(pet.id, { status: 'sold' }, { ifMatch: etag });
+    t.same(sold, { id: pet.id, name: 'Rex', categoryId: TWO_53 + 1n, status: 'sold' });
+    const stale = await client.updatePet(pet.id, { name: 'Lost' }, { ifMatch: etag }).then(() => undefined, (error: unknown) => error);
+    t.ok(stale instanceof PetstoreError && stale.status === 412 && stale.code === 'PRECONDITION_FAILED', 'the stale tag: 412');
+    const unstatused = await client.updatePet(pet.id, { status: null }, { ifMatch: '*' });
+    t.same(unstatused, { id: pet.id, name: 'Rex', categoryId: TWO_53 + 1n }, 'status: null removes it');
+    t.equal(await client.deletePet(pet.id, { ifMatch: responseOf(unstatused)!.headers.get('etag')! }), undefined, 'a removal resolves to nothing');
+    const gone = await client.deletePet(pet.id, { ifMatch: '*' }).then(() => undefined, (error: unknown) => error);
+    t.ok(gone instanceof PetstoreError && gone.status === 404, 'then 404');
+  });
+
+  t.test(`${where}: changePet retries on 412 until its change lands on what others wrote: no update lost`, async (t) => {
+    const { client } = await served(t);
+    const pet = await client.createPet({ name: 'tally:', categoryId: 1 });
+    // Eight writers, each appending its mark to the name it read: every mark must survive.
+    const marks = Array.from({ length: 8 }, (_, index) => `w${index}`);
+    await Promise.all(marks.map((mark) => changePet(client, pet.id, (current) => ({ name: `${current.name}${mark};` }), { attempts: 50 })));
+    const final = await client.getPet(pet.id);
+    t.same(final.name.slice('tally:'.length).split(';').filter(Boolean).sort(), marks, 'every writer\'s change is in the final state');
+    t.same(await changePet(client, pet.id, () => undefined), final, 'nothing to change: the pet as read, nothing sent');
+    const contended = changePet(client, pet.id, (current) => ({ name: `${current.name}x` }), { attempts: 1, known: { pet: final, etag: '"1"' } });
+    await t.rejects(contended, { status: 412, code: 'PRECONDITION_FAILED' }, 'one attempt, a stale tag: the 412');
+    await t.rejects(changePet(client, pet.id, () => undefined, { attempts: 0 }), RangeError);
+    await client.deletePet(pet.id, { ifMatch: '*' });
+    await t.rejects(changePet(client, pet.id, () => ({ status: 'sold' }), { known: { pet: final, etag: '"9"' } }), { status: 404, code: 'PET_NOT_FOUND' }, 'any other error at once: the pet is gone');
+  });
+
 }
 
 t.test('the default logger is the console', async (t) => {

@@ -2,8 +2,9 @@
 // the spec. The requests come from the spec: generated for the operation (valid, broken, without a
 // key), with the ids its links give; what makes each status is read from the operation (a path
 // that names a resource: 404; roles in its security requirement: 403; a body: 413 and 415; an x-sunset: 410; an Idempotency-Key header:
-// 422; any: 429 from a quota of one request, 500 and 503 from a failing store). A status documented with no way here to make it
-// fails the suite, naming it.
+// 422; a header a link fills from an ETag (If-Match): 412 with a stale tag, 428 without one; any: 429 from a quota of one request,
+// 500 and 503 from a failing store). An operation that documents 428 is sent `If-Match: *` wherever its precondition is not what is
+// tested. A status documented with no way here to make it fails the suite, naming it.
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
@@ -55,7 +56,7 @@ async function linkedValid(send: Send, operation: Operation): Promise<ValidReque
   for (const link of links.filter((candidate) => candidate.to === operation.operationId)) {
     for (const source of validOf(operationOf(link.from))) {
       const answer = await send(source.request);
-      const values = String(answer.statusCode) === link.status ? linkedValues(link, answer.json()) : undefined;
+      const values = String(answer.statusCode) === link.status ? linkedValues(link, answer.json(), answer.headers) : undefined;
       if (values !== undefined) return valid.map((request) => relinked(request, values));
     }
   }
@@ -64,10 +65,16 @@ async function linkedValid(send: Send, operation: Operation): Promise<ValidReque
 
 const withBody = (request: ApiRequest, payload: string, headers: Record<string, string> = {}): ApiRequest => ({ ...request, headers: { ...request.headers, ...headers }, payload });
 
+/** The headers that links to `operation` fill from an answer's headers (If-Match, from an ETag). */
+const linkedHeadersOf = (operation: Operation) => [...new Set(links.filter((link) => link.to === operation.operationId).flatMap((link) => link.headers.map((header) => header.name)))];
+
 /** How `operation` is made to answer `status`, or undefined when nothing here can. */
 function producerOf(operation: Operation, status: number): Producer | undefined {
   const hasBody = operation.object.requestBody !== undefined;
-  const valid = () => validOf(operation).map(({ request }) => request);
+  // An operation that needs a precondition (428 documented) is sent one that any version meets.
+  const anyVersion = '428' in operation.object.responses ? Object.fromEntries(linkedHeadersOf(operation).map((name) => [name, '*'])) : {};
+  const valid = () => validOf(operation).map(({ request }) => ({ ...request, headers: { ...request.headers, ...anyVersion } }));
+  const linked = async (send: Send) => (await linkedValid(send, operation)).map(({ request }) => request);
   const sending = (requests: () => ApiRequest[]) => (send: Send, wanted: number) => firstAnswering(send, requests(), wanted);
   if (status >= 200 && status < 300) return { produce: async (send, wanted) => firstAnswering(send, (await linkedValid(send, operation)).map(({ request }) => request), wanted) };
   switch (status) {
@@ -89,14 +96,28 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       return hasBody ? { produce: sending(() => valid().map((request) => withBody(request, `${String(request.payload)}${' '.repeat(BODY_LIMIT)}`))) } : undefined;
     case 415:
       return hasBody ? { produce: sending(() => valid().map((request) => withBody(request, String(request.payload), { 'content-type': 'application/xml' }))) } : undefined;
+    case 412:
+      // A tag the service never gave, on what a link says exists.
+      return linkedHeadersOf(operation).length > 0
+        ? { produce: async (send, wanted) => firstAnswering(send, (await linked(send)).map((request) => ({ ...request, headers: { ...request.headers, ...Object.fromEntries(linkedHeadersOf(operation).map((name) => [name, '"stale"'])) } })), wanted) }
+        : undefined;
+    case 428:
+      // What a link says exists, without the header the link fills.
+      return linkedHeadersOf(operation).length > 0
+        ? {
+            produce: async (send, wanted) =>
+              firstAnswering(send, (await linked(send)).map((request) => ({ ...request, headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => !linkedHeadersOf(operation).includes(name))) })), wanted),
+          }
+        : undefined;
     case 422: {
-      // A key used again with another body.
+      // A key used again for another request: another body, or another resource.
       if (!inHeader(operation).some((parameter) => parameter.name === 'Idempotency-Key')) return undefined;
       return {
         async produce(send, wanted) {
-          const [first, ...others] = valid().map((request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': '"seed"' } }));
+          const keyed = (request: ApiRequest) => ({ ...request, headers: { ...request.headers, ...anyVersion, 'idempotency-key': '"seed"' } });
+          const [first, ...others] = (pathParametersOf(operation.path).length > 0 ? await linked(send) : valid()).map(keyed);
           await send(first!);
-          return firstAnswering(send, others.filter((request) => request.payload !== first!.payload), wanted);
+          return firstAnswering(send, [...others, ...valid().map(keyed)].filter((request) => request.payload !== first!.payload || request.url !== first!.url), wanted);
         },
       };
     }

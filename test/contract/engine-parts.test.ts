@@ -41,6 +41,8 @@ t.test('a link the engine cannot follow stops it, naming the link and why', asyn
     ['from a header', { operationId: 'getPet', parameters: { petId: '$response.header.Location' } }, 'petId: only $response.body#/… expressions are followed, not "$response.header.Location"'],
     ['from a constant', { operationId: 'getPet', parameters: { petId: 7 } }, 'petId: only $response.body#/… expressions are followed, not 7'],
     ['filling nothing', { operationId: 'getPet' }, 'the link fills no parameter'],
+    ['to a header the operation lacks', { operationId: 'getPet', parameters: { petId: '$response.body#/id', 'header.If-Match': '$response.header.ETag' } }, 'getPet has no header parameter header.If-Match'],
+    ['to a header from the body', { operationId: 'updatePet', parameters: { petId: '$response.body#/id', 'header.If-Match': '$response.body#/id' } }, 'header.If-Match: only $response.header.… expressions fill a header, not "$response.body#/id"'],
   ];
   for (const [what, link, reason] of cases) t.throws(() => linksOf(withLink(link), 'spec.yaml'), { message: `${where}: ${reason}` }, what);
 
@@ -50,12 +52,18 @@ t.test('a link the engine cannot follow stops it, naming the link and why', asyn
     (spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, Link> }).links = { GetPetById: { $ref: '#/components/links/ThePet' } };
   });
   const link = linksOf(referenced, 'spec.yaml').find(({ from }) => from === 'createPet')!;
-  t.same(link, { from: 'createPet', status: '201', name: 'GetPetById', to: 'getPet', parameters: [{ name: 'petId', pointer: ['id'] }] });
+  t.same(link, { from: 'createPet', status: '201', name: 'GetPetById', to: 'getPet', parameters: [{ name: 'petId', pointer: ['id'] }], headers: [] });
   t.same(linkedValues(link, { id: 7 }), { petId: 7 });
   t.equal(linkedValues(link, { name: 'Rex' }), undefined, 'a body without the member: nothing to follow');
   t.equal(linkedValues(link, null), undefined, 'no body: nothing to follow');
   const escaped = linksOf(withLink({ operationId: 'getPet', parameters: { petId: '$response.body#/a~1b/c~0d' } }), 'spec.yaml').find(({ from }) => from === 'createPet')!;
   t.same(linkedValues(escaped, { 'a/b': { 'c~d': '9' } }), { petId: '9' }, 'a pointer with escaped segments (RFC 6901)');
+
+  // A header from an answer's header (an ETag into If-Match), named in lower case.
+  const tagged = linksOf(withLink({ operationId: 'updatePet', parameters: { petId: '$response.body#/id', 'header.If-Match': '$response.header.ETag' } }), 'spec.yaml').find(({ from }) => from === 'createPet')!;
+  t.same(tagged.headers, [{ name: 'if-match', from: 'etag' }]);
+  t.same(linkedValues(tagged, { id: 7 }, { etag: '"3"' }), { 'header.if-match': '"3"', petId: 7 });
+  t.equal(linkedValues(tagged, { id: 7 }, {}), undefined, 'an answer without the header: nothing to follow');
 });
 
 t.test('a next link is read only as rel="next", and kept only with the same path, limit and status', async (t) => {

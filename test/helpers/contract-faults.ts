@@ -52,8 +52,11 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     name: 'a server error',
     check: /^FAIL a valid request is accepted/m,
     report: /server error 500/,
-    // Only where a valid request meets a pet that is not there: a random id.
-    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'getPet' && reply.status === 404 ? withJson({ ...reply, status: 500 }, { code: 'INTERNAL_ERROR', message: 'Oops.', status: 500 }) : reply) },
+    // Only where a valid request meets a pet that is not there: a random id, or one this run removed.
+    fault: {
+      answer: (exchange, reply) =>
+        (operationOf(exchange) === 'getPet' || exchange.method === 'DELETE') && reply.status === 404 ? withJson({ ...reply, status: 500 }, { code: 'INTERNAL_ERROR', message: 'Oops.', status: 500 }) : reply,
+    },
   },
   {
     name: 'a content type other than the documented one',

@@ -1,7 +1,7 @@
 // The contract every PetStore implementation keeps, run by each implementation's own test file
 // against itself: a store is done when this suite passes, not when its own tests do.
 import type { Test } from 'tap';
-import type { PetStore } from '../../src/store/pet-store.js';
+import type { ChangeKey, ListOptions, PetStore } from '../../src/store/pet-store.js';
 import type { NewPet, Pet, PetId, PetStatus } from '../../src/types/api.js';
 import { INT64_MAX, INT64_MIN } from '../../src/validation/int64.js';
 
@@ -22,6 +22,15 @@ async function addPets(store: PetStore, count: number): Promise<Pet[]> {
 }
 
 const ids = (pets: readonly Pet[]) => pets.map((pet) => pet.id);
+
+/** The pet with this id, without its version, or null. */
+const read = async (store: PetStore, id: PetId) => (await store.get(id))?.pet ?? null;
+
+/** A page's pets and whether more follow, without their versions. */
+async function pageOf(store: PetStore, options: ListOptions) {
+  const { pets, more } = await store.list(options);
+  return { pets, more };
+}
 
 /** Every pet of the filter, read page by page with `after`, as listPets' next links do. */
 async function walk(store: PetStore, limit: number, status?: PetStatus): Promise<{ pets: Pet[]; pages: number }> {
@@ -50,7 +59,7 @@ export function petStoreConformance(t: Test, createStore: StoreFactory): void {
     const store = await createStore(t);
     const created = await Promise.all(Array.from({ length: 50 }, (_, index) => store.create(newPet(index))));
     t.equal(new Set(created.map((pet) => String(pet.id))).size, 50, '50 distinct ids');
-    for (const pet of created) t.same(await store.get(pet.id), pet, `pet ${pet.id} reads back`);
+    for (const pet of created) t.same(await read(store, pet.id), pet, `pet ${pet.id} reads back`);
   });
 
   t.test('names and int64 categoryIds round-trip exactly', async (t) => {
@@ -65,44 +74,44 @@ export function petStoreConformance(t: Test, createStore: StoreFactory): void {
     for (const pet of cases) {
       const created = await store.create(pet);
       t.same(created, { id: created.id, ...pet }, `created: ${pet.name}`);
-      t.same(await store.get(created.id), created, `read back: ${pet.name}`);
+      t.same(await read(store, created.id), created, `read back: ${pet.name}`);
     }
   });
 
   t.test('what the store returns is a copy: changing it changes nothing stored', async (t) => {
     const store = await createStore(t);
     const created = await store.create({ name: 'Rex', categoryId: 1 });
-    const read = await store.get(created.id);
+    const readBack = (await store.get(created.id))!.pet;
     const [listed] = (await store.list({ limit: 1 })).pets;
-    for (const pet of [created, read!, listed!]) Object.assign(pet, { name: 'Changed', status: 'sold' });
-    t.same(await store.get(created.id), { id: created.id, name: 'Rex', categoryId: 1 });
+    for (const pet of [created, readBack, listed!]) Object.assign(pet, { name: 'Changed', status: 'sold' });
+    t.same(await read(store, created.id), { id: created.id, name: 'Rex', categoryId: 1 });
     t.same((await store.list({ limit: 1, status: 'sold' })).pets, []);
   });
 
   t.test('get finds only stored ids', async (t) => {
     const store = await createStore(t);
     const [pet] = await addPets(store, 1);
-    t.same(await store.get(pet!.id), pet);
-    for (const id of [0, -1, BigInt(pet!.id) + 1n, 2n ** 62n, INT64_MAX, INT64_MIN]) t.equal(await store.get(id), null, String(id));
+    t.same(await read(store, pet!.id), pet);
+    for (const id of [0, -1, BigInt(pet!.id) + 1n, 2n ** 62n, INT64_MAX, INT64_MIN]) t.equal(await read(store, id), null, String(id));
   });
 
   t.test('two stores share nothing', async (t) => {
     const a = await createStore(t);
     await addPets(a, 1);
     const b = await createStore(t);
-    t.same(await b.list({ limit: 10 }), { pets: [], more: false });
+    t.same(await pageOf(b, { limit: 10 }), { pets: [], more: false });
   });
 
   t.test('list filters by status, in id order, up to the limit, and says whether more follow', async (t) => {
     const store = await createStore(t);
     const all = await addPets(store, 12);
-    t.same(await store.list({ limit: 100 }), { pets: all, more: false }, 'all pets, no more');
-    t.same(await store.list({ limit: 12 }), { pets: all, more: false }, 'exactly the limit: no more');
-    t.same(await store.list({ limit: 11 }), { pets: all.slice(0, 11), more: true }, 'one fewer than the pets: more');
+    t.same(await pageOf(store, { limit: 100 }), { pets: all, more: false }, 'all pets, no more');
+    t.same(await pageOf(store, { limit: 12 }), { pets: all, more: false }, 'exactly the limit: no more');
+    t.same(await pageOf(store, { limit: 11 }), { pets: all.slice(0, 11), more: true }, 'one fewer than the pets: more');
     for (const status of ['available', 'pending', 'sold'] as const) {
       const matching = all.filter((pet) => pet.status === status);
-      t.same(await store.list({ limit: 100, status }), { pets: matching, more: false }, `${status}: all of them`);
-      t.same(await store.list({ limit: 1, status }), { pets: matching.slice(0, 1), more: true }, `${status}: the first, more`);
+      t.same(await pageOf(store, { limit: 100, status }), { pets: matching, more: false }, `${status}: all of them`);
+      t.same(await pageOf(store, { limit: 1, status }), { pets: matching.slice(0, 1), more: true }, `${status}: the first, more`);
     }
   });
 
@@ -111,14 +120,14 @@ export function petStoreConformance(t: Test, createStore: StoreFactory): void {
     const all = await addPets(store, 20);
     const middle = all[9]!.id;
     const after = (pets: Pet[]) => pets.filter((pet) => BigInt(pet.id) > BigInt(middle));
-    t.same(await store.list({ limit: 100, after: middle }), { pets: after(all), more: false });
-    t.same(await store.list({ limit: 3, after: middle }), { pets: after(all).slice(0, 3), more: true });
+    t.same(await pageOf(store, { limit: 100, after: middle }), { pets: after(all), more: false });
+    t.same(await pageOf(store, { limit: 3, after: middle }), { pets: after(all).slice(0, 3), more: true });
     const sold = all.filter((pet) => pet.status === 'sold');
-    t.same(await store.list({ limit: 100, status: 'sold', after: middle }), { pets: after(sold), more: false }, 'after an id of another status');
+    t.same(await pageOf(store, { limit: 100, status: 'sold', after: middle }), { pets: after(sold), more: false }, 'after an id of another status');
     const last = all[all.length - 1]!.id;
-    t.same(await store.list({ limit: 5, after: last }), { pets: [], more: false }, 'after the last pet: nothing');
-    for (const position of [0, -1, INT64_MIN]) t.same(await store.list({ limit: 100, after: position }), { pets: all, more: false }, `after ${position}: all`);
-    for (const position of [BigInt(last) + 1000n, 2n ** 53n + 1n, INT64_MAX]) t.same(await store.list({ limit: 5, after: position }), { pets: [], more: false }, `after ${position}: nothing`);
+    t.same(await pageOf(store, { limit: 5, after: last }), { pets: [], more: false }, 'after the last pet: nothing');
+    for (const position of [0, -1, INT64_MIN]) t.same(await pageOf(store, { limit: 100, after: position }), { pets: all, more: false }, `after ${position}: all`);
+    for (const position of [BigInt(last) + 1000n, 2n ** 53n + 1n, INT64_MAX]) t.same(await pageOf(store, { limit: 5, after: position }), { pets: [], more: false }, `after ${position}: nothing`);
   });
 
   t.test('walking pages with after reads every pet of the filter exactly once, in id order', async (t) => {
@@ -164,7 +173,7 @@ export function idempotencyConformance(t: Test, createStore: StoreFactory): void
     const noStatus = await store.createOnce({ name: 'Tom', categoryId: -1 }, key('k3'));
     t.same((await store.createOnce({ name: 'Tom', categoryId: -1 }, key('k3'))).pet, { id: noStatus.pet.id, name: 'Tom', categoryId: -1 }, 'a pet without status replays without one');
     t.same(ids((await store.list({ limit: 10 })).pets), [first.pet.id, second.pet.id, noStatus.pet.id], 'three pets, readable like any other');
-    t.same(await store.get(first.pet.id), first.pet);
+    t.same(await read(store, first.pet.id), first.pet);
   });
 
   t.test('keys of different scopes are different keys', async (t) => {
@@ -190,5 +199,127 @@ export function idempotencyConformance(t: Test, createStore: StoreFactory): void
     const created = await Promise.all(keys.map((name, index) => store.createOnce({ name: `p${index}`, categoryId: index }, key(name))));
     t.ok(created.every((result) => !result.replayed), 'each a key of its own (case and spaces count)');
     for (const [index, name] of keys.entries()) t.same((await store.createOnce({ name: 'other', categoryId: 0 }, key(name))).pet, created[index]!.pet, JSON.stringify(name));
+  });
+}
+
+/** What every store keeps for changes (updatePet, deletePet): versions, preconditions, removal, keys. */
+export function changeConformance(t: Test, createStore: StoreFactory): void {
+  const scope = 'c'.repeat(64);
+  const changeKey = (key: string, operation: string, request: string): ChangeKey => ({ scope, key, operation, request });
+
+  t.test('a new pet is at version 1; get and list give each pet with its version', async (t) => {
+    const store = await createStore(t);
+    const pets = await addPets(store, 3);
+    t.same(await store.get(pets[0]!.id), { pet: pets[0], version: 1 });
+    t.same(await store.list({ limit: 10 }), { pets, versions: [1, 1, 1], more: false });
+    t.same(await store.list({ limit: 1, status: 'pending' }), { pets: [pets[1]], versions: [1], more: false });
+  });
+
+  t.test('update applies a merge patch when the version matches, and counts a version per change', async (t) => {
+    const store = await createStore(t);
+    const [pet] = await addPets(store, 1);
+    const id = pet!.id;
+    t.same(await store.update(id, { status: 'sold' }, [1]), { outcome: 'changed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } });
+    t.same(await store.update(id, { name: 'Rexy', categoryId: INT64_MAX }, '*'), { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX, status: 'sold' }, version: 3 } }, "'*': any version");
+    t.same(await store.update(id, { status: null }, [2, 3]), { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } }, 'status: null removes it; a list of versions matches any of them');
+    t.same(await store.update(id, {}, [4]), { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } }, 'an empty patch changes nothing: the same version');
+    t.same(await store.update(id, { name: 'Rexy', status: null }, [4]), { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } }, 'values it has already: the same version');
+    t.same(await store.get(id), { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 }, 'read back');
+  });
+
+  t.test('update refuses a version the pet does not have, and a pet that is not there, changing nothing', async (t) => {
+    const store = await createStore(t);
+    const [pet] = await addPets(store, 1);
+    await store.update(pet!.id, { status: 'sold' }, [1]);
+    t.same(await store.update(pet!.id, { name: 'Lost' }, [1]), { outcome: 'failed', version: 2 });
+    t.same(await store.update(pet!.id, { name: 'Lost' }, []), { outcome: 'failed', version: 2 }, 'no version at all');
+    t.same(await store.get(pet!.id), { pet: { ...pet, status: 'sold' }, version: 2 }, 'unchanged');
+    for (const id of [0, BigInt(pet!.id) + 1n, INT64_MAX]) t.same(await store.update(id, { name: 'x' }, '*'), { outcome: 'missing' }, String(id));
+  });
+
+  t.test('status changes move a pet between filtered lists, which stay in id order', async (t) => {
+    const store = await createStore(t);
+    const pets = await addPets(store, 12);
+    const available = () => store.list({ limit: 100, status: 'available' }).then((page) => ids(page.pets));
+    const before = await available();
+    await store.update(pets[1]!.id, { status: 'available' }, '*');
+    await store.update(pets[0]!.id, { status: 'sold' }, '*');
+    await store.update(pets[3]!.id, { status: 'available' }, '*');
+    const expected = [...before.filter((id) => id !== pets[0]!.id), pets[1]!.id, pets[3]!.id].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    t.same(await available(), expected);
+    t.ok(ids((await store.list({ limit: 100, status: 'sold' })).pets).includes(pets[0]!.id), 'sold now');
+  });
+
+  t.test('remove takes the pet away for good; its id is never reused', async (t) => {
+    const store = await createStore(t);
+    const pets = await addPets(store, 6);
+    t.same(await store.remove(pets[2]!.id, [2]), { outcome: 'failed', version: 1 }, 'another version: kept');
+    t.same(await store.remove(pets[2]!.id, [1]), { outcome: 'changed', pet: null });
+    t.same(await store.remove(pets[4]!.id, '*'), { outcome: 'changed', pet: null });
+    t.equal(await store.get(pets[2]!.id), null, 'get: none');
+    t.same(await store.remove(pets[2]!.id, '*'), { outcome: 'missing' }, 'removed again: missing');
+    t.same(await store.update(pets[2]!.id, { name: 'x' }, '*'), { outcome: 'missing' }, 'updated: missing');
+    const left = pets.filter((_, index) => index !== 2 && index !== 4);
+    t.same(ids((await store.list({ limit: 100 })).pets), ids(left), 'gone from the list');
+    t.same(ids((await store.list({ limit: 100, status: 'sold' })).pets), ids(left.filter((pet) => pet.status === 'sold')), 'gone from the filtered list');
+    t.same(await pageOf(store, { limit: 3 }), { pets: left.slice(0, 3), more: true });
+    t.same(await pageOf(store, { limit: 100, after: pets[2]!.id }), { pets: left.slice(2), more: false }, 'a cursor past a removed pet still reads on');
+    const next = await store.create(newPet(9));
+    t.ok(BigInt(next.id) > BigInt(pets[5]!.id), 'a new pet gets a new id');
+  });
+
+  t.test('a last page whose following pets were all removed says no more follow', async (t) => {
+    const store = await createStore(t);
+    const pets = await addPets(store, 5);
+    await store.remove(pets[3]!.id, '*');
+    await store.remove(pets[4]!.id, '*');
+    t.same(await pageOf(store, { limit: 3 }), { pets: pets.slice(0, 3), more: false });
+  });
+
+  t.test('of concurrent changes holding one version, exactly one succeeds', async (t) => {
+    const store = await createStore(t);
+    const [pet] = await addPets(store, 1);
+    const outcomes = await Promise.all(Array.from({ length: 12 }, (_, index) => store.update(pet!.id, { name: `writer ${index}` }, [1])));
+    const changed = outcomes.filter((outcome) => outcome.outcome === 'changed');
+    t.equal(changed.length, 1, 'one change');
+    t.ok(outcomes.every((outcome) => outcome.outcome === 'changed' || (outcome.outcome === 'failed' && outcome.version === 2)), 'the others failed at version 2');
+    t.same(await store.get(pet!.id), (changed[0] as { pet: unknown }).pet, 'the winner is what is stored');
+  });
+
+  t.test('a change key replays the first answer, refuses another request, and records nothing for a refusal', async (t) => {
+    const store = await createStore(t);
+    const [pet] = await addPets(store, 1);
+    const id = pet!.id;
+    const sell = changeKey('k1', 'updatePet', `sell ${id}`);
+    t.same(await store.update(id, { status: 'sold' }, [7], sell), { outcome: 'failed', version: 1 }, 'refused: nothing recorded');
+    const first = await store.update(id, { status: 'sold' }, [1], sell);
+    t.same(first, { outcome: 'changed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } });
+    await store.update(id, { name: 'Later' }, '*');
+    t.same(await store.update(id, { status: 'sold' }, [1], sell), { outcome: 'replayed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } }, 'the first answer, not a 412');
+    t.same(await store.update(id, { status: 'pending' }, '*', changeKey('k1', 'updatePet', 'another')), { outcome: 'reused', petId: id });
+    const removal = changeKey('k1', 'deletePet', `remove ${id}`);
+    t.same(await store.remove(id, '*', removal), { outcome: 'changed', pet: null }, "another operation's keys are apart");
+    t.same(await store.remove(id, '*', removal), { outcome: 'replayed', pet: null }, 'a retried removal: replayed, not missing');
+    t.same(await store.update(id, { status: 'sold' }, [1], sell), { outcome: 'replayed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } }, 'replayed after the removal too');
+    t.same(await store.update(id, { status: 'sold' }, [1], { ...sell, scope: 'd'.repeat(64) }), { outcome: 'missing' }, "another API key's key is a new key");
+  });
+
+  t.test('concurrent changes with one key change once; the others replay it', async (t) => {
+    const store = await createStore(t);
+    const [pet] = await addPets(store, 1);
+    const key = changeKey('race', 'updatePet', 'rename');
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => store.update(pet!.id, { name: 'Once' }, '*', key)));
+    t.equal(outcomes.filter((outcome) => outcome.outcome === 'changed').length, 1, 'one change');
+    t.equal(outcomes.filter((outcome) => outcome.outcome === 'replayed').length, 9, 'nine replays');
+    t.same(await store.get(pet!.id), { pet: { ...pet, name: 'Once' }, version: 2 }, 'one version more');
+  });
+
+  t.test('a create replayed after its pet changed answers as the create did', async (t) => {
+    const store = await createStore(t);
+    const created = await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope, key: 'create' });
+    await store.update(created.pet.id, { name: 'Changed' }, '*');
+    t.same(await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope, key: 'create' }), { pet: created.pet, replayed: true });
+    await store.remove(created.pet.id, '*');
+    t.same(await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope, key: 'create' }), { pet: created.pet, replayed: true }, 'and after its removal');
   });
 }

@@ -108,8 +108,10 @@ t.test('replays of an Idempotency-Key and answers 503 for the database are count
   const { app } = await buildTestApp(t, { metrics, store: { ...store, list: () => Promise.reject(new ServiceUnavailable()) } });
   const keyed = postPet({ name: 'Rex', categoryId: 1 }, { 'idempotency-key': 'k-1' });
   for (let attempt = 0; attempt < 3; attempt++) t.equal((await app.inject(keyed)).statusCode, 201);
+  const change = { method: 'DELETE' as const, url: '/v1/pets/1', headers: { ...AUTH, 'if-match': '"1"', 'idempotency-key': 'k-2' } };
+  for (let attempt = 0; attempt < 2; attempt++) t.equal((await app.inject(change)).statusCode, 204, 'a change retried: replayed too');
   t.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).statusCode, 503);
-  t.same((await valuesOf(metrics, 'petstore_idempotent_replays_total')).map(({ value }) => value), [2]);
+  t.same((await valuesOf(metrics, 'petstore_idempotent_replays_total')).map(({ value }) => value), [3]);
   t.same((await valuesOf(metrics, 'petstore_database_unavailable_responses_total')).map(({ value }) => value), [1]);
 });
 

@@ -70,7 +70,7 @@ t.test('after the sunset the store is not read', async (t) => {
       reads++;
       return null;
     },
-    list: async () => ({ pets: [], more: false }),
+    list: async () => ({ pets: [], versions: [], more: false }),
   });
   const { app } = await appAt(t, SUNSET_AT, { store });
   t.equal((await app.inject({ method: 'GET', url: '/v1/pets/7', headers: AUTH })).statusCode, 410);

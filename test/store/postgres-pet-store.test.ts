@@ -4,7 +4,7 @@ import { migrate } from '../../src/store/postgres/migrate.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { STATEMENTS, createPostgresPetStore, type PostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
 import { INT64_MAX, INT64_MIN } from '../../src/validation/int64.js';
-import { idempotencyConformance, petStoreConformance } from '../helpers/pet-store-conformance.js';
+import { changeConformance, idempotencyConformance, petStoreConformance } from '../helpers/pet-store-conformance.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 
 const database = await startTestDatabase(t);
@@ -18,12 +18,16 @@ t.test('the shared idempotency conformance suite', { skip }, async (t) => {
   idempotencyConformance(t, (t) => database!.createStore(t));
 });
 
+t.test('the shared change conformance suite', { skip }, async (t) => {
+  changeConformance(t, (t) => database!.createStore(t));
+});
+
 t.test('int64 values round-trip digit for digit, never through a double', { skip }, async (t) => {
   const store = await database!.createStore(t);
   for (const categoryId of [INT64_MIN, INT64_MIN + 1n, -(2n ** 53n) - 1n, -(2 ** 53) + 1, 0, 2 ** 53 - 1, 2n ** 53n, 2n ** 53n + 1n, INT64_MAX - 1n, INT64_MAX]) {
     const created = await store.create({ name: 'n', categoryId });
     t.equal(typeof created.categoryId === 'bigint' ? created.categoryId : BigInt(created.categoryId), BigInt(categoryId), `${categoryId} as created`);
-    t.same(await store.get(created.id), created, `${categoryId} as read`);
+    t.same((await store.get(created.id))?.pet, created, `${categoryId} as read`);
     t.equal(typeof created.categoryId, Number.isSafeInteger(Number(categoryId)) && BigInt(Number(categoryId)) === BigInt(categoryId) ? 'number' : 'bigint', `${categoryId}: number when a double holds it exactly`);
   }
 });

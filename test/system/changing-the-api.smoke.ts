@@ -1,9 +1,9 @@
-// The README's "Changing the API", command by command, in a copy of the project: updatePet added to
+// The README's "Changing the API", command by command, in a copy of the project: replacePet added to
 // openapi.yaml with a link from createPet's 201, generated/ regenerated, the compiler naming the
 // handler to write, the handler written and listed; then the whole of npm test (its build and spec
 // lint included) passes with no test edited (operation lists, statuses, Allow values and the like
 // are read from the spec); the service started from that build, npm run contract (which sends
-// updatePet valid requests and counts its 2xx) and npm run compat (a new operation breaks no
+// replacePet valid requests and counts its 2xx) and npm run compat (a new operation breaks no
 // released client).
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import t from 'tap';
 import { stringify } from 'yaml';
 import { copyProject } from '../helpers/dev-watcher.js';
 import { startServer } from '../helpers/server-process.js';
-import { withUpdatePet } from '../helpers/update-pet.js';
+import { withReplacePet } from '../helpers/replace-pet.js';
 
 // Each step is a tsc or tsx run in the copy: a few seconds each on 2 cores, more under coverage.
 t.setTimeout(600_000);
@@ -23,22 +23,22 @@ import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler, Pet } from '../types/api.js';
 
 // This walkthrough keeps changes beside the store; a real one adds a store method (README, step 5).
-export function updatePet(store: PetStore) {
+export function replacePet(store: PetStore) {
   const changed = new Map<string, Pet>();
   return (async (request) => {
     const { petId } = request.params;
-    const pet = changed.get(String(petId)) ?? (await store.get(petId));
+    const pet = changed.get(String(petId)) ?? (await store.get(petId))?.pet ?? null;
     if (pet === null) throw new PetNotFound(String(petId));
     const updated = { ...pet, ...request.body };
     changed.set(String(petId), updated);
     return updated;
-  }) satisfies OperationHandler<'updatePet'>;
+  }) satisfies OperationHandler<'replacePet'>;
 }
 `;
 
 const KEY = 'walkthrough-key-0123456789abcdef';
 
-t.test("adding updatePet as the README's 'Changing the API' says: each command does what it says", async (t) => {
+t.test("adding replacePet as the README's 'Changing the API' says: each command does what it says", async (t) => {
   const copy = copyProject(t, ['test', 'docs', '.spectral.yaml', 'redocly.yaml', '.taprc']);
   const npm = async (args: string[], env: Record<string, string> = {}) =>
     promisify(execFile)('npm', ['run', '-s', ...args], { cwd: copy, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 }).then(
@@ -47,43 +47,43 @@ t.test("adding updatePet as the README's 'Changing the API' says: each command d
     );
 
   // 1. The spec: the operation, its schemas, a link from createPet's 201; a new info.version.
-  writeFileSync(join(copy, 'openapi.yaml'), stringify(withUpdatePet()));
+  writeFileSync(join(copy, 'openapi.yaml'), stringify(withReplacePet()));
   // 2. generated/.
   const generated = await npm(['generate']);
   t.equal(generated.code, 0, generated.output);
-  t.match(readFileSync(join(copy, 'generated', 'openapi.d.ts'), 'utf8'), /updatePet: \{/, 'generated/ has updatePet');
+  t.match(readFileSync(join(copy, 'generated', 'openapi.d.ts'), 'utf8'), /replacePet: \{/, 'generated/ has replacePet');
   // 3. The compiler names the file to write.
   const missing = await npm(['build']);
   t.not(missing.code, 0, 'the type check fails');
-  t.match(missing.output, /openapi\.yaml has updatePet without a handler: write src\/handlers\/update-pet\.ts and add it to src\/handlers\/index\.ts/);
+  t.match(missing.output, /openapi\.yaml has replacePet without a handler: write src\/handlers\/replace-pet\.ts and add it to src\/handlers\/index\.ts/);
   // 4. The handler, and its line in the index.
-  writeFileSync(join(copy, 'src', 'handlers', 'update-pet.ts'), HANDLER);
+  writeFileSync(join(copy, 'src', 'handlers', 'replace-pet.ts'), HANDLER);
   const index = join(copy, 'src', 'handlers', 'index.ts');
   const source = readFileSync(index, 'utf8');
-  t.ok(source.includes('    getPet: getPet(store),\n'), 'the index lists getPet, to put updatePet after');
+  t.ok(source.includes('    getPet: getPet(store),\n'), 'the index lists getPet, to put replacePet after');
   writeFileSync(
     index,
     source
-      .replace("import { getPet } from './get-pet.js';\n", "import { getPet } from './get-pet.js';\nimport { updatePet } from './update-pet.js';\n")
-      .replace('    getPet: getPet(store),\n', '    getPet: getPet(store),\n    updatePet: updatePet(store),\n'),
+      .replace("import { getPet } from './get-pet.js';\n", "import { getPet } from './get-pet.js';\nimport { replacePet } from './replace-pet.js';\n")
+      .replace('    getPet: getPet(store),\n', '    getPet: getPet(store),\n    replacePet: replacePet(store),\n'),
   );
   const typed = await npm(['build']);
   t.equal(typed.code, 0, typed.output);
-  // 7. npm test (its build and spec lint included): every suite passes with updatePet in the spec, none of them edited.
+  // 7. npm test (its build and spec lint included): every suite passes with replacePet in the spec, none of them edited.
   const tested = await npm(['test']);
   t.equal(tested.code, 0, tested.code === 0 ? 'npm test passed' : tested.output.slice(-20_000));
   // Under tap, the inner run writes raw TAP, its comments escaped (\#).
   t.notMatch(tested.output, /^\s*not ok /m, 'no test failed');
   t.notMatch(tested.output, /\\?# (SKIP|TODO)/, 'none skipped');
-  for (const status of [200, 400, 401, 404, 413, 415, 500, 503]) t.match(tested.output, new RegExp(`ok \\d+ - updatePet answers ${status} as documented`), `contract.test.ts made updatePet's ${status}`);
+  for (const status of [200, 400, 401, 404, 413, 415, 500, 503]) t.match(tested.output, new RegExp(`ok \\d+ - replacePet answers ${status} as documented`), `contract.test.ts made replacePet's ${status}`);
   // The service, as npm test built it.
   const server = await startServer({ API_KEYS: KEY }, copy, [], join(copy, 'dist', 'server.js'));
   t.teardown(() => void server.child.kill('SIGKILL'));
 
-  // npm run contract against it: updatePet is sent valid requests, with ids from the link, and answers 2xx.
+  // npm run contract against it: replacePet is sent valid requests, with ids from the link, and answers 2xx.
   const contract = await npm(['contract', '--', '--url', `http://127.0.0.1:${server.port}/v1`, '--seed', '5', '--cases', '120'], { CONTRACT_API_KEY: KEY });
   t.equal(contract.code, 0, contract.output);
-  t.match(contract.output, /^ {2}PATCH \/pets\/\{petId\} +updatePet +\d+ sent +\d+ valid +[1-9]\d* answered 2xx$/m, 'updatePet: valid requests, answered 2xx');
+  t.match(contract.output, /^ {2}PUT \/pets\/\{petId\} +replacePet +\d+ sent +\d+ valid +[1-9]\d* answered 2xx$/m, 'replacePet: valid requests, answered 2xx');
   t.match(contract.output, /^ok {3}every operation answered a valid request with a 2xx$/m);
 
   // 8. The gate: a new operation breaks no released client.

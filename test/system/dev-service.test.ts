@@ -22,7 +22,7 @@ t.test('npm run dev: a service that dies or cannot listen is reported, and start
   await dev.printed(/dev: the service exited \(SIGKILL\); fix the cause and save a file to start it again/);
   const handler = join(copy, 'src', 'handlers', 'get-pet.ts');
   const source = readFileSync(handler, 'utf8');
-  writeFileSync(handler, source.replace('return pet;', 'return { ...pet, name: 42 };'));
+  writeFileSync(handler, source.replace('return found.pet;', 'return { ...found.pet, name: 42 };'));
   await dev.printed(/dev: the build failed \(above\); no service is running/);
   const spec = readFileSync(join(copy, 'openapi.yaml'), 'utf8');
   writeFileSync(join(copy, 'openapi.yaml'), `${spec}  : not yaml: [\n`);

@@ -36,7 +36,7 @@ t.test('npm run dev regenerates, type-checks and restarts on every change, and n
   // A handler that does not compile: reported, and the last good build keeps serving.
   const handler = join(copy, 'src', 'handlers', 'get-pet.ts');
   const source = readFileSync(handler, 'utf8');
-  writeFileSync(handler, source.replace('return pet;', 'return { ...pet, name: 42 };'));
+  writeFileSync(handler, source.replace('return found.pet;', 'return { ...found.pet, name: 42 };'));
   await dev.printed(BUILD_FAILED);
   await dev.printed(/get-pet\.ts\(\d+,\d+\): error TS1360: .* does not satisfy the expected type .OperationHandler<"getPet">/);
   t.equal(await statusOf(port, '/v1/pets?sort=asc', key), 200, 'the last good build still serves');

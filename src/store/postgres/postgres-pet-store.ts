@@ -4,9 +4,9 @@
 import pg from 'pg';
 import { ServiceUnavailable } from '../../errors/api-errors.js';
 import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../../idempotency/idempotency-key.js';
-import type { NewPet, Pet, PetId, PetStatus } from '../../types/api.js';
+import type { NewPet, Pet, PetId, PetPatch, PetStatus } from '../../types/api.js';
 import { exactInteger } from '../../validation/int64.js';
-import type { CreatedOnce, ListOptions, PetPage, PetStore } from '../pet-store.js';
+import type { ChangeKey, ChangeOutcome, CreatedOnce, ListOptions, PetPage, PetStore, Precondition, VersionedPet } from '../pet-store.js';
 import { createBatchQueue } from './batch-queue.js';
 import type { StatementInstrument } from './statement-instrument.js';
 import { isUnavailable } from './unavailable.js';
@@ -24,6 +24,30 @@ interface CreatedRow extends PetRow {
   replayed: boolean;
 }
 
+interface VersionedRow extends PetRow {
+  version: number;
+}
+
+/** A change's row: the pet afterwards (nulls when nothing changed), and the version it had before. */
+interface ChangedRow {
+  id: PetId | null;
+  name: string | null;
+  category_id: PetId | null;
+  status: PetStatus | null;
+  version: number | null;
+  current: number;
+}
+
+/** A change key's record: its request, and its answer (the pet afterwards; a null name after a removal). */
+interface ChangeKeyRow {
+  request: string;
+  pet_id: PetId;
+  name: string | null;
+  category_id: PetId | null;
+  status: PetStatus | null;
+  version: number | null;
+}
+
 /** One create waiting for its batch: its pet, and its Idempotency-Key when it sent one. */
 interface Creation {
   pet: NewPet;
@@ -31,6 +55,10 @@ interface Creation {
 }
 
 const COLUMNS = 'id, name, category_id, status';
+const VERSIONED = `${COLUMNS}, version`;
+// The values a merge patch leaves a pet with: $2 the name, $3 the category, each null to keep it;
+// $4 whether the patch has a status, $5 that status (null removes it).
+const PATCHED = { name: 'COALESCE($2::text, name)', categoryId: 'COALESCE($3::bigint, category_id)', status: 'CASE WHEN $4::boolean THEN $5::text ELSE status END' };
 // The first half of the two-integer advisory lock key of the create lock: "pets" as ASCII.
 const ID_ORDER_LOCK_SPACE = 0x7065_7473;
 
@@ -127,15 +155,61 @@ export const STATEMENTS = {
         SELECT ctid FROM idempotency_keys WHERE created_at < now() - make_interval(secs => $1::double precision)
         ORDER BY created_at LIMIT $2::int FOR UPDATE SKIP LOCKED))`,
   },
-  get: { name: 'get-pet', text: `SELECT ${COLUMNS} FROM pets WHERE id = $1` },
+  // The change keys' records, like the creates' above.
+  purgeChangeKeys: {
+    name: 'purge-change-keys',
+    text: `DELETE FROM change_keys WHERE ctid = ANY (ARRAY(
+        SELECT ctid FROM change_keys WHERE created_at < now() - make_interval(secs => $1::double precision)
+        ORDER BY created_at LIMIT $2::int FOR UPDATE SKIP LOCKED))`,
+  },
+  get: { name: 'get-pet', text: `SELECT ${VERSIONED} FROM pets WHERE id = $1` },
+  // A change is one statement, conditional on the version ($6, If-Match's; null for any): the check
+  // and the write are one step. A writer that finds the row changed by a concurrent one waits for
+  // it, then checks the committed version (READ COMMITTED's recheck), so of two writers holding the
+  // same tag exactly one succeeds. The version grows only when a value changes. The row of
+  // "target" tells a pet that is not there (no row) from one at another version (no "changed").
+  update: {
+    name: 'update-pet',
+    text: `WITH target AS MATERIALIZED (SELECT version FROM pets WHERE id = $1),
+      changed AS (
+        UPDATE pets SET name = ${PATCHED.name}, category_id = ${PATCHED.categoryId}, status = ${PATCHED.status},
+          version = version + CASE WHEN (name, category_id, status) IS DISTINCT FROM (${PATCHED.name}, ${PATCHED.categoryId}, ${PATCHED.status}) THEN 1 ELSE 0 END
+        WHERE id = $1 AND ($6::bigint[] IS NULL OR version = ANY ($6::bigint[]))
+        RETURNING ${VERSIONED}
+      )
+      SELECT changed.*, target.version AS current FROM target LEFT JOIN changed ON true`,
+  },
+  remove: {
+    name: 'delete-pet',
+    text: `WITH target AS MATERIALIZED (SELECT version FROM pets WHERE id = $1),
+      removed AS (DELETE FROM pets WHERE id = $1 AND ($2::bigint[] IS NULL OR version = ANY ($2::bigint[])) RETURNING id)
+      SELECT removed.id, NULL AS name, NULL AS category_id, NULL AS status, NULL AS version, target.version AS current FROM target LEFT JOIN removed ON true`,
+  },
+  // A change with an Idempotency-Key, in one transaction: the key is claimed first (a retry sent
+  // meanwhile waits on its row, then finds it recorded), then the change above, then its answer is
+  // recorded with the key. A change refused (404, 412) rolls back, recording nothing.
+  claimChangeKey: {
+    name: 'claim-change-key',
+    text: `INSERT INTO change_keys (scope, operation, key, request, pet_id) VALUES ($1::bytea, $2, $3, $4, $5)
+      ON CONFLICT DO NOTHING RETURNING true AS claimed`,
+  },
+  recordedChangeKey: {
+    name: 'recorded-change-key',
+    text: 'SELECT request, pet_id, name, category_id, status, version FROM change_keys WHERE scope = $1::bytea AND operation = $2 AND key = $3',
+  },
+  recordChange: {
+    name: 'record-change',
+    text: `UPDATE change_keys SET name = $4, category_id = $5, status = $6, version = $7
+      WHERE scope = $1::bytea AND operation = $2 AND key = $3`,
+  },
   // Two statements rather than one with "status = $1 OR $1 IS NULL", so that each keeps its index
   // (the primary key, or (status, id)).
-  list: { name: 'list-pets', text: `SELECT ${COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2` },
+  list: { name: 'list-pets', text: `SELECT ${VERSIONED} FROM pets WHERE id > $1 ORDER BY id LIMIT $2` },
   // Unnamed (no `name`: see below), so planned for its values at every execution: a named statement soon settles on a
   // generic plan, which cannot tell a rare status from a common one and walks the primary key,
   // filtering (10,100 rows read for a page of 100 of a 1% status), where the plan for the values
   // reads the range of (status, id) after the cursor. Planning costs far less than that walk.
-  listByStatus: { text: `SELECT ${COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3` },
+  listByStatus: { text: `SELECT ${VERSIONED} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3` },
 } as const;
 
 /** What metrics and spans call each statement. */
@@ -166,6 +240,9 @@ export interface PostgresStoreOptions {
   /** How long a create may wait for the batches ahead of it (DATABASE_TIMEOUT_MS). */
   maxCreateWaitMs?: number;
 }
+
+/** If-Match's versions as a parameter: null for any. */
+const versionsOf = (precondition: Precondition) => (precondition === '*' ? null : precondition.map(String));
 
 /** The most creates in one batch, unless configured (DATABASE_CREATE_BATCH_MAX): see docs/performance.md. */
 export const DEFAULT_CREATE_BATCH_MAX = 100;
@@ -204,6 +281,7 @@ export function createPostgresPetStore(
   };
   const petOf = (row: PetRow): Pet =>
     row.status === null ? { id: row.id, name: row.name, categoryId: row.category_id } : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status };
+  const versionedOf = (row: VersionedRow): VersionedPet => ({ pet: petOf(row), version: row.version });
   // The rows, each mapped, and then the driver's array emptied. V8 may decide to allocate the array
   // that pg's Result makes for every statement in the old generation (allocation-site pretenuring);
   // such an array, dead but not yet collected, keeps every young row it holds alive through young
@@ -254,6 +332,72 @@ export function createPostgresPetStore(
     );
     return sources.map((source) => (source >= 0 ? created[source]! : { pet: created[-1 - source]!.pet, replayed: true }));
   };
+  /** What a change statement's row says: changed (with the pet afterwards, or none after a removal), failed or missing. */
+  const outcomeOf = (rows: ChangedRow[], removal: boolean): ChangeOutcome => {
+    const [row] = rows;
+    if (row === undefined) return { outcome: 'missing' };
+    if (row.id === null) return { outcome: 'failed', version: row.current };
+    return { outcome: 'changed', pet: removal ? null : versionedOf(row as VersionedRow) };
+  };
+  const unavailableOr = (error: unknown) => (isUnavailable(error) ? new ServiceUnavailable() : error);
+
+  /** One change: its statement alone, or with its key in a transaction (STATEMENTS.claimChangeKey). */
+  const change = async (statement: pg.QueryConfig, key: ChangeKey | undefined, id: PetId): Promise<ChangeOutcome> => {
+    const removal = statement.text === STATEMENTS.remove.text;
+    if (key === undefined) return outcomeOf((await result<ChangedRow>(statement)).rows, removal);
+    const run = async () => {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw unavailableOr(error);
+      }
+      let broken = false;
+      // A connection lost while checked out is also emitted as an error event; the statement under way fails with it.
+      const lost = () => {
+        broken = true;
+      };
+      client.on('error', lost);
+      const keyValues = [`\\x${key.scope}`, key.operation, key.key];
+      try {
+        await client.query('BEGIN');
+        const claimed = await client.query({ ...STATEMENTS.claimChangeKey, values: [...keyValues, key.request, id] });
+        if (claimed.rows.length === 0) {
+          await client.query('ROLLBACK');
+          const [recorded] = (await client.query<ChangeKeyRow>({ ...STATEMENTS.recordedChangeKey, values: keyValues })).rows;
+          /* c8 ignore next -- a claim refused is a key recorded: purged in between, it would be claimed anew on the next try */
+          if (recorded === undefined) throw new ServiceUnavailable();
+          if (recorded.request !== key.request) return { outcome: 'reused', petId: recorded.pet_id } satisfies ChangeOutcome;
+          const answer =
+            recorded.name === null ? null : versionedOf({ id: recorded.pet_id, name: recorded.name, category_id: recorded.category_id!, status: recorded.status, version: recorded.version! });
+          return { outcome: 'replayed', pet: answer } satisfies ChangeOutcome;
+        }
+        const outcome = outcomeOf((await client.query<ChangedRow>(statement)).rows, removal);
+        if (outcome.outcome !== 'changed') {
+          await client.query('ROLLBACK');
+          return outcome;
+        }
+        const pet = outcome.pet;
+        await client.query({
+          ...STATEMENTS.recordChange,
+          values: [...keyValues, pet?.pet.name ?? null, pet?.pet.categoryId ?? null, pet?.pet.status ?? null, pet?.version ?? null],
+        });
+        await client.query('COMMIT');
+        return outcome;
+      } catch (error) {
+        // The original error is the one to report; a connection that failed must not go back to the pool.
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw unavailableOr(error);
+      } finally {
+        client.off('error', lost);
+        client.release(broken);
+      }
+    };
+    return instrument === undefined ? run() : instrument(`${STATEMENT_NAMES.get(statement.text)!}-once`, run);
+  };
+
   const submitCreate = createBatchQueue(writeBatch, { maxBatch: maxCreateBatch, maxWaitMs: maxCreateWaitMs, keepContext: instrument !== undefined });
 
   return {
@@ -266,30 +410,47 @@ export function createPostgresPetStore(
 
     async purgeExpiredKeys() {
       let purged = 0;
-      for (;;) {
-        const { rowCount } = await result({ ...STATEMENTS.purgeKeys, values: [retentionMs / 1000, PURGE_BATCH] });
-        /* c8 ignore next -- a DELETE always reports its count; pg's type allows null for statements that do not */
-        const deleted = rowCount ?? 0;
-        purged += deleted;
-        if (deleted < PURGE_BATCH) return purged;
+      for (const statement of [STATEMENTS.purgeKeys, STATEMENTS.purgeChangeKeys]) {
+        for (;;) {
+          const { rowCount } = await result({ ...statement, values: [retentionMs / 1000, PURGE_BATCH] });
+          /* c8 ignore next -- a DELETE always reports its count; pg's type allows null for statements that do not */
+          const deleted = rowCount ?? 0;
+          purged += deleted;
+          if (deleted < PURGE_BATCH) break;
+        }
       }
+      return purged;
     },
 
     async get(id: PetId) {
-      const [pet] = await rowsOf({ ...STATEMENTS.get, values: [id] }, petOf);
+      const [pet] = await rowsOf({ ...STATEMENTS.get, values: [id] }, versionedOf);
       return pet ?? null;
     },
 
     // One row more than the page tells whether more follow.
     async list({ limit, status, after }: ListOptions): Promise<PetPage> {
       const from = after ?? 0;
+      const versions: number[] = [];
+      const read = (row: VersionedRow) => {
+        versions.push(row.version);
+        return petOf(row);
+      };
       const pets =
         status === undefined
-          ? await rowsOf({ ...STATEMENTS.list, values: [from, limit + 1] }, petOf)
-          : await rowsOf({ ...STATEMENTS.listByStatus, values: [status, from, limit + 1] }, petOf);
+          ? await rowsOf({ ...STATEMENTS.list, values: [from, limit + 1] }, read)
+          : await rowsOf({ ...STATEMENTS.listByStatus, values: [status, from, limit + 1] }, read);
       const more = pets.length > limit;
-      if (more) pets.length = limit;
-      return { pets, more };
+      if (more) pets.length = versions.length = limit;
+      return { pets, versions, more };
+    },
+
+    update(id: PetId, patch: PetPatch, precondition: Precondition, key?: ChangeKey) {
+      const values = [id, patch.name ?? null, patch.categoryId ?? null, patch.status !== undefined, patch.status ?? null, versionsOf(precondition)];
+      return change({ ...STATEMENTS.update, values }, key, id);
+    },
+
+    remove(id: PetId, precondition: Precondition, key?: ChangeKey) {
+      return change({ ...STATEMENTS.remove, values: [id, versionsOf(precondition)] }, key, id);
     },
 
     async ready() {

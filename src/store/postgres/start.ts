@@ -78,6 +78,8 @@ export function startPostgresStore(
     createOnce: (pet, key) => (current ? store.createOnce(pet, key) : unavailable()),
     get: (id) => (current ? store.get(id) : unavailable()),
     list: (options) => (current ? store.list(options) : unavailable()),
+    update: (id, patch, precondition, key) => (current ? store.update(id, patch, precondition, key) : unavailable()),
+    remove: (id, precondition, key) => (current ? store.remove(id, precondition, key) : unavailable()),
     ready: async () => current && (await store.ready()),
     migrated,
     async close() {

@@ -1,4 +1,4 @@
-// updatePet (PATCH /pets/{petId}) as a user adds it to a copy of openapi.yaml, for the tests that
+// replacePet (PUT /pets/{petId}) as a user adds it to a copy of openapi.yaml, for the tests that
 // show an added operation is wired, tested and gated from the spec alone: in process
 // (test/contract/adding-an-operation.test.ts) and following the README in a copy of the project
 // (test/system/changing-the-api.smoke.ts).
@@ -10,8 +10,8 @@ import type { PetStore } from '../../src/store/pet-store.js';
 import type { Pet, PetId } from '../../src/types/api.js';
 import { specWith } from './spec.js';
 
-/** openapi.yaml with updatePet added, as a user would write it, as version 1.2.0; `edit` changes it further. */
-export function withUpdatePet(stability?: Stability, edit: (updatePet: Record<string, any>, spec: OpenApiDocument) => void = () => {}): OpenApiDocument {
+/** openapi.yaml with replacePet added, as a user would write it, as version 1.2.0; `edit` changes it further. */
+export function withReplacePet(stability?: Stability, edit: (replacePet: Record<string, any>, spec: OpenApiDocument) => void = () => {}): OpenApiDocument {
   return specWith((spec) => {
     spec.info.version = '1.2.0';
     const item = spec.paths['/pets/{petId}']!;
@@ -24,15 +24,17 @@ export function withUpdatePet(stability?: Stability, edit: (updatePet: Record<st
       properties: { name: { $ref: '#/components/schemas/PetName' }, categoryId: { $ref: '#/components/schemas/CategoryId' }, status: { $ref: '#/components/schemas/PetStatus' } },
     };
     // getPet's own answers, without its deprecation headers.
-    const undeprecated = (response: { headers: Record<string, unknown> }) => {
-      const { Deprecation: _deprecation, Sunset: _sunset, Link: _link, ...headers } = response.headers;
-      return { ...structuredClone(response), headers };
+    const undeprecated = (response: { headers: Record<string, unknown>; links?: unknown }) => {
+      // Nor getPet's ETag, and its links: this handler keeps no versions.
+      const { Deprecation: _deprecation, Sunset: _sunset, Link: _link, ETag: _etag, ...headers } = response.headers;
+      const { links: _links, ...rest } = structuredClone(response);
+      return { ...rest, headers };
     };
-    const updatePet: Record<string, any> = {
-      operationId: 'updatePet',
+    const replacePet: Record<string, any> = {
+      operationId: 'replacePet',
       tags: ['pets'],
-      summary: 'Change a pet',
-      description: 'Changes the fields the body gives; the others stay as they are.',
+      summary: 'Replace fields of a pet',
+      description: 'Sets the fields the body gives; the others stay as they are.',
       ...(stability === undefined ? {} : { 'x-stability': stability }),
       parameters: structuredClone(getPet.parameters),
       requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PetChanges' } } } },
@@ -48,19 +50,19 @@ export function withUpdatePet(stability?: Stability, edit: (updatePet: Record<st
         '503': { $ref: '#/components/responses/ServiceUnavailable' },
       },
     };
-    Object.assign(item, { patch: updatePet });
+    Object.assign(item, { put: replacePet });
     const created = spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, unknown> };
-    created.links['UpdatePetById'] = { operationId: 'updatePet', parameters: { petId: '$response.body#/id' }, description: 'Change the pet just added.' };
-    edit(updatePet, spec);
+    created.links['ReplacePetById'] = { operationId: 'replacePet', parameters: { petId: '$response.body#/id' }, description: 'Change the pet just added.' };
+    edit(replacePet, spec);
   });
 }
 
-/** updatePet's handler, as the user writes it (its changes kept beside the store: this store has no update). */
-export function updatePet(store: PetStore) {
+/** replacePet's handler, as the user writes it (its changes kept beside the store: this store has no update). */
+export function replacePet(store: PetStore) {
   const changed = new Map<string, Pet>();
   return async (request: FastifyRequest) => {
     const { petId } = request.params as { petId: PetId };
-    const pet = changed.get(String(petId)) ?? (await store.get(petId));
+    const pet = changed.get(String(petId)) ?? (await store.get(petId))?.pet ?? null;
     if (pet === null) throw new PetNotFound(String(petId));
     const updated = { ...pet, ...(request.body as Partial<Pet>) };
     changed.set(String(petId), updated);

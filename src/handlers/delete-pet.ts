@@ -1,0 +1,15 @@
+import { preconditionOf } from '../preconditions/entity-tag.js';
+import type { PetStore } from '../store/pet-store.js';
+import type { OperationHandler } from '../types/api.js';
+import { changedPet, changeKeyOf } from './change-outcome.js';
+
+export function deletePet(store: PetStore, onReplay?: () => void) {
+  return (async (request, reply) => {
+    const { petId } = request.params;
+    const ifMatch = request.headers['if-match'];
+    const precondition = preconditionOf(ifMatch);
+    const outcome = await store.remove(petId, precondition, changeKeyOf(request, 'deletePet', petId));
+    changedPet(outcome, reply, 'deletePet', petId, ifMatch!, onReplay);
+    return undefined;
+  }) satisfies OperationHandler<'deletePet'>;
+}

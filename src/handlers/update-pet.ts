@@ -1,0 +1,15 @@
+import { preconditionOf } from '../preconditions/entity-tag.js';
+import type { PetStore } from '../store/pet-store.js';
+import type { OperationHandler } from '../types/api.js';
+import { changedPet, changeKeyOf } from './change-outcome.js';
+
+export function updatePet(store: PetStore, onReplay?: () => void) {
+  return (async (request, reply) => {
+    const { petId } = request.params;
+    const ifMatch = request.headers['if-match'];
+    const precondition = preconditionOf(ifMatch);
+    const outcome = await store.update(petId, request.body, precondition, changeKeyOf(request, 'updatePet', petId, request.body));
+    // An update leaves a pet: only a removal answers none.
+    return changedPet(outcome, reply, 'updatePet', petId, ifMatch!, onReplay)!.pet;
+  }) satisfies OperationHandler<'updatePet'>;
+}
