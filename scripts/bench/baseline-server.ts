@@ -1,4 +1,4 @@
-// The reference for scripts/bench.ts: a plain fastify app with the same three routes under /v1,
+// The reference for scripts/bench.ts: a plain fastify app with the same routes under /v1,
 // hand-written JSON schemas, the same store (scripts/bench/bench-store.ts: in memory, or PostgreSQL
 // with the same driver and SQL), the same page cursors and next links, and
 // a simple bearer check; it sends the same security headers and Location. No spec, no glue, no
@@ -10,8 +10,9 @@ import Fastify from 'fastify';
 import { keyOf, scopeOf } from '../../src/idempotency/idempotency-key.js';
 import { positionOf } from '../../src/pagination/cursor.js';
 import { nextPageLink } from '../../src/pagination/next-link.js';
+import { entityTagOf, preconditionOf } from '../../src/preconditions/entity-tag.js';
 import { securityHeaders } from '../../src/routes/security-headers.js';
-import type { NewPet, PetStatus } from '../../src/types/api.js';
+import type { NewPet, PetPatch, PetStatus } from '../../src/types/api.js';
 import { benchStore } from './bench-store.js';
 import { reportReady } from './seed-pets.js';
 
@@ -30,6 +31,7 @@ const pet = {
 const error = { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, status: { type: 'integer' } } } as const;
 
 const app = Fastify();
+app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
 app.addHook('onRequest', async (request, reply) => {
   reply.headers(security);
   if (request.headers.authorization !== expected) {
@@ -83,7 +85,24 @@ app.register(
       async (request, reply) => {
         if (deprecation !== undefined) reply.headers(deprecation);
         const found = await store.get(request.params.petId);
-        return found ?? reply.code(404).send({ code: 'PET_NOT_FOUND', message: `No pet has id ${request.params.petId}.`, status: 404 });
+        if (found === null) return reply.code(404).send({ code: 'PET_NOT_FOUND', message: `No pet has id ${request.params.petId}.`, status: 404 });
+        return reply.header('etag', entityTagOf(found.version)).send(found.pet);
+      },
+    );
+    // The same conditional change as the service's (the store's update, with If-Match read the same way).
+    v1.patch<{ Params: { petId: number }; Body: PetPatch }>(
+      '/pets/:petId',
+      {
+        schema: {
+          params: { type: 'object', properties: { petId: { type: 'integer' } } },
+          body: { type: 'object', additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, categoryId: { type: 'integer' }, status: { enum: ['available', 'pending', 'sold', null] } } },
+          response: { 200: pet, 404: error, 412: error, 428: error },
+        },
+      },
+      async (request, reply) => {
+        const outcome = await store.update(request.params.petId, request.body, preconditionOf(request.headers['if-match']));
+        if (outcome.outcome !== 'changed' || outcome.pet === null) return reply.code(412).send({ code: 'PRECONDITION_FAILED', message: 'Changed.', status: 412 });
+        return reply.header('etag', entityTagOf(outcome.pet.version)).send(outcome.pet.pet);
       },
     );
   },

@@ -12,6 +12,8 @@ export interface Workload {
 export const pathOf = (workload: Workload, pets: number) => (typeof workload.path === 'string' ? workload.path : workload.path(pets));
 
 
+const STATUSES = ['available', 'pending', 'sold'];
+
 /** The PostgreSQL store's create throughput at several concurrencies: not a workload of the tables, but chosen the same way. */
 export const CREATE_THROUGHPUT = 'create throughput';
 
@@ -43,6 +45,19 @@ export function workloadsFor({ workloads: named, instructions, instructionWorklo
         method: 'POST',
         headers: { ...AUTH, 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' }),
+      }),
+    },
+    // A change of a random pet's status, conditional on its version ('*': any, so that concurrent
+    // connections never meet a 412), as the service writes every change.
+    {
+      name: 'update',
+      path: '/v1/pets/1',
+      options: (pets) => ({
+        requests: [{
+          method: 'PATCH',
+          headers: { ...AUTH, 'content-type': 'application/merge-patch+json', 'if-match': '*' },
+          setupRequest: (request) => ({ ...request, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}`, body: `{"status":"${STATUSES[Math.floor(Math.random() * STATUSES.length)]}"}` }),
+        }],
       }),
     },
     // Every request a new key (so every one creates a pet, as the first try of a create does): what

@@ -268,6 +268,33 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     t.ok(BigInt(next.id) > BigInt(pets[5]!.id), 'a new pet gets a new id');
   });
 
+  t.test('a walk through every page while others remove pets returns each pet not removed exactly once', async (t) => {
+    const store = await createStore(t);
+    const all = await addPets(store, 60);
+    // Removed pets, by id, with how many pets the walk had read when each went.
+    const gone = new Map<string, number>();
+    for (const [limit, status] of [[7, undefined], [3, 'sold'], [1, undefined]] as const) {
+      const seen: string[] = [];
+      gone.forEach((_, id) => gone.set(id, 0));
+      let after: PetId | undefined;
+      for (let page = 0; ; page++) {
+        const { pets, more } = await store.list({ limit, status, after });
+        seen.push(...pets.map((pet) => String(pet.id)));
+        if (!more) break;
+        after = pets[pets.length - 1]!.id;
+        // Between pages someone removes the pet the cursor points past, the one after it, and one read long ago.
+        for (const victim of [BigInt(after), BigInt(after) + 1n, BigInt(all[page % 10]!.id)]) {
+          if ((await store.remove(Number(victim), '*')).outcome === 'changed') gone.set(String(victim), seen.length);
+        }
+      }
+      const what = `limit ${limit}, status ${status ?? 'any'}`;
+      t.equal(new Set(seen).size, seen.length, `${what}: no pet twice`);
+      const kept = all.filter((pet) => (status === undefined || pet.status === status) && !gone.has(String(pet.id))).map((pet) => String(pet.id));
+      t.same(seen.filter((id) => !gone.has(id)), kept, `${what}: every pet not removed, in id order`);
+      t.ok(seen.every((id, index) => !gone.has(id) || index < gone.get(id)!), `${what}: a removed pet only if read before it went`);
+    }
+  });
+
   t.test('a last page whose following pets were all removed says no more follow', async (t) => {
     const store = await createStore(t);
     const pets = await addPets(store, 5);
@@ -284,6 +311,22 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     t.equal(changed.length, 1, 'one change');
     t.ok(outcomes.every((outcome) => outcome.outcome === 'changed' || (outcome.outcome === 'failed' && outcome.version === 2)), 'the others failed at version 2');
     t.same(await store.get(pet!.id), (changed[0] as { pet: unknown }).pet, 'the winner is what is stored');
+  });
+
+  t.test('concurrent changes of many pets are each checked and applied as if alone', async (t) => {
+    const store = await createStore(t);
+    const pets = await addPets(store, 8);
+    const outcomes = await Promise.all([
+      ...pets.map((pet, index) => store.update(pet.id, { name: `changed ${index}` }, index % 3 === 0 ? [1] : index % 3 === 1 ? '*' : [5])),
+      store.update(BigInt(pets[7]!.id) + 100n, { name: 'nobody' }, '*'),
+      store.update(pets[0]!.id, { status: null }, [1, 2]),
+    ]);
+    pets.forEach((pet, index) => {
+      const expected = index % 3 === 2 ? { outcome: 'failed', version: 1 } : { outcome: 'changed', pet: { pet: { ...pet, name: `changed ${index}` }, version: 2 } };
+      t.same(outcomes[index], expected, `pet ${index}`);
+    });
+    t.same(outcomes[8], { outcome: 'missing' }, 'a pet that is not there');
+    t.same(await store.get(pets[0]!.id), { pet: { id: pets[0]!.id, name: 'changed 0', categoryId: 0 }, version: 3 }, 'a second change of one pet: after the first, on its version');
   });
 
   t.test('a change key replays the first answer, refuses another request, and records nothing for a refusal', async (t) => {

@@ -28,14 +28,21 @@ interface VersionedRow extends PetRow {
   version: number;
 }
 
-/** A change's row: the pet afterwards (nulls when nothing changed), and the version it had before. */
+/** A change's row: the pet afterwards (nulls when nothing changed), and the version it had before (null: no such pet). */
 interface ChangedRow {
   id: PetId | null;
   name: string | null;
   category_id: PetId | null;
   status: PetStatus | null;
   version: number | null;
-  current: number;
+  current: number | null;
+}
+
+/** One change without a key, waiting for its batch. */
+interface Update {
+  id: PetId;
+  patch: PetPatch;
+  precondition: Precondition;
 }
 
 /** A change key's record: its request, and its answer (the pet afterwards; a null name after a removal). */
@@ -178,6 +185,28 @@ export const STATEMENTS = {
         RETURNING ${VERSIONED}
       )
       SELECT changed.*, target.version AS current FROM target LEFT JOIN changed ON true`,
+  },
+  // Several changes without a key (batch-queue.ts, as creates), at most one per pet, in one
+  // statement: each conditional on its own versions as above. The rows are locked in id order
+  // first, so that batches of several instances never deadlock; "current" is null for a pet that is
+  // not there. $6 holds each change's versions as an array's text ('{3,4}'), null for any.
+  updatePets: {
+    name: 'update-pets',
+    text: `WITH sent AS MATERIALIZED (
+        SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::boolean[], $5::text[], $6::text[]) WITH ORDINALITY AS sent(id, name, category_id, set_status, status, versions, ord)
+      ), locked AS MATERIALIZED (
+        SELECT id, version FROM pets WHERE id IN (SELECT id FROM sent) ORDER BY id FOR UPDATE
+      ), changed AS (
+        UPDATE pets p SET name = COALESCE(s.name, p.name), category_id = COALESCE(s.category_id, p.category_id),
+          status = CASE WHEN s.set_status THEN s.status ELSE p.status END,
+          version = p.version + CASE WHEN (p.name, p.category_id, p.status) IS DISTINCT FROM
+            (COALESCE(s.name, p.name), COALESCE(s.category_id, p.category_id), CASE WHEN s.set_status THEN s.status ELSE p.status END) THEN 1 ELSE 0 END
+        FROM sent s JOIN locked l ON l.id = s.id
+        WHERE p.id = s.id AND (s.versions IS NULL OR p.version = ANY (s.versions::bigint[]))
+        RETURNING s.ord, p.id, p.name, p.category_id, p.status, p.version
+      )
+      SELECT changed.id, changed.name, changed.category_id, changed.status, changed.version, locked.version AS current
+      FROM sent LEFT JOIN locked ON locked.id = sent.id LEFT JOIN changed ON changed.ord = sent.ord ORDER BY sent.ord`,
   },
   remove: {
     name: 'delete-pet',
@@ -335,7 +364,7 @@ export function createPostgresPetStore(
   /** What a change statement's row says: changed (with the pet afterwards, or none after a removal), failed or missing. */
   const outcomeOf = (rows: ChangedRow[], removal: boolean): ChangeOutcome => {
     const [row] = rows;
-    if (row === undefined) return { outcome: 'missing' };
+    if (row === undefined || row.current === null) return { outcome: 'missing' };
     if (row.id === null) return { outcome: 'failed', version: row.current };
     return { outcome: 'changed', pet: removal ? null : versionedOf(row as VersionedRow) };
   };
@@ -398,6 +427,40 @@ export function createPostgresPetStore(
     return instrument === undefined ? run() : instrument(`${STATEMENT_NAMES.get(statement.text)!}-once`, run);
   };
 
+  const updateValues = ({ id, patch, precondition }: Update) => [id, patch.name ?? null, patch.categoryId ?? null, patch.status !== undefined, patch.status ?? null, versionsOf(precondition)];
+  /** A batch of changes: the single-row statement for one, else rounds of update-pets, each naming a pet once. */
+  const writeUpdates = async (updates: Update[]): Promise<ChangeOutcome[]> => {
+    const outcomes = new Array<ChangeOutcome>(updates.length);
+    for (let pending = updates.map((_, index) => index); pending.length > 0; ) {
+      const named = new Set<string>();
+      const round: number[] = [];
+      const later: number[] = [];
+      for (const index of pending) {
+        const id = String(updates[index]!.id);
+        (named.has(id) ? later : round).push(index);
+        named.add(id);
+      }
+      if (round.length === 1) {
+        outcomes[round[0]!] = outcomeOf((await result<ChangedRow>({ ...STATEMENTS.update, values: updateValues(updates[round[0]!]!) })).rows, false);
+      } else {
+        const batch = round.map((index) => updates[index]!);
+        const values = [
+          batch.map(({ id }) => String(id)),
+          batch.map(({ patch }) => patch.name ?? null),
+          batch.map(({ patch }) => (patch.categoryId === undefined ? null : String(patch.categoryId))),
+          batch.map(({ patch }) => patch.status !== undefined),
+          batch.map(({ patch }) => patch.status ?? null),
+          batch.map(({ precondition }) => (precondition === '*' ? null : `{${precondition.join(',')}}`)),
+        ];
+        const { rows } = await result<ChangedRow>({ ...STATEMENTS.updatePets, values });
+        round.forEach((index, position) => (outcomes[index] = outcomeOf([rows[position]!], false)));
+      }
+      pending = later;
+    }
+    return outcomes;
+  };
+  const submitUpdate = createBatchQueue(writeUpdates, { maxBatch: maxCreateBatch, maxWaitMs: maxCreateWaitMs, keepContext: instrument !== undefined });
+
   const submitCreate = createBatchQueue(writeBatch, { maxBatch: maxCreateBatch, maxWaitMs: maxCreateWaitMs, keepContext: instrument !== undefined });
 
   return {
@@ -445,8 +508,7 @@ export function createPostgresPetStore(
     },
 
     update(id: PetId, patch: PetPatch, precondition: Precondition, key?: ChangeKey) {
-      const values = [id, patch.name ?? null, patch.categoryId ?? null, patch.status !== undefined, patch.status ?? null, versionsOf(precondition)];
-      return change({ ...STATEMENTS.update, values }, key, id);
+      return key === undefined ? submitUpdate({ id, patch, precondition }) : change({ ...STATEMENTS.update, values: updateValues({ id, patch, precondition }) }, key, id);
     },
 
     remove(id: PetId, precondition: Precondition, key?: ChangeKey) {
