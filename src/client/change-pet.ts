@@ -1,10 +1,9 @@
 // A change that loses no one else's: read the pet, decide the patch from what was read, send it
 // with the pet's ETag in If-Match; when someone changed the pet in between (412), read it again and
 // decide again, a bounded number of times. The same loop as Kubernetes' retry-on-conflict.
-import type { components } from '../../generated/client-api.js';
+import type { components, PetstoreOperations } from '../../generated/client-api.js';
 import { responseOf, type CallOptions, type Loose } from './call.js';
 import { PetstoreError } from './errors.js';
-import type { PetstoreClient } from './index.js';
 
 type Pet = components['schemas']['Pet'];
 type PetPatch = Loose<components['schemas']['PetPatch']>;
@@ -23,7 +22,7 @@ export const DEFAULT_CHANGE_ATTEMPTS = 5;
  * Resolves to the pet as stored afterwards; rejects with the last 412 when every attempt met another
  * writer's change, and with any other error at once (404 once the pet is removed).
  */
-export async function changePet(client: PetstoreClient, petId: bigint | number, decide: (pet: Pet) => PetPatch | undefined, options: ChangePetOptions = {}): Promise<Pet> {
+export async function changePet(client: PetstoreOperations, petId: bigint | number, decide: (pet: Pet) => PetPatch | undefined, options: ChangePetOptions = {}): Promise<Pet> {
   const attempts = options.attempts ?? DEFAULT_CHANGE_ATTEMPTS;
   if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError(`attempts must be a whole number, 1 or more, not ${attempts}`);
   const signal = options.signal === undefined ? {} : { signal: options.signal };

@@ -187,8 +187,21 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
     counts.get(operationId)!.succeeded += 1;
     if (!SAFE_METHODS.has(operation(operationId).method)) for (const value of Object.values(valid.params)) touched.add(String(value));
     expectWritten(valid, answer);
+    await expectStaleRefused(operationId, request, answer);
     known[operationId]?.(valid, answer);
   };
+
+  /**
+   * A change made with the tag a link gave (If-Match), that answered a new tag (ETag): the same
+   * request again holds a stale tag, and must be refused with the documented 412 naming the new one.
+   */
+  const expectStaleRefused = async (operationId: string, request: ApiRequest, answer: LiveAnswer) => {
+    const etag = answer.headers['etag'];
+    const sent = linkedHeaders(operationId).map((name) => request.headers[name]).find((value) => value !== undefined);
+    if (SAFE_METHODS.has(operation(operationId).method) || !documented412(operationId) || sent === undefined || sent === '*' || typeof etag !== 'string' || etag === sent) return;
+    expectError(request, await sender.send(request), { status: 412, code: 'PRECONDITION_FAILED', mentions: etag });
+  };
+  const documented412 = (operationId: string) => '412' in operation(operationId).object.responses;
 
   /**
    * A write answers with what it wrote: when a request of an unsafe method sends a JSON object and

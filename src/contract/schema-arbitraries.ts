@@ -199,8 +199,19 @@ function withExcludedCharacter(schema: Schema, allowed: RegExp): fc.Arbitrary<st
   });
 }
 
-/** JSON values that are not of `type` (integers also exclude integral numbers). */
-function otherJsonType(type: string | undefined): fc.Arbitrary<unknown> {
+/** The JSON type of a value, as a schema's `type` names it. */
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value))) return 'integer';
+  return typeof value;
+}
+
+/**
+ * JSON values of none of `types` (integers also exclude integral numbers): a schema's `type`, or,
+ * without one, the types of its `enum` values (`[available, sold, null]`: strings and null).
+ */
+function otherJsonType(types: readonly string[]): fc.Arbitrary<unknown> {
   const candidates: Record<string, fc.Arbitrary<unknown>> = {
     string: fc.string({ maxLength: 5 }),
     integer: fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Number.isInteger(n)),
@@ -209,7 +220,7 @@ function otherJsonType(type: string | undefined): fc.Arbitrary<unknown> {
     array: fc.array(fc.integer(), { maxLength: 2 }),
     object: fc.dictionary(fc.string({ minLength: 1, maxLength: 3 }), fc.integer(), { maxKeys: 2 }),
   };
-  return fc.oneof(...Object.entries(candidates).filter(([name]) => name !== type).map(([, arbitrary]) => arbitrary));
+  return fc.oneof(...Object.entries(candidates).filter(([name]) => !types.includes(name)).map(([, arbitrary]) => arbitrary));
 }
 
 /** The arbitraries of one document's schemas: values that satisfy a schema, and values that break it once. */
@@ -238,7 +249,8 @@ export function schemaArbitraries(document: OpenApiDocument) {
   function brokenValue(schema: Schema): fc.Arbitrary<Breaking> {
     const resolved = resolve(schema);
     const at = (rule: string, arbitrary: fc.Arbitrary<unknown>) => arbitrary.map((value): Breaking => ({ value, path: [], rule }));
-    const breakings: fc.Arbitrary<Breaking>[] = [at('wrong JSON type', otherJsonType(resolved.type))];
+    const types = resolved.type !== undefined ? [resolved.type] : [...new Set((resolved.enum ?? []).map(jsonTypeOf))];
+    const breakings: fc.Arbitrary<Breaking>[] = [at('wrong JSON type', otherJsonType(types))];
 
     if (resolved.type === 'integer') {
       breakings.push(...integerBreakings(integerDomain(resolved)).map(([rule, arbitrary]) => at(rule, arbitrary)));

@@ -188,7 +188,7 @@ function indexAfter(after: PetId | undefined, length: number): number {
 }
 
 /** The first position in an ascending column whose value is at least `value`: a binary search, never a scan. */
-function firstAtLeast(column: GrowingColumn<Int32Array>, value: number): number {
+function firstAtLeast(column: { readonly data: ArrayLike<number>; readonly length: number }, value: number): number {
   let low = 0;
   let high = column.length;
   while (low < high) {
@@ -221,7 +221,7 @@ class GrowingColumn<T extends TypedArray> {
 
   /** Inserts into an ascending column, where it belongs (a move of the values after it: a memmove). */
   insertSorted(value: number) {
-    const at = firstAtLeast(this as unknown as GrowingColumn<Int32Array>, value);
+    const at = firstAtLeast(this, value);
     this.push(value);
     this.data.copyWithin(at + 1, at, this.length - 1);
     this.data[at] = value;
@@ -229,7 +229,7 @@ class GrowingColumn<T extends TypedArray> {
 
   /** Removes a value from an ascending column that holds it. */
   removeSorted(value: number) {
-    const at = firstAtLeast(this as unknown as GrowingColumn<Int32Array>, value);
+    const at = firstAtLeast(this, value);
     this.data.copyWithin(at, at + 1, this.length);
     this.length -= 1;
   }

@@ -43,6 +43,37 @@ t.test('migrations: instances starting at once on an empty database apply each v
   t.same(rows, MIGRATIONS.map(({ version, name }) => ({ version, name })));
 });
 
+t.test('migration 4 rewrites no row and keeps 1.0.0 instances working, while they serve and after', { skip }, async (t) => {
+  const url = await database!.freshSchema();
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  t.teardown(() => pool.end());
+  await migrate(pool, MIGRATIONS.filter((migration) => migration.version < 4));
+  // What a 1.0.0 instance sends: it names its columns, and knows of no version.
+  const insert = "INSERT INTO pets (name, category_id, status) VALUES ($1, $2, 'sold') RETURNING id, name, category_id, status";
+  const read = 'SELECT id, name, category_id, status FROM pets WHERE id = $1';
+  for (let index = 0; index < 1000; index++) await pool.query(insert, [`old ${index}`, index]);
+  const fileOf = async () => (await pool.query("SELECT relfilenode FROM pg_class WHERE oid = 'pets'::regclass")).rows[0].relfilenode as number;
+  const before = await fileOf();
+  // The old instance keeps inserting while the migration runs.
+  let serving = true;
+  const old = (async () => {
+    let sent = 0;
+    for (; serving; sent++) await pool.query(insert, [`during ${sent}`, sent]);
+    return sent;
+  })();
+  t.same(await migrate(pool), [4]);
+  serving = false;
+  t.ok((await old) > 0, 'the old instance inserted while the migration ran');
+  t.equal(await fileOf(), before, 'the same table file: no row was rewritten');
+  const { rows } = await pool.query(insert, ['after', 1]);
+  t.same((await pool.query(read, [rows[0].id])).rows, rows, "a 1.0.0 instance's insert and read, after it");
+  const store = createPostgresPetStore({ connectionString: url });
+  t.teardown(() => store.close());
+  const id = Number(rows[0].id);
+  t.same(await store.get(id), { pet: { id, name: 'after', categoryId: 1, status: 'sold' }, version: 1 }, 'its pets are at version 1');
+  t.equal((await store.update(id, { status: 'pending' }, [1])).outcome, 'changed', 'and change like any other');
+});
+
 t.test('a failing migration leaves nothing behind', { skip }, async (t) => {
   const url = await database!.freshSchema();
   const pool = new pg.Pool({ connectionString: url, max: 1 });

@@ -65,7 +65,7 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
   const stdout = await runBench(t, [...options, ...instructions], { ...process.env, npm_config_loglevel: 'error', _TAPJS_PROCESSINFO_COVERAGE_: '0' });
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   t.match(stdout, /^\| pets \| workload \| req\/s service \|/m, 'the markdown table');
-  for (const workload of ['list 20', 'list 100, 1% status', 'page of 100 from the middle', 'get random id', 'create']) {
+  for (const workload of ['list 20', 'list 100, 1% status', 'page of 100 from the middle', 'get random id', 'create', 'update']) {
     t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){10}$`, 'm'), `a row for ${workload}, logs on beside off`);
     // Only get is also counted against the baseline sending getPet's deprecation headers.
     const reference = `${workload === 'get random id' ? '( [\\d.,]+ \\|){2}' : ' – \\| – \\|'}( [\\d.,]+ \\|){4}`;
@@ -92,7 +92,7 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
   if (countInstructions) t.match(stdout, /Instructions per request, counted by valgrind's callgrind/, 'the instructions table');
   if (postgresMissing === undefined) {
     t.match(stdout, /^\| pets \| workload \| req\/s service \| req\/s baseline \| ratio \| p99 ms service \| p99 ms baseline \| CPU µs\/req service \| CPU µs\/req baseline \| CPU ratio \| statements\/req service \|/m, 'the PostgreSQL table');
-    for (const workload of ['list 20', 'list 100, 1% status', 'page of 100 from the middle', 'get random id', 'create']) {
+    for (const workload of ['list 20', 'list 100, 1% status', 'page of 100 from the middle', 'get random id', 'create', 'update']) {
       t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){12}$`, 'm'), `a PostgreSQL row for ${workload}, with statements and database CPU per request`);
       if (countInstructions && workload === COUNTED) t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}$`, 'm'), `a PostgreSQL instruction count for ${workload}`);
     }
