@@ -2,11 +2,13 @@
 // index of the pet a create made, or a change's answer), kept for the retention period and bounded
 // in number. Keys are recorded in time order, so the expired and the oldest are always at the front
 // of a queue; dropping them costs O(1) per key.
-export interface MemoryKeyOptions {
+export interface MemoryKeyOptions<Recorded = number> {
   retentionMs: number;
   /** The most keys held; beyond it the oldest are forgotten, even within the retention period. */
   maxKeys: number;
   now: () => number;
+  /** Told of each record as its key is forgotten (expired, or the oldest beyond maxKeys). */
+  onForget?: (value: Recorded) => void;
 }
 
 export const DEFAULT_MAX_KEYS = 100_000;
@@ -17,7 +19,7 @@ export class MemoryIdempotencyKeys<Recorded = number> {
   private readonly times: number[] = [];
   private head = 0;
 
-  constructor(private readonly options: MemoryKeyOptions) {}
+  constructor(private readonly options: MemoryKeyOptions<Recorded>) {}
 
   /** What was recorded with this key, or undefined (expired keys are forgotten first). */
   find(key: string): Recorded | undefined {
@@ -38,7 +40,9 @@ export class MemoryIdempotencyKeys<Recorded = number> {
   }
 
   private forgetOldest() {
-    this.recorded.delete(this.queue[this.head]!);
+    const key = this.queue[this.head]!;
+    this.options.onForget?.(this.recorded.get(key)!);
+    this.recorded.delete(key);
     this.head += 1;
     // The forgotten front is cut off once it is half the queue: amortised O(1) per key.
     if (this.head >= 1024 && this.head * 2 >= this.queue.length) {

@@ -3,7 +3,7 @@ import type { NewPet, Pet, PetId, PetPatch, PetStatus } from '../types/api.js';
 import { DEFAULT_MAX_KEYS, MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
 import type { ChangeKey, ChangeOutcome, ListOptions, PetStore, Precondition, VersionedPet } from './pet-store.js';
 
-export type MemoryStoreOptions = Partial<MemoryKeyOptions>;
+export type MemoryStoreOptions = Partial<Omit<MemoryKeyOptions, 'onForget'>>;
 
 // A status code for a removed pet: its index stays taken, so its id is never reused.
 const REMOVED = 255;
@@ -23,6 +23,8 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
   const names: string[] = [];
   const categoryIds: (number | bigint)[] = [];
   const versions = new GrowingColumn(Uint32Array);
+  // 1 for a pet a create with an Idempotency-Key made, while its key is remembered.
+  const keyed = new GrowingColumn(Uint8Array);
   // Status codes: 0 is "no status", n is statusNames[n - 1], REMOVED a removed pet.
   const statusCodes = new GrowingColumn(Uint8Array);
   const statusNames: PetStatus[] = [];
@@ -55,6 +57,7 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
     categoryIds.push(categoryId);
     statusCodes.push(code);
     versions.push(1);
+    keyed.push(0);
     if (status !== undefined) byStatus.get(status)!.push(index);
     return index;
   };
@@ -74,8 +77,19 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
     statusCodes.data[index] = code;
   };
 
-  // The pet each create with a key made, as it made it: a retry gets the first answer, whatever changed since.
-  const keys = new MemoryIdempotencyKeys<Pet>({ retentionMs, maxKeys, now });
+  // A create's key records the pet's index: a small integer, which costs the collector nothing. A
+  // retry gets the pet as that create made it, so a keyed pet's first state is kept aside at its
+  // first change (or removal), for as long as its key is remembered.
+  const firstStates = new Map<number, Pet>();
+  const forget = (index: number) => {
+    keyed.data[index] = 0;
+    firstStates.delete(index);
+  };
+  const keys = new MemoryIdempotencyKeys<number>({ retentionMs, maxKeys, now, onForget: forget });
+  const asCreated = (index: number): Pet => {
+    const first = firstStates.get(index);
+    return first === undefined ? pet(index) : { ...first };
+  };
   // The Idempotency-Keys of changes: the request each was recorded for, and its answer.
   const changeKeys = new MemoryIdempotencyKeys<{ request: string; petId: PetId; answer: VersionedPet | null }>({ retentionMs, maxKeys, now });
 
@@ -93,6 +107,7 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
     if (index < 0) return { outcome: 'missing' };
     const version = versions.data[index]!;
     if (precondition !== '*' && !precondition.includes(version)) return { outcome: 'failed', version };
+    if (keyed.data[index] === 1 && !firstStates.has(index)) firstStates.set(index, pet(index));
     const answer = apply(index);
     if (scoped !== undefined) changeKeys.record(scoped, { request: key!.request, petId: id, answer: answer === null ? null : { pet: { ...answer.pet }, version: answer.version } });
     return { outcome: 'changed', pet: answer };
@@ -107,10 +122,11 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
     async createOnce(newPet: NewPet, { scope, key }: IdempotencyKey) {
       const scoped = `${scope}:${key}`;
       const recorded = keys.find(scoped);
-      if (recorded !== undefined) return { pet: { ...recorded }, replayed: true };
-      const created = pet(add(newPet));
-      keys.record(scoped, { ...created });
-      return { pet: created, replayed: false };
+      if (recorded !== undefined) return { pet: asCreated(recorded), replayed: true };
+      const index = add(newPet);
+      keyed.data[index] = 1;
+      keys.record(scoped, index);
+      return { pet: pet(index), replayed: false };
     },
 
     async get(id: PetId) {

@@ -143,7 +143,10 @@ for (const [where, storeFor] of stores) {
     await Promise.all(marks.map((mark) => changePet(client, pet.id, (current) => ({ name: `${current.name}${mark};` }), { attempts: 50 })));
     const final = await client.getPet(pet.id);
     t.same(final.name.slice('tally:'.length).split(';').filter(Boolean).sort(), marks, 'every writer\'s change is in the final state');
-    t.same(await changePet(client, pet.id, () => undefined), final, 'nothing to change: the pet as read, nothing sent');
+    t.same(await changePet(client, pet.id, () => undefined, { signal: new AbortController().signal }), final, 'nothing to change: the pet as read, nothing sent');
+    const aborted = new AbortController();
+    aborted.abort(new Error('stopped'));
+    await t.rejects(changePet(client, pet.id, () => ({ name: 'never' }), { signal: aborted.signal }), /stopped/, "the caller's signal stops it");
     const contended = changePet(client, pet.id, (current) => ({ name: `${current.name}x` }), { attempts: 1, known: { pet: final, etag: '"1"' } });
     await t.rejects(contended, { status: 412, code: 'PRECONDITION_FAILED' }, 'one attempt, a stale tag: the 412');
     await t.rejects(changePet(client, pet.id, () => undefined, { attempts: 0 }), RangeError);

@@ -63,7 +63,7 @@ t.test('against a deployment that limits it, the runner accepts the documented 4
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { status, output } = await contract(['--url', `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`, ...OPTIONS]);
   t.equal(status, 0, output);
-  t.match(output, /^429 TOO_MANY_REQUESTS \(the deployment's limit: each waited for Retry-After and sent again, never a violation\): (listPets|createPet|getPet) [1-9]/m, 'the 429s, per operation');
+  t.match(output, /^429 TOO_MANY_REQUESTS \(the deployment's limit: each waited for Retry-After and sent again, never a violation\): [A-Za-z]+ [1-9]/m, 'the 429s, per operation');
   t.match(output, /summary: every check holds; seed 7; \d+ requests \([1-9]\d* answered 429 and retried after Retry-After\)/);
 });
 

@@ -35,3 +35,17 @@ t.test('at most 254 distinct statuses, since a status is stored in one byte (255
   await t.rejects(store.create({ name: 'p', categoryId: 1, status: 's254' as 'sold' }), /at most 254 distinct statuses/);
   t.same((await store.list({ limit: 1, status: 's253' as 'sold' })).pets.map((pet) => pet.id), [254]);
 });
+
+t.test("a keyed pet's first state is kept for its key's replays, and let go with the key", async (t) => {
+  let now = 0;
+  const store = createMemoryPetStore({ retentionMs: 1000, now: () => now });
+  const key = { scope: 'a'.repeat(64), key: 'k' };
+  const created = await store.createOnce({ name: 'Rex', categoryId: 1 }, key);
+  await store.update(created.pet.id, { name: 'Changed' }, '*');
+  await store.update(created.pet.id, { name: 'Again' }, '*');
+  t.same(await store.createOnce({ name: 'Rex', categoryId: 1 }, key), { pet: created.pet, replayed: true }, 'the first state, after two changes');
+  now = 2000;
+  const anew = await store.createOnce({ name: 'Rex', categoryId: 1 }, key);
+  t.equal(anew.replayed, false, 'the key forgotten: a new pet');
+  t.same((await store.get(created.pet.id))?.pet, { ...created.pet, name: 'Again' }, 'the first pet as it is now');
+});

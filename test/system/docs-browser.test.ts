@@ -1,5 +1,6 @@
 // Swagger UI at /docs in a real browser: Debian's Chromium, driven by playwright-core. It sees the
-// operations, authorizes with a key, and uses "Try it out" to create and list pets on this instance.
+// operations, authorizes with a key, and uses "Try it out" to create, list and sell pets on this
+// instance (the sale with the ETag in If-Match and a merge-patch body).
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -23,10 +24,11 @@ if (missing !== undefined) console.error(`# SKIPPED the Swagger UI browser test:
 // default 30 s; CI once ran past it on the last step.
 t.setTimeout(120_000);
 
-async function tryItOut(page: Page, operationId: string, body?: string): Promise<{ status: string; response: string }> {
+async function tryItOut(page: Page, operationId: string, body?: string, parameters: Record<string, string> = {}): Promise<{ status: string; response: string }> {
   const block = page.locator(`#operations-pets-${operationId}`);
   await block.locator('.opblock-summary').click();
   await block.locator('button.try-out__btn').click();
+  for (const [name, value] of Object.entries(parameters)) await block.locator(`tr[data-param-name="${name}"] input`).fill(value);
   if (body !== undefined) await block.locator('textarea.body-param__text').fill(body);
   await block.locator('button.execute').click();
   const status = block.locator('.live-responses-table tbody .response-col_status');
@@ -98,9 +100,12 @@ t.test('Swagger UI at /docs shows the operations and "Try it out" works against 
   const stored = await app.inject({ method: 'GET', url: `/v1/pets/${pet.id}`, headers: AUTH });
   t.same(JSON.parse(stored.body), { id: pet.id, name, categoryId: 3, status: 'available' }, 'the instance stored the pet the page created');
 
+  const sold = await tryItOut(page, 'updatePet', '{"status":"sold"}', { petId: String(pet.id), 'If-Match': String(stored.headers['etag']) });
+  t.equal(sold.status, '200', 'updatePet answered 200 in the page, with the ETag in If-Match and a merge patch');
+  t.same(JSON.parse(sold.response), { id: pet.id, name, categoryId: 3, status: 'sold' }, 'the page shows the sold pet');
   const listed = await tryItOut(page, 'listPets');
   t.equal(listed.status, '200', 'listPets answered 200 in the page');
-  t.same(JSON.parse(listed.response), [JSON.parse(stored.body)], 'the list in the page is what the instance holds');
+  t.same(JSON.parse(listed.response), [{ ...JSON.parse(stored.body), status: 'sold' }], 'the list in the page is what the instance holds');
   t.match(await page.locator('#operations-pets-listPets .request-url').innerText(), `http://127.0.0.1:${port}/v1/pets`, 'the page called this instance');
   const listPets = page.locator('#operations-pets-listPets');
   t.equal(await listPets.locator('tr[data-param-name="cursor"]').count(), 1, 'the cursor parameter is shown');
