@@ -134,7 +134,9 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
   },
   {
     name: 'every pet missing when read',
-    check: /^FAIL a valid request is accepted/m,
+    // Only getPet's linked reads break: the generated cases meet one, or the coverage of every
+    // operation does, depending on how many operations share the cases (a spec with one more has fewer).
+    check: /^FAIL (a valid request is accepted|every operation answered a valid request with a 2xx)/m,
     report: /expected a 2xx: a valid request naming what this run created \(by a link of the spec\) must be accepted/,
     fault: {
       answer: (exchange, reply) =>
@@ -169,6 +171,8 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
   {
     name: 'a 429 without its documented RateLimit fields',
     check: /^FAIL a valid request is accepted/m,
+    // Only getPet's linked reads break: more cases, so that some meet one however many operations share them.
+    options: ['--cases', '200'],
     report: /→ 429 .*\n.*getPet 429 lacks the documented RateLimit-Policy header/,
     // Retry-After 0: the runner's ten retries take no time.
     fault: {
