@@ -10,7 +10,7 @@ import { namePrefix, type CreatedPet, type LiveAnswer, type LiveChecks, type Liv
 import { answerChecks, ContractViolation, describe, normalized, type NamedProperty } from './answer-checks.js';
 import { bodySchemaOf, parametersOf, requestGenerators, type ApiRequest, type ValidRequest } from './api-requests.js';
 import { respelt, schemaArbitraries, toJson, type Schema } from './schema-arbitraries.js';
-import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
+import { linkedHeadersOf, linkedValues, linksOf, type SpecLink } from './spec-links.js';
 import { basePathOf, pathParametersOf, resolveRef } from '../openapi/openapi-spec.js';
 import { refusalOf } from '../routes/deprecation-headers.js';
 import { lifecycleOf } from '../openapi/lifecycle.js';
@@ -133,8 +133,7 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
     return { ...valid, body: renamed, request: { ...valid.request, payload: toJson(renamed) } };
   };
   const pathParameters = (operationId: string) => pathParametersOf(operation(operationId).path).length;
-  /** The headers of an operation's requests that links of the spec fill (If-Match). */
-  const linkedHeaders = (operationId: string) => [...new Set(links.filter((link) => link.to === operationId).flatMap((link) => link.headers.map((header) => header.name)))];
+  const linkedHeaders = (operationId: string) => linkedHeadersOf(links, operationId);
 
   /** Sends a valid request of `operationId`, counting it and the status it got. */
   const sendValid = async (operationId: string, request: ApiRequest) => {

@@ -75,6 +75,11 @@ export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
   return links;
 }
 
+/** The header parameters of `operationId` that some of `links` fill from an answer (If-Match), lower case. */
+export function linkedHeadersOf(links: readonly SpecLink[], operationId: string): string[] {
+  return [...new Set(links.filter((link) => link.to === operationId).flatMap((link) => link.headers.map((header) => header.name)))];
+}
+
 /**
  * The values a link takes from an answer's body (path parameters, by name) and headers (header
  * parameters, as `header.<name>`), or undefined when a pointer or a header finds nothing there.

@@ -29,7 +29,6 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
   const statusCodes = new GrowingColumn(Uint8Array);
   const statusNames: PetStatus[] = [];
   const byStatus = new Map<PetStatus, GrowingColumn<Int32Array>>();
-  let removed = 0;
 
   const pet = (index: number): Pet => {
     const code = statusCodes.data[index]!;
@@ -147,11 +146,8 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
         // Removed pets are stepped over: a page costs what it returns plus the removed pets among them.
         let index = start;
         for (; index < names.length && pets.length < limit; index++) if (statusCodes.data[index] !== REMOVED) take(index);
-        if (removed === 0) more = index < names.length;
-        else {
-          while (index < names.length && statusCodes.data[index] === REMOVED) index++;
-          more = index < names.length;
-        }
+        while (index < names.length && statusCodes.data[index] === REMOVED) index++;
+        more = index < names.length;
       } else {
         const indexes = byStatus.get(status);
         const from = indexes === undefined ? 0 : firstAtLeast(indexes, start);
@@ -185,7 +181,6 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
       return change(id, precondition, key, (index) => {
         setStatus(index, REMOVED);
         versions.data[index]! += 1;
-        removed += 1;
         // What a removed pet held is let go; its index stays taken.
         names[index] = '';
         categoryIds[index] = 0;

@@ -21,7 +21,7 @@ import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js'
 import { checkContract, documentedStatuses, operation as operationOf, operations, spec } from '../helpers/contract.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 import { brokenRequest, inHeader, relinked, unauthorized, validRequest, type ApiRequest, type ValidRequest } from '../helpers/requests.js';
-import { linkedValues, linksOf } from '../../src/contract/spec-links.js';
+import { linkedHeadersOf, linkedValues, linksOf } from '../../src/contract/spec-links.js';
 
 type Send = (request: ApiRequest) => Promise<LightMyRequestResponse>;
 
@@ -66,13 +66,13 @@ async function linkedValid(send: Send, operation: Operation): Promise<ValidReque
 const withBody = (request: ApiRequest, payload: string, headers: Record<string, string> = {}): ApiRequest => ({ ...request, headers: { ...request.headers, ...headers }, payload });
 
 /** The headers that links to `operation` fill from an answer's headers (If-Match, from an ETag). */
-const linkedHeadersOf = (operation: Operation) => [...new Set(links.filter((link) => link.to === operation.operationId).flatMap((link) => link.headers.map((header) => header.name)))];
+const linkedHeaders = (operation: Operation) => linkedHeadersOf(links, operation.operationId);
 
 /** How `operation` is made to answer `status`, or undefined when nothing here can. */
 function producerOf(operation: Operation, status: number): Producer | undefined {
   const hasBody = operation.object.requestBody !== undefined;
   // An operation that needs a precondition (428 documented) is sent one that any version meets.
-  const anyVersion = '428' in operation.object.responses ? Object.fromEntries(linkedHeadersOf(operation).map((name) => [name, '*'])) : {};
+  const anyVersion = '428' in operation.object.responses ? Object.fromEntries(linkedHeaders(operation).map((name) => [name, '*'])) : {};
   const valid = () => validOf(operation).map(({ request }) => ({ ...request, headers: { ...request.headers, ...anyVersion } }));
   const linked = async (send: Send) => (await linkedValid(send, operation)).map(({ request }) => request);
   const sending = (requests: () => ApiRequest[]) => (send: Send, wanted: number) => firstAnswering(send, requests(), wanted);
@@ -98,15 +98,15 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       return hasBody ? { produce: sending(() => valid().map((request) => withBody(request, String(request.payload), { 'content-type': 'application/xml' }))) } : undefined;
     case 412:
       // A tag the service never gave, on what a link says exists.
-      return linkedHeadersOf(operation).length > 0
-        ? { produce: async (send, wanted) => firstAnswering(send, (await linked(send)).map((request) => ({ ...request, headers: { ...request.headers, ...Object.fromEntries(linkedHeadersOf(operation).map((name) => [name, '"stale"'])) } })), wanted) }
+      return linkedHeaders(operation).length > 0
+        ? { produce: async (send, wanted) => firstAnswering(send, (await linked(send)).map((request) => ({ ...request, headers: { ...request.headers, ...Object.fromEntries(linkedHeaders(operation).map((name) => [name, '"stale"'])) } })), wanted) }
         : undefined;
     case 428:
       // What a link says exists, without the header the link fills.
-      return linkedHeadersOf(operation).length > 0
+      return linkedHeaders(operation).length > 0
         ? {
             produce: async (send, wanted) =>
-              firstAnswering(send, (await linked(send)).map((request) => ({ ...request, headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => !linkedHeadersOf(operation).includes(name))) })), wanted),
+              firstAnswering(send, (await linked(send)).map((request) => ({ ...request, headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => !linkedHeaders(operation).includes(name))) })), wanted),
           }
         : undefined;
     case 422: {

@@ -1,6 +1,7 @@
 // Runs src/server.ts as a real process, for tests of the entry point itself.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
 
 // The compiled entry point beside this compiled helper (dist-test/, tsconfig.json).
 const SERVER = fileURLToPath(new URL('../../src/server.js', import.meta.url));
@@ -27,6 +28,23 @@ export function startServer(env: Record<string, string>, cwd = process.cwd(), no
     child.stderr!.on('data', onData);
     exited.then((code) => reject(new Error(`exited with ${code}: ${output()}`)));
   });
+}
+
+/**
+ * A server started as startServer does, killed on the test's teardown, once `/health/ready` says 200
+ * (with DATABASE_URL, the port opens once the schema is current; readiness also asks the database).
+ */
+export async function startReadyServer(t: Test, env: Record<string, string>): Promise<Running> {
+  const server = await startServer(env);
+  t.teardown(() => {
+    server.child.kill('SIGKILL');
+    return server.exited;
+  });
+  for (let tries = 0; tries < 100; tries++) {
+    if ((await fetch(`http://127.0.0.1:${server.port}/health/ready`).then((response) => response.status, () => 0)) === 200) return server;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`instance never became ready: ${server.output()}`);
 }
 
 /** The server process as startServer starts it, without waiting for it to listen. */

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { changePet, createClient } from '../../src/client/index.js';
 import { API_KEY } from '../helpers/build-app.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
-import { startServer, type Running } from '../helpers/server-process.js';
+import { startReadyServer, type Running } from '../helpers/server-process.js';
 
 const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
@@ -18,20 +18,10 @@ const WRITERS = 12;
 // One pet per round, each writer changing it once a round.
 const ROUNDS = 6;
 
-async function instance(t: Test, url: string): Promise<Running> {
-  // The pool about the writers per instance, so that they meet on the row, not on the pool; info
-  // logs, since startServer waits for "Server listening".
-  const server = await startServer({ API_KEYS: API_KEY, DATABASE_URL: url, DATABASE_POOL_MAX: '8', DATABASE_TIMEOUT_MS: '10000', FAIR_SHARE: 'off', LOG_LEVEL: 'info' });
-  t.teardown(() => {
-    server.child.kill('SIGKILL');
-    return server.exited;
-  });
-  for (let tries = 0; tries < 100; tries++) {
-    if ((await fetch(`http://127.0.0.1:${server.port}/health/ready`).then((response) => response.status, () => 0)) === 200) return server;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`instance never became ready: ${server.output()}`);
-}
+// The pool about the writers per instance, so that they meet on the row, not on the pool; info
+// logs, since startServer waits for "Server listening".
+const instance = (t: Test, url: string): Promise<Running> =>
+  startReadyServer(t, { API_KEYS: API_KEY, DATABASE_URL: url, DATABASE_POOL_MAX: '8', DATABASE_TIMEOUT_MS: '10000', FAIR_SHARE: 'off', LOG_LEVEL: 'info' });
 
 /** A client per instance; writers take them in turn, so that every pet is changed through all three. */
 const clientsOf = (servers: Running[]) => servers.map((server) => createClient({ baseUrl: `http://127.0.0.1:${server.port}/v1`, apiKey: API_KEY, logger: { warn: () => undefined } }));

@@ -9,7 +9,7 @@ import { API_KEY } from '../helpers/build-app.js';
 import { holdMigrations, SECRET_PASSWORD, startTestDatabase, whyNoPostgres, withPassword } from '../helpers/postgres.js';
 import { nextTarget } from '../../src/contract/next-link.js';
 import { RETRY_AFTER_SECONDS } from '../../src/errors/api-errors.js';
-import { spawnServer, startServer, type Running } from '../helpers/server-process.js';
+import { spawnServer, startReadyServer, type Running } from '../helpers/server-process.js';
 
 const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
@@ -18,20 +18,7 @@ t.setTimeout(180_000);
 
 const AUTH = { authorization: `Bearer ${API_KEY}` };
 
-async function instance(t: Test, url: string): Promise<Running> {
-  const server = await startServer({ API_KEYS: API_KEY, DATABASE_URL: url, LOG_LEVEL: 'info' });
-  t.teardown(() => {
-    server.child.kill('SIGKILL');
-    return server.exited;
-  });
-  // The port opens once the schema is current; readiness also asks the database.
-  for (let tries = 0; tries < 100; tries++) {
-    const ready = await fetch(`http://127.0.0.1:${server.port}/health/ready`).then((response) => response.status, () => 0);
-    if (ready === 200) return server;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`instance never became ready: ${server.output()}`);
-}
+const instance = (t: Test, url: string): Promise<Running> => startReadyServer(t, { API_KEYS: API_KEY, DATABASE_URL: url, LOG_LEVEL: 'info' });
 
 const create = (port: number, index: number) =>
   fetch(`http://127.0.0.1:${port}/v1/pets`, {

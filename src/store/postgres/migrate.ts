@@ -3,23 +3,14 @@
 // take turns (the later ones find everything applied) and a failed migration leaves nothing half done.
 import type { Pool } from 'pg';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import { inTransaction } from './transaction.js';
 
 // Any constant shared by every instance of this service; "petstore" as ASCII.
 export const MIGRATION_LOCK = 0x7065_7473_746f_7265n;
 
 /** The versions applied by this call (empty when the schema was current). */
-export async function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
-  const client = await pool.connect();
-  let broken = false;
-  // A connection lost while checked out is also emitted as an error event, which would otherwise
-  // crash the process; the statement under way fails with it too, and that failure is reported.
-  const lost = () => {
-    broken = true;
-  };
-  client.on('error', lost);
-  let done: number[];
-  try {
-    await client.query('BEGIN');
+export function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY,
@@ -34,17 +25,6 @@ export async function migrate(pool: Pool, migrations: readonly Migration[] = MIG
       await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
     }
     await client.query('COMMIT');
-    done = pending.map((migration) => migration.version);
-  } catch (error) {
-    // The original error is the one to report: when the connection itself failed, ROLLBACK fails
-    // too (the server rolls back on its own), and that connection must not go back to the pool.
-    await client.query('ROLLBACK').catch(() => {
-      broken = true;
-    });
-    throw error;
-  } finally {
-    client.off('error', lost);
-    client.release(broken);
-  }
-  return done;
+    return pending.map((migration) => migration.version);
+  });
 }

@@ -9,6 +9,7 @@ import { exactInteger } from '../../validation/int64.js';
 import type { ChangeKey, ChangeOutcome, CreatedOnce, ListOptions, PetPage, PetStore, Precondition, VersionedPet } from '../pet-store.js';
 import { createBatchQueue } from './batch-queue.js';
 import type { StatementInstrument } from './statement-instrument.js';
+import { inTransaction } from './transaction.js';
 import { isUnavailable } from './unavailable.js';
 
 const INT8 = 20;
@@ -368,38 +369,24 @@ export function createPostgresPetStore(
     if (row.id === null) return { outcome: 'failed', version: row.current };
     return { outcome: 'changed', pet: removal ? null : versionedOf(row as VersionedRow) };
   };
-  const unavailableOr = (error: unknown) => (isUnavailable(error) ? new ServiceUnavailable() : error);
 
   /** One change: its statement alone, or with its key in a transaction (STATEMENTS.claimChangeKey). */
   const change = async (statement: pg.QueryConfig, key: ChangeKey | undefined, id: PetId): Promise<ChangeOutcome> => {
     const removal = statement.text === STATEMENTS.remove.text;
     if (key === undefined) return outcomeOf((await result<ChangedRow>(statement)).rows, removal);
-    const run = async () => {
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (error) {
-        throw unavailableOr(error);
-      }
-      let broken = false;
-      // A connection lost while checked out is also emitted as an error event; the statement under way fails with it.
-      const lost = () => {
-        broken = true;
-      };
-      client.on('error', lost);
-      const keyValues = [`\\x${key.scope}`, key.operation, key.key];
-      try {
-        await client.query('BEGIN');
+    const keyValues = [`\\x${key.scope}`, key.operation, key.key];
+    const run = () =>
+      inTransaction(pool, async (client): Promise<ChangeOutcome> => {
         const claimed = await client.query({ ...STATEMENTS.claimChangeKey, values: [...keyValues, key.request, id] });
         if (claimed.rows.length === 0) {
           await client.query('ROLLBACK');
           const [recorded] = (await client.query<ChangeKeyRow>({ ...STATEMENTS.recordedChangeKey, values: keyValues })).rows;
           /* c8 ignore next -- a claim refused is a key recorded: purged in between, it would be claimed anew on the next try */
           if (recorded === undefined) throw new ServiceUnavailable();
-          if (recorded.request !== key.request) return { outcome: 'reused', petId: recorded.pet_id } satisfies ChangeOutcome;
+          if (recorded.request !== key.request) return { outcome: 'reused', petId: recorded.pet_id };
           const answer =
             recorded.name === null ? null : versionedOf({ id: recorded.pet_id, name: recorded.name, category_id: recorded.category_id!, status: recorded.status, version: recorded.version! });
-          return { outcome: 'replayed', pet: answer } satisfies ChangeOutcome;
+          return { outcome: 'replayed', pet: answer };
         }
         const outcome = outcomeOf((await client.query<ChangedRow>(statement)).rows, removal);
         if (outcome.outcome !== 'changed') {
@@ -413,17 +400,9 @@ export function createPostgresPetStore(
         });
         await client.query('COMMIT');
         return outcome;
-      } catch (error) {
-        // The original error is the one to report; a connection that failed must not go back to the pool.
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
-        throw unavailableOr(error);
-      } finally {
-        client.off('error', lost);
-        client.release(broken);
-      }
-    };
+      }).catch((error: unknown) => {
+        throw isUnavailable(error) ? new ServiceUnavailable() : error;
+      });
     return instrument === undefined ? run() : instrument(`${STATEMENT_NAMES.get(statement.text)!}-once`, run);
   };
 
