@@ -12,9 +12,10 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     broken = true;
   };
   client.on('error', lost);
+  let done: T;
   try {
     await client.query('BEGIN');
-    return await work(client);
+    done = await work(client);
   } catch (error) {
     // The original error is the one to report: when the connection itself failed, ROLLBACK fails
     // too (the server rolls back on its own), and that connection must not go back to the pool.
@@ -26,4 +27,5 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     client.off('error', lost);
     client.release(broken);
   }
+  return done;
 }
