@@ -138,8 +138,210 @@ export interface paths {
         patch: operations["updatePet"];
         trace?: never;
     };
+    "/pet-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow every change to the pets
+         * @description Returns at most `limit` events, oldest first, after the event named by
+         *     `after` (or from the oldest event kept when `after` is left out). Each
+         *     change acknowledged to a caller is in the feed exactly once, in the
+         *     order the changes were committed; a pet's events come with its
+         *     `version` growing by one, with no gap. This holds across any number of
+         *     instances: an event becomes readable only once every event before it
+         *     is, so a follower never skips one that commits late.
+         *
+         *     **Following.** Every answer, an empty one too, carries
+         *     `Link: <…>; rel="next"`, whose target reads what comes after this page
+         *     (with the same `limit` and `wait`). A follower loops on it for ever,
+         *     saving the `after` of the link it will read next: after a restart it
+         *     resumes from there without losing or repeating an event.
+         *
+         *     **Long polling.** With `wait` above 0, an answer that would be empty is
+         *     held until an event arrives (then answered at once, with it) or until
+         *     `wait` seconds have passed (then answered empty). A follower that sends
+         *     `wait=30` sees a change within a second of its acknowledgement, without
+         *     asking again and again.
+         *
+         *     **Retention.** Events are kept for a period the operators of a
+         *     deployment choose (7 days unless they say otherwise; the in-memory
+         *     store, for local use, keeps at most 1,000,000). A cursor older than
+         *     what is kept, or one from before the store was replaced (an in-memory
+         *     store restarted, a database restored), gets `410 CURSOR_EXPIRED`: the
+         *     follower may have missed events, so it reads the pets again with
+         *     `listPets` and follows from the start of the feed (without `after`).
+         */
+        get: operations["listPetEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "pet.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pet was added
+         * @description Sent to each endpoint of the deployment's webhooks file that takes
+         *     `pet.created`, once per event, in feed order per endpoint. See
+         *     the `pet.deleted` webhook for the signature and retries.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's `id`, the same on every retry of its delivery (Standard Webhooks); a receiver drops a delivery whose `webhook-id` it has seen. */
+                    "webhook-id": components["parameters"]["webhook-id"];
+                    /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
+                    "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                    /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
+                    "webhook-signature": components["parameters"]["webhook-signature"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PetCreatedEvent"];
+                };
+            };
+            responses: {
+                200: components["responses"]["WebhookReceived"];
+                410: components["responses"]["WebhookGone"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pet.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pet was changed
+         * @description Sent to each endpoint that takes `pet.updated`, as the `pet.created` webhook.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's `id`, the same on every retry of its delivery (Standard Webhooks); a receiver drops a delivery whose `webhook-id` it has seen. */
+                    "webhook-id": components["parameters"]["webhook-id"];
+                    /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
+                    "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                    /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
+                    "webhook-signature": components["parameters"]["webhook-signature"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PetUpdatedEvent"];
+                };
+            };
+            responses: {
+                200: components["responses"]["WebhookReceived"];
+                410: components["responses"]["WebhookGone"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pet.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pet was removed
+         * @description Sent to each endpoint that takes `pet.deleted`.
+         *
+         *     **Every delivery** is a `POST` of one event, as `listPetEvents` returns
+         *     it, signed as the Standard Webhooks specification defines: the
+         *     `webhook-id` is the event's `id` (the same on every retry, so that a
+         *     receiver drops repeats), `webhook-signature` is `v1,` and the base64
+         *     HMAC-SHA256, under the endpoint's `whsec_` secret, of
+         *     `{webhook-id}.{webhook-timestamp}.{body}`. Verify it (the
+         *     `standardwebhooks` package does, and so does the typed client) and
+         *     reject a timestamp more than 5 minutes away.
+         *
+         *     **Retries.** An answer other than `2xx`, or none within 15 seconds, is
+         *     retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (the Standard
+         *     Webhooks schedule, about 28 hours in all; operators may set another).
+         *     An endpoint receives its events one at a time, in feed order: it gets
+         *     the next event only once it has accepted this one, so a failing
+         *     endpoint holds its later events back rather than receiving them out of
+         *     order. When the schedule runs out, deliveries to the endpoint stop
+         *     until its entry in the webhooks file changes, and then resume from the
+         *     event that failed, as long as the feed still keeps it. An answer
+         *     `410 Gone` stops deliveries to the endpoint at once, in the same way.
+         *
+         *     **At least once.** A delivery whose answer is lost is sent again, so a
+         *     receiver may see an event twice (the same `webhook-id`); none is
+         *     skipped.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's `id`, the same on every retry of its delivery (Standard Webhooks); a receiver drops a delivery whose `webhook-id` it has seen. */
+                    "webhook-id": components["parameters"]["webhook-id"];
+                    /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
+                    "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                    /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
+                    "webhook-signature": components["parameters"]["webhook-signature"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PetDeletedEvent"];
+                };
+            };
+            responses: {
+                200: components["responses"]["WebhookReceived"];
+                410: components["responses"]["WebhookGone"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -198,6 +400,61 @@ export interface components {
         };
         /** @description A list of pets (a bare array). */
         Pets: components["schemas"]["Pet"][];
+        /**
+         * @description Identifier of an event, and the cursor that reads the events after it.
+         *     Opaque: compare ids only for equality; their order is the feed's.
+         */
+        EventId: string;
+        /**
+         * @description What happened to the pet.
+         * @enum {string}
+         */
+        PetEventType: "pet.created" | "pet.updated" | "pet.deleted";
+        /**
+         * @description One change to one pet, as recorded in the same transaction as the
+         *     change. `pet` is the pet as stored after the change; a `pet.deleted`
+         *     event has none.
+         */
+        PetEvent: {
+            id: components["schemas"]["EventId"];
+            type: components["schemas"]["PetEventType"];
+            petId: components["schemas"]["PetId"];
+            /**
+             * Format: int64
+             * @description The pet's change count after this change: 1 for its creation, then
+             *     one more for each change, its removal included. A pet's events carry
+             *     1, 2, 3… with no gap, in feed order. Its `ETag` names the same
+             *     version.
+             */
+            version: number | bigint;
+            /**
+             * Format: date-time
+             * @description When the change was recorded, RFC 3339 in UTC with milliseconds.
+             */
+            occurredAt: string;
+            pet?: components["schemas"]["Pet"];
+        };
+        /** @description Events, oldest first (a bare array). */
+        PetEvents: components["schemas"]["PetEvent"][];
+        /** @description A `PetEvent` of type `pet.created`, with the pet as added (version 1). */
+        PetCreatedEvent: components["schemas"]["PetEvent"] & {
+            /** @constant */
+            type?: "pet.created";
+            /** @constant */
+            version?: 1;
+        };
+        /** @description A `PetEvent` of type `pet.updated`, with the pet as changed. */
+        PetUpdatedEvent: components["schemas"]["PetEvent"] & {
+            /** @constant */
+            type?: "pet.updated";
+            version?: unknown;
+        };
+        /** @description A `PetEvent` of type `pet.deleted`, without a pet. */
+        PetDeletedEvent: components["schemas"]["PetEvent"] & {
+            /** @constant */
+            type?: "pet.deleted";
+            version?: unknown;
+        };
         /** @description The body of every error answer. */
         Error: {
             /**
@@ -216,6 +473,7 @@ export interface components {
              *     | `ROUTE_NOT_FOUND` | 404 | No operation is defined at this path |
              *     | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method |
              *     | `OPERATION_GONE` | 410 | The operation is past its sunset (`x-sunset`); the message names its replacement |
+             *     | `CURSOR_EXPIRED` | 410 | `listPetEvents`' `after` is older than the events kept: read the pets again, then follow the feed from its start |
              *     | `REQUEST_TIMEOUT` | 408 | The request was not received in time |
              *     | `PRECONDITION_FAILED` | 412 | `If-Match` names none of the pet's current entity tags: it changed since the caller saw it |
              *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than 16 KiB |
@@ -228,7 +486,7 @@ export interface components {
              *     | `SERVICE_UNAVAILABLE` | 503 | The pet store (its database) cannot be reached for the moment; retry after `Retry-After` seconds |
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "CURSOR_EXPIRED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description Human-readable description of what went wrong and what to fix. */
             message: string;
             /**
@@ -453,6 +711,45 @@ export interface components {
             };
         };
         /**
+         * @description `after` names an event older than what the feed keeps, or one from
+         *     before the store was replaced: events may have been missed. Read the
+         *     pets again with `listPets`, then follow the feed from its start
+         *     (without `after`).
+         */
+        CursorExpired: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "CURSOR_EXPIRED",
+                 *       "message": "after 9b1d3f0a-12 is older than the events kept (from 9b1d3f0a-4000 on); read the pets again with listPets and follow the feed from its start.",
+                 *       "status": 410
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The receiver accepted the event (any `2xx` counts; its body is ignored). */
+        WebhookReceived: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The receiver wants no more deliveries; they stop until the endpoint's entry in the webhooks file changes. */
+        WebhookGone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
          * @description This client must slow down; nothing was done for the request, which may
          *     be sent again after the seconds given in `Retry-After`, whatever its
          *     method. Either it used up its quota (a rate set for it by the operators:
@@ -554,6 +851,12 @@ export interface components {
          * @example "5d0c2b7e-sell-rex"
          */
         "Idempotency-Key": string;
+        /** @description The event's `id`, the same on every retry of its delivery (Standard Webhooks); a receiver drops a delivery whose `webhook-id` it has seen. */
+        "webhook-id": components["schemas"]["EventId"];
+        /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
+        "webhook-timestamp": string;
+        /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
+        "webhook-signature": string;
     };
     requestBodies: never;
     headers: {
@@ -645,6 +948,15 @@ export interface components {
          * @example </v1/pets?limit=20&status=sold&cursor=djE6c29sZDo0Mg>; rel="next"
          */
         NextPageLink: string;
+        /**
+         * @description Sent on every answer of `listPetEvents`, an empty one too: a
+         *     `rel="next"` link (RFC 8288) that reads what comes after this page,
+         *     with its `limit` and `wait` and the `after` that starts after its last
+         *     event (the same `after` when the page is empty). A relative reference
+         *     with an absolute path, like `NextPageLink`.
+         * @example </v1/pet-events?after=9b1d3f0a-45&limit=100&wait=30>; rel="next"
+         */
+        NextEventsLink: string;
     };
     pathItems: never;
 }
@@ -1152,6 +1464,54 @@ export interface operations {
             415: components["responses"]["UnsupportedPatchType"];
             422: components["responses"]["IdempotencyKeyReused"];
             428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPetEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Read the events after this one: an event's `id`, or the `after` of
+                 *     the previous answer's `next` link, sent unchanged. Opaque; one this
+                 *     service did not issue is refused with 400 `VALIDATION_FAILED`
+                 *     naming `after`.
+                 */
+                after?: components["schemas"]["EventId"];
+                /** @description Maximum number of events returned. A decimal integer without sign, spaces or exponent. */
+                limit?: number;
+                /**
+                 * @description Seconds to hold an answer that would be empty, waiting for an
+                 *     event: 0 (the default) answers at once. A decimal integer without
+                 *     sign, spaces or exponent.
+                 */
+                wait?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events after `after`, oldest first; empty when there are none yet. */
+            200: {
+                headers: {
+                    Link: components["headers"]["NextEventsLink"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PetEvents"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            410: components["responses"]["CursorExpired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

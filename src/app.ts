@@ -27,6 +27,7 @@ import { securityHeaders } from './routes/security-headers.js';
 import { createOperationResolver } from './routes/operation-routes.js';
 import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, type OpenApiDocument } from './openapi/openapi-spec.js';
 import { usePrecompiledMetaSchema } from './openapi/precompiled-meta-schema.js';
+import { createEventSignal, firstEventAfter, signalling, type EventSignal } from './events/event-signal.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
 import type { OperationHandlers } from './types/api.js';
@@ -58,6 +59,8 @@ export interface AppOptions {
    */
   apiKeys: readonly ApiKeyEntry[] | KeySource;
   store?: PetStore;
+  /** Wakes the feed's long polls (and the webhooks' deliveries, src/server.ts); one of the app's own unless given. */
+  events?: EventSignal;
   spec?: OpenApiDocument;
   /** Options for a pino logger; none (or false) logs nothing. */
   logger?: false | (LoggerOptions & { stream?: DestinationStream });
@@ -91,7 +94,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const spec = options.spec ?? loadServedSpec();
   const basePath = basePathOf(spec);
   const operations = operationsOf(spec);
-  const store = options.store ?? createMemoryPetStore();
+  // Writes served here wake the feed's long polls at once; those of other instances, its poll.
+  const unsignalled = options.store ?? createMemoryPetStore();
+  const events = options.events ?? createEventSignal(firstEventAfter(unsignalled));
+  const store = signalling(unsignalled, events);
   const headers = securityHeaders();
   const { metrics, tracing } = options;
   const handleError = createErrorHandler({
@@ -137,7 +143,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // client or proxy keeps one to reuse: the service never has to close a connection under a request.
   let closing = false;
   const { draining = () => false } = options;
-  app.addHook('preClose', async () => void (closing = true));
+  app.addHook('preClose', async () => {
+    closing = true;
+    // Long polls answer now (empty, with their next link), so that the close does not wait for them.
+    events.close();
+  });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing || draining()) reply.header('connection', 'close');
     done(null, payload);
@@ -165,6 +175,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       handlers: {
         ...createHandlers({
           store,
+          events,
           pathOf: (operationId) => {
             const operation = operations.find((candidate) => candidate.operationId === operationId);
             return operation === undefined ? undefined : basePath + operation.path;

@@ -3,6 +3,7 @@ import { CLIENT_NAME, unnamedClientOf, type ClientKey } from './auth/api-clients
 import { isBearerToken } from './auth/bearer-auth.js';
 import { DEFAULT_RETENTION_HOURS, HOUR_MS } from './idempotency/idempotency-key.js';
 import { DEFAULT_CREATE_BATCH_MAX } from './store/postgres/postgres-pet-store.js';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_S } from './webhooks/deliveries.js';
 
 export const MIN_KEY_LENGTH = 16;
 
@@ -39,6 +40,14 @@ export interface Config {
   metricsPort: number | undefined;
   /** Whether spans are exported: an OTLP endpoint is set, and the standard variables do not turn the SDK off. */
   tracing: boolean;
+  /** EVENTS_RETENTION_HOURS: how long the change feed keeps an event. */
+  eventsRetentionMs: number;
+  /** WEBHOOKS_FILE: the webhook endpoints, read again on SIGHUP and when it changes (src/webhooks/endpoints.ts). */
+  webhooksFile: string | undefined;
+  /** WEBHOOK_RETRY_DELAYS: the waits before each retry of a failed delivery, in ms. */
+  webhookRetryDelaysMs: number[];
+  /** WEBHOOK_TIMEOUT_SECONDS: how long one delivery waits for its answer, in ms. */
+  webhookTimeoutMs: number;
   /** How long the instance keeps serving after SIGTERM, not ready and closing each connection, before it closes its listener. */
   drainMs: number;
 }
@@ -70,7 +79,24 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       env['OTEL_SDK_DISABLED']?.toLowerCase() !== 'true' &&
       env['OTEL_TRACES_EXPORTER'] !== 'none',
     drainMs: readInteger(env, 'SHUTDOWN_DRAIN_MS', DEFAULT_DRAIN_MS, 0, 600_000),
+    eventsRetentionMs: readInteger(env, 'EVENTS_RETENTION_HOURS', DEFAULT_EVENTS_RETENTION_HOURS, 1, 8760) * HOUR_MS,
+    webhooksFile: env['WEBHOOKS_FILE'] || undefined,
+    webhookRetryDelaysMs: readRetryDelays(env['WEBHOOK_RETRY_DELAYS']),
+    webhookTimeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_SECONDS', DEFAULT_DELIVERY_TIMEOUT_MS / 1000, 1, 60) * 1000,
   };
+}
+
+/** A week: followers and webhook endpoints that fall behind for less than that lose nothing. */
+export const DEFAULT_EVENTS_RETENTION_HOURS = 168;
+
+// Seconds, comma-separated: "5,300,1800". A day at most each, and at most 20 retries.
+function readRetryDelays(value: string | undefined): number[] {
+  if (value === undefined || value === '') return DEFAULT_RETRY_DELAYS_S.map((seconds) => seconds * 1000);
+  const delays = value.split(',').map((delay) => delay.trim());
+  if (delays.length > 20 || delays.some((delay) => !/^\d{1,5}$/.test(delay) || Number(delay) > 86_400)) {
+    throw new Error(`WEBHOOK_RETRY_DELAYS must be 1 to 20 whole numbers of seconds (0 to 86400), separated by commas, not "${value}"`);
+  }
+  return delays.map((delay) => Number(delay) * 1000);
 }
 
 // The connection string holds the password: messages never repeat it.

@@ -24,6 +24,10 @@ import { startInstanceHeartbeat, type Instances } from './store/postgres/instanc
 import { startPostgresStore } from './store/postgres/start.js';
 import { composeInstruments } from './store/postgres/statement-instrument.js';
 import type { Tracing } from './tracing/tracing.js';
+import { createEventSignal, firstEventAfter } from './events/event-signal.js';
+import { startEventRetention } from './events/retention.js';
+import { startDeliveries, type Deliveries } from './webhooks/deliveries.js';
+import { endpointsFromFile, fixedEndpoints, type Endpoints } from './webhooks/endpoints.js';
 
 export const ONE_OFF_KEY_FILE = '.api-key';
 /** How long connections may take to end once the listener is closed; then what is left is closed. */
@@ -46,14 +50,21 @@ async function main() {
   log.info(config.database === undefined ? 'pets are kept in memory (DATABASE_URL is not set)' : `pets are kept in PostgreSQL at ${where(config.database.url)}`);
   if (tracing !== undefined) log.info('spans are exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT is set)');
 
+  // Wakes the feed's long polls and the webhooks' deliveries when this instance records an event.
+  const events = createEventSignal(firstEventAfter(store));
+  const endpoints = webhookEndpoints(config, log);
+
   let draining = false;
   let closing = false;
   // With PostgreSQL, the instances count one another, and divide each quota among themselves.
   let instances: Instances | undefined;
+  let retention: { close(): Promise<void> } | undefined;
+  let deliveries: Deliveries | undefined;
   const app = await buildApp({
     apiKeys,
     loggerInstance: log,
     store,
+    events,
     spec,
     draining: () => draining,
     fairShare: config.fairShare,
@@ -94,7 +105,11 @@ async function main() {
       app.log.warn(`connections still open ${CLOSE_TIMEOUT_MS} ms after the listener closed: closing them`);
     }
     /* c8 ignore stop */
+    // Deliveries stop first: one under way finishes, and the lease is given up for another instance.
+    endpoints.close();
+    await deliveries?.close();
     await app.close();
+    await retention?.close();
     await instances?.close();
     await store.close?.();
     await metricsServer?.close();
@@ -107,7 +122,35 @@ async function main() {
   // an open port whose every answer is 503 it passes on to the caller (docs/operating.md).
   await store.migrated;
   if (store.pool !== undefined) instances = startInstanceHeartbeat(store.pool);
-  if (!closing) await app.listen({ host: config.host, port: config.port });
+  if (closing) return;
+  retention = startEventRetention(store, config.eventsRetentionMs, app.log);
+  if (endpoints.current().length > 0 || config.webhooksFile !== undefined) {
+    deliveries = startDeliveries({
+      store,
+      endpoints,
+      signal: events,
+      log: app.log,
+      retryDelaysMs: config.webhookRetryDelaysMs,
+      timeoutMs: config.webhookTimeoutMs,
+      ...(metrics === undefined ? {} : { metrics: metrics.webhooks }),
+    });
+  }
+  await app.listen({ host: config.host, port: config.port });
+}
+
+/** WEBHOOKS_FILE's endpoints (reloaded on SIGHUP and when it changes), or none. An unusable file stops start-up with its line and reason. */
+function webhookEndpoints(config: Config, log: FastifyBaseLogger): Endpoints {
+  if (config.webhooksFile === undefined) return fixedEndpoints([]);
+  const file = config.webhooksFile;
+  const endpoints = endpointsFromFile(file, {
+    onReload(result) {
+      if (result.ok) log.info({ endpoints: result.endpoints }, `WEBHOOKS_FILE ${file} read again: ${result.endpoints} endpoints`);
+      else log.error(`${result.reason}; the endpoints in use are kept until it is fixed`);
+    },
+  });
+  log.info(`webhook endpoints from WEBHOOKS_FILE ${file} (${endpoints.current().length}); read again on SIGHUP and when it changes`);
+  process.on('SIGHUP', () => void endpoints.reload());
+  return endpoints;
 }
 
 /**

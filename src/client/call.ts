@@ -168,8 +168,10 @@ export function createCall(settings: CallSettings): Call {
   /** Sends `init` to `url` until an answer that is not worth a retry, and returns it with its body read. */
   async function exchange(operation: OperationSpec, url: string, init: RequestInit, signal: AbortSignal | undefined) {
     const retries = operation.retrySafe ? settings.maxRetries : 0;
+    // A long poll (listPetEvents' `wait`) asks the service to hold its answer: that long is added.
+    const timeoutMs = settings.timeoutMs + Number(new URL(url).searchParams.get('wait') ?? 0) * 1000;
     for (let attempt = 1; ; attempt++) {
-      const timeout = AbortSignal.timeout(settings.timeoutMs);
+      const timeout = AbortSignal.timeout(timeoutMs);
       const attemptSignal = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
       let response: Response;
       let text: string;
@@ -178,7 +180,7 @@ export function createCall(settings: CallSettings): Call {
         text = await response.text();
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        const what = timeout.aborted ? `no answer within ${settings.timeoutMs} ms` : `the connection failed (${(error as Error).message})`;
+        const what = timeout.aborted ? `no answer within ${timeoutMs} ms` : `the connection failed (${(error as Error).message})`;
         if (attempt > retries) throw new PetstoreConnectionError(operation.operationId, attempt, `${operation.method} ${url}: ${what}`, { cause: error });
         await sleep(backoffMs(attempt - 1, undefined), signal);
         continue;

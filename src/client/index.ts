@@ -44,10 +44,14 @@ export { API_VERSION, ERROR_CODES, type ErrorCode, type components, type operati
 export { responseOf, type CallOptions, type KeyedCallOptions, type Logger, type Loose, type Page, type Paginated, type ResponseInfo } from './call.js';
 export { PetstoreConnectionError, PetstoreError, PetstoreResponseError } from './errors.js';
 export { changePet, DEFAULT_CHANGE_ATTEMPTS, type ChangePetOptions } from './change-pet.js';
+export { DEFAULT_FOLLOW_WAIT_S, followPetEvents, type FollowOptions } from './follow-pet-events.js';
+export { verifyDelivery, WebhookVerificationError, type VerifyOptions } from './verify-delivery.js';
 
 /** A pet as the client returns it: int64 fields as bigint. */
 export type Pet = components['schemas']['Pet'];
 /** A pet to create, as createPet takes it: int64 fields as a bigint or a number up to 2^53. */
 export type NewPet = Loose<components['schemas']['NewPet']>;
+/** One change to one pet, as the feed and the webhooks carry it: int64 fields as bigint. */
+export type PetEvent = components['schemas']['PetEvent'];
 /** A change to a pet, as updatePet takes it (a JSON Merge Patch: `status: null` removes the status). */
 export type PetPatch = Loose<components['schemas']['PetPatch']>;

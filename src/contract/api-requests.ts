@@ -59,11 +59,20 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
  * requests never carry one (the model-based property follows the links); broken ones do.
  */
 export const CURSOR = 'cursor';
+/**
+ * Query parameters a valid value of which only the service gives, in a `next` link (listPets'
+ * `cursor`, listPetEvents' `after`): generated valid requests leave them out, broken ones carry
+ * them. And `wait`, which holds an answer: valid requests send its minimum, so none waits.
+ */
+const ISSUED_BY_LINKS = new Set([CURSOR, 'after']);
+const WAIT = 'wait';
 
 export const parametersOf = (operation: Operation) => ((operation.object as { parameters?: Parameter[] }).parameters ?? []);
 const inQuery = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'query');
 /** The query parameters a valid request is generated with. */
-const generatedQuery = (operation: Operation) => inQuery(operation).filter((parameter) => parameter.name !== CURSOR);
+const generatedQuery = (operation: Operation) => inQuery(operation).filter((parameter) => !ISSUED_BY_LINKS.has(parameter.name));
+/** The query parameters issued by links other than listPets' cursor (which has checks of its own): broken by their schema alone. */
+const otherIssuedQuery = (operation: Operation) => inQuery(operation).filter((parameter) => parameter.name !== CURSOR && ISSUED_BY_LINKS.has(parameter.name));
 const inPath = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'path');
 
 export function bodySchemaOf(operation: Operation): { schema: Schema; required: boolean; mediaType: string } | undefined {
@@ -140,7 +149,10 @@ export function requestGenerators(contract: Contract, apiKey: string) {
     return `${basePath}${filled}${search === '' ? '' : `?${search}`}`;
   }
 
-  const parameterValue = (parameter: Parameter) => validValue(parameter.schema).filter((value) => typeof value !== 'string' || fitsUrl(value));
+  const parameterValue = (parameter: Parameter) =>
+    parameter.name === WAIT && parameter.in === 'query'
+      ? fc.constant(resolve(parameter.schema).minimum ?? 0)
+      : validValue(parameter.schema).filter((value) => typeof value !== 'string' || fitsUrl(value));
 
   function validParts(operation: Operation) {
     const path = fc.record(Object.fromEntries(inPath(operation).map((parameter) => [parameter.name, parameterValue(parameter)])));
@@ -217,7 +229,7 @@ export function requestGenerators(contract: Contract, apiKey: string) {
     const breakings: fc.Arbitrary<BrokenRequest>[] = [];
     const textOf = (valid: ValidRequest) => ({ ...asTextParts(valid), payload: valid.request.payload });
 
-    for (const parameter of [...inPath(operation), ...generatedQuery(operation)]) {
+    for (const parameter of [...inPath(operation), ...generatedQuery(operation), ...otherIssuedQuery(operation)]) {
       const brokenText = brokenParameterText(parameter);
       // A string parameter that allows any text has nothing to break.
       if (brokenText === undefined) continue;

@@ -50,6 +50,11 @@ export interface Contract {
   violations(answer: HttpAnswer, operationId: string): string[];
   /** Every way a body breaks the document's Error schema; empty when it is an Error. */
   errorViolations(body: unknown): string[];
+  /**
+   * Every way a webhook delivery's body (its text, as received) breaks the schema the document's
+   * `webhooks` declare for its event type; empty when it keeps it.
+   */
+  deliveryViolations(body: string): string[];
 }
 
 function pointer(...segments: string[]): string {
@@ -100,6 +105,25 @@ export function contractOf(spec: OpenApiDocument, name = 'openapi.yaml'): Contra
 
   const validateError = ajv.compile({ $ref: `${id}#/components/schemas/Error` });
 
+  const deliveryValidators = new Map<string, ValidateFunction>();
+  const deliveryViolations = (text: string): string[] => {
+    let body: unknown;
+    try {
+      body = parseJson(text);
+    } catch (error) {
+      return [`a webhook delivery's body is not JSON (${(error as Error).message}): ${text}`];
+    }
+    const type = String((body as { type?: unknown } | null)?.type);
+    const webhooks = (spec as { webhooks?: Record<string, { post?: unknown }> }).webhooks ?? {};
+    if (webhooks[type]?.post === undefined) return [`a webhook delivery of type ${type}, which ${name} does not declare in webhooks: ${text}`];
+    let validate = deliveryValidators.get(type);
+    if (validate === undefined) {
+      validate = ajv.compile({ $ref: `${id}#${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}` });
+      deliveryValidators.set(type, validate);
+    }
+    return validate(body) ? [] : [`a ${type} delivery does not match ${name}: ${ajv.errorsText(validate.errors)}`];
+  };
+
   const checkHeaders = (answer: HttpAnswer, operationId: string, status: string, headers: HeaderContract[], found: string[]) => {
     for (const header of headers) {
       const value = answer.headers[header.name.toLowerCase()];
@@ -147,6 +171,7 @@ export function contractOf(spec: OpenApiDocument, name = 'openapi.yaml'): Contra
     operation,
     documentedStatuses: (operationId) => Object.keys(operation(operationId).object.responses).map(Number),
     violations,
+    deliveryViolations,
     errorViolations: (body) => (validateError(body) ? [] : [`not an Error of ${name}: ${ajv.errorsText(validateError.errors)}`]),
   };
 }

@@ -169,22 +169,31 @@ function stringOfLength(min: number, max: number, allowed?: RegExp): fc.Arbitrar
     .filter((text) => [...text].length >= min && [...text].length <= max);
 }
 
-// The one kind of pattern generated: a character class repeated, `^[...]*$`, as PetName's. Any other
-// pattern stops the tests.
+// A character class repeated, `^[...]*$`, as PetName's, is generated character by character (and
+// broken by one excluded character); any other pattern (an id's shape) is drawn from the pattern.
 const CLASS_REPEATED = /^\^(\[[^\]]*\])\*\$$/;
 // Characters a class may exclude, tried when a value must break it.
 const EXCLUDABLE = ['\u0000', '\ud800', '\udbff', '\udc00', '\udfff', '\u0001', '\u007f', 'a', ' '];
 
 /** For a pattern `^[...]*$`, the test one character must pass. */
 function characterClassOf(schema: Schema): RegExp | undefined {
-  if (schema.pattern === undefined) return undefined;
+  if (schema.pattern === undefined || shapedPattern(schema) !== undefined) return undefined;
   const match = CLASS_REPEATED.exec(schema.pattern);
   if (match === null) throw new Error(`schema-arbitraries does not generate strings for the pattern ${schema.pattern}`);
   return new RegExp(`^${match[1]}$`, 'u');
 }
 
+/** A pattern other than a repeated class (an id's shape): its strings are drawn from the pattern itself. */
+function shapedPattern(schema: Schema): RegExp | undefined {
+  return schema.pattern === undefined || CLASS_REPEATED.test(schema.pattern) ? undefined : new RegExp(schema.pattern, 'u');
+}
+
 function stringOf(schema: Schema): fc.Arbitrary<string> {
-  return stringOfLength(schema.minLength ?? 0, schema.maxLength ?? 200, characterClassOf(schema));
+  const min = schema.minLength ?? 0;
+  const max = schema.maxLength ?? 200;
+  const shape = shapedPattern(schema);
+  if (shape !== undefined) return fc.stringMatching(shape).filter((text) => [...text].length >= min && [...text].length <= max);
+  return stringOfLength(min, max, characterClassOf(schema));
 }
 
 /** A valid string with one character its class excludes put between two of its code points. */
@@ -258,6 +267,8 @@ export function schemaArbitraries(document: OpenApiDocument) {
       const allowed = resolved.enum;
       breakings.push(at('not in enum', fc.string({ maxLength: 12 }).filter((value) => !allowed.includes(value))));
     } else if (resolved.type === 'string') {
+      const shape = shapedPattern(resolved);
+      if (shape !== undefined) breakings.push(at('outside the pattern', fc.string({ maxLength: 30 }).filter((text) => !shape.test(text))));
       const allowed = characterClassOf(resolved);
       if (allowed !== undefined) breakings.push(at('a character the pattern excludes', withExcludedCharacter(resolved, allowed)));
       if ((resolved.minLength ?? 0) > 0) breakings.push(at('too short', stringOfLength(0, resolved.minLength! - 1, allowed)));

@@ -37,6 +37,11 @@ export const MethodNotAllowed = apiError<[method: string, path: string, allowed:
   405,
 );
 export const OperationGone = apiError<[reason: string]>('OPERATION_GONE', '%s', 410);
+export const CursorExpired = apiError<[after: string, reason: string]>(
+  'CURSOR_EXPIRED',
+  'after %s %s; read the pets again with listPets and follow the feed from its start (without after).',
+  410,
+);
 export const RequestTimeout = apiError<[]>('REQUEST_TIMEOUT', 'The request was not received in time.', 408);
 export const PayloadTooLarge = apiError<[limit: number]>('PAYLOAD_TOO_LARGE', 'The body is larger than %s bytes.', 413);
 export const UnsupportedMediaType = apiError<[received: string, accepted: string]>(

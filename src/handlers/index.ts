@@ -1,13 +1,17 @@
+import type { EventSignal } from '../events/event-signal.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { EveryHandler, OperationHandlers } from '../types/api.js';
 import { createPet } from './create-pet.js';
 import { deletePet } from './delete-pet.js';
 import { getPet } from './get-pet.js';
+import { listPetEvents } from './list-pet-events.js';
 import { listPets } from './list-pets.js';
 import { updatePet } from './update-pet.js';
 
 export interface HandlerOptions {
   store: PetStore;
+  /** Wakes listPetEvents' long polls. */
+  events: EventSignal;
   /** Where an operation is served, base path included (`/v1/pets`), for the links answers carry; undefined for one the spec does not define. */
   pathOf: (operationId: string) => string | undefined;
   /** Told of every create or change answered with what an earlier request with its Idempotency-Key did. */
@@ -15,7 +19,7 @@ export interface HandlerOptions {
 }
 
 /** The handler of every operation in openapi.yaml, keyed by operationId. */
-export function createHandlers({ store, pathOf, onReplay }: HandlerOptions): OperationHandlers {
+export function createHandlers({ store, events, pathOf, onReplay }: HandlerOptions): OperationHandlers {
   // A pet's own address (the Location of a created pet) is getPet's path, and outlives it: once
   // getPet is removed from the spec, it is the same address under createPet's collection.
   const petPath = pathOf('getPet') ?? `${pathOf('createPet')!}/{petId}`;
@@ -25,6 +29,7 @@ export function createHandlers({ store, pathOf, onReplay }: HandlerOptions): Ope
     getPet: getPet(store),
     updatePet: updatePet(store, onReplay),
     deletePet: deletePet(store, onReplay),
+    listPetEvents: listPetEvents(store, events, pathOf('listPetEvents')!),
   };
   // An operation of the spec without a handler fails here, the message naming the file to write; so
   // does a handler that answers a field the spec does not define for it.

@@ -5,6 +5,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { isUnavailable } from '../store/postgres/unavailable.js';
 import type { StatementInstrument } from '../store/postgres/statement-instrument.js';
+import type { DeliveryMetrics } from '../webhooks/deliveries.js';
 
 /** Seconds: from 100 µs (an in-memory answer takes tens of µs) to 10 s (beyond the database's time limit). */
 export const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -42,6 +43,8 @@ export interface ServiceMetrics {
   observePool(pool: PoolCounts, max: number): void;
   /** Times every statement of the PostgreSQL store. */
   statementInstrument: StatementInstrument;
+  /** The webhooks' deliveries (src/webhooks/deliveries.ts). */
+  webhooks: DeliveryMetrics;
 }
 
 export interface MetricsOptions {
@@ -79,6 +82,18 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
   const unavailable = new Counter({
     name: 'petstore_database_unavailable_responses_total',
     help: 'Answers 503 SERVICE_UNAVAILABLE because the database could not be reached (readiness checks included).',
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: 'petstore_webhook_deliveries_total',
+    help: 'Attempts to deliver an event to a webhook endpoint (its URL without the query), by result: delivered (2xx), failed (another status, a timeout, not reached; retried), gone (410: stopped).',
+    labelNames: ['endpoint', 'result'],
+    registers: [registry],
+  });
+  const backlog = new Gauge({
+    name: 'petstore_webhook_oldest_undelivered_seconds',
+    help: 'Age of the oldest event a webhook endpoint has not accepted yet, as the instance delivering to it sees it (0 on the others: take the max over instances).',
+    labelNames: ['endpoint'],
     registers: [registry],
   });
   const statements = new Histogram({
@@ -127,6 +142,10 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
     idempotentReplay: () => replays.inc(),
     databaseUnavailable: () => unavailable.inc(),
     rateLimited: (client, reason) => rateLimited.inc({ client, reason }),
+    webhooks: {
+      delivered: (endpoint, result) => deliveries.inc({ endpoint, result }),
+      backlog: (endpoint, seconds) => backlog.set({ endpoint }, seconds),
+    },
 
     observePool(pool, max) {
       new Gauge({

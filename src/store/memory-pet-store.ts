@@ -1,9 +1,13 @@
 import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetPatch, PetStatus } from '../types/api.js';
+import { DEFAULT_MAX_EVENTS, MemoryEventLog, memoryDeliveryLedger } from './memory-events.js';
 import { DEFAULT_MAX_KEYS, MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
 import type { ChangeKey, ChangeOutcome, ListOptions, PetStore, Precondition, VersionedPet } from './pet-store.js';
 
-export type MemoryStoreOptions = Partial<Omit<MemoryKeyOptions, 'onForget'>>;
+export type MemoryStoreOptions = Partial<Omit<MemoryKeyOptions, 'onForget'>> & {
+  /** The most events the feed keeps (the oldest go first). */
+  maxEvents?: number;
+};
 
 // A status code for a removed pet: its index stays taken, so its id is never reused.
 const REMOVED = 255;
@@ -19,7 +23,8 @@ const REMOVED = 255;
  * Every method runs to its end without awaiting, so each is atomic: no other request runs between
  * a precondition's check and the change it guards.
  */
-export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKeys = DEFAULT_MAX_KEYS, now = Date.now }: MemoryStoreOptions = {}): PetStore {
+export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKeys = DEFAULT_MAX_KEYS, maxEvents = DEFAULT_MAX_EVENTS, now = Date.now }: MemoryStoreOptions = {}): PetStore {
+  const events = new MemoryEventLog(maxEvents, now);
   const names: string[] = [];
   const categoryIds: (number | bigint)[] = [];
   const versions = new GrowingColumn(Uint32Array);
@@ -58,6 +63,7 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
     versions.push(1);
     keyed.push(0);
     if (status !== undefined) byStatus.get(status)!.push(index);
+    events.append('pet.created', index + 1, 1, pet(index));
     return index;
   };
 
@@ -172,15 +178,27 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
           if (categoryId !== undefined) categoryIds[index] = categoryId;
           setStatus(index, code);
           versions.data[index]! += 1;
+          events.append('pet.updated', index + 1, versions.data[index]!, pet(index));
         }
         return versioned(index);
       });
     },
 
+    async listEvents(after: number | undefined, limit: number) {
+      return events.page(after, limit);
+    },
+
+    async purgeEvents(olderThanMs: number) {
+      return events.purge(olderThanMs);
+    },
+
+    deliveries: memoryDeliveryLedger(() => events.latest, now),
+
     async remove(id: PetId, precondition: Precondition, key?: ChangeKey) {
       return change(id, precondition, key, (index) => {
         setStatus(index, REMOVED);
         versions.data[index]! += 1;
+        events.append('pet.deleted', index + 1, versions.data[index]!);
         // What a removed pet held is let go; its index stays taken.
         names[index] = '';
         categoryIds[index] = 0;

@@ -53,6 +53,57 @@ export type ChangeOutcome =
   | { outcome: 'failed'; version: number }
   | { outcome: 'reused'; petId: PetId };
 
+/** What happened to a pet, in the words of the feed. */
+export type PetEventType = 'pet.created' | 'pet.updated' | 'pet.deleted';
+
+/** One change to one pet, as the store recorded it with the change. */
+export interface StoredEvent {
+  /** Its place in the feed: greater than every event committed before it. Not dense. */
+  seq: number;
+  type: PetEventType;
+  petId: PetId;
+  /** The pet's version after the change (a removal counts one more). */
+  version: number;
+  /** When it was recorded, in ms since the epoch. */
+  occurredAt: number;
+  /** The pet after the change; absent for a removal. */
+  pet?: Pet;
+}
+
+export interface EventPage {
+  /** The events after `after`, oldest first, at most `limit`. */
+  events: StoredEvent[];
+  /** Names this feed: another store (a restarted memory store, another database) has another. */
+  epoch: string;
+  /** Events up to this seq are no longer kept: a cursor before it may have missed some (0: none dropped). */
+  horizon: number;
+}
+
+/** Where a webhook endpoint's deliveries stand (src/webhooks/): shared by every instance of one store. */
+export interface DeliveryState {
+  /** The seq of the last event the endpoint accepted, or skipped as not its type. */
+  position: number;
+  /** Failed attempts at the event after `position` so far. */
+  attempt: number;
+  /** When the next attempt is due, in ms since the epoch (0: now). */
+  dueAt: number;
+  /** The digest of the endpoint's entry when its deliveries stopped (a 410, or the schedule ran out); '' while they run. */
+  stoppedEntry: string;
+}
+
+/** The deliveries' shared ledger: an endpoint is delivered by one instance at a time, under a lease. */
+export interface DeliveryLedger {
+  /**
+   * The endpoint's state, leased to `owner` for `leaseMs` unless another owner holds an unexpired
+   * lease (then null). An endpoint seen for the first time starts after the newest event.
+   */
+  claim(endpoint: string, owner: string, leaseMs: number): Promise<DeliveryState | null>;
+  /** Records the endpoint's new state, if `owner` still holds its lease (false: it was lost, nothing recorded). */
+  record(endpoint: string, owner: string, state: DeliveryState, leaseMs: number): Promise<boolean>;
+  /** Gives the lease up (an instance closing), so another instance takes over at once. */
+  release(endpoint: string, owner: string): Promise<void>;
+}
+
 /**
  * Where pets live. Async so that a persistent store can replace the in-memory one
  * without touching the handlers.
@@ -82,6 +133,17 @@ export interface PetStore {
   update(id: PetId, patch: PetPatch, precondition: Precondition, key?: ChangeKey): Promise<ChangeOutcome>;
   /** Removes the pet if its version is one `precondition` allows, as one atomic step; its id is never reused. */
   remove(id: PetId, precondition: Precondition, key?: ChangeKey): Promise<ChangeOutcome>;
+  /**
+   * The change feed: at most `limit` events after seq `after` (from the oldest kept when undefined),
+   * oldest first. Every change the store acknowledged is in it once, recorded atomically with the
+   * change, and an event is readable only once every event before it is: a reader that saw seq n
+   * never later finds a new event before n.
+   */
+  listEvents(after: number | undefined, limit: number): Promise<EventPage>;
+  /** Deletes the events recorded more than `olderThanMs` ago; how many it deleted. */
+  purgeEvents(olderThanMs: number): Promise<number>;
+  /** Where webhook deliveries stand. */
+  deliveries: DeliveryLedger;
   /** Whether the store can serve now (readiness); a store without it always can. */
   ready?(): Promise<boolean>;
   /** Releases what the store holds (connections, timers); a store without it holds nothing. */

@@ -127,7 +127,7 @@ t.test('a failure report has the shrunk case, and a curl line that repeats it wi
   const { output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, '--report', `junit=${join(dir, 'junit.xml')}`]);
   t.match(output, /Counterexample: \[/, 'the counterexample');
   t.match(output, /Shrunk \d+ time/, 'shrunk');
-  t.match(output, new RegExp(`reproduce: curl -i --globoff -X \\w+ 'http://127\\.0\\.0\\.1:${port}/v1/pets[^']*'.* -H "authorization: Bearer \\$\\{CONTRACT_API_KEY\\}"`), 'curl, with the key left in the environment');
+  t.match(output, new RegExp(`reproduce: curl -i --globoff -X \\w+ 'http://127\\.0\\.0\\.1:${port}/v1/pet[^']*'.* -H "authorization: Bearer \\$\\{CONTRACT_API_KEY\\}"`), 'curl, with the key left in the environment');
   const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
   t.match(junit, /failures="1"/);
   t.match(junit, /<failure message="[^"]+">/, 'the failure in the JUnit report');

@@ -22,6 +22,7 @@ import { checkContract, documentedStatuses, operation as operationOf, operations
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 import { brokenRequest, inHeader, relinked, unauthorized, validRequest, type ApiRequest, type ValidRequest } from '../helpers/requests.js';
 import { linkedHeadersOf, linkedValues, linksOf } from '../../src/contract/spec-links.js';
+import { parametersOf } from '../../src/contract/api-requests.js';
 
 type Send = (request: ApiRequest) => Promise<LightMyRequestResponse>;
 
@@ -68,6 +69,12 @@ const withBody = (request: ApiRequest, payload: string, headers: Record<string, 
 /** The headers that links to `operation` fill from an answer's headers (If-Match, from an ETag). */
 const linkedHeaders = (operation: Operation) => linkedHeadersOf(links, operation.operationId);
 
+/** The pattern of a schema given by reference into components/schemas. */
+const resolvedPattern = (schema: unknown): string => {
+  const name = (schema as { $ref: string }).$ref.replace('#/components/schemas/', '');
+  return (spec.components!.schemas![name] as { pattern: string }).pattern;
+};
+
 /** How `operation` is made to answer `status`, or undefined when nothing here can. */
 function producerOf(operation: Operation, status: number): Producer | undefined {
   const hasBody = operation.object.requestBody !== undefined;
@@ -90,7 +97,12 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       return pathParametersOf(operation.path).length > 0 ? { produce: sending(valid) } : undefined;
     case 410: {
       const sunset = lifecycleOf(operation, operations).deprecation?.sunset?.at;
-      return sunset === undefined ? undefined : { at: sunset, produce: sending(valid) };
+      if (sunset !== undefined) return { at: sunset, produce: sending(valid) };
+      // A feed's cursor of the right shape that this store never issued (another feed's): expired.
+      const after = parametersOf(operation).find((parameter) => parameter.in === 'query' && parameter.name === 'after');
+      if (after === undefined) return undefined;
+      const shaped = sample(fc.stringMatching(new RegExp(resolvedPattern(after.schema))), 10);
+      return { produce: sending(() => valid().flatMap((request) => shaped.map((cursor) => ({ ...request, url: `${request.url}${request.url.includes('?') ? '&' : '?'}after=${encodeURIComponent(cursor)}` })))) };
     }
     case 413:
       return hasBody ? { produce: sending(() => valid().map((request) => withBody(request, `${String(request.payload)}${' '.repeat(BODY_LIMIT)}`))) } : undefined;

@@ -1,7 +1,7 @@
 // The contract every PetStore implementation keeps, run by each implementation's own test file
 // against itself: a store is done when this suite passes, not when its own tests do.
 import type { Test } from 'tap';
-import type { ChangeKey, ListOptions, PetStore } from '../../src/store/pet-store.js';
+import type { ChangeKey, ListOptions, PetStore, StoredEvent } from '../../src/store/pet-store.js';
 import type { NewPet, Pet, PetId, PetStatus } from '../../src/types/api.js';
 import { INT64_MAX, INT64_MIN } from '../../src/validation/int64.js';
 
@@ -364,5 +364,132 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     t.same(await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope, key: 'create' }), { pet: created.pet, replayed: true });
     await store.remove(created.pet.id, '*');
     t.same(await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope, key: 'create' }), { pet: created.pet, replayed: true }, 'and after its removal');
+  });
+}
+
+/** Every event of the store's feed, oldest first, read page by page. */
+async function allEvents(store: PetStore, limit = 1000): Promise<StoredEvent[]> {
+  const events: StoredEvent[] = [];
+  for (;;) {
+    const page = await store.listEvents(events.at(-1)?.seq, limit);
+    events.push(...page.events);
+    if (page.events.length < limit) return events;
+  }
+}
+
+/** What every store keeps for the change feed and the webhooks' ledger. */
+export function eventConformance(t: Test, createStore: StoreFactory): void {
+  const summary = (events: readonly StoredEvent[]) => events.map(({ type, petId, version, pet }) => ({ type, petId: String(petId), version, pet }));
+
+  t.test('each acknowledged change is one event, with the pet after it; refusals and no-ops are none', async (t) => {
+    const store = await createStore(t);
+    const empty = await store.listEvents(undefined, 10);
+    t.same(empty.events, []);
+    t.equal(empty.horizon, 0, 'nothing dropped');
+    t.match(empty.epoch, /^[0-9a-f]{8}$/);
+    const before = Date.now();
+    const rex = await store.create({ name: 'Rex', categoryId: INT64_MAX, status: 'available' });
+    const key = { scope: 'e'.repeat(64), key: 'once' };
+    const { pet: tom } = await store.createOnce({ name: 'Tom', categoryId: 2 }, key);
+    t.ok((await store.createOnce({ name: 'Tom', categoryId: 2 }, key)).replayed, 'a replay');
+    await store.update(rex.id, { status: 'sold' }, [1]);
+    await store.update(rex.id, { status: 'sold' }, [2]);
+    await store.update(rex.id, { name: 'Lost' }, [1]);
+    await store.update(tom.id, { name: 'Tommy', status: 'pending' }, '*', { scope: key.scope, key: 'change', operation: 'updatePet', request: 'r' });
+    await store.remove(rex.id, [1]);
+    await store.remove(rex.id, '*');
+    await store.remove(rex.id, '*');
+    const events = await allEvents(store);
+    t.same(summary(events), [
+      { type: 'pet.created', petId: String(rex.id), version: 1, pet: rex },
+      { type: 'pet.created', petId: String(tom.id), version: 1, pet: tom },
+      { type: 'pet.updated', petId: String(rex.id), version: 2, pet: { ...rex, status: 'sold' } },
+      { type: 'pet.updated', petId: String(tom.id), version: 2, pet: { ...tom, name: 'Tommy', status: 'pending' } },
+      { type: 'pet.deleted', petId: String(rex.id), version: 3, pet: undefined },
+    ]);
+    t.ok(events.every((event, index) => index === 0 || event.seq > events[index - 1]!.seq), 'seqs grow');
+    t.ok(events.every(({ occurredAt }) => occurredAt >= before - 1000 && occurredAt <= Date.now() + 1000), 'recorded now');
+    t.same(summary((await store.listEvents(events[1]!.seq, 2)).events), summary(events.slice(2, 4)), 'after a seq, up to the limit');
+    const copy = (await store.listEvents(undefined, 1)).events[0]!;
+    copy.pet!.name = 'changed by a caller';
+    t.equal((await store.listEvents(undefined, 1)).events[0]!.pet!.name, 'Rex', 'a returned event is a copy');
+  });
+
+  t.test('concurrent writers: every acknowledged change once, each pet without a gap, a concurrent reader skips none', async (t) => {
+    const store = await createStore(t);
+    const pets = await addPets(store, 6);
+    const acknowledged: string[] = pets.map((pet) => `${pet.id}:1`);
+    let writing = true;
+    // A follower reads while the writers write, as listPetEvents' long polls do.
+    const followed: StoredEvent[] = [];
+    const follower = (async () => {
+      for (let more = true; writing || more; ) {
+        const { events } = await store.listEvents(followed.at(-1)?.seq, 7);
+        followed.push(...events);
+        more = events.length > 0;
+      }
+    })();
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, writer) => {
+        for (let round = 0; round < 8; round++) {
+          const pet = pets[(writer + round) % pets.length]!;
+          if (writer === 0 && round === 7) {
+            const outcome = await store.remove(pet.id, '*');
+            if (outcome.outcome === 'changed') acknowledged.push(`${pet.id}:removed`);
+            continue;
+          }
+          const outcome = await store.update(pet.id, { name: `w${writer} r${round}` }, '*');
+          if (outcome.outcome === 'changed') acknowledged.push(`${pet.id}:${outcome.pet!.version}`);
+          if (writer % 4 === 1) acknowledged.push(`${(await store.create(newPet(writer))).id}:1`);
+        }
+      }),
+    );
+    writing = false;
+    await follower;
+    const events = await allEvents(store, 5);
+    const named = events.map(({ type, petId, version }) => (type === 'pet.deleted' ? `${petId}:removed` : `${petId}:${version}`));
+    t.same([...named].sort(), [...acknowledged].sort(), 'the feed holds each acknowledged change, once');
+    const versions = new Map<string, number>();
+    for (const { petId, version } of events) {
+      const last = versions.get(String(petId)) ?? 0;
+      if (version !== last + 1) t.fail(`pet ${petId}: version ${version} after ${last}`);
+      versions.set(String(petId), version);
+    }
+    t.pass('each pet: versions 1, 2, 3… in feed order');
+    t.same(followed.map(({ seq }) => seq), events.map(({ seq }) => seq), 'the follower read exactly the feed, in order');
+  });
+
+  t.test('purgeEvents drops the oldest; a cursor before them is behind the horizon', async (t) => {
+    const store = await createStore(t);
+    await addPets(store, 3);
+    const events = await allEvents(store);
+    t.equal(await store.purgeEvents(3_600_000), 0, 'none older than an hour');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    t.equal(await store.purgeEvents(0), 3, 'all older than now');
+    const page = await store.listEvents(undefined, 10);
+    t.same(page.events, []);
+    t.equal(page.horizon, events[2]!.seq, 'the horizon is the last one dropped');
+    t.ok((await store.listEvents(events[0]!.seq, 10)).horizon > events[0]!.seq, 'an old cursor can tell it is expired');
+    const [pet] = await addPets(store, 1);
+    t.same(summary((await store.listEvents(page.horizon, 10)).events).map(({ petId }) => petId), [String(pet!.id)], 'the feed goes on');
+  });
+
+  t.test('the deliveries ledger: one owner at a time, starting after the newest event', async (t) => {
+    const store = await createStore(t);
+    await addPets(store, 2);
+    const newest = (await allEvents(store)).at(-1)!.seq;
+    const ledger = store.deliveries;
+    const state = await ledger.claim('https://a.example/hook', 'one', 10_000);
+    t.same(state, { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '' }, 'a new endpoint starts after the newest event');
+    t.equal(await ledger.claim('https://a.example/hook', 'two', 10_000), null, 'held by one');
+    const next = { position: newest + 5, attempt: 2, dueAt: Date.parse('2030-01-01T00:00:00.000Z'), stoppedEntry: 'digest' };
+    t.ok(await ledger.record('https://a.example/hook', 'one', next, 10_000));
+    t.notOk(await ledger.record('https://a.example/hook', 'two', { ...next, attempt: 9 }, 10_000), 'not by another');
+    t.same(await ledger.claim('https://a.example/hook', 'one', 10_000), next, 'as recorded');
+    t.same(await ledger.claim('https://b.example/hook', 'two', 50), { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '' }, 'endpoints are apart');
+    await ledger.release('https://a.example/hook', 'one');
+    t.same(await ledger.claim('https://a.example/hook', 'two', 10_000), next, 'released: another takes it on');
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    t.ok(await ledger.claim('https://b.example/hook', 'one', 10_000), 'a lease that lapsed is taken over');
   });
 }

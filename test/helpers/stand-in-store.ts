@@ -5,5 +5,16 @@ import type { PetStore } from '../../src/store/pet-store.js';
 /** Every method rejects with what `fail` makes, unless `methods` gives it. */
 export function standInStore(methods: Partial<PetStore> = {}, fail: () => Error = () => new Error('this test does not expect the store to be used')): PetStore {
   const failing = () => Promise.reject(fail());
-  return { create: failing, createOnce: failing, get: failing, list: failing, update: failing, remove: failing, ...methods };
+  return {
+    create: failing,
+    createOnce: failing,
+    get: failing,
+    list: failing,
+    update: failing,
+    remove: failing,
+    listEvents: failing,
+    purgeEvents: failing,
+    deliveries: { claim: failing, record: failing, release: failing },
+    ...methods,
+  };
 }

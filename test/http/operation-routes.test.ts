@@ -1,6 +1,7 @@
 import t from 'tap';
 import { createBearerAuth } from '../../src/auth/bearer-auth.js';
 import { fixedKeys } from '../../src/auth/key-ring.js';
+import { createEventSignal } from '../../src/events/event-signal.js';
 import { createHandlers } from '../../src/handlers/index.js';
 import { createOperationResolver, handlerFileOf } from '../../src/routes/operation-routes.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
@@ -8,7 +9,7 @@ import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import { API_KEY, buildTestApp } from '../helpers/build-app.js';
 import { specWith } from '../helpers/spec.js';
 
-const handlers = createHandlers({ store: createMemoryPetStore(), pathOf: (operationId) => (operationId === 'getPet' ? '/v1/pets/{petId}' : '/v1/pets') });
+const handlers = createHandlers({ store: createMemoryPetStore(), events: createEventSignal(), pathOf: (operationId) => (operationId === 'getPet' ? '/v1/pets/{petId}' : '/v1/pets') });
 const authenticators = { bearerAuth: createBearerAuth(fixedKeys([API_KEY], ['pets:read', 'pets:write'])) };
 
 t.test('gaps between the spec and the service fail at start-up, not at request time', async (t) => {

@@ -17,6 +17,10 @@ t.test('defaults', async (t) => {
     metricsPort: 9464,
     tracing: false,
     drainMs: 15_000,
+    eventsRetentionMs: 168 * 3_600_000,
+    webhooksFile: undefined,
+    webhookRetryDelaysMs: [5, 300, 1800, 7200, 18_000, 36_000, 36_000].map((seconds) => seconds * 1000),
+    webhookTimeoutMs: 15_000,
   });
   t.same(readConfig({ HOST: '', PORT: '', LOG_LEVEL: '' }).port, 3000);
 });
@@ -37,7 +41,25 @@ t.test('settings from the environment', async (t) => {
     metricsPort: 9464,
     tracing: false,
     drainMs: 15_000,
+    eventsRetentionMs: 168 * 3_600_000,
+    webhooksFile: undefined,
+    webhookRetryDelaysMs: [5, 300, 1800, 7200, 18_000, 36_000, 36_000].map((seconds) => seconds * 1000),
+    webhookTimeoutMs: 15_000,
   });
+});
+
+t.test('the feed and the webhooks: EVENTS_RETENTION_HOURS, WEBHOOKS_FILE, WEBHOOK_RETRY_DELAYS, WEBHOOK_TIMEOUT_SECONDS', async (t) => {
+  const config = readConfig({ EVENTS_RETENTION_HOURS: '24', WEBHOOKS_FILE: 'hooks.yaml', WEBHOOK_RETRY_DELAYS: '1, 2,0', WEBHOOK_TIMEOUT_SECONDS: '3' });
+  t.same(
+    { eventsRetentionMs: config.eventsRetentionMs, webhooksFile: config.webhooksFile, webhookRetryDelaysMs: config.webhookRetryDelaysMs, webhookTimeoutMs: config.webhookTimeoutMs },
+    { eventsRetentionMs: 24 * 3_600_000, webhooksFile: 'hooks.yaml', webhookRetryDelaysMs: [1000, 2000, 0], webhookTimeoutMs: 3000 },
+  );
+  t.equal(readConfig({ WEBHOOKS_FILE: '' }).webhooksFile, undefined);
+  for (const bad of ['0', '8761', 'week']) t.throws(() => readConfig({ EVENTS_RETENTION_HOURS: bad }), /EVENTS_RETENTION_HOURS must be an integer from 1 to 8760/, bad);
+  for (const bad of ['1,,2', '5s', '-1', '86401', Array(21).fill('1').join(',')]) {
+    t.throws(() => readConfig({ WEBHOOK_RETRY_DELAYS: bad }), /WEBHOOK_RETRY_DELAYS must be 1 to 20 whole numbers of seconds/, bad);
+  }
+  for (const bad of ['0', '61']) t.throws(() => readConfig({ WEBHOOK_TIMEOUT_SECONDS: bad }), /WEBHOOK_TIMEOUT_SECONDS must be an integer from 1 to 60/, bad);
 });
 
 t.test('SHUTDOWN_DRAIN_MS: how long SIGTERM drains, 0 for no drain', async (t) => {

@@ -1,10 +1,11 @@
 import t from 'tap';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
-import { changeConformance, idempotencyConformance, petStoreConformance } from '../helpers/pet-store-conformance.js';
+import { changeConformance, eventConformance, idempotencyConformance, petStoreConformance } from '../helpers/pet-store-conformance.js';
 
 petStoreConformance(t, async () => createMemoryPetStore());
 idempotencyConformance(t, async () => createMemoryPetStore());
 changeConformance(t, async () => createMemoryPetStore());
+eventConformance(t, async () => createMemoryPetStore());
 
 // What follows is particular to the in-memory store: ids from 1 and its column layout.
 

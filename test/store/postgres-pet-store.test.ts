@@ -4,7 +4,7 @@ import { migrate } from '../../src/store/postgres/migrate.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { STATEMENTS, createPostgresPetStore, type PostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
 import { INT64_MAX, INT64_MIN } from '../../src/validation/int64.js';
-import { changeConformance, idempotencyConformance, petStoreConformance } from '../helpers/pet-store-conformance.js';
+import { changeConformance, eventConformance, idempotencyConformance, petStoreConformance } from '../helpers/pet-store-conformance.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 
 const database = await startTestDatabase(t);
@@ -20,6 +20,10 @@ t.test('the shared idempotency conformance suite', { skip }, async (t) => {
 
 t.test('the shared change conformance suite', { skip }, async (t) => {
   changeConformance(t, (t) => database!.createStore(t));
+});
+
+t.test('the shared event conformance suite', { skip }, async (t) => {
+  eventConformance(t, (t) => database!.createStore(t));
 });
 
 t.test('int64 values round-trip digit for digit, never through a double', { skip }, async (t) => {
@@ -61,7 +65,7 @@ t.test('migration 4 rewrites no row and keeps 1.0.0 instances working, while the
     for (; serving; sent++) await pool.query(insert, [`during ${sent}`, sent]);
     return sent;
   })();
-  t.same(await migrate(pool), [4]);
+  t.same(await migrate(pool), MIGRATIONS.filter((migration) => migration.version >= 4).map((migration) => migration.version));
   serving = false;
   t.ok((await old) > 0, 'the old instance inserted while the migration ran');
   t.equal(await fileOf(), before, 'the same table file: no row was rewritten');

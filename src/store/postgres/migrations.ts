@@ -85,4 +85,72 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX change_keys_created_at ON change_keys (created_at);
     `,
   },
+  {
+    version: 5,
+    name: 'pet events and webhook deliveries',
+    sql: `
+      -- The change feed (docs/events.md). One row names it: its epoch, which a restored or recreated
+      -- database does not share (a cursor from another one is expired, never misread), and the last
+      -- seq the retention purge removed.
+      CREATE TABLE pet_event_feed (
+        only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+        epoch text NOT NULL,
+        purged_through bigint NOT NULL DEFAULT 0
+      );
+      INSERT INTO pet_event_feed (epoch) VALUES (substr(md5(random()::text || clock_timestamp()::text), 1, 8));
+      CREATE SEQUENCE pet_events_seq AS bigint;
+      -- One row per change, written by the triggers below in the change's own transaction.
+      CREATE TABLE pet_events (
+        seq bigint PRIMARY KEY,
+        type text NOT NULL,
+        pet_id bigint NOT NULL,
+        version bigint NOT NULL,
+        occurred_at timestamptz NOT NULL,
+        name text,
+        category_id bigint,
+        status text
+      );
+      -- Every statement that writes pets takes this transaction-level lock (the create lock of
+      -- migration 1's statements) before it writes, so events take their seq and commit one
+      -- transaction at a time: a reader that sees seq n has seen every seq before it. The trigger
+      -- takes it again (a no-op then) so that a change made by hand is ordered too.
+      CREATE FUNCTION record_pet_events() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        PERFORM pg_advisory_xact_lock(1885697139, 'pets'::regclass::oid::int);
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO pet_events (seq, type, pet_id, version, occurred_at, name, category_id, status)
+          SELECT nextval('pet_events_seq'), 'pet.created', id, version, clock_timestamp(), name, category_id, status
+          FROM (SELECT * FROM new_rows ORDER BY id) AS added;
+        ELSIF TG_OP = 'UPDATE' THEN
+          -- A patch that changes nothing keeps the version, and is no event.
+          INSERT INTO pet_events (seq, type, pet_id, version, occurred_at, name, category_id, status)
+          SELECT nextval('pet_events_seq'), 'pet.updated', id, version, clock_timestamp(), name, category_id, status
+          FROM (SELECT n.* FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE n.version <> o.version ORDER BY n.id) AS changed;
+        ELSE
+          INSERT INTO pet_events (seq, type, pet_id, version, occurred_at)
+          SELECT nextval('pet_events_seq'), 'pet.deleted', id, version + 1, clock_timestamp()
+          FROM (SELECT * FROM old_rows ORDER BY id) AS removed;
+        END IF;
+        RETURN NULL;
+      END
+      $fn$;
+      CREATE TRIGGER pets_created AFTER INSERT ON pets REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION record_pet_events();
+      CREATE TRIGGER pets_updated AFTER UPDATE ON pets REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION record_pet_events();
+      CREATE TRIGGER pets_deleted AFTER DELETE ON pets REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION record_pet_events();
+      -- Where each webhook endpoint's deliveries stand (src/webhooks/delivery.ts), and which
+      -- instance delivers to it: one at a time, under a lease that lapses if it dies.
+      CREATE TABLE webhook_endpoints (
+        url text PRIMARY KEY,
+        position bigint NOT NULL,
+        attempt integer NOT NULL DEFAULT 0,
+        due_at timestamptz,
+        stopped_entry text NOT NULL DEFAULT '',
+        lease_owner text,
+        lease_until timestamptz
+      );
+    `,
+  },
 ];

@@ -6,7 +6,7 @@ import { ServiceUnavailable } from '../../errors/api-errors.js';
 import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetPatch, PetStatus } from '../../types/api.js';
 import { exactInteger } from '../../validation/int64.js';
-import type { ChangeKey, ChangeOutcome, CreatedOnce, ListOptions, PetPage, PetStore, Precondition, VersionedPet } from '../pet-store.js';
+import type { ChangeKey, ChangeOutcome, CreatedOnce, DeliveryLedger, DeliveryState, EventPage, ListOptions, PetEventType, PetPage, PetStore, Precondition, StoredEvent, VersionedPet } from '../pet-store.js';
 import { createBatchQueue } from './batch-queue.js';
 import type { StatementInstrument } from './statement-instrument.js';
 import { inTransaction } from './transaction.js';
@@ -39,6 +39,27 @@ interface ChangedRow {
   current: number | null;
 }
 
+/** A row of a feed page: the feed's epoch and horizon, and one event (nulls when the page is empty). */
+interface EventRow {
+  epoch: string;
+  purged_through: number;
+  seq: number | null;
+  type: PetEventType;
+  pet_id: PetId;
+  version: number;
+  occurred_at: Date;
+  name: string | null;
+  category_id: PetId;
+  status: PetStatus | null;
+}
+
+interface DeliveryRow {
+  position: number;
+  attempt: number;
+  due_at: Date | null;
+  stopped_entry: string;
+}
+
 /** One change without a key, waiting for its batch. */
 interface Update {
   id: PetId;
@@ -69,6 +90,10 @@ const VERSIONED = `${COLUMNS}, version`;
 const PATCHED = { name: 'COALESCE($2::text, name)', categoryId: 'COALESCE($3::bigint, category_id)', status: 'CASE WHEN $4::boolean THEN $5::text ELSE status END' };
 // The first half of the two-integer advisory lock key of the create lock: "pets" as ASCII.
 const ID_ORDER_LOCK_SPACE = 0x7065_7473;
+// Changes take the create lock too, before they lock a row: every write to pets records its events
+// (migration 5's triggers) under it, so events commit in seq order, and the lock always comes
+// before row locks, so writers cannot deadlock on it (docs/events.md).
+const IN_FEED_ORDER = `in_feed_order AS MATERIALIZED (SELECT pg_advisory_xact_lock(${ID_ORDER_LOCK_SPACE}, 'pets'::regclass::oid::int))`;
 
 /** The statement of each operation; the named ones are prepared once per connection. */
 export const STATEMENTS = {
@@ -179,9 +204,11 @@ export const STATEMENTS = {
   update: {
     name: 'update-pet',
     text: `WITH target AS MATERIALIZED (SELECT version FROM pets WHERE id = $1),
+      ${IN_FEED_ORDER},
       changed AS (
         UPDATE pets SET name = ${PATCHED.name}, category_id = ${PATCHED.categoryId}, status = ${PATCHED.status},
           version = version + CASE WHEN (name, category_id, status) IS DISTINCT FROM (${PATCHED.name}, ${PATCHED.categoryId}, ${PATCHED.status}) THEN 1 ELSE 0 END
+        FROM in_feed_order
         WHERE id = $1 AND ($6::bigint[] IS NULL OR version = ANY ($6::bigint[]))
         RETURNING ${VERSIONED}
       )
@@ -195,8 +222,8 @@ export const STATEMENTS = {
     name: 'update-pets',
     text: `WITH sent AS MATERIALIZED (
         SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::boolean[], $5::text[], $6::text[]) WITH ORDINALITY AS sent(id, name, category_id, set_status, status, versions, ord)
-      ), locked AS MATERIALIZED (
-        SELECT id, version FROM pets WHERE id IN (SELECT id FROM sent) ORDER BY id FOR UPDATE
+      ), ${IN_FEED_ORDER}, locked AS MATERIALIZED (
+        SELECT id, version FROM pets, in_feed_order WHERE id IN (SELECT id FROM sent) ORDER BY id FOR UPDATE OF pets
       ), changed AS (
         UPDATE pets p SET name = COALESCE(s.name, p.name), category_id = COALESCE(s.category_id, p.category_id),
           status = CASE WHEN s.set_status THEN s.status ELSE p.status END,
@@ -212,7 +239,8 @@ export const STATEMENTS = {
   remove: {
     name: 'delete-pet',
     text: `WITH target AS MATERIALIZED (SELECT version FROM pets WHERE id = $1),
-      removed AS (DELETE FROM pets WHERE id = $1 AND ($2::bigint[] IS NULL OR version = ANY ($2::bigint[])) RETURNING id)
+      ${IN_FEED_ORDER},
+      removed AS (DELETE FROM pets USING in_feed_order WHERE id = $1 AND ($2::bigint[] IS NULL OR version = ANY ($2::bigint[])) RETURNING id)
       SELECT removed.id, NULL AS name, NULL AS category_id, NULL AS status, NULL AS version, target.version AS current FROM target LEFT JOIN removed ON true`,
   },
   // A change with an Idempotency-Key, in one transaction: the key is claimed first (a retry sent
@@ -231,6 +259,50 @@ export const STATEMENTS = {
     name: 'record-change',
     text: `UPDATE change_keys SET name = $4, category_id = $5, status = $6, version = $7
       WHERE scope = $1::bytea AND operation = $2 AND key = $3`,
+  },
+  // A page of the feed and where it starts, read in one snapshot: a purge that commits meanwhile
+  // cannot remove events between the check of the cursor and the read.
+  listEvents: {
+    name: 'list-pet-events',
+    text: `SELECT f.epoch, f.purged_through, e.seq, e.type, e.pet_id, e.version, e.occurred_at, e.name, e.category_id, e.status
+      FROM pet_event_feed f LEFT JOIN LATERAL (
+        SELECT * FROM pet_events WHERE seq > GREATEST($1::bigint, f.purged_through) ORDER BY seq LIMIT $2
+      ) e ON true`,
+  },
+  // The oldest events, a batch at a time, up to the first one recorded since the cut-off; the feed
+  // remembers the last seq removed, so that a cursor before it is told it is expired.
+  purgeEvents: {
+    name: 'purge-pet-events',
+    text: `WITH oldest AS MATERIALIZED (SELECT seq, occurred_at FROM pet_events ORDER BY seq LIMIT $2::int),
+      cut AS (SELECT COALESCE(min(seq) FILTER (WHERE occurred_at >= now() - make_interval(secs => $1::double precision)), max(seq) + 1) AS stop FROM oldest),
+      gone AS (DELETE FROM pet_events WHERE seq < (SELECT stop FROM cut) RETURNING seq),
+      moved AS (UPDATE pet_event_feed SET purged_through = GREATEST(purged_through, (SELECT max(seq) FROM gone)) WHERE EXISTS (SELECT FROM gone))
+      SELECT count(*)::int AS purged FROM gone`,
+  },
+  // An endpoint's deliveries, leased to $2 for $3 ms unless another instance holds them; an
+  // endpoint seen for the first time is added, starting after the newest event.
+  claimDeliveries: {
+    name: 'claim-deliveries',
+    text: `UPDATE webhook_endpoints SET lease_owner = $2, lease_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000)
+      WHERE url = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < clock_timestamp())
+      RETURNING position, attempt, due_at, stopped_entry`,
+  },
+  addDeliveries: {
+    name: 'add-deliveries',
+    text: `INSERT INTO webhook_endpoints (url, position, lease_owner, lease_until)
+      SELECT $1, GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), (SELECT purged_through FROM pet_event_feed)), $2,
+        clock_timestamp() + make_interval(secs => $3::double precision / 1000)
+      ON CONFLICT (url) DO NOTHING RETURNING position, attempt, due_at, stopped_entry`,
+  },
+  recordDeliveries: {
+    name: 'record-deliveries',
+    text: `UPDATE webhook_endpoints SET position = $3, attempt = $4, due_at = $5, stopped_entry = $6,
+        lease_until = clock_timestamp() + make_interval(secs => $7::double precision / 1000)
+      WHERE url = $1 AND lease_owner = $2 RETURNING true AS recorded`,
+  },
+  releaseDeliveries: {
+    name: 'release-deliveries',
+    text: `UPDATE webhook_endpoints SET lease_owner = NULL, lease_until = NULL WHERE url = $1 AND lease_owner = $2`,
   },
   // Two statements rather than one with "status = $1 OR $1 IS NULL", so that each keeps its index
   // (the primary key, or (status, id)).
@@ -440,6 +512,29 @@ export function createPostgresPetStore(
   };
   const submitUpdate = createBatchQueue(writeUpdates, { maxBatch: maxCreateBatch, maxWaitMs: maxCreateWaitMs, keepContext: instrument !== undefined });
 
+  const eventOf = (row: EventRow): StoredEvent => {
+    const event: StoredEvent = { seq: row.seq!, type: row.type, petId: row.pet_id, version: row.version, occurredAt: row.occurred_at.getTime() };
+    if (row.name !== null) event.pet = petOf({ id: row.pet_id, name: row.name, category_id: row.category_id, status: row.status });
+    return event;
+  };
+  const stateOf = (row: DeliveryRow): DeliveryState => ({ position: row.position, attempt: row.attempt, dueAt: row.due_at?.getTime() ?? 0, stoppedEntry: row.stopped_entry });
+  const deliveries: DeliveryLedger = {
+    async claim(endpoint, owner, leaseMs) {
+      const values = [endpoint, owner, leaseMs];
+      const [claimed] = await rowsOf({ ...STATEMENTS.claimDeliveries, values }, stateOf);
+      if (claimed !== undefined) return claimed;
+      const [added] = await rowsOf({ ...STATEMENTS.addDeliveries, values }, stateOf);
+      return added ?? null;
+    },
+    async record(endpoint, owner, { position, attempt, dueAt, stoppedEntry }, leaseMs) {
+      const values = [endpoint, owner, position, attempt, dueAt === 0 ? null : new Date(dueAt), stoppedEntry, leaseMs];
+      return (await result({ ...STATEMENTS.recordDeliveries, values })).rows.length === 1;
+    },
+    async release(endpoint, owner) {
+      await result({ ...STATEMENTS.releaseDeliveries, values: [endpoint, owner] });
+    },
+  };
+
   const submitCreate = createBatchQueue(writeBatch, { maxBatch: maxCreateBatch, maxWaitMs: maxCreateWaitMs, keepContext: instrument !== undefined });
 
   return {
@@ -493,6 +588,27 @@ export function createPostgresPetStore(
     remove(id: PetId, precondition: Precondition, key?: ChangeKey) {
       return change({ ...STATEMENTS.remove, values: [id, versionsOf(precondition)] }, key, id);
     },
+
+    async listEvents(after: number | undefined, limit: number): Promise<EventPage> {
+      const { rows } = await result<EventRow>({ ...STATEMENTS.listEvents, values: [after ?? 0, limit] });
+      const [first] = rows;
+      /* c8 ignore next -- migration 5 writes the feed's row, and nothing deletes it */
+      if (first === undefined) throw new Error('pet_event_feed has no row: the schema is not current');
+      const events = first.seq === null ? [] : rows.map(eventOf);
+      rows.length = 0;
+      return { events, epoch: first.epoch, horizon: first.purged_through };
+    },
+
+    async purgeEvents(olderThanMs: number) {
+      let purged = 0;
+      for (;;) {
+        const [{ purged: deleted }] = (await result<{ purged: number }>({ ...STATEMENTS.purgeEvents, values: [olderThanMs / 1000, PURGE_BATCH] })).rows as [{ purged: number }];
+        purged += deleted;
+        if (deleted < PURGE_BATCH) return purged;
+      }
+    },
+
+    deliveries,
 
     async ready() {
       try {

@@ -80,6 +80,13 @@ export function startPostgresStore(
     list: (options) => (current ? store.list(options) : unavailable()),
     update: (id, patch, precondition, key) => (current ? store.update(id, patch, precondition, key) : unavailable()),
     remove: (id, precondition, key) => (current ? store.remove(id, precondition, key) : unavailable()),
+    listEvents: (after, limit) => (current ? store.listEvents(after, limit) : unavailable()),
+    purgeEvents: (olderThanMs) => (current ? store.purgeEvents(olderThanMs) : unavailable()),
+    deliveries: {
+      claim: (endpoint, owner, leaseMs) => (current ? store.deliveries.claim(endpoint, owner, leaseMs) : unavailable()),
+      record: (endpoint, owner, state, leaseMs) => (current ? store.deliveries.record(endpoint, owner, state, leaseMs) : unavailable()),
+      release: (endpoint, owner) => (current ? store.deliveries.release(endpoint, owner) : unavailable()),
+    },
     ready: async () => current && (await store.ready()),
     migrated,
     async close() {

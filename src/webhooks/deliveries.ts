@@ -1,0 +1,193 @@
+// Delivers the feed's events to the webhook endpoints (docs/events.md). Each endpoint is served by
+// one instance at a time, under a lease in the store's ledger: it reads the events after the
+// endpoint's position, POSTs them one by one in feed order, signed as Standard Webhooks defines,
+// and moves the position on only after a 2xx. A failure is retried on the schedule; a 410, or a
+// schedule run out, stops the endpoint until its entry changes. An instance that dies (SIGKILL)
+// leaves its lease to lapse, and another one carries on from the recorded position: at least once.
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { stringify } from 'lossless-json';
+import { Webhook } from 'standardwebhooks';
+import { eventBody } from '../handlers/list-pet-events.js';
+import type { EventSignal } from '../events/event-signal.js';
+import type { DeliveryState, PetStore, StoredEvent } from '../store/pet-store.js';
+import type { Endpoints } from './endpoints.js';
+import type { WebhookEndpoint } from './webhooks-file.js';
+
+/** The Standard Webhooks schedule (as Svix sends it): after the first attempt, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 15_000;
+/** How long an endpoint waits for new events between looks, when no write here wakes it. */
+const IDLE_MS = 1_000;
+/** Events read at a time from the feed for one endpoint. */
+const BATCH = 100;
+
+export type DeliveryResult = 'delivered' | 'failed' | 'gone';
+
+export interface DeliveryMetrics {
+  delivered(endpoint: string, result: DeliveryResult): void;
+  /** Seconds since the oldest event the endpoint has not accepted was recorded (0: none waits). */
+  backlog(endpoint: string, seconds: number): void;
+}
+
+export interface DeliveryOptions {
+  store: PetStore;
+  endpoints: Endpoints;
+  signal: EventSignal;
+  log: FastifyBaseLogger;
+  retryDelaysMs?: readonly number[];
+  timeoutMs?: number;
+  metrics?: DeliveryMetrics;
+  /** The fetch to send with (globalThis.fetch unless a test watches). */
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+export interface Deliveries {
+  /** Stops delivering, waits for deliveries under way, and gives the leases up. */
+  close(): Promise<void>;
+}
+
+export function startDeliveries({
+  store,
+  endpoints,
+  signal,
+  log,
+  retryDelaysMs = DEFAULT_RETRY_DELAYS_S.map((seconds) => seconds * 1000),
+  timeoutMs = DEFAULT_DELIVERY_TIMEOUT_MS,
+  metrics,
+  fetch = (input, init) => globalThis.fetch(input, init),
+  now = Date.now,
+}: DeliveryOptions): Deliveries {
+  const owner = randomUUID();
+  // Longer than an attempt can take, so that the lease outlives every delivery its holder sends.
+  const leaseMs = 2 * timeoutMs + 5_000;
+  const closing = new AbortController();
+  const running = new Map<string, Promise<void>>();
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        closing.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      closing.signal.addEventListener('abort', done, { once: true });
+    });
+
+  /** One attempt: whether the endpoint accepted it (2xx), refused it for good (410), or failed. */
+  const send = async (endpoint: WebhookEndpoint, epoch: string, event: StoredEvent): Promise<{ result: DeliveryResult; reason?: string }> => {
+    const body = eventBody(epoch, event);
+    const payload = stringify(body)!;
+    const signed = new Date(now());
+    try {
+      const response = await fetch(endpoint.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'petstore-webhooks',
+          'webhook-id': body.id,
+          'webhook-timestamp': String(Math.floor(signed.getTime() / 1000)),
+          'webhook-signature': new Webhook(endpoint.secret).sign(body.id, signed, payload),
+        },
+        body: payload,
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), closing.signal]),
+      });
+      await response.body?.cancel();
+      if (response.status >= 200 && response.status < 300) return { result: 'delivered' };
+      return { result: response.status === 410 ? 'gone' : 'failed', reason: `answered ${response.status}` };
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `not reached (${cause?.code ?? cause?.message ?? (error as Error).message})`;
+      return { result: 'failed', reason };
+    }
+  };
+
+  /** Serves one endpoint while it is in the file; each turn of the loop claims, then does one step. */
+  const serve = async (endpoint: WebhookEndpoint) => {
+    const { label } = endpoint;
+    const record = (state: DeliveryState) => store.deliveries.record(endpoint.url, owner, state, leaseMs);
+    while (!closing.signal.aborted && endpoints.current().includes(endpoint)) {
+      let state: DeliveryState | null;
+      try {
+        state = await store.deliveries.claim(endpoint.url, owner, leaseMs);
+      } catch (error) {
+        log.warn({ endpoint: label, reason: (error as Error).message }, 'webhooks: cannot read where deliveries stand; retrying');
+        await pause(IDLE_MS);
+        continue;
+      }
+      if (state === null) {
+        // Another instance delivers to it; this one reports no backlog, so that the max over instances is that one's.
+        metrics?.backlog(label, 0);
+        await pause(IDLE_MS);
+        continue;
+      }
+      try {
+        if (state.stoppedEntry !== '') {
+          if (state.stoppedEntry === endpoint.digest) {
+            await pause(IDLE_MS);
+            continue;
+          }
+          log.info({ endpoint: label }, 'webhooks: the entry of a stopped endpoint changed; delivering again from where it stopped');
+          state = { ...state, attempt: 0, dueAt: 0, stoppedEntry: '' };
+          if (!(await record(state))) continue;
+        }
+        if (state.dueAt > now()) {
+          await pause(Math.min(state.dueAt - now(), IDLE_MS));
+          continue;
+        }
+        const page = await store.listEvents(state.position, BATCH);
+        if (state.position < page.horizon) {
+          log.error({ endpoint: label, from: state.position, to: page.horizon }, 'webhooks: events the endpoint had not accepted are past the feed\'s retention; they are skipped');
+          await record({ ...state, position: page.horizon, attempt: 0, dueAt: 0 });
+          continue;
+        }
+        const next = page.events.find((event) => endpoint.events === undefined || endpoint.events.has(event.type));
+        if (next === undefined) {
+          metrics?.backlog(label, 0);
+          if (page.events.length > 0) await record({ ...state, position: page.events.at(-1)!.seq });
+          else await signal.wait(state.position, IDLE_MS, closing.signal);
+          continue;
+        }
+        metrics?.backlog(label, Math.max(0, (now() - next.occurredAt) / 1000));
+        const { result, reason } = await send(endpoint, page.epoch, next);
+        metrics?.delivered(label, result);
+        if (result === 'delivered') {
+          await record({ ...state, position: next.seq, attempt: 0, dueAt: 0 });
+        } else if (result === 'gone') {
+          log.warn({ endpoint: label, event: eventBody(page.epoch, next).id }, 'webhooks: the endpoint answered 410 Gone; no more deliveries until its entry changes');
+          await record({ ...state, stoppedEntry: endpoint.digest });
+        } else if (state.attempt >= retryDelaysMs.length) {
+          log.error({ endpoint: label, event: eventBody(page.epoch, next).id, reason, attempts: state.attempt + 1 }, 'webhooks: the retry schedule ran out; no more deliveries until the endpoint\'s entry changes');
+          await record({ ...state, attempt: state.attempt + 1, stoppedEntry: endpoint.digest });
+        } else {
+          const delayMs = retryDelaysMs[state.attempt]!;
+          log.warn({ endpoint: label, event: eventBody(page.epoch, next).id, reason, attempt: state.attempt + 1, retryInMs: delayMs }, 'webhooks: a delivery failed; retrying');
+          await record({ ...state, attempt: state.attempt + 1, dueAt: now() + delayMs });
+        }
+      } catch (error) {
+        log.warn({ endpoint: label, reason: (error as Error).message }, 'webhooks: cannot deliver now; retrying');
+        await pause(IDLE_MS);
+      }
+    }
+    await store.deliveries.release(endpoint.url, owner).catch(() => undefined);
+  };
+
+  const sync = () => {
+    for (const endpoint of endpoints.current()) {
+      if (running.has(endpoint.digest)) continue;
+      running.set(endpoint.digest, serve(endpoint).finally(() => running.delete(endpoint.digest)));
+    }
+  };
+  endpoints.onChange(sync);
+  sync();
+
+  return {
+    async close() {
+      closing.abort();
+      await Promise.all(running.values());
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// WEBHOOKS_FILE: where the deployment delivers its events (docs/events.md):
+//   endpoints:
+//     - url: https://shop.example/hooks/pets
+//       secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw   # Standard Webhooks: whsec_ and base64
+//       events: [pet.updated, pet.deleted]               # optional; every type when left out
+// An unusable file is refused whole, with the entry's position and the reason, never a secret.
+import { createHash } from 'node:crypto';
+import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Node } from 'yaml';
+import type { PetEventType } from '../store/pet-store.js';
+
+export const EVENT_TYPES: readonly PetEventType[] = ['pet.created', 'pet.updated', 'pet.deleted'];
+const FIELDS = new Set(['url', 'secret', 'events']);
+// Standard Webhooks: the secret is base64 of 24 to 64 random bytes, after the whsec_ prefix.
+const SECRET = /^whsec_([A-Za-z0-9+/]{32,88}={0,2})$/;
+
+export interface WebhookEndpoint {
+  url: string;
+  secret: string;
+  /** The types it takes; undefined for every type. */
+  events: ReadonlySet<PetEventType> | undefined;
+  /** Names the entry as written (url, secret, events): a change to any of them makes another digest. */
+  digest: string;
+  /** How metrics and logs name it: the URL without its query, which may hold a token. */
+  label: string;
+}
+
+export class WebhooksFileError extends Error {}
+
+/** The endpoints of the file's text; `name` is how messages call the file. Throws WebhooksFileError. */
+export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoint[] {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const at = (node: Node | null | undefined) => (node?.range == null ? name : `${name} line ${lines.linePos(node.range[0]).line}`);
+  const fail = (node: Node | null | undefined, reason: string): never => {
+    throw new WebhooksFileError(`${at(node)}: ${reason}`);
+  };
+  // The parser's own message quotes the text around the error, which may be a secret: only its place is said.
+  const [parseError] = document.errors;
+  if (parseError !== undefined) throw new WebhooksFileError(`${name} line ${lines.linePos(parseError.pos[0]).line}: not valid YAML (${parseError.code})`);
+  const root = document.contents;
+  if (!isMap(root) || root.items.length !== 1 || String((root.items[0]!.key as { value?: unknown }).value) !== 'endpoints') {
+    return fail(root, 'expected a mapping with the one field endpoints');
+  }
+  const list = root.get('endpoints', true);
+  if (!isSeq(list)) return fail((list ?? root) as Node, 'endpoints must be a list (empty for none)');
+  const seen = new Set<string>();
+  return (list.items as Node[]).map((node, index) => {
+    const where = `entry ${index + 1}`;
+    if (!isMap(node)) return fail(node, `${where} must be a mapping (url, secret, events)`);
+    for (const pair of node.items) {
+      const field = String((pair.key as { value?: unknown }).value);
+      if (!FIELDS.has(field)) fail(pair.key as Node, `${where}: unknown field ${JSON.stringify(field)} (known: ${[...FIELDS].join(', ')})`);
+    }
+    const value = (field: string) => node.get(field, true) as (Node & { value?: unknown }) | undefined;
+    const urlNode = value('url');
+    let url: URL | undefined;
+    try {
+      url = typeof urlNode?.value === 'string' ? new URL(urlNode.value) : undefined;
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '') {
+      return fail(urlNode ?? node, `${where}: url is required, an http:// or https:// URL without user or password`);
+    }
+    if (seen.has(url.href)) fail(urlNode, `${where}: url is the url of an earlier entry; each endpoint once`);
+    seen.add(url.href);
+    const secretNode = value('secret');
+    const secret = secretNode?.value;
+    if (typeof secret !== 'string' || !SECRET.test(secret) || !sizedSecret(secret)) {
+      fail(secretNode ?? node, `${where}: secret is required: whsec_ and the base64 of 24 to 64 random bytes (Standard Webhooks)`);
+    }
+    const eventsNode = node.get('events', true);
+    let events: Set<PetEventType> | undefined;
+    if (eventsNode !== undefined) {
+      if (!isSeq(eventsNode) || eventsNode.items.length === 0) fail(eventsNode as Node, `${where}: events must be a list of at least one of ${EVENT_TYPES.join(', ')}`);
+      events = new Set((eventsNode as unknown as { items: Node[] }).items.map((item) => {
+        const type = isScalar(item) ? item.value : undefined;
+        if (!EVENT_TYPES.includes(type as PetEventType)) fail(item, `${where}: events holds ${JSON.stringify(type)}; the types are ${EVENT_TYPES.join(', ')}`);
+        return type as PetEventType;
+      }));
+    }
+    const digest = createHash('sha256').update(JSON.stringify([url.href, secret, events === undefined ? null : [...events].sort()])).digest('hex');
+    return { url: url.href, secret: secret as string, events, digest, label: `${url.host}${url.pathname}` };
+  });
+}
+
+function sizedSecret(secret: string): boolean {
+  const bytes = Buffer.from(secret.slice('whsec_'.length), 'base64').length;
+  return bytes >= 24 && bytes <= 64;
+}

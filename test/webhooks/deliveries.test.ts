@@ -1,0 +1,252 @@
+// The webhooks' deliveries against a real HTTP receiver on loopback, with the in-memory store: what
+// each delivery carries and how it is signed, the order, the retries, 410 and a schedule run out,
+// and a lease held elsewhere.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { Webhook } from 'standardwebhooks';
+import t, { type Test } from 'tap';
+import type { FastifyBaseLogger } from 'fastify';
+import { createEventSignal, signalling } from '../../src/events/event-signal.js';
+import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
+import type { PetStore } from '../../src/store/pet-store.js';
+import { startDeliveries, type DeliveryResult } from '../../src/webhooks/deliveries.js';
+import { endpointsFromFile, fixedEndpoints } from '../../src/webhooks/endpoints.js';
+import { webhooksFileEndpoints } from '../../src/webhooks/webhooks-file.js';
+import { parseJson } from '../../src/validation/strict-json.js';
+import { contractOf } from '../../src/contract/document-contract.js';
+import { specCopy } from '../helpers/spec.js';
+
+const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+const spec = contractOf(specCopy());
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A receiver on loopback that answers each delivery with `answer(n)` (n counts from 0). */
+async function receiver(t: Test, answer: (n: number, body: string) => number | 'hang' = () => 204) {
+  const received: Received[] = [];
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const status = answer(received.length, body);
+      received.push({ headers: request.headers, body });
+      if (status !== 'hang') response.writeHead(status).end('ignored');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks?token=abc`, received };
+}
+
+const endpointsYaml = (url: string, extra = '') => `endpoints:\n  - url: ${url}\n    secret: ${SECRET}\n${extra}`;
+const endpoint = (url: string, extra = '') => webhooksFileEndpoints(endpointsYaml(url, extra), 'test')[0]!;
+
+function logs() {
+  const lines: string[] = [];
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) as unknown as FastifyBaseLogger;
+  return { log, text: () => lines.join('') };
+}
+
+/** Deliveries of `store` (signalled) to `endpoints`, stopped on teardown, with their metrics recorded. */
+function deliver(t: Test, store: PetStore, endpoints: Parameters<typeof startDeliveries>[0]['endpoints'], options: Partial<Parameters<typeof startDeliveries>[0]> = {}) {
+  const signal = createEventSignal();
+  const results: [string, DeliveryResult][] = [];
+  const backlog = new Map<string, number>();
+  const { log, text } = logs();
+  const deliveries = startDeliveries({
+    store,
+    endpoints,
+    signal,
+    log,
+    retryDelaysMs: [50, 50],
+    timeoutMs: 500,
+    metrics: { delivered: (label, result) => results.push([label, result]), backlog: (label, seconds) => backlog.set(label, seconds) },
+    ...options,
+  });
+  t.teardown(() => deliveries.close());
+  return { store: signalling(store, signal), deliveries, results, backlog, logs: text };
+}
+
+const until = async (what: string, condition: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+t.test('each event is POSTed once, in feed order, signed as Standard Webhooks, its body the spec\'s', async (t) => {
+  const { url, received } = await receiver(t);
+  const { store, results, backlog } = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(url)]));
+  await until('the endpoint is registered', () => backlog.size > 0);
+  const rex = await store.create({ name: 'Rex', categoryId: 9007199254740993n, status: 'available' });
+  await store.update(rex.id, { status: 'sold' }, [1]);
+  await store.remove(rex.id, '*');
+  await until('three deliveries', () => received.length === 3);
+  const verifier = new Webhook(SECRET);
+  const bodies = received.map(({ headers, body }) => {
+    t.equal(headers['content-type'], 'application/json');
+    t.equal((parseJson(body) as { id: string }).id, headers['webhook-id'], 'webhook-id is the event id');
+    t.match(headers['webhook-signature'], /^v1,[A-Za-z0-9+/]{43}=$/);
+    t.ok(Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000) < 10, 'timestamp: now, in seconds');
+    t.doesNotThrow(() => verifier.verify(body, headers as Record<string, string>), 'verifies with the standardwebhooks package');
+    return parseJson(body) as { type: string; version: number; pet?: unknown };
+  });
+  t.same(bodies.map(({ type, version }) => [type, version]), [['pet.created', 1], ['pet.updated', 2], ['pet.deleted', 3]]);
+  t.match(received[0]!.body, /"categoryId":9007199254740993\b/, 'int64 exactly');
+  for (const { body } of received) t.same(spec.deliveryViolations(body), [], 'the body the spec\'s webhooks declare for its type');
+  t.match(spec.deliveryViolations(received[2]!.body.replace('"pet.deleted"', '"pet.created"')), [/pet.created delivery does not match/], 'a created event without its pet breaks it');
+  t.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 8).toString('base64')}`).verify(received[0]!.body, received[0]!.headers as Record<string, string>), 'another secret does not verify');
+  t.same(results, [['127.0.0.1:' + new URL(url).port + '/hooks', 'delivered'], ...Array(2).fill(['127.0.0.1:' + new URL(url).port + '/hooks', 'delivered'])], 'metrics by endpoint, without the query');
+});
+
+t.test('an endpoint takes only its types; a new endpoint starts after the newest event', async (t) => {
+  const { url, received } = await receiver(t);
+  const memory = createMemoryPetStore();
+  await memory.create({ name: 'before', categoryId: 1 });
+  const { store, backlog } = deliver(t, memory, fixedEndpoints([endpoint(url, '    events: [pet.deleted]\n')]));
+  await until('registered', () => backlog.size > 0);
+  const pet = await store.create({ name: 'Rex', categoryId: 1 });
+  await store.update(pet.id, { name: 'Rexy' }, '*');
+  await store.remove(pet.id, '*');
+  await until('one delivery', () => received.length === 1);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  t.same(received.map(({ body }) => (parseJson(body) as { type: string }).type), ['pet.deleted']);
+});
+
+t.test('a failure is retried on the schedule, holding later events back; then they come in order', async (t) => {
+  const { url, received } = await receiver(t, (n) => (n < 2 ? 500 : 200));
+  const { store, results, backlog, logs } = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(url)]));
+  await until('registered', () => backlog.size > 0);
+  await store.create({ name: 'one', categoryId: 1 });
+  await store.create({ name: 'two', categoryId: 2 });
+  await until('four attempts', () => received.length === 4);
+  const ids = received.map(({ body }) => (parseJson(body) as { pet: { name: string } }).pet.name);
+  t.same(ids, ['one', 'one', 'one', 'two'], 'the first retried twice, the second after it');
+  t.same(results.map(([, result]) => result), ['failed', 'failed', 'delivered', 'delivered']);
+  t.equal(received[0]!.headers['webhook-id'], received[2]!.headers['webhook-id'], 'a retry has the same webhook-id');
+  t.match(logs(), /"reason":"answered 500".*a delivery failed; retrying/);
+  t.notMatch(logs(), new RegExp(SECRET.slice(6, 20)), 'no secret in the logs');
+});
+
+t.test('410 stops the endpoint until its entry changes; then it resumes where it stopped', async (t) => {
+  const { url, received } = await receiver(t, (n) => (n === 0 ? 410 : 200));
+  const file = join(tmpdir(), `webhooks-${process.pid}-${Date.now()}.yaml`);
+  writeFileSync(file, endpointsYaml(url));
+  const endpoints = endpointsFromFile(file, {}, 20);
+  t.teardown(() => endpoints.close());
+  const { store, results, logs } = deliver(t, createMemoryPetStore(), endpoints);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await store.create({ name: 'one', categoryId: 1 });
+  await until('the 410', () => results.length === 1);
+  await store.create({ name: 'two', categoryId: 2 });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.equal(received.length, 1, 'nothing more while stopped');
+  t.match(logs(), /answered 410 Gone; no more deliveries until its entry changes/);
+  writeFileSync(file, endpointsYaml(url, '    events: [pet.created, pet.updated, pet.deleted]\n'));
+  await until('both delivered after the change', () => received.length === 3, 8000);
+  t.same(received.slice(1).map(({ body }) => (parseJson(body) as { pet: { name: string } }).pet.name), ['one', 'two'], 'from the event that was refused');
+});
+
+t.test('a schedule run out stops the endpoint; timeouts and unreachable endpoints are failures', async (t) => {
+  const { url, received } = await receiver(t, () => 'hang');
+  // A port nothing listens on: one a server had, closed.
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const nobody = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/nobody`;
+  await new Promise((resolve) => closed.close(resolve));
+  const { store, results, logs } = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(url), endpoint(nobody)]), { timeoutMs: 100 });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await store.create({ name: 'one', categoryId: 1 });
+  await until('three attempts each', () => results.length === 6, 8000).catch((error: Error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(results)} ${logs()}`);
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.equal(received.length, 3, 'the first and two retries, then no more');
+  t.ok(results.every(([, result]) => result === 'failed'));
+  t.match(logs(), /no answer within 100 ms/);
+  t.match(logs(), /not reached \(ECONNREFUSED\)/);
+  t.match(logs(), /the retry schedule ran out/);
+});
+
+t.test('an endpoint leased to another instance is left to it; one behind the retention skips to what is kept', async (t) => {
+  const { url, received } = await receiver(t);
+  const memory = createMemoryPetStore({ maxEvents: 2 });
+  await memory.deliveries.claim(url, 'another instance', 60_000);
+  const { store, backlog } = deliver(t, memory, fixedEndpoints([endpoint(url)]));
+  for (let index = 0; index < 4; index++) await store.create({ name: `pet ${index}`, categoryId: index });
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  t.equal(received.length, 0, 'the other instance delivers it');
+  t.equal(backlog.get(endpoint(url).label), 0, 'and reports its backlog');
+  await memory.deliveries.release(url, 'another instance');
+  await until('the kept events delivered', () => received.length === 2, 5000);
+  t.same(received.map(({ body }) => (parseJson(body) as { pet: { name: string } }).pet.name), ['pet 2', 'pet 3'], 'the two the feed keeps');
+});
+
+t.test('the webhooks file: every mistake named by its place, never with the secret', async (t) => {
+  const cases: [string, RegExp][] = [
+    ['endpoints: [', /line 1: not valid YAML/],
+    ['hooks: []', /expected a mapping with the one field endpoints/],
+    ['endpoints: 3', /endpoints must be a list/],
+    ['endpoints:\n  - 3', /entry 1 must be a mapping/],
+    ['endpoints:\n  - url: https://a.example\n    secret: x\n    name: y', /entry 1: unknown field "name"/],
+    ['endpoints:\n  - secret: s', /entry 1: url is required/],
+    ['endpoints:\n  - url: ftp://a.example\n    secret: s', /entry 1: url is required, an http/],
+    ['endpoints:\n  - url: "https://u:p@a.example"\n    secret: s', /without user or password/],
+    ['endpoints:\n  - url: not a url\n    secret: s', /entry 1: url is required/],
+    [`endpoints:\n  - url: https://a.example\n    secret: whsec_c2hvcnQ=`, /entry 1: secret is required: whsec_/],
+    [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET.slice(6)}`, /entry 1: secret is required/],
+    [`endpoints:\n  - url: https://a.example\n    secret: whsec_${Buffer.alloc(80).toString('base64')}`, /24 to 64 random bytes/],
+    [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n  - url: https://a.example\n    secret: ${SECRET}`, /line 4: entry 2: url is the url of an earlier entry/],
+    [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: []`, /events must be a list of at least one/],
+    [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: [pet.sold]`, /events holds "pet.sold"; the types are pet.created, pet.updated, pet.deleted/],
+  ];
+  for (const [text, message] of cases) {
+    t.throws(() => webhooksFileEndpoints(text, 'WEBHOOKS_FILE x'), { message }, text);
+    try {
+      webhooksFileEndpoints(text, 'x');
+    } catch (error) {
+      const secret = /secret: (\S+)/.exec(text)?.[1];
+      if (secret !== undefined && secret.length >= 8) t.notOk((error as Error).message.includes(secret), 'no secret in the message');
+    }
+  }
+  t.same(webhooksFileEndpoints('endpoints: []', 'x'), [], 'none');
+  const [one] = webhooksFileEndpoints(endpointsYaml('https://a.example/h?token=t'), 'x');
+  t.equal(one!.label, 'a.example/h', 'its label leaves the query out');
+  t.not(one!.digest, webhooksFileEndpoints(endpointsYaml('https://a.example/h?token=t', '    events: [pet.created]\n'), 'x')[0]!.digest, 'another entry, another digest');
+});
+
+t.test('the webhooks file is read again when it changes; an unusable one keeps the endpoints in use', async (t) => {
+  const file = join(tmpdir(), `webhooks-reload-${process.pid}-${Date.now()}.yaml`);
+  t.throws(() => endpointsFromFile(file), /WEBHOOKS_FILE .* cannot be read \(ENOENT\)/);
+  writeFileSync(file, 'endpoints: []');
+  const reloads: unknown[] = [];
+  const endpoints = endpointsFromFile(file, { onReload: (result) => reloads.push(result) }, 20);
+  t.teardown(() => endpoints.close());
+  let changed = 0;
+  endpoints.onChange(() => changed++);
+  t.ok(endpoints.reload(), 'unchanged: nothing to do');
+  t.same(reloads, []);
+  // The watcher takes its first look after it starts: a change is one after that.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  writeFileSync(file, endpointsYaml('https://a.example/h'));
+  await until('read again', () => endpoints.current().length === 1).catch((error: Error) => {
+    throw new Error(`${error.message}: ${JSON.stringify(reloads)} ${readFileSync(file, 'utf8')}`);
+  });
+  writeFileSync(file, 'endpoints: [');
+  t.notOk(endpoints.reload());
+  t.equal(endpoints.current().length, 1, 'kept');
+  t.match(reloads, [{ ok: true, endpoints: 1 }, { ok: false, reason: /not valid YAML/ }]);
+  t.ok(changed >= 1);
+});
