@@ -41,7 +41,8 @@ export async function* followPetEvents(client: PetstoreOperations, options: Foll
       return;
     } catch (error) {
       const passing = error instanceof PetstoreConnectionError || (error instanceof PetstoreError && (error.status === 429 || error.status >= 500));
-      if (!passing || signal?.aborted) throw error;
+      // An abandoned follower (signal) ends with its abort, which is neither.
+      if (!passing) throw error;
       const delayMs = backoffMs(Math.min(outages++, 6), (error as PetstoreError).retryAfter);
       onRetry?.(error as Error, delayMs);
       await new Promise((resolve) => setTimeout(resolve, delayMs));

@@ -94,8 +94,8 @@ export function signalling(store: PetStore, signal: EventSignal): PetStore {
     get deliveries() {
       return store.deliveries;
     },
+    // The app asks readiness of its store; closing it is the caller's (src/server.ts), on the store it made.
     ...(store.ready === undefined ? {} : { ready: () => store.ready!() }),
-    ...(store.close === undefined ? {} : { close: () => store.close!() }),
   };
 }
 

@@ -109,7 +109,10 @@ export function startDeliveries({
   const serve = async (endpoint: WebhookEndpoint) => {
     const { label } = endpoint;
     const record = (state: DeliveryState) => store.deliveries.record(endpoint.url, owner, state, leaseMs);
-    while (!closing.signal.aborted && endpoints.current().includes(endpoint)) {
+    let holding = false;
+    // A reload that keeps the entry as it was (the same digest) keeps this loop; one that changes it starts another.
+    const listed = () => endpoints.current().some((current) => current.digest === endpoint.digest);
+    while (!closing.signal.aborted && listed()) {
       let state: DeliveryState | null;
       try {
         state = await store.deliveries.claim(endpoint.url, owner, leaseMs);
@@ -120,10 +123,13 @@ export function startDeliveries({
       }
       if (state === null) {
         // Another instance delivers to it; this one reports no backlog, so that the max over instances is that one's.
+        holding = false;
         metrics?.backlog(label, 0);
         await pause(IDLE_MS);
         continue;
       }
+      if (!holding) log.info({ endpoint: label, position: state.position }, 'webhooks: this instance delivers to the endpoint now');
+      holding = true;
       try {
         if (state.stoppedEntry !== '') {
           if (state.stoppedEntry === endpoint.digest) {

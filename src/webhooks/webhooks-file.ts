@@ -42,7 +42,7 @@ export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoi
     return fail(root, 'expected a mapping with the one field endpoints');
   }
   const list = root.get('endpoints', true);
-  if (!isSeq(list)) return fail((list ?? root) as Node, 'endpoints must be a list (empty for none)');
+  if (!isSeq(list)) return fail(list as Node, 'endpoints must be a list (empty for none)');
   const seen = new Set<string>();
   return (list.items as Node[]).map((node, index) => {
     const where = `entry ${index + 1}`;

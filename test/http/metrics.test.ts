@@ -190,3 +190,15 @@ t.test('a port in use is refused at start', async (t) => {
   t.teardown(() => first.close());
   await t.rejects(listenForMetrics(registry, '127.0.0.1', first.port), { code: 'EADDRINUSE' });
 });
+
+t.test('webhook deliveries by endpoint and result, and the age of the oldest undelivered event', async (t) => {
+  const metrics = createServiceMetrics({ runtime: false });
+  metrics.webhooks.delivered('shop.example/hooks', 'delivered');
+  metrics.webhooks.delivered('shop.example/hooks', 'failed');
+  metrics.webhooks.delivered('shop.example/hooks', 'failed');
+  metrics.webhooks.backlog('shop.example/hooks', 12.5);
+  const text = await metrics.registry.metrics();
+  t.match(text, /petstore_webhook_deliveries_total\{endpoint="shop.example\/hooks",result="failed"\} 2/);
+  t.match(text, /petstore_webhook_deliveries_total\{endpoint="shop.example\/hooks",result="delivered"\} 1/);
+  t.match(text, /petstore_webhook_oldest_undelivered_seconds\{endpoint="shop.example\/hooks"\} 12.5/);
+});

@@ -50,3 +50,13 @@ t.test("a keyed pet's first state is kept for its key's replays, and let go with
   t.equal(anew.replayed, false, 'the key forgotten: a new pet');
   t.same((await store.get(created.pet.id))?.pet, { ...created.pet, name: 'Again' }, 'the first pet as it is now');
 });
+
+t.test('the in-memory feed keeps its newest maxEvents, whatever the count', async (t) => {
+  const store = createMemoryPetStore({ maxEvents: 10 });
+  for (let index = 0; index < 3000; index++) await store.create({ name: `pet ${index}`, categoryId: index });
+  const page = await store.listEvents(undefined, 100);
+  t.same(page.events.map(({ petId }) => petId), Array.from({ length: 10 }, (_, index) => 2991 + index));
+  t.equal(page.horizon, 2990);
+  t.same((await store.listEvents(2995, 2)).events.map(({ seq }) => seq), [2996, 2997], 'a cursor within what is kept');
+  t.same((await store.listEvents(5000, 2)).events, [], 'one beyond the newest');
+});

@@ -197,6 +197,9 @@ t.test('an endpoint leased to another instance is left to it; one behind the ret
 t.test('the webhooks file: every mistake named by its place, never with the secret', async (t) => {
   const cases: [string, RegExp][] = [
     ['endpoints: [', /line 1: not valid YAML/],
+    ['', /^WEBHOOKS_FILE x: expected a mapping/],
+    ['endpoints:', /endpoints must be a list/],
+    ['endpoints:\n  - url: https://a.example', /entry 1: secret is required/],
     ['hooks: []', /expected a mapping with the one field endpoints/],
     ['endpoints: 3', /endpoints must be a list/],
     ['endpoints:\n  - 3', /entry 1 must be a mapping/],
@@ -211,6 +214,7 @@ t.test('the webhooks file: every mistake named by its place, never with the secr
     [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n  - url: https://a.example\n    secret: ${SECRET}`, /line 4: entry 2: url is the url of an earlier entry/],
     [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: []`, /events must be a list of at least one/],
     [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: [pet.sold]`, /events holds "pet.sold"; the types are pet.created, pet.updated, pet.deleted/],
+    [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: [[pet.created]]`, /events holds undefined/],
   ];
   for (const [text, message] of cases) {
     t.throws(() => webhooksFileEndpoints(text, 'WEBHOOKS_FILE x'), { message }, text);
@@ -249,4 +253,25 @@ t.test('the webhooks file is read again when it changes; an unusable one keeps t
   t.equal(endpoints.current().length, 1, 'kept');
   t.match(reloads, [{ ok: true, endpoints: 1 }, { ok: false, reason: /not valid YAML/ }]);
   t.ok(changed >= 1);
+});
+
+t.test('the ledger or the feed failing for a moment delays deliveries, and loses none', async (t) => {
+  const { url, received } = await receiver(t);
+  const memory = createMemoryPetStore();
+  let claimFails = 1;
+  let readFails = 1;
+  const flaky: PetStore = {
+    ...memory,
+    listEvents: (after, limit) => (readFails-- > 0 ? Promise.reject(new Error('database away')) : memory.listEvents(after, limit)),
+    deliveries: { ...memory.deliveries, claim: (...args) => (claimFails-- > 0 ? Promise.reject(new Error('database away')) : memory.deliveries.claim(...args)) },
+  };
+  await memory.create({ name: 'first', categoryId: 1 });
+  const { logs } = deliver(t, flaky, fixedEndpoints([endpoint(url)]));
+  // After both failures (a pause of a second each): the endpoint then starts after 'first'.
+  await until('both failures met', () => claimFails < 0 && readFails < 0, 5000);
+  await memory.create({ name: 'second', categoryId: 2 });
+  await until('delivered', () => received.length === 1, 8000);
+  t.equal((parseJson(received[0]!.body) as { pet: { name: string } }).pet.name, 'second');
+  t.match(logs(), /cannot read where deliveries stand; retrying/);
+  t.match(logs(), /cannot deliver now; retrying/);
 });
