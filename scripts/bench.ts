@@ -11,6 +11,7 @@ import { createCounter } from './bench/instructions.js';
 import { createLoads } from './bench/load.js';
 import { createFairnessMeasurement } from './bench/measure-fairness.js';
 import { createMemoryMeasurements } from './bench/measure-memory.js';
+import { createEventsMeasurements } from './bench/measure-events.js';
 import { createPostgresMeasurements } from './bench/measure-postgres.js';
 import { readOptions } from './bench/options.js';
 import { createReport, writeBetweenMarkers } from './bench/report.js';
@@ -23,7 +24,8 @@ const workloads = workloadsFor(options, servers.AUTH);
 const loads = createLoads(options, servers.AUTH);
 const counter = createCounter(options, servers, loads, workloads);
 const { measureMemoryStore } = createMemoryMeasurements(options, servers, loads, workloads, counter);
-const { measurePostgres } = createPostgresMeasurements(options, servers, loads, workloads, counter);
+const events = createEventsMeasurements(options, servers);
+const { measurePostgres } = createPostgresMeasurements(options, servers, loads, workloads, counter, events);
 const { measureFairness, fairnessReport } = createFairnessMeasurement(options, servers);
 const { report, shortTable, postgresReport, shortPostgresTable } = createReport(options, counter.replaced);
 
@@ -36,7 +38,8 @@ async function main() {
   }
   const memory = stores.includes('memory') ? await measureMemoryStore() : undefined;
   const postgres = stores.includes('postgres') ? await measurePostgres() : { rows: [], throughput: [], missing: 'not asked for (--stores)' };
-  const postgresTable = postgresReport(postgres.rows, postgres.throughput, postgres.missing, postgres.replaced);
+  const eventsTable = 'events' in postgres && postgres.events !== undefined ? events.eventsReport(postgres.events.cost, postgres.events.follower) : '';
+  const postgresTable = [postgresReport(postgres.rows, postgres.throughput, postgres.missing, postgres.replaced), ...(eventsTable === '' ? [] : [eventsTable])].join('\n\n');
   const memoryTable = memory === undefined ? undefined : report(memory);
   // One client flooding, another calm, on the in-memory store (with it: --stores memory).
   const fairness = stores.includes('memory') && options.workloads === undefined ? fairnessReport(await measureFairness()) : undefined;
@@ -47,6 +50,7 @@ async function main() {
     writeBetweenMarkers('docs/performance.md', 'bench-summary', shortTable(memory.rows, memory.instructionRows, memory.observability));
     if (fairness !== undefined) writeBetweenMarkers('docs/performance.md', 'bench-fairness', fairness);
   }
+  if (writeDocs && eventsTable !== '') writeBetweenMarkers('docs/performance.md', 'bench-events', eventsTable);
   if (writeDocs && postgres.rows.length > 0) {
     writeBetweenMarkers('docs/performance.md', 'bench-postgres', postgresTable);
     writeBetweenMarkers('docs/performance.md', 'bench-postgres-summary', shortPostgresTable(postgres.rows));

@@ -13,6 +13,7 @@ import { startBenchDatabase, type BenchDatabase } from './postgres-database.js';
 import { median, ratio, round, summary } from './statistics.js';
 import { stop, type Compared, type Server, type Servers } from './servers.js';
 import type { Workloads } from './workloads.js';
+import type { createEventsMeasurements, EventsCostCell, FollowerLatency } from './measure-events.js';
 
 export interface DatabaseRow {
   pets: number;
@@ -43,14 +44,15 @@ export function createPostgresMeasurements(
   { sizes, rounds, duration, instructions, instructionRounds }: BenchOptions,
   { AUTH, atExit, start }: Servers,
   { probe, warmUp, loadWithDatabase }: Loads,
-  { WORKLOADS, COUNTED, createThroughputWanted }: Workloads,
+  { WORKLOADS, COUNTED, createThroughputWanted, eventsWanted }: Workloads,
   { countInstructionsOf, replaced }: Counter,
+  { measureEventsCost, measureFollowerLatency }: Pick<ReturnType<typeof createEventsMeasurements>, 'measureEventsCost' | 'measureFollowerLatency'>,
 ) {
   /**
    * The PostgreSQL store, service against the baseline, each on its own database of one throwaway
    * cluster holding the same pets; fresh server processes each round, as for the in-memory store.
    */
-  async function measurePostgres(): Promise<{ rows: DatabaseRow[]; throughput: ThroughputCell[]; missing?: string; replaced?: number }> {
+  async function measurePostgres(): Promise<{ rows: DatabaseRow[]; throughput: ThroughputCell[]; events?: { cost: EventsCostCell[]; follower: FollowerLatency[] }; missing?: string; replaced?: number }> {
     const missing = whyNoPostgresBinaries();
     if (missing !== undefined) {
       console.error(`bench: PostgreSQL left out: ${missing}`);
@@ -117,7 +119,9 @@ export function createPostgresMeasurements(
           );
         }
       }
-      return { rows, throughput: createThroughputWanted ? await measureCreateThroughput(database) : [], replaced: replaced() - replacedBefore };
+      const throughput = createThroughputWanted ? await measureCreateThroughput(database) : [];
+      const events = eventsWanted ? { cost: await measureEventsCost(database), follower: await measureFollowerLatency(database) } : undefined;
+      return { rows, throughput, ...(events === undefined ? {} : { events }), replaced: replaced() - replacedBefore };
     } finally {
       atExit.delete(removeCluster);
       await database.close();

@@ -16,6 +16,8 @@ const STATUSES = ['available', 'pending', 'sold'];
 
 /** The PostgreSQL store's create throughput at several concurrencies: not a workload of the tables, but chosen the same way. */
 export const CREATE_THROUGHPUT = 'create throughput';
+/** The change feed's measurements (scripts/bench/measure-events.ts): chosen the same way. */
+export const EVENTS = 'events';
 
 /** The workloads of a run (all, or those --workloads names), those counted under valgrind, and whether create throughput is measured. */
 export function workloadsFor({ workloads: named, instructions, instructionWorkloads }: BenchOptions, AUTH: Record<string, string>) {
@@ -78,7 +80,8 @@ export function workloadsFor({ workloads: named, instructions, instructionWorklo
   const wanted = named?.split(',');
   const WORKLOADS = wanted === undefined ? all : all.filter((workload) => wanted.some((part) => workload.name.includes(part)));
   const createThroughputWanted = wanted === undefined || wanted.some((part) => CREATE_THROUGHPUT.includes(part));
-  if (WORKLOADS.length === 0 && !createThroughputWanted) {
+  const eventsWanted = wanted === undefined || wanted.some((part) => EVENTS.includes(part));
+  if (WORKLOADS.length === 0 && !createThroughputWanted && !eventsWanted) {
     console.error('bench: --workloads must name at least one workload');
     process.exit(2);
   }
@@ -88,7 +91,7 @@ export function workloadsFor({ workloads: named, instructions, instructionWorklo
     console.error('bench: --instruction-workloads must name at least one of the workloads measured');
     process.exit(2);
   }
-  return { WORKLOADS, COUNTED, GET_WORKLOAD: COUNTED.find((workload) => workload.name === 'get random id'), createThroughputWanted };
+  return { WORKLOADS, COUNTED, GET_WORKLOAD: COUNTED.find((workload) => workload.name === 'get random id'), createThroughputWanted, eventsWanted };
 }
 
 export type Workloads = ReturnType<typeof workloadsFor>;

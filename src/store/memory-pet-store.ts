@@ -63,7 +63,7 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
     versions.push(1);
     keyed.push(0);
     if (status !== undefined) byStatus.get(status)!.push(index);
-    events.append('pet.created', index + 1, 1, pet(index));
+    events.append('pet.created', index + 1, 1, name, categoryId, status);
     return index;
   };
 
@@ -178,7 +178,7 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
           if (categoryId !== undefined) categoryIds[index] = categoryId;
           setStatus(index, code);
           versions.data[index]! += 1;
-          events.append('pet.updated', index + 1, versions.data[index]!, pet(index));
+          events.append('pet.updated', index + 1, versions.data[index]!, names[index], categoryIds[index], code === 0 ? undefined : statusNames[code - 1]);
         }
         return versioned(index);
       });

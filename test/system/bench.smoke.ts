@@ -99,5 +99,8 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
     t.match(stdout, /^\| commit \| instances \| clients \| creates\/s before \| creates\/s after \|/m, 'the create throughput table');
     const cells = stdout.match(/^\| (local disk|\+1 ms) \| [12] \| (1|16|64) \|( [\d.,]+ \|){9}$/gm) ?? [];
     t.equal(cells.length, 12, 'a row for each commit latency, number of instances and of clients, before and after');
+    t.match(stdout, /^\| clients \| creates\/s with events \| creates\/s without \| throughput cost \|/m, 'the change feed table');
+    t.equal((stdout.match(/^\| (16|64) \| [\d,]+ \| [\d,]+ \| -?[\d.]+% \|/gm) ?? []).length, 2, 'what events cost creates, at 16 and 64 clients');
+    t.match(stdout, /^\| another instance \| \d+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/m, 'how soon a follower on another instance sees a change');
   }
 });

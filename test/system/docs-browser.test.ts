@@ -67,6 +67,10 @@ t.test('Swagger UI at /docs shows the operations and "Try it out" works against 
     const shown = (await block.getAttribute('class')) ?? '';
     t.equal(/opblock-deprecated/.test(shown), object.deprecated === true, `${operationId} is shown${object.deprecated === true ? ' as deprecated' : ', not deprecated'}`);
   }
+  // The spec's webhooks (OpenAPI 3.1's top-level `webhooks`), each delivery with its event schema.
+  const webhooks = page.locator('.webhooks');
+  await webhooks.waitFor();
+  t.match(await webhooks.innerText(), /Webhooks[\s\S]*pet\.created[\s\S]*pet\.updated[\s\S]*pet\.deleted/, 'the three webhooks are shown');
   const getPet = page.locator('#operations-pets-getPet');
   await getPet.locator('.opblock-summary').click();
   // Swagger UI lists an operation's extensions in a table of their own, a row each.

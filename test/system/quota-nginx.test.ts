@@ -3,7 +3,7 @@
 // second. The instances count one another (src/store/postgres/instances.ts) and each takes a third:
 // together they accept the quota within 20%, where a counter per instance would accept three times it.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import t from 'tap';
@@ -56,5 +56,16 @@ if (noNginx !== undefined) {
     t.ok(Math.abs(rate - QUOTA) <= QUOTA * 0.2, `accepted ${rate.toFixed(1)} requests a second through nginx (quota ${QUOTA})`);
     t.ok((measured.statusCodeStats?.['429']?.count ?? 0) > measured['2xx'], 'the rest was refused 429');
     t.equal(measured.errors, 0);
+
+    // A long poll of the feed (nothing written: it is held for its whole wait) passes through nginx.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const began = performance.now();
+    const polled = await fetch(`http://127.0.0.1:${listen}/v1/pet-events?wait=3`, { headers: { authorization: `Bearer ${KEY}` } });
+    t.equal(polled.status, 200);
+    t.same(await polled.json(), []);
+    t.ok(performance.now() - began >= 2_900, 'held for its wait, through nginx');
+    // And the longest one the spec allows fits nginx's read timeout, with its database read after it.
+    const readTimeout = Number(/proxy_read_timeout (\d+)s;/.exec(readFileSync(join(PROJECT_ROOT, 'deploy', 'nginx', 'petstore.conf'), 'utf8'))![1]);
+    t.ok(readTimeout >= 30 + 10, `proxy_read_timeout ${readTimeout} s is above listPetEvents' wait of 30 s`);
   });
 }
