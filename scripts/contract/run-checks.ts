@@ -80,6 +80,10 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
   const { seed, cases } = options;
   const reporter = violationReporter(options);
   const outcomes: Outcome[] = [];
+  const feedName = "every create of this run is in the change feed once, as answered, each pet's versions without a gap";
+  // Where the feed ends before the run writes; a feed that cannot be read so far fails its check now.
+  let feedFailure: string | undefined;
+  await checks.markFeed().catch((error: unknown) => void (feedFailure = `seed ${seed}\n${reporter.violation(error)}`));
   for (const [index, { name, property }] of checks.properties.entries()) {
     const numRuns = Math.floor(cases / checks.properties.length) + (index < cases % checks.properties.length ? 1 : 0);
     const begun = performance.now();
@@ -106,6 +110,17 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
       outcomes.push({ name, seconds: (performance.now() - begun) / 1000, ...(note === undefined ? {} : { note }) });
     } catch (error) {
       outcomes.push({ name, seconds: (performance.now() - begun) / 1000, failure: `seed ${seed}\n${reporter.violation(error)}` });
+    }
+  }
+  if (feedFailure !== undefined) {
+    outcomes.push({ name: feedName, seconds: 0, failure: feedFailure });
+  } else if (checks.created().length > 0) {
+    const begun = performance.now();
+    try {
+      const { events, note } = await checks.readFeed();
+      if (events > 0 || note !== undefined) outcomes.push({ name: feedName, seconds: (performance.now() - begun) / 1000, ...(note === undefined ? {} : { note }) });
+    } catch (error) {
+      outcomes.push({ name: feedName, seconds: (performance.now() - begun) / 1000, failure: `seed ${seed}\n${reporter.violation(error)}` });
     }
   }
   return outcomes;

@@ -392,7 +392,64 @@ export function liveChecks(target: LiveSender, { readOnly, runId, maxPages, cont
     return { pets: created.length, ...(note === undefined ? {} : { note }) };
   };
 
-  return { properties, coverage, counts: () => [...counts.values()], readBack, created: () => created };
+  // The change feed (listPetEvents): where it ended before this run wrote anything, so that the
+  // events this run caused can be read back after it, however long the feed already is.
+  const feedOperation = has('listPetEvents') && !readOnly ? operation('listPetEvents') : undefined;
+  let feedStart: string | undefined;
+  /** Follows the feed's next links from `url` until an empty page (or maxPages), handing each page's events on; the URL of the next read. */
+  const walkFeed = async (url: string, onEvents: (events: Record<string, unknown>[], request: ApiRequest) => void) => {
+    const authorization = `Bearer ${apiKey}`;
+    for (let pages = 0; pages < maxPages; pages++) {
+      const request: ApiRequest = { operationId: 'listPetEvents', method: 'GET', url, headers: { authorization } };
+      const answer = (await sender.send(request)) as LiveAnswer;
+      expectContract(request, answer, answer.statusCode === 200 ? [] : ['expected 200']);
+      const events = answer.json as Record<string, unknown>[];
+      onEvents(events, request);
+      const target = /<([^>]+)>;\s*rel="next"/.exec(String(answer.headers['link']))?.[1];
+      if (target === undefined) throw new ContractViolation(request, `${describe(request)}: the answer has no next link`);
+      const next = new URL(target, answer.url);
+      url = next.pathname + next.search;
+      if (events.length === 0) return url;
+    }
+    return undefined;
+  };
+  const markFeed = async () => {
+    if (feedOperation !== undefined) feedStart = await walkFeed(`${basePathOf(contract.spec)}${feedOperation.path}?limit=1000`, () => undefined);
+  };
+  const readFeed = async (): Promise<{ events: number; note?: string }> => {
+    if (feedOperation === undefined || created.length === 0) return { events: 0 };
+    if (feedStart === undefined) return { events: 0, note: `the feed was longer than ${maxPages} pages before the run (--max-pages): not read back` };
+    const mine = new Set(created.map(({ pet }) => String(pet['id'])));
+    const seen = new Set<string>();
+    const byPet = new Map<string, Record<string, unknown>[]>();
+    let first: ApiRequest | undefined;
+    const end = await walkFeed(feedStart, (events, request) => {
+      first ??= request;
+      for (const event of events) {
+        const id = String(event['id']);
+        if (seen.has(id)) throw new ContractViolation(request, `${describe(request)}: event ${id} is in the feed twice`);
+        seen.add(id);
+        const petId = String(event['petId']);
+        if (mine.has(petId)) byPet.set(petId, [...(byPet.get(petId) ?? []), event]);
+      }
+    });
+    if (end === undefined) return { events: seen.size, note: `the feed's events of this run were read up to ${maxPages} pages (--max-pages)` };
+    for (const { pet, request } of created) {
+      const events = byPet.get(String(pet['id'])) ?? [];
+      const creations = events.filter((event) => event['type'] === 'pet.created');
+      if (creations.length !== 1) throw new ContractViolation(request, `${describe(request)}: pet ${String(pet['id'])} was created, and the feed has ${creations.length} pet.created events for it`);
+      if (JSON.stringify(normalized(creations[0]!['pet']), bigintText) !== JSON.stringify(normalized(pet), bigintText) || String(creations[0]!['version']) !== '1') {
+        throw new ContractViolation(request, `${describe(request)}: its pet.created event holds ${JSON.stringify(creations[0], bigintText)}, not the pet created at version 1`);
+      }
+      const versions = events.map((event) => String(event['version']));
+      if (versions.some((version, index) => version !== String(index + 1))) {
+        throw new ContractViolation(request, `${describe(request)}: pet ${String(pet['id'])}'s events carry versions ${versions.join(', ')}, not 1, 2, 3… in feed order`);
+      }
+    }
+    return { events: seen.size };
+  };
+
+  return { properties, coverage, counts: () => [...counts.values()], readBack, created: () => created, markFeed, readFeed };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -79,4 +79,11 @@ export interface LiveChecks {
   /** Reads every pet this run created back, through getPet and through listPets' pages; how many, and any note. */
   readBack(): Promise<{ pets: number; note?: string }>;
   created(): readonly CreatedPet[];
+  /** Notes where the change feed ends now (when the contract has listPetEvents and the run writes), so that readFeed reads what came after. */
+  markFeed(): Promise<void>;
+  /**
+   * Reads the feed from where markFeed left it: every pet this run created has one pet.created
+   * event holding the pet as answered, and each of its events' versions run 1, 2, 3… in order.
+   */
+  readFeed(): Promise<{ events: number; note?: string }>;
 }

@@ -94,7 +94,7 @@ t.test('it catches each edit that breaks a released client', async (t) => {
       t.match(output, /\{ seed: 1, path: "[\d:]+"/, 'the seed and path to replay it');
       t.match(output, /reproduce: curl -i --globoff -X [A-Z]+ 'http:\/\/127\.0\.0\.1:\d+\/v1\/pets/, 'a curl line');
       t.notMatch(output, /Bearer [A-Za-z0-9_-]{32}/, 'no live key: curl reads it from the environment');
-      t.match(output, /summary: a breaking change for clients of 1\.0\.0, 1\.1\.0; seed 1;/, 'the clients of every release');
+      t.match(output, `summary: a breaking change for clients of ${released.map((release) => release.version).join(', ')}; seed 1;`, 'the clients of every release');
     });
   }
 });
