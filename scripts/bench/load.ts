@@ -29,6 +29,31 @@ export function requireAll2xx(label: string, result: autocannon.Result, { warmUp
   throw new Error(`${label}: ${result.non2xx} non-2xx answers${statuses}, ${result.errors} errors, ${result['2xx']} 2xx`);
 }
 
+/**
+ * `clients` connections spread over the servers, each sending a create of `body` as soon as its last
+ * is answered, for `seconds`: the creates answered, the time, and each one's latency in ms (exact:
+ * autocannon's own histogram keeps whole milliseconds).
+ */
+export async function createLoad(AUTH: Record<string, string>, servers: readonly Server[], body: string, clients: number, seconds: number, { label = 'create throughput', warmUp = false } = {}) {
+  const latencies: number[] = [];
+  const instance = autocannon({
+    // autocannon spreads the connections over several URLs in turn; its types admit only one.
+    url: servers.map((server) => `http://127.0.0.1:${server.port}/v1/pets`) as unknown as string,
+    connections: clients,
+    duration: seconds,
+    sampleInt: SAMPLE_INTERVAL_MS,
+    method: 'POST',
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body,
+  }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (statusCode === 201) latencies.push(responseTime);
+  });
+  const result = await instance;
+  requireAll2xx(label, result, { warmUp });
+  return { creates: result['2xx'], seconds: result.duration || seconds, latencies };
+}
+
 /** The loads of a run, with its connections and duration, each request carrying `AUTH`. */
 export function createLoads({ connections, duration }: BenchOptions, AUTH: Record<string, string>) {
   /** One request as the workload sends it, so that a workload the server refuses fails with the reason. */

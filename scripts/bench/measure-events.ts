@@ -2,10 +2,9 @@
 // load with migration 5's triggers on and off, in alternating rounds of one run), and how soon a
 // follower long-polling listPetEvents sees a change after it was acknowledged: on the instance that
 // served the write (woken at once) and on another one (found by its poll).
-import autocannon from 'autocannon';
 import pg from 'pg';
-import { requireAll2xx } from './load.js';
-import { SAMPLE_INTERVAL_MS, type BenchOptions } from './options.js';
+import { createLoad } from './load.js';
+import type { BenchOptions } from './options.js';
 import type { BenchDatabase } from './postgres-database.js';
 import { median, round } from './statistics.js';
 import { cpuSeconds, stop, type Server, type Servers } from './servers.js';
@@ -49,10 +48,10 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
         const server = await start('service', 0, { env: { DATABASE_URL: url } });
         try {
           for (const clients of CLIENTS) {
-            await createLoad(server, clients, Math.min(1, duration), true);
+            await loadOf(server, clients, Math.min(1, duration), true);
             const serviceBefore = cpuSeconds(server.pid);
             const databaseBefore = database.cpuSeconds();
-            const { creates, seconds, p99 } = await createLoad(server, clients, duration);
+            const { creates, seconds, p99 } = await loadOf(server, clients, duration);
             const key = `${clients} ${events}`;
             samples.set(key, [
               ...(samples.get(key) ?? []),
@@ -77,24 +76,11 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
     return cells;
   }
 
-  async function createLoad(server: Server, clients: number, seconds: number, warmUp = false) {
-    const latencies: number[] = [];
-    const instance = autocannon({
-      url: `http://127.0.0.1:${server.port}/v1/pets`,
-      connections: clients,
-      duration: seconds,
-      sampleInt: SAMPLE_INTERVAL_MS,
-      method: 'POST',
-      headers: { ...AUTH, 'content-type': 'application/json' },
-      body,
-    }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
-    instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-      if (statusCode === 201) latencies.push(responseTime);
-    });
-    const result = await instance;
-    requireAll2xx('events cost', result, { warmUp });
+  /** Creates on one server: how many, in how long, and their p99 in ms. */
+  async function loadOf(server: Server, clients: number, seconds: number, warmUp = false) {
+    const { creates, seconds: taken, latencies } = await createLoad(AUTH, [server], body, clients, seconds, { label: 'events cost', warmUp });
     latencies.sort((a, b) => a - b);
-    return { creates: result['2xx'], seconds: result.duration || seconds, p99: latencies[Math.min(latencies.length - 1, Math.floor(0.99 * latencies.length))] ?? 0 };
+    return { creates, seconds: taken, p99: latencies[Math.min(latencies.length - 1, Math.floor(0.99 * latencies.length))] ?? 0 };
   }
 
   /**

@@ -3,15 +3,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { whyNoPostgresBinaries } from '../postgres/throwaway-cluster.js';
 import type { Counter } from './instructions.js';
-import { requireAll2xx, type DatabaseSample, type Loads } from './load.js';
+import { createLoad, type DatabaseSample, type Loads } from './load.js';
 import { orderOf } from './measure-memory.js';
-import { SAMPLE_INTERVAL_MS, type BenchOptions } from './options.js';
+import type { BenchOptions } from './options.js';
 import { startBenchDatabase, type BenchDatabase } from './postgres-database.js';
 import { median, ratio, round, summary } from './statistics.js';
-import { stop, type Compared, type Server, type Servers } from './servers.js';
+import { stop, type Compared, type Servers } from './servers.js';
 import type { Workloads } from './workloads.js';
 import type { createEventsMeasurements, EventsCostCell, FollowerLatency } from './measure-events.js';
 
@@ -148,9 +147,9 @@ export function createPostgresMeasurements(
             const servers = await Promise.all(Array.from({ length: instances }, () => start('service', 0, { env })));
             try {
               for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
-                await createLoad(servers, body, clients, Math.min(1, duration), true); // warm-up
+                await createLoad(AUTH, servers, body, clients, Math.min(1, duration), { warmUp: true });
                 const databaseCpuBefore = database.cpuSeconds();
-                const { creates, seconds, latencies } = await createLoad(servers, body, clients, duration);
+                const { creates, seconds, latencies } = await createLoad(AUTH, servers, body, clients, duration);
                 const databaseCpu = database.cpuSeconds() - databaseCpuBefore;
                 latencies.sort((a, b) => a - b);
                 const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
@@ -174,28 +173,6 @@ export function createPostgresMeasurements(
     }
     return cells;
   }
-
-  /** `clients` connections spread over the servers, each sending a create as soon as its last is answered. */
-  async function createLoad(servers: Server[], body: string, clients: number, seconds: number, warmUp = false) {
-    const latencies: number[] = [];
-    const instance = autocannon({
-      // autocannon spreads the connections over several URLs in turn; its types admit only one.
-      url: servers.map((server) => `http://127.0.0.1:${server.port}/v1/pets`) as unknown as string,
-      connections: clients,
-      duration: seconds,
-      sampleInt: SAMPLE_INTERVAL_MS,
-      method: 'POST',
-      headers: { ...AUTH, 'content-type': 'application/json' },
-      body,
-    }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
-    instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-      if (statusCode === 201) latencies.push(responseTime);
-    });
-    const result = await instance;
-    requireAll2xx('create throughput', result, { warmUp });
-    return { creates: result['2xx'], seconds: result.duration || seconds, latencies };
-  }
-
 
   return { measurePostgres };
 }
