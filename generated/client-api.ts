@@ -5,7 +5,7 @@
 // The typed client's view of openapi.yaml (scripts/generate/client-api.ts): int64 as bigint, each
 // operation's wire facts, and one method per operation. Its runtime is src/client/.
 
-import type { Call, CallOptions, ItemOf, KeyedCallOptions, Loose, OperationSpec, Paginated } from '../src/client/call.js';
+import type { Call, CallOptions, ItemOf, KeyedCallOptions, Loose, OperationSpec, Paginated } from '../src/client/call-types.js';
 
 export interface paths {
     "/pets": {

@@ -1,6 +1,6 @@
 // Reads the service's settings from the environment; invalid settings stop start-up with a clear reason.
 import { CLIENT_NAME, unnamedClientOf, type ClientKey } from './auth/api-clients.js';
-import { isBearerToken } from './auth/bearer-auth.js';
+import { isBearerToken } from './auth/bearer-token.js';
 import { DEFAULT_RETENTION_HOURS, HOUR_MS } from './idempotency/idempotency-key.js';
 import { DEFAULT_CREATE_BATCH_MAX } from './store/postgres/postgres-pet-store.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_S } from './webhooks/deliveries.js';

@@ -8,7 +8,7 @@
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import ts from 'typescript';
 import { loadSpec, operationsOf, resolveRef, type OpenApiDocument, type Operation } from '../../src/openapi/openapi-spec.js';
-import type { NumberPlaces } from '../../src/client/call.js';
+import type { NumberPlaces } from '../../src/client/call-types.js';
 import { lifecycleOf, type Lifecycle } from '../../src/openapi/lifecycle.js';
 import type { GeneratedFile } from './generated-file.js';
 
@@ -205,7 +205,7 @@ export async function clientApi(specUrl: URL): Promise<GeneratedFile> {
     '// The typed client\'s view of openapi.yaml (scripts/generate/client-api.ts): int64 as bigint, each',
     '// operation\'s wire facts, and one method per operation. Its runtime is src/client/.',
     '',
-    `import type { Call, CallOptions, ItemOf, KeyedCallOptions, Loose, OperationSpec, Paginated } from '../src/client/call.js';`,
+    `import type { Call, CallOptions, ItemOf, KeyedCallOptions, Loose, OperationSpec, Paginated } from '../src/client/call-types.js';`,
     '',
     types.trimEnd(),
     '',

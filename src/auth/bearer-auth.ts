@@ -2,6 +2,7 @@
 // then the roles the operation's security requirement names (403 insufficient_scope, RFC 6750 §3.1).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InsufficientScope, Unauthorized } from '../errors/api-errors.js';
+import { TOKEN } from './bearer-token.js';
 import type { KeyTable } from './key-table.js';
 
 declare module 'fastify' {
@@ -15,14 +16,7 @@ declare module 'fastify' {
 
 const REALM = 'petstore';
 const SCHEME = 'Bearer ';
-/** The token syntax of RFC 6750 (b64token): a key must match it to be sendable at all. */
-const TOKEN = '[A-Za-z0-9\\-._~+/]+=*';
 const BEARER = new RegExp(`^${SCHEME.trimEnd()} +(${TOKEN}) *$`, 'i');
-const WHOLE_TOKEN = new RegExp(`^${TOKEN}$`);
-
-export function isBearerToken(value: string): boolean {
-  return WHOLE_TOKEN.test(value);
-}
 
 /** Where the current keys are: a reload replaces `table` whole (src/auth/key-ring.ts). */
 export interface KeySource {

@@ -3,7 +3,7 @@
 // so a request sees the old keys or the new ones, never a mix.
 import { createHash } from 'node:crypto';
 import { CLIENT_NAME, digestKeyOf, SHA256_HEX, type ApiKeyEntry } from './api-clients.js';
-import { isBearerToken } from './bearer-auth.js';
+import { isBearerToken } from './bearer-token.js';
 import { NO_QUOTAS, type QuotaPolicy } from '../limits/quotas.js';
 
 export interface Credential {

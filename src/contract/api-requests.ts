@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { basePathOf, type Operation } from '../openapi/openapi-spec.js';
 import type { Contract } from './document-contract.js';
 import { schemaArbitraries, toJson, type Breaking, type Schema } from './schema-arbitraries.js';
+import type { ApiRequest } from './api-request.js';
 import { badAuthorization, unauthorized } from './bad-keys.js';
 import { binaryString } from './code-points.js';
 import { encodeCursor } from '../pagination/cursor.js';
@@ -14,13 +15,7 @@ import { HEADER_PREFIX } from './spec-links.js';
 
 export { badAuthorization, unauthorized } from './bad-keys.js';
 
-export interface ApiRequest {
-  operationId: string;
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  payload?: string | Buffer;
-}
+export type { ApiRequest } from './api-request.js';
 
 /** A valid request and the values it carries, for checking the meaning of the answer. */
 export interface ValidRequest {
