@@ -201,30 +201,7 @@ export interface webhooks {
          *     `pet.created`, once per event, in feed order per endpoint. See
          *     the `pet.deleted` webhook for the signature and retries.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event's `id`, the same on every retry of its delivery (Standard Webhooks); a receiver drops a delivery whose `webhook-id` it has seen. */
-                    "webhook-id": components["parameters"]["webhook-id"];
-                    /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
-                    "webhook-timestamp": components["parameters"]["webhook-timestamp"];
-                    /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
-                    "webhook-signature": components["parameters"]["webhook-signature"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PetCreatedEvent"];
-                };
-            };
-            responses: {
-                200: components["responses"]["WebhookReceived"];
-                410: components["responses"]["WebhookGone"];
-            };
-        };
+        post: operations["petCreatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -244,30 +221,7 @@ export interface webhooks {
          * A pet was changed
          * @description Sent to each endpoint that takes `pet.updated`, as the `pet.created` webhook.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event's `id`, the same on every retry of its delivery (Standard Webhooks); a receiver drops a delivery whose `webhook-id` it has seen. */
-                    "webhook-id": components["parameters"]["webhook-id"];
-                    /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
-                    "webhook-timestamp": components["parameters"]["webhook-timestamp"];
-                    /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
-                    "webhook-signature": components["parameters"]["webhook-signature"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PetUpdatedEvent"];
-                };
-            };
-            responses: {
-                200: components["responses"]["WebhookReceived"];
-                410: components["responses"]["WebhookGone"];
-            };
-        };
+        post: operations["petUpdatedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -311,30 +265,7 @@ export interface webhooks {
          *     receiver may see an event twice (the same `webhook-id`); none is
          *     skipped.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description The event's `id`, the same on every retry of its delivery (Standard Webhooks); a receiver drops a delivery whose `webhook-id` it has seen. */
-                    "webhook-id": components["parameters"]["webhook-id"];
-                    /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
-                    "webhook-timestamp": components["parameters"]["webhook-timestamp"];
-                    /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
-                    "webhook-signature": components["parameters"]["webhook-signature"];
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PetDeletedEvent"];
-                };
-            };
-            responses: {
-                200: components["responses"]["WebhookReceived"];
-                410: components["responses"]["WebhookGone"];
-            };
-        };
+        post: operations["petDeletedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -438,6 +369,7 @@ export interface components {
         PetEvents: components["schemas"]["PetEvent"][];
         /** @description A `PetEvent` of type `pet.created`, with the pet as added (version 1). */
         PetCreatedEvent: components["schemas"]["PetEvent"] & {
+            pet: components["schemas"]["Pet"];
             /** @constant */
             type?: "pet.created";
             /** @constant */
@@ -445,12 +377,14 @@ export interface components {
         };
         /** @description A `PetEvent` of type `pet.updated`, with the pet as changed. */
         PetUpdatedEvent: components["schemas"]["PetEvent"] & {
+            pet: components["schemas"]["Pet"];
             /** @constant */
             type?: "pet.updated";
             version?: unknown;
         };
         /** @description A `PetEvent` of type `pet.deleted`, without a pet. */
         PetDeletedEvent: components["schemas"]["PetEvent"] & {
+            pet?: never;
             /** @constant */
             type?: "pet.deleted";
             version?: unknown;
@@ -1515,6 +1449,78 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    petCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`, the same on every retry of its delivery (Standard Webhooks); a receiver drops a delivery whose `webhook-id` it has seen. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PetCreatedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    petUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`, the same on every retry of its delivery (Standard Webhooks); a receiver drops a delivery whose `webhook-id` it has seen. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PetUpdatedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    petDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`, the same on every retry of its delivery (Standard Webhooks); a receiver drops a delivery whose `webhook-id` it has seen. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PetDeletedEvent"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookReceived"];
+            410: components["responses"]["WebhookGone"];
         };
     };
 }

@@ -27,7 +27,7 @@ import type { Tracing } from './tracing/tracing.js';
 import { createEventSignal, firstEventAfter } from './events/event-signal.js';
 import { startEventRetention } from './events/retention.js';
 import { startDeliveries, type Deliveries } from './webhooks/deliveries.js';
-import { endpointsFromFile, fixedEndpoints, type Endpoints } from './webhooks/endpoints.js';
+import { endpointsFromFile, type Endpoints } from './webhooks/endpoints.js';
 
 export const ONE_OFF_KEY_FILE = '.api-key';
 /** How long connections may take to end once the listener is closed; then what is left is closed. */
@@ -106,7 +106,7 @@ async function main() {
     }
     /* c8 ignore stop */
     // Deliveries stop first: one under way finishes, and the lease is given up for another instance.
-    endpoints.close();
+    endpoints?.close();
     await deliveries?.close();
     await app.close();
     await retention?.close();
@@ -124,7 +124,7 @@ async function main() {
   if (store.pool !== undefined) instances = startInstanceHeartbeat(store.pool);
   if (closing) return;
   retention = startEventRetention(store, config.eventsRetentionMs, app.log);
-  if (endpoints.current().length > 0 || config.webhooksFile !== undefined) {
+  if (endpoints !== undefined) {
     deliveries = startDeliveries({
       store,
       endpoints,
@@ -139,8 +139,8 @@ async function main() {
 }
 
 /** WEBHOOKS_FILE's endpoints (reloaded on SIGHUP and when it changes), or none. An unusable file stops start-up with its line and reason. */
-function webhookEndpoints(config: Config, log: FastifyBaseLogger): Endpoints {
-  if (config.webhooksFile === undefined) return fixedEndpoints([]);
+function webhookEndpoints(config: Config, log: FastifyBaseLogger): Endpoints | undefined {
+  if (config.webhooksFile === undefined) return undefined;
   const file = config.webhooksFile;
   const endpoints = endpointsFromFile(file, {
     onReload(result) {

@@ -91,9 +91,7 @@ export function signalling(store: PetStore, signal: EventSignal): PetStore {
     list: (options) => store.list(options),
     listEvents: (after, limit) => store.listEvents(after, limit),
     purgeEvents: (olderThanMs) => store.purgeEvents(olderThanMs),
-    get deliveries() {
-      return store.deliveries;
-    },
+    deliveries: store.deliveries,
     // The app asks readiness of its store; closing it is the caller's (src/server.ts), on the store it made.
     ...(store.ready === undefined ? {} : { ready: () => store.ready!() }),
   };

@@ -1,6 +1,6 @@
 // The one place where the service takes its shapes from the generated spec types.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { components, operations } from '../../generated/openapi.js';
+import type { components, operations, webhooks } from '../../generated/openapi.js';
 
 type Schemas = components['schemas'];
 
@@ -12,7 +12,9 @@ export type PetId = Schemas['PetId'];
 export type ErrorBody = Schemas['Error'];
 export type ErrorCode = ErrorBody['code'];
 
-export type OperationId = keyof operations;
+/** The operations the service serves: those of `paths`. The spec's `webhooks` are operations too, which it sends. */
+type WebhookOperation = { [Name in keyof webhooks]: webhooks[Name]['post'] }[keyof webhooks];
+export type OperationId = { [K in keyof operations]: operations[K] extends WebhookOperation ? never : K }[keyof operations];
 
 type Parameters<K extends OperationId> = operations[K]['parameters'];
 type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : never;

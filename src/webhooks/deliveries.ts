@@ -99,8 +99,8 @@ export function startDeliveries({
       if (response.status >= 200 && response.status < 300) return { result: 'delivered' };
       return { result: response.status === 410 ? 'gone' : 'failed', reason: `answered ${response.status}` };
     } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `not reached (${cause?.code ?? cause?.message ?? (error as Error).message})`;
+      const code = (error as { cause?: { code?: string } }).cause?.code;
+      const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `not reached (${code ?? (error as Error).message})`;
       return { result: 'failed', reason };
     }
   };
@@ -138,7 +138,7 @@ export function startDeliveries({
           }
           log.info({ endpoint: label }, 'webhooks: the entry of a stopped endpoint changed; delivering again from where it stopped');
           state = { ...state, attempt: 0, dueAt: 0, stoppedEntry: '' };
-          if (!(await record(state))) continue;
+          await record(state);
         }
         if (state.dueAt > now()) {
           await pause(Math.min(state.dueAt - now(), IDLE_MS));
@@ -159,6 +159,8 @@ export function startDeliveries({
         }
         metrics?.backlog(label, Math.max(0, (now() - next.occurredAt) / 1000));
         const { result, reason } = await send(endpoint, page.epoch, next);
+        // An attempt this instance abandoned as it closes is not the endpoint's failure: another instance sends it.
+        if (closing.signal.aborted) break;
         metrics?.delivered(label, result);
         if (result === 'delivered') {
           await record({ ...state, position: next.seq, attempt: 0, dueAt: 0 });

@@ -6,24 +6,22 @@ import { webhooksFileEndpoints, type WebhookEndpoint } from './webhooks-file.js'
 
 export interface Endpoints {
   current(): readonly WebhookEndpoint[];
-  /** Reads the file again; false when it is unusable (the endpoints in use stay). */
-  reload(): boolean;
   /** Called after every reload that read a changed file. */
   onChange(listener: () => void): void;
   close(): void;
+}
+
+export interface EndpointsFile extends Endpoints {
+  /** Reads the file again; false when it is unusable (the endpoints in use stay). */
+  reload(): boolean;
 }
 
 export interface EndpointsEvents {
   onReload?(result: { ok: true; endpoints: number } | { ok: false; reason: string }): void;
 }
 
-/** A fixed list (tests, and a service without WEBHOOKS_FILE: none). */
-export function fixedEndpoints(endpoints: readonly WebhookEndpoint[]): Endpoints {
-  return { current: () => endpoints, reload: () => true, onChange: () => undefined, close: () => undefined };
-}
-
 /** The endpoints of `path`, read now (an unusable file throws, with its line and reason), then again on reload() and when it changes. */
-export function endpointsFromFile(path: string, events: EndpointsEvents = {}, pollMs = FILE_POLL_MS): Endpoints {
+export function endpointsFromFile(path: string, events: EndpointsEvents = {}, pollMs = FILE_POLL_MS): EndpointsFile {
   const listeners: (() => void)[] = [];
   const file = watchedFile(path, 'WEBHOOKS_FILE', (text) => webhooksFileEndpoints(text, `WEBHOOKS_FILE ${path}`), {
     onReload(result) {

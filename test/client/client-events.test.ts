@@ -84,6 +84,7 @@ t.test('verifyDelivery accepts what standardwebhooks signs, and refuses what it 
   const event = await verifyDelivery(secret, body, headers);
   t.same(event, { id: '0a1b2c3d-7', type: 'pet.created', petId: 7n, version: 1n, occurredAt: '2026-11-27T10:00:00.000Z', pet: { id: 7n, name: 'Rex', categoryId: 9223372036854775807n } });
   t.same(await verifyDelivery(secret, body, new Headers(headers)), event, 'from a Headers object');
+  await t.rejects(verifyDelivery(secret, body, new Headers({ 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'] })), WebhookVerificationError, 'a Headers object without a signature');
   t.same(await verifyDelivery(secret, body, { ...headers, 'webhook-signature': [headers['webhook-signature']] }), event, 'a header as Node gives a repeated one');
   const rotating = { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${headers['webhook-signature']}` };
   t.doesNotThrow(() => sender.verify(body, rotating));

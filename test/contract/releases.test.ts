@@ -54,12 +54,12 @@ t.test('npm run release records a new version once, byte for byte, and never cha
   t.equal(record(write('edited.json', (spec) => void (spec.info.title = 'Edited'))), 1, 'an edit under a released version');
   t.match(lines.at(-1), /is released already .* and differs from this document: give it a new info\.version/);
 
-  const [major, minor] = spec.info.version.split('.').map(Number) as [number, number];
+  const [major, minor, patch] = spec.info.version.split('.').map(Number) as [number, number, number];
   const next = `${major}.${minor + 1}.0`;
   t.equal(record(write('next.yaml', (spec) => void (spec.info.version = next))), 0, `${next}: a new version`);
   t.same(loadReleases(releasesDir).map((release) => release.version), [spec.info.version, next]);
 
-  t.equal(record(write('older.json', (spec) => void (spec.info.version = `${major}.${minor}.1`))), 1, 'a version older than the newest release');
+  t.equal(record(write('older.json', (spec) => void (spec.info.version = `${major}.${minor}.${patch + 1}`))), 1, 'a version older than the newest release');
   t.match(lines.at(-1), /is older than the newest release/);
   t.equal(record(write('unversioned.json', (spec) => void (spec.info.version = 'draft'))), 1, 'a version that is not MAJOR.MINOR.PATCH');
   t.match(lines.at(-1), /info\.version draft is not MAJOR\.MINOR\.PATCH/);

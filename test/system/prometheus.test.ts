@@ -136,7 +136,7 @@ t.test('Prometheus scrapes exact counts per operation, status and client, in mem
     const where = `instance="${postgres.metrics}"`;
     t.same(
       byLabels(await prometheus.query(`sum by (db_operation_name, error_type) (db_client_operation_duration_seconds_count{${where}})`), ['db_operation_name', 'error_type']),
-      { 'create-pet ': 3, 'list-pets ': 2, 'list-pets-by-status ': 1, 'get-pet ': 5, 'purge-idempotency-keys ': 1, 'purge-change-keys ': 1 },
+      { 'create-pet ': 3, 'list-pets ': 2, 'list-pets-by-status ': 1, 'get-pet ': 5, 'purge-idempotency-keys ': 1, 'purge-change-keys ': 1, 'purge-pet-events ': 1 },
       'one statement per operation that reached the store, by name, and the purge an instance runs once its schema is current',
     );
     t.equal(await prometheus.value(`db_client_connection_max{${where}}`), 10, 'DATABASE_POOL_MAX');

@@ -14,11 +14,14 @@ import { createEventSignal, signalling } from '../../src/events/event-signal.js'
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import { startDeliveries, type DeliveryResult } from '../../src/webhooks/deliveries.js';
-import { endpointsFromFile, fixedEndpoints } from '../../src/webhooks/endpoints.js';
-import { webhooksFileEndpoints } from '../../src/webhooks/webhooks-file.js';
+import { endpointsFromFile, type Endpoints } from '../../src/webhooks/endpoints.js';
+import { webhooksFileEndpoints, type WebhookEndpoint } from '../../src/webhooks/webhooks-file.js';
 import { parseJson } from '../../src/validation/strict-json.js';
 import { contractOf } from '../../src/contract/document-contract.js';
 import { specCopy } from '../helpers/spec.js';
+
+/** Endpoints that never change, as a file never edited gives them. */
+const fixedEndpoints = (endpoints: readonly WebhookEndpoint[]): Endpoints => ({ current: () => endpoints, onChange: () => undefined, close: () => undefined });
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const spec = contractOf(specCopy());
@@ -93,7 +96,8 @@ t.test('each event is POSTed once, in feed order, signed as Standard Webhooks, i
   const rex = await store.create({ name: 'Rex', categoryId: 9007199254740993n, status: 'available' });
   await store.update(rex.id, { status: 'sold' }, [1]);
   await store.remove(rex.id, '*');
-  await until('three deliveries', () => received.length === 3);
+  // Received, and their answers read back by the deliverer (each counted once it is).
+  await until('three deliveries', () => received.length === 3 && results.length === 3);
   const verifier = new Webhook(SECRET);
   const bodies = received.map(({ headers, body }) => {
     t.equal(headers['content-type'], 'application/json');
@@ -131,7 +135,7 @@ t.test('a failure is retried on the schedule, holding later events back; then th
   await until('registered', () => backlog.size > 0);
   await store.create({ name: 'one', categoryId: 1 });
   await store.create({ name: 'two', categoryId: 2 });
-  await until('four attempts', () => received.length === 4);
+  await until('four attempts', () => received.length === 4 && results.length === 4);
   const ids = received.map(({ body }) => (parseJson(body) as { pet: { name: string } }).pet.name);
   t.same(ids, ['one', 'one', 'one', 'two'], 'the first retried twice, the second after it');
   t.same(results.map(([, result]) => result), ['failed', 'failed', 'delivered', 'delivered']);
@@ -166,10 +170,11 @@ t.test('a schedule run out stops the endpoint; timeouts and unreachable endpoint
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
   const nobody = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/nobody`;
   await new Promise((resolve) => closed.close(resolve));
-  const { store, results, logs } = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(url), endpoint(nobody)]), { timeoutMs: 100 });
+  // Port 1 is one fetch refuses to call at all ("bad port"): not reached either.
+  const { store, results, logs } = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(url), endpoint(nobody), endpoint('http://127.0.0.1:1/refused')]), { timeoutMs: 100 });
   await new Promise((resolve) => setTimeout(resolve, 50));
   await store.create({ name: 'one', categoryId: 1 });
-  await until('three attempts each', () => results.length === 6, 8000).catch((error: Error) => {
+  await until('three attempts each', () => results.length === 9, 8000).catch((error: Error) => {
     throw new Error(`${error.message}: ${JSON.stringify(results)} ${logs()}`);
   });
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -177,6 +182,7 @@ t.test('a schedule run out stops the endpoint; timeouts and unreachable endpoint
   t.ok(results.every(([, result]) => result === 'failed'));
   t.match(logs(), /no answer within 100 ms/);
   t.match(logs(), /not reached \(ECONNREFUSED\)/);
+  t.match(logs(), /not reached \(fetch failed\)/);
   t.match(logs(), /the retry schedule ran out/);
 });
 
@@ -274,4 +280,18 @@ t.test('the ledger or the feed failing for a moment delays deliveries, and loses
   t.equal((parseJson(received[0]!.body) as { pet: { name: string } }).pet.name, 'second');
   t.match(logs(), /cannot read where deliveries stand; retrying/);
   t.match(logs(), /cannot deliver now; retrying/);
+});
+
+t.test('closing abandons a delivery under way without counting it against the endpoint', async (t) => {
+  const { url, received } = await receiver(t, () => 'hang');
+  const memory = createMemoryPetStore();
+  const { store, deliveries, results } = deliver(t, memory, fixedEndpoints([endpoint(url)]), { timeoutMs: 10_000 });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await store.create({ name: 'one', categoryId: 1 });
+  await until('the delivery is under way', () => received.length === 1);
+  const began = performance.now();
+  await deliveries.close();
+  t.ok(performance.now() - began < 2000, 'close does not wait for the endpoint');
+  t.same(results, [], 'no attempt recorded');
+  t.same(await memory.deliveries.claim(url, 'the next instance', 1000), { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '' }, 'the next instance sends it again, as a first attempt');
 });
