@@ -1,5 +1,6 @@
 import t from 'tap';
-import { createEventSignal } from '../../src/events/event-signal.js';
+import { createEventSignal, firstEventAfter, signalling } from '../../src/events/event-signal.js';
+import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import { startEventRetention } from '../../src/events/retention.js';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
@@ -76,4 +77,25 @@ t.test('retention purges now and on its timer; a failure is logged, not thrown',
   t.ok(asked.length >= 3 && asked.every((ms) => ms === 7_000), 'with the retention');
   t.match(lines.join(''), /"purged":3.*purged events past their retention/);
   t.match(lines.join(''), /"reason":"database away".*cannot purge old events now/);
+});
+
+t.test('the poll reads the first event after a seq from the store; a signalled store tells of every write', async (t) => {
+  const store = createMemoryPetStore();
+  const first = firstEventAfter(store);
+  t.equal(await first(0), undefined, 'none yet');
+  let told = 0;
+  const signalled = signalling({ ...store, ready: async () => true }, { notify: () => void told++, wait: async () => true, close: () => undefined });
+  const pet = await signalled.create({ name: 'Rex', categoryId: 1 });
+  await signalled.createOnce({ name: 'Tom', categoryId: 2 }, { scope: 'a'.repeat(64), key: 'k' });
+  await signalled.update(pet.id, { status: 'sold' }, '*');
+  await signalled.remove(pet.id, '*');
+  t.equal(told, 4, 'each write');
+  t.equal(await first(0), 1, 'the first event');
+  t.equal(await first(3), 4, 'the one after seq 3');
+  t.equal(await signalled.ready!(), true, "the store's readiness, passed on");
+  t.equal(signalled.deliveries, store.deliveries, 'its ledger');
+  t.equal((await signalled.listEvents(undefined, 10)).events.length, 4);
+  t.equal(await signalled.purgeEvents(3_600_000), 0);
+  t.same((await signalled.get(pet.id)), null);
+  t.equal((await signalled.list({ limit: 10 })).pets.length, 1);
 });

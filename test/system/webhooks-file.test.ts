@@ -44,7 +44,7 @@ t.test('deliveries from start; SIGHUP adds an endpoint; an unusable file keeps t
   );
   const file = join(t.testdir(), 'webhooks.yaml');
   writeFileSync(file, `endpoints:\n${entry(receivers[0]!)}`);
-  const server = await startServer({ API_KEYS: API_KEY, WEBHOOKS_FILE: file, LOG_LEVEL: 'info' });
+  const server = await startServer({ API_KEYS: API_KEY, WEBHOOKS_FILE: file, LOG_LEVEL: 'info', METRICS_PORT: '0' });
   t.teardown(() => stop(server));
   const create = (name: string) =>
     fetch(`http://127.0.0.1:${server.port}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, categoryId: 1 }) }).then((response) => response.json());
@@ -66,6 +66,11 @@ t.test('deliveries from start; SIGHUP adds an endpoint; an unusable file keeps t
   await create('three');
   await until('both receive the third', () => received.filter((line) => line.startsWith('b ')).length === 1 && received.filter((line) => line.startsWith('a ')).length === 3, 5000);
   t.pass('b, added by SIGHUP, gets the events from then on; a goes on');
+  const metricsPort = /metrics at http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(server.output())![1];
+  const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const label = (url: string) => new URL(url).host + new URL(url).pathname;
+  t.match(metrics, `petstore_webhook_deliveries_total{endpoint="${label(receivers[0]!)}",result="delivered"} 3`, 'deliveries counted by endpoint and result');
+  t.match(metrics, `petstore_webhook_oldest_undelivered_seconds{endpoint="${label(receivers[1]!)}"} 0`, 'nothing waits for b');
   t.notOk(server.output().includes(SECRET.slice(6)), 'no secret in the log');
 });
 
