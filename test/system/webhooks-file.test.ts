@@ -74,6 +74,17 @@ t.test('deliveries from start; SIGHUP adds an endpoint; an unusable file keeps t
   t.notOk(server.output().includes(SECRET.slice(6)), 'no secret in the log');
 });
 
+t.test('a file of no endpoints, metrics off: the service serves, and stops cleanly', async (t) => {
+  const file = join(t.testdir(), 'webhooks.yaml');
+  writeFileSync(file, 'endpoints: []\n');
+  const server = await startServer({ API_KEYS: API_KEY, WEBHOOKS_FILE: file, LOG_LEVEL: 'info' });
+  const created = await fetch(`http://127.0.0.1:${server.port}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' });
+  t.equal(created.status, 201);
+  t.match(server.output(), /webhook endpoints from WEBHOOKS_FILE .* \(0\)/);
+  await stop(server);
+  t.match(server.output(), /"msg":"closed"/);
+});
+
 t.test('an unusable file stops start-up, naming the entry and never the secret', async (t) => {
   const file = join(t.testdir(), 'webhooks.yaml');
   writeFileSync(file, `endpoints:\n  - url: https://a.example/h\n    secret: ${SECRET.slice(0, 20)}\n`);
