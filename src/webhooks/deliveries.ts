@@ -180,6 +180,8 @@ export function startDeliveries({
         await pause(IDLE_MS);
       }
     }
+    // Gone from the file (or this instance closing): it holds back nothing here any more.
+    metrics?.backlog(label, 0);
     await store.deliveries.release(endpoint.url, owner).catch(() => undefined);
   };
 

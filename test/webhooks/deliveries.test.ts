@@ -145,12 +145,12 @@ t.test('a failure is retried on the schedule, holding later events back; then th
 });
 
 t.test('410 stops the endpoint until its entry changes; then it resumes where it stopped', async (t) => {
-  const { url, received } = await receiver(t, (n) => (n === 0 ? 410 : 200));
+  const { url, received } = await receiver(t, (n) => (n === 0 ? 410 : n < 3 ? 200 : 500));
   const file = join(tmpdir(), `webhooks-${process.pid}-${Date.now()}.yaml`);
   writeFileSync(file, endpointsYaml(url));
   const endpoints = endpointsFromFile(file, {}, 20);
   t.teardown(() => endpoints.close());
-  const { store, results, logs } = deliver(t, createMemoryPetStore(), endpoints);
+  const { store, results, logs, backlog } = deliver(t, createMemoryPetStore(), endpoints);
   await new Promise((resolve) => setTimeout(resolve, 100));
   await store.create({ name: 'one', categoryId: 1 });
   await until('the 410', () => results.length === 1);
@@ -161,6 +161,11 @@ t.test('410 stops the endpoint until its entry changes; then it resumes where it
   writeFileSync(file, endpointsYaml(url, '    events: [pet.created, pet.updated, pet.deleted]\n'));
   await until('both delivered after the change', () => received.length === 3, 8000);
   t.same(received.slice(1).map(({ body }) => (parseJson(body) as { pet: { name: string } }).pet.name), ['one', 'two'], 'from the event that was refused');
+  // Refused from now on, the endpoint falls behind; taken out of the file, it holds nothing back here.
+  await store.create({ name: 'three', categoryId: 3 });
+  await until('a backlog', () => (backlog.get(endpoint(url).label) ?? 0) > 0, 5000);
+  writeFileSync(file, 'endpoints: []');
+  await until('the endpoint removed reports no backlog', () => backlog.get(endpoint(url).label) === 0, 5000);
 });
 
 t.test('a schedule run out stops the endpoint; timeouts and unreachable endpoints are failures', async (t) => {
