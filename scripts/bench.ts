@@ -11,6 +11,7 @@ import { createCounter } from './bench/instructions.js';
 import { createLoads } from './bench/load.js';
 import { createFairnessMeasurement } from './bench/measure-fairness.js';
 import { createMemoryMeasurements } from './bench/measure-memory.js';
+import { createComparison } from './bench/measure-comparison.js';
 import { createEventsMeasurements } from './bench/measure-events.js';
 import { createPostgresMeasurements } from './bench/measure-postgres.js';
 import { readOptions } from './bench/options.js';
@@ -27,6 +28,7 @@ const { measureMemoryStore } = createMemoryMeasurements(options, servers, loads,
 const events = createEventsMeasurements(options, servers);
 const { measurePostgres } = createPostgresMeasurements(options, servers, loads, workloads, counter, events);
 const { measureFairness, fairnessReport } = createFairnessMeasurement(options, servers);
+const { measureComparison, comparisonReport } = createComparison(options, servers, loads, workloads);
 const { report, shortTable, postgresReport, shortPostgresTable } = createReport(options, counter.replaced);
 
 async function main() {
@@ -41,14 +43,18 @@ async function main() {
   const eventsTable = 'events' in postgres && postgres.events !== undefined ? events.eventsReport(postgres.events.cost, postgres.events.follower) : '';
   const postgresTable = [postgresReport(postgres.rows, postgres.throughput, postgres.missing, postgres.replaced), ...(eventsTable === '' ? [] : [eventsTable])].join('\n\n');
   const memoryTable = memory === undefined ? undefined : report(memory);
+  // Against a fastify app written by hand (issue 49), on the in-memory store's smallest size.
+  const comparison = memory === undefined ? undefined : await measureComparison();
+  const comparisonTable = comparison === undefined || comparison.rows.length === 0 ? undefined : comparisonReport(comparison);
   // One client flooding, another calm, on the in-memory store (with it: --stores memory).
   const fairness = stores.includes('memory') && options.workloads === undefined ? fairnessReport(await measureFairness()) : undefined;
-  console.log([...(memoryTable === undefined ? [] : [memoryTable]), ...(fairness === undefined ? [] : [fairness]), postgresTable].join('\n\n'));
+  console.log([...(memoryTable === undefined ? [] : [memoryTable]), ...(comparisonTable === undefined ? [] : [comparisonTable]), ...(fairness === undefined ? [] : [fairness]), postgresTable].join('\n\n'));
   // Each store's tables have their own markers, so that a run of one store updates only its own.
   if (writeDocs && memory !== undefined) {
     writeBetweenMarkers('docs/performance.md', 'bench', memoryTable!);
     writeBetweenMarkers('docs/performance.md', 'bench-summary', shortTable(memory.rows, memory.instructionRows, memory.observability));
     if (fairness !== undefined) writeBetweenMarkers('docs/performance.md', 'bench-fairness', fairness);
+    if (comparisonTable !== undefined) writeBetweenMarkers('docs/performance.md', 'bench-hand-written', comparisonTable);
   }
   if (writeDocs && eventsTable !== '') writeBetweenMarkers('docs/performance.md', 'bench-events', eventsTable);
   if (writeDocs && postgres.rows.length > 0) {

@@ -5,6 +5,8 @@ import { parseArgs } from 'node:util';
 export interface BenchOptions {
   sizes: number[];
   rounds: number;
+  /** Rounds of the comparison with the hand-written app (scripts/bench/measure-comparison.ts): at least 7 for a median that holds. */
+  comparisonRounds: number;
   duration: number;
   connections: number;
   startupRounds: number;
@@ -37,7 +39,7 @@ export const SAMPLE_INTERVAL_MS = 20;
 export const STEP_LIMIT_MS = 180_000;
 
 const USAGE =
-  'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 1000] [--instruction-rounds 3] [--instruction-workloads get]] [--stores memory,postgres] [--workloads list] [--fairness] [--self-check | --write-docs]';
+  'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--comparison-rounds 7] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 1000] [--instruction-rounds 3] [--instruction-workloads get]] [--stores memory,postgres] [--workloads list] [--fairness] [--self-check | --write-docs]';
 
 /** The options of `args`; a usage error exits with status 2, saying what is wrong. */
 export function readOptions(args: string[]): BenchOptions {
@@ -46,6 +48,7 @@ export function readOptions(args: string[]): BenchOptions {
     options: {
       sizes: { type: 'string', default: '1000,100000,1000000' },
       rounds: { type: 'string', default: '5' },
+      'comparison-rounds': { type: 'string', default: '7' },
       duration: { type: 'string', default: '4' },
       connections: { type: 'string', default: '10' },
       'startup-rounds': { type: 'string', default: '5' },
@@ -75,6 +78,7 @@ export function readOptions(args: string[]): BenchOptions {
   const options: BenchOptions = {
     sizes: values.sizes.split(',').map(Number),
     rounds: Number(values.rounds),
+    comparisonRounds: Number(values['comparison-rounds']),
     duration: Number(values.duration),
     connections: Number(values.connections),
     startupRounds: Number(values['startup-rounds']),
@@ -88,10 +92,11 @@ export function readOptions(args: string[]): BenchOptions {
     fairnessOnly: values.fairness,
     writeDocs: values['write-docs'],
   };
-  const { sizes, rounds, duration, connections, startupRounds, instructionRequests, instructionRounds, stores } = options;
+  const { sizes, rounds, comparisonRounds, duration, connections, startupRounds, instructionRequests, instructionRounds, stores } = options;
   if (
-    [...sizes, rounds, duration, connections, startupRounds, instructionRequests, instructionRounds].some((value) => !(value >= 0) || Number.isNaN(value)) ||
+    [...sizes, rounds, comparisonRounds, duration, connections, startupRounds, instructionRequests, instructionRounds].some((value) => !(value >= 0) || Number.isNaN(value)) ||
     rounds < 1 ||
+    comparisonRounds < 1 ||
     instructionRounds < 1 ||
     stores.length === 0 ||
     stores.some((store) => store !== 'memory' && store !== 'postgres')
@@ -102,9 +107,9 @@ export function readOptions(args: string[]): BenchOptions {
 }
 
 /** The command that reproduces a run, every setting written out. */
-export function commandLine({ sizes, rounds, duration, connections, stores, instructions, instructionRequests, instructionRounds, instructionWorkloads, selfCheck }: BenchOptions): string {
+export function commandLine({ sizes, rounds, comparisonRounds, duration, connections, stores, instructions, instructionRequests, instructionRounds, instructionWorkloads, selfCheck }: BenchOptions): string {
   return (
-    `npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --duration ${duration} --connections ${connections}` +
+    `npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --comparison-rounds ${comparisonRounds} --duration ${duration} --connections ${connections}` +
     `${stores.join(',') === 'memory,postgres' ? '' : ` --stores ${stores.join(',')}`}` +
     `${instructions ? ` --instructions --instruction-requests ${instructionRequests} --instruction-rounds ${instructionRounds}${instructionWorkloads === undefined ? '' : ` --instruction-workloads '${instructionWorkloads}'`}` : ''}${selfCheck ? ' --self-check' : ''}`
   );

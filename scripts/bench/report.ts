@@ -229,7 +229,7 @@ export function createReport(options: BenchOptions, replacedSoFar: () => number)
   return { report, shortTable, postgresReport, shortPostgresTable };
 }
 
-export function writeBetweenMarkers(file: string, marker: 'bench' | 'bench-postgres' | 'bench-summary' | 'bench-postgres-summary' | 'bench-fairness' | 'bench-events', text: string) {
+export function writeBetweenMarkers(file: string, marker: 'bench' | 'bench-postgres' | 'bench-summary' | 'bench-postgres-summary' | 'bench-fairness' | 'bench-events' | 'bench-hand-written', text: string) {
   const content = readFileSync(file, 'utf8');
   const start = `<!-- ${marker}:start -->`;
   const end = `<!-- ${marker}:end -->`;

@@ -12,6 +12,7 @@ import { processCpu } from './process-cpu.js';
 
 const BASELINE = 'dist-test/scripts/bench/baseline-server.js';
 const SERVICE = 'dist-test/scripts/bench/service-server.js';
+const HAND_WRITTEN = 'dist-test/scripts/bench/hand-written-server.js';
 const SERVERS = {
   service: SERVICE,
   baseline: BASELINE,
@@ -26,6 +27,9 @@ const SERVERS = {
   serviceTraced: SERVICE,
   // Node's HTTP server alone, answering a refusal's bytes: the floor under a refusal's cost.
   bare: 'dist-test/scripts/bench/bare-server.js',
+  // What a user would write by hand (issue 49): fastify, JSON schemas, a Map of pets, logger off; and the same with `logger: true`.
+  handWritten: HAND_WRITTEN,
+  handWrittenLogged: HAND_WRITTEN,
 } as const;
 export type ServerName = keyof typeof SERVERS;
 /** The two servers every table row compares. */
@@ -86,6 +90,7 @@ export function createServers({ selfCheck }: BenchOptions) {
         ...(name === 'baselineWithHeaders' ? { DEPRECATION_HEADERS: '1' } : {}),
         ...(name === 'serviceLogged' || name === 'serviceMetrics' || name === 'serviceTraced' ? { REQUEST_LOG: REQUEST_LOG_FILE } : {}),
         ...(name === 'serviceMetrics' ? { METRICS: '1' } : {}),
+        ...(name === 'handWrittenLogged' ? { HAND_WRITTEN_LOGGER: REQUEST_LOG_FILE } : {}),
         ...underValgrind,
         ...env,
       },

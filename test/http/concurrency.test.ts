@@ -182,6 +182,11 @@ for (const [deployment, start, connections, skip] of deployments) {
       const problems: string[] = [];
       const createdByPage: number[] = [];
       for (let path: string | undefined = first; path !== undefined; ) {
+        // The first pages wait (a second at most) for a create answered since the page before, so
+        // that the walk meets creates between its pages however fast this machine walks or creates.
+        for (const until = performance.now() + 1000; pages > 0 && pages <= 5 && !createsDone && answered.length === createdByPage.at(-1) && performance.now() < until; ) {
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
         answeredBeforeLast = [...answered];
         createdByPage.push(answered.length);
         const answer = await send(walkAgent, port, 'GET', path);
@@ -194,9 +199,10 @@ for (const [deployment, start, connections, skip] of deployments) {
     };
     // 64 connections create so fast (in batches) that 300 would be done a few pages into a walk.
     const duringWalk = connections > CONNECTIONS ? 2000 : 300;
+    let createsDone = false;
     const creates = Promise.all(Array.from({ length: duringWalk }, (_, index) => send(agent, portFor(index), 'POST', '/v1/pets', body(300 + index)).then((answer) => {
       answered.push(answer.json);
-    })));
+    }))).finally(() => (createsDone = true));
     const walks = await Promise.all([walk(portFor(0), '/v1/pets?limit=7'), walk(portFor(1), '/v1/pets?limit=3&status=pending', 'pending')]);
     await creates;
 

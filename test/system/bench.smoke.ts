@@ -59,7 +59,7 @@ t.setTimeout(LIMIT_MS);
 const COUNTED = 'get random id';
 
 t.test('npm run bench runs end to end on a tiny store and prints its tables', { timeout: LIMIT_MS }, async (t) => {
-  const options = ['--sizes', '100', '--rounds', '1', '--duration', '0.3', '--connections', '2', '--startup-rounds', '1'];
+  const options = ['--sizes', '100', '--rounds', '1', '--comparison-rounds', '1', '--duration', '0.3', '--connections', '2', '--startup-rounds', '1'];
   const instructions = countInstructions ? ['--instructions', '--instruction-requests', '20', '--instruction-rounds', '1', '--instruction-workloads', COUNTED] : [];
   // The script is run, not measured for coverage: its figures are what matters, and those come from full runs.
   const stdout = await runBench(t, [...options, ...instructions], { ...process.env, npm_config_loglevel: 'error', _TAPJS_PROCESSINFO_COVERAGE_: '0' });
@@ -77,6 +77,10 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
     t.match(stdout, new RegExp(`^\\| ${escape(workload)} \\|( [\\d.,]+ \\|){5}$`, 'm'), `a row for ${workload}: metrics and tracing on beside off`);
   }
   t.match(stdout, /^\| workload \| CPU µs\/req metrics off \| CPU µs\/req metrics on \| metrics on ÷ off \|/m, 'the metrics and tracing table');
+  t.match(stdout, /^\| workload \| as shipped \| hand-written \| hand-written, `logger: true` \| as shipped ÷ hand-written \|/m, 'the table against the hand-written app');
+  for (const workload of ['list 20', 'list 100, 1% status', 'get random id', 'create']) {
+    t.match(stdout, new RegExp(`^\\| ${escape(workload)} \\|( [\\d.,]+ \\([\\d.,]+–[\\d.,]+\\) \\|){3}( [\\d.]+ \\|){2}( [\\d.,]+ \\([\\d.,]+–[\\d.,]+\\) \\|){2} [\\d.]+ \\|$`, 'm'), `a comparison row for ${workload}: medians with their spread`);
+  }
   t.match(stdout, /Page of 100 from the middle \(after a cursor\), service CPU per request at 100 pets ÷ at 100: [\d.]+/, 'the flat-page line');
   t.match(stdout, /Resident memory per stored pet/, 'the memory line');
   t.match(stdout, /^\| round \| calm p99 alone ms \| calm p99 flooded ms \|/m, 'the fair-share table');
