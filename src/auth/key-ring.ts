@@ -8,9 +8,6 @@ import { keyTableOf, type KeyTable } from './key-table.js';
 import { FILE_POLL_MS, watchedFile } from '../watched-file.js';
 import { keysFileTable } from './keys-file.js';
 
-/** How often the file is looked at: a change is read within this, well inside 5 s. */
-export const KEYS_FILE_POLL_MS = FILE_POLL_MS;
-
 export interface KeyRing extends KeySource {
   table: KeyTable;
   /** Stops watching the file, if there is one. */
@@ -35,10 +32,10 @@ export function fixedKeys(entries: readonly ApiKeyEntry[], knownRoles: readonly 
 
 /**
  * The keys of `path`, read now (an unusable file throws, with its line and reason), then again on
- * reload() and within KEYS_FILE_POLL_MS of a change to the file (a stat poll, which also sees a
+ * reload() and within FILE_POLL_MS of a change to the file (a stat poll, which also sees a
  * file replaced by a rename or a Kubernetes ConfigMap's symlink swap).
  */
-export function keysFromFile(path: string, knownRoles: readonly string[], events: KeyRingEvents = {}, pollMs = KEYS_FILE_POLL_MS): KeysFile {
+export function keysFromFile(path: string, knownRoles: readonly string[], events: KeyRingEvents = {}, pollMs = FILE_POLL_MS): KeysFile {
   const file = watchedFile(path, 'API_KEYS_FILE', (text) => keysFileTable(text, `API_KEYS_FILE ${path}`, knownRoles), {
     onReload(result) {
       // An unchanged file keeps its table, and the tokens that table has seen.

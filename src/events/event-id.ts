@@ -1,5 +1,7 @@
 // An event's id is its feed's epoch and its seq: `9b1d3f0a-42`. Clients treat it as opaque
 // (openapi.yaml, EventId); the epoch tells a cursor of this feed from one of a feed since replaced.
+// Also the event as it goes out, the same in the feed and in the webhooks.
+import type { StoredEvent } from '../store/pet-store.js';
 
 export interface FeedPosition {
   epoch: string;
@@ -15,4 +17,10 @@ export function positionOfEventId(id: string): FeedPosition | undefined {
   const dash = id.indexOf('-');
   const seq = Number(id.slice(dash + 1));
   return Number.isSafeInteger(seq) ? { epoch: id.slice(0, dash), seq } : undefined;
+}
+
+/** An event as the feed and the webhooks send it (openapi.yaml, PetEvent). */
+export function eventBody(epoch: string, { seq, type, petId, version, occurredAt, pet }: StoredEvent) {
+  const body = { id: eventIdOf(epoch, seq), type, petId, version, occurredAt: new Date(occurredAt).toISOString() };
+  return pet === undefined ? body : { ...body, pet };
 }

@@ -5,12 +5,13 @@
 // schedule run out, stops the endpoint until its entry changes. An instance that dies (SIGKILL)
 // leaves its lease to lapse, and another one carries on from the recorded position: at least once.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { stringify } from 'lossless-json';
 import { Webhook } from 'standardwebhooks';
-import { eventBody } from '../handlers/list-pet-events.js';
+import { eventBody } from '../events/event-id.js';
 import type { EventSignal } from '../events/event-signal.js';
-import type { DeliveryState, PetStore, StoredEvent } from '../store/pet-store.js';
+import type { DeliveryState, PetStore } from '../store/pet-store.js';
 import type { Endpoints } from './endpoints.js';
 import type { WebhookEndpoint } from './webhooks-file.js';
 
@@ -65,20 +66,11 @@ export function startDeliveries({
   const closing = new AbortController();
   const running = new Map<string, Promise<void>>();
 
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        closing.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      closing.signal.addEventListener('abort', done, { once: true });
-    });
+  // A wait that closing ends at once.
+  const pause = (ms: number) => sleep(ms, undefined, { signal: closing.signal }).catch(() => undefined);
 
   /** One attempt: whether the endpoint accepted it (2xx), refused it for good (410), or failed. */
-  const send = async (endpoint: WebhookEndpoint, epoch: string, event: StoredEvent): Promise<{ result: DeliveryResult; reason?: string }> => {
-    const body = eventBody(epoch, event);
+  const send = async (endpoint: WebhookEndpoint, signer: Webhook, body: ReturnType<typeof eventBody>): Promise<{ result: DeliveryResult; reason?: string }> => {
     const payload = stringify(body)!;
     const signed = new Date(now());
     try {
@@ -89,7 +81,7 @@ export function startDeliveries({
           'user-agent': 'petstore-webhooks',
           'webhook-id': body.id,
           'webhook-timestamp': String(Math.floor(signed.getTime() / 1000)),
-          'webhook-signature': new Webhook(endpoint.secret).sign(body.id, signed, payload),
+          'webhook-signature': signer.sign(body.id, signed, payload),
         },
         body: payload,
         redirect: 'manual',
@@ -108,6 +100,8 @@ export function startDeliveries({
   /** Serves one endpoint while it is in the file; each turn of the loop claims, then does one step. */
   const serve = async (endpoint: WebhookEndpoint) => {
     const { label } = endpoint;
+    // The secret is decoded once per entry, not per attempt.
+    const signer = new Webhook(endpoint.secret);
     const record = (state: DeliveryState) => store.deliveries.record(endpoint.url, owner, state, leaseMs);
     let holding = false;
     // A reload that keeps the entry as it was (the same digest) keeps this loop; one that changes it starts another.
@@ -158,21 +152,22 @@ export function startDeliveries({
           continue;
         }
         metrics?.backlog(label, Math.max(0, (now() - next.occurredAt) / 1000));
-        const { result, reason } = await send(endpoint, page.epoch, next);
+        const body = eventBody(page.epoch, next);
+        const { result, reason } = await send(endpoint, signer, body);
         // An attempt this instance abandoned as it closes is not the endpoint's failure: another instance sends it.
         if (closing.signal.aborted) break;
         metrics?.delivered(label, result);
         if (result === 'delivered') {
           await record({ ...state, position: next.seq, attempt: 0, dueAt: 0 });
         } else if (result === 'gone') {
-          log.warn({ endpoint: label, event: eventBody(page.epoch, next).id }, 'webhooks: the endpoint answered 410 Gone; no more deliveries until its entry changes');
+          log.warn({ endpoint: label, event: body.id }, 'webhooks: the endpoint answered 410 Gone; no more deliveries until its entry changes');
           await record({ ...state, stoppedEntry: endpoint.digest });
         } else if (state.attempt >= retryDelaysMs.length) {
-          log.error({ endpoint: label, event: eventBody(page.epoch, next).id, reason, attempts: state.attempt + 1 }, 'webhooks: the retry schedule ran out; no more deliveries until the endpoint\'s entry changes');
+          log.error({ endpoint: label, event: body.id, reason, attempts: state.attempt + 1 }, 'webhooks: the retry schedule ran out; no more deliveries until the endpoint\'s entry changes');
           await record({ ...state, attempt: state.attempt + 1, stoppedEntry: endpoint.digest });
         } else {
           const delayMs = retryDelaysMs[state.attempt]!;
-          log.warn({ endpoint: label, event: eventBody(page.epoch, next).id, reason, attempt: state.attempt + 1, retryInMs: delayMs }, 'webhooks: a delivery failed; retrying');
+          log.warn({ endpoint: label, event: body.id, reason, attempt: state.attempt + 1, retryInMs: delayMs }, 'webhooks: a delivery failed; retrying');
           await record({ ...state, attempt: state.attempt + 1, dueAt: now() + delayMs });
         }
       } catch (error) {
