@@ -38,6 +38,10 @@ async function main() {
     console.log(fairnessReport(await measureFairness()));
     return;
   }
+  if (options.comparisonOnly) {
+    console.log(comparisonReport(await measureComparison()));
+    return;
+  }
   const memory = stores.includes('memory') ? await measureMemoryStore() : undefined;
   const postgres = stores.includes('postgres') ? await measurePostgres() : { rows: [], throughput: [], missing: 'not asked for (--stores)' };
   const eventsTable = 'events' in postgres && postgres.events !== undefined ? events.eventsReport(postgres.events.cost, postgres.events.follower) : '';

@@ -23,6 +23,8 @@ export interface BenchOptions {
   selfCheck: boolean;
   /** Only the fair-share scenario (--fairness). */
   fairnessOnly: boolean;
+  /** Only the comparison with the hand-written app (--comparison). */
+  comparisonOnly: boolean;
   writeDocs: boolean;
 }
 
@@ -39,7 +41,7 @@ export const SAMPLE_INTERVAL_MS = 20;
 export const STEP_LIMIT_MS = 180_000;
 
 const USAGE =
-  'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--comparison-rounds 7] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 1000] [--instruction-rounds 3] [--instruction-workloads get]] [--stores memory,postgres] [--workloads list] [--fairness] [--self-check | --write-docs]';
+  'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--comparison-rounds 7] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 1000] [--instruction-rounds 3] [--instruction-workloads get]] [--stores memory,postgres] [--workloads list] [--fairness | --comparison] [--self-check | --write-docs]';
 
 /** The options of `args`; a usage error exits with status 2, saying what is wrong. */
 export function readOptions(args: string[]): BenchOptions {
@@ -56,6 +58,8 @@ export function readOptions(args: string[]): BenchOptions {
       'self-check': { type: 'boolean', default: false },
       // The fair-share scenario alone (scripts/bench/measure-fairness.ts).
       fairness: { type: 'boolean', default: false },
+      // The comparison with the hand-written app alone (scripts/bench/measure-comparison.ts).
+      comparison: { type: 'boolean', default: false },
       // This many requests, after WARM_UP_FACTOR times as many to warm up, in this many fresh processes.
       instructions: { type: 'boolean', default: false },
       'instruction-requests': { type: 'string', default: '1000' },
@@ -74,7 +78,7 @@ export function readOptions(args: string[]): BenchOptions {
     process.exit(2);
   };
   if (values['self-check'] && values['write-docs']) usage('--self-check measures noise, not the service; it does not write docs/performance.md');
-  if ((values.workloads !== undefined || values.fairness) && values['write-docs']) usage('a partial run (--workloads, --fairness) does not write docs/performance.md');
+  if ((values.workloads !== undefined || values.fairness || values.comparison) && values['write-docs']) usage('a partial run (--workloads, --fairness, --comparison) does not write docs/performance.md');
   const options: BenchOptions = {
     sizes: values.sizes.split(',').map(Number),
     rounds: Number(values.rounds),
@@ -90,6 +94,7 @@ export function readOptions(args: string[]): BenchOptions {
     stores: values.stores.split(','),
     selfCheck: values['self-check'],
     fairnessOnly: values.fairness,
+    comparisonOnly: values.comparison,
     writeDocs: values['write-docs'],
   };
   const { sizes, rounds, comparisonRounds, duration, connections, startupRounds, instructionRequests, instructionRounds, stores } = options;

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { basePathOf, type Operation } from '../openapi/openapi-spec.js';
 import type { Contract } from './document-contract.js';
-import { schemaArbitraries, toJson, type Breaking, type Schema } from './schema-arbitraries.js';
+import { matching, schemaArbitraries, toJson, type Breaking, type Schema } from './schema-arbitraries.js';
 import type { ApiRequest } from './api-request.js';
 import { badAuthorization, unauthorized } from './bad-keys.js';
 import { binaryString } from './code-points.js';
@@ -119,7 +119,30 @@ const notDecimal = fc
  * requests without a valid key, for each of its operations, signed with `apiKey`. npm run compat
  * draws them from a released version's document; everything else from openapi.yaml's.
  */
-export function requestGenerators(contract: Contract, apiKey: string) {
+export function requestGenerators(contract: Contract, apiKey: string): RequestGenerators {
+  // Building a document's arbitraries (strings drawn from its patterns above all) costs more than
+  // drawing a few hundred requests from them: a contract, cached by its document (contractOf), keeps
+  // its generators, and they keep each operation's arbitraries.
+  let byKey = generatorsOf.get(contract);
+  if (byKey === undefined) generatorsOf.set(contract, (byKey = new Map()));
+  let generators = byKey.get(apiKey);
+  if (generators === undefined) byKey.set(apiKey, (generators = createRequestGenerators(contract, apiKey)));
+  return generators;
+}
+export type RequestGenerators = ReturnType<typeof createRequestGenerators>;
+const generatorsOf = new WeakMap<Contract, Map<string, RequestGenerators>>();
+
+/** Memoizes an arbitrary per operation: arbitraries are immutable, so one serves every run. */
+function perOperation<T>(make: (operation: Operation) => fc.Arbitrary<T>): (operation: Operation) => fc.Arbitrary<T> {
+  const made = new WeakMap<Operation, fc.Arbitrary<T>>();
+  return (operation) => {
+    let arbitrary = made.get(operation);
+    if (arbitrary === undefined) made.set(operation, (arbitrary = make(operation)));
+    return arbitrary;
+  };
+}
+
+function createRequestGenerators(contract: Contract, apiKey: string) {
   const authorization = `Bearer ${apiKey}`;
   const request = (operation: Operation, url: string, payload: string | Buffer | undefined, headers: Record<string, string> = {}): ApiRequest => ({
     operationId: operation.operationId,
@@ -136,7 +159,7 @@ export function requestGenerators(contract: Contract, apiKey: string) {
   const patternOf = (parameter: Parameter) => new RegExp(resolve(parameter.schema).pattern!, 'u');
 
   /** Values a header parameter's schema accepts, drawn from its pattern. */
-  const validHeaderValue = (parameter: Parameter): fc.Arbitrary<string> => fc.stringMatching(patternOf(parameter));
+  const validHeaderValue = (parameter: Parameter): fc.Arbitrary<string> => matching(patternOf(parameter));
 
   function buildUrl(operation: Operation, path: Record<string, string>, query: [string, string][]): string {
     const filled = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(path[name]!));
@@ -163,7 +186,7 @@ export function requestGenerators(contract: Contract, apiKey: string) {
    * Valid requests for one operation: every optional part present or absent, values at their bounds.
    * Throws, naming the operation, when its requests need something not generated here.
    */
-  function validRequest(operation: Operation): fc.Arbitrary<ValidRequest> {
+  const validRequest = perOperation(function validRequest(operation: Operation): fc.Arbitrary<ValidRequest> {
     const other = parametersOf(operation).filter((parameter) => parameter.in === 'cookie' || (parameter.in === 'header' && parameter.required === true));
     if (other.length > 0) throw new Error(`${operation.operationId}: ${other[0]!.in === 'cookie' ? 'cookie' : 'required header'} parameters are not generated`);
     try {
@@ -175,7 +198,7 @@ export function requestGenerators(contract: Contract, apiKey: string) {
     } catch (error) {
       throw new Error(`${operation.operationId}: ${(error as Error).message}`);
     }
-  }
+  });
 
   /**
    * The same valid request with the values a link gave: path parameters (ids) and headers
@@ -217,7 +240,7 @@ export function requestGenerators(contract: Contract, apiKey: string) {
   }
 
   /** Requests of one operation that break exactly one rule, with the answer each must get. */
-  function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest> {
+  const brokenRequest = perOperation(function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest> {
     const declared = new Set(inQuery(operation).map((parameter) => parameter.name));
     const bodySchema = bodySchemaOf(operation);
     const parts = validRequest(operation);
@@ -281,7 +304,7 @@ export function requestGenerators(contract: Contract, apiKey: string) {
       breakings.push(...bodyBreakings(operation, bodySchema.schema, bodySchema.required, parts));
     }
     return fc.oneof(...breakings);
-  }
+  });
 
   // A cursor as the service issues them (for any position and filter), as a client finds it in a link.
   const statusesOf = (operation: Operation) => {

@@ -61,7 +61,27 @@ function pointer(...segments: string[]): string {
   return segments.map((segment) => `/${escapePointer(segment)}`).join('');
 }
 
+// Compiling a document's schemas is most of what a contract costs (the compat gate's tests build one
+// per released version for each of ~20 edited specs): a process keeps the last few, keyed by the
+// document's content and name, each on its own copy of the document, so no later edit of the
+// caller's object can reach it.
+const CACHED_CONTRACTS = 32;
+const contracts = new Map<string, Contract>();
+
 export function contractOf(spec: OpenApiDocument, name = 'openapi.yaml'): Contract {
+  const key = `${name}\n${JSON.stringify(spec, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value))}`;
+  let contract = contracts.get(key);
+  if (contract === undefined) {
+    contract = compileContract(structuredClone(spec), name);
+    if (contracts.size === CACHED_CONTRACTS) contracts.delete(contracts.keys().next().value!);
+  } else {
+    contracts.delete(key);
+  }
+  contracts.set(key, contract);
+  return contract;
+}
+
+function compileContract(spec: OpenApiDocument, name: string): Contract {
   const operations = operationsOf(spec);
   const ajv = createAjv();
   const id = 'document';

@@ -188,11 +188,23 @@ function shapedPattern(schema: Schema): RegExp | undefined {
   return schema.pattern === undefined || CLASS_REPEATED.test(schema.pattern) ? undefined : new RegExp(schema.pattern, 'u');
 }
 
+// fast-check's stringMatching takes milliseconds to build (it tokenizes its dangerous strings against
+// the pattern's characters), once per document and operation otherwise: one per pattern serves all,
+// arbitraries being immutable.
+const matchingArbitraries = new Map<string, fc.Arbitrary<string>>();
+/** Strings that match `pattern`, as fc.stringMatching draws them. */
+export function matching(pattern: RegExp): fc.Arbitrary<string> {
+  const key = `${pattern.flags}/${pattern.source}`;
+  let arbitrary = matchingArbitraries.get(key);
+  if (arbitrary === undefined) matchingArbitraries.set(key, (arbitrary = fc.stringMatching(pattern)));
+  return arbitrary;
+}
+
 function stringOf(schema: Schema): fc.Arbitrary<string> {
   const min = schema.minLength ?? 0;
   const max = schema.maxLength ?? 200;
   const shape = shapedPattern(schema);
-  if (shape !== undefined) return fc.stringMatching(shape).filter((text) => [...text].length >= min && [...text].length <= max);
+  if (shape !== undefined) return matching(shape).filter((text) => [...text].length >= min && [...text].length <= max);
   return stringOfLength(min, max, characterClassOf(schema));
 }
 

@@ -56,8 +56,19 @@ export interface Operation {
  */
 export function loadSpec(path: string = DEFAULT_SPEC_PATH): OpenApiDocument {
   const text = readFileSync(path, 'utf8');
-  return (path.endsWith('.json') ? parseJson(text) : exactIntegers(parse(text, { intAsBigInt: true }))) as OpenApiDocument;
+  // Parsed YAML is kept per text (the tools and tests read the same released versions many times,
+  // ~10 ms each); every caller gets a copy of its own to edit.
+  const key = `${path.endsWith('.json') ? 'json' : 'yaml'}\n${text}`;
+  let parsed = parsedSpecs.get(key);
+  if (parsed === undefined) {
+    parsed = (path.endsWith('.json') ? parseJson(text) : exactIntegers(parse(text, { intAsBigInt: true }))) as OpenApiDocument;
+    if (parsedSpecs.size === CACHED_SPECS) parsedSpecs.delete(parsedSpecs.keys().next().value!);
+    parsedSpecs.set(key, parsed);
+  }
+  return structuredClone(parsed);
 }
+const CACHED_SPECS = 16;
+const parsedSpecs = new Map<string, OpenApiDocument>();
 
 function exactIntegers(node: unknown): unknown {
   if (typeof node === 'bigint') return exactInteger(String(node));

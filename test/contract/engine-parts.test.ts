@@ -203,3 +203,18 @@ t.test('the document contract names an operation it does not have, a body that i
   t.same(contract.errorViolations({ code: 'PET_NOT_FOUND', message: 'No pet 7.', status: 404 }), []);
   t.match(contract.errorViolations({ code: 'PET_NOT_FOUND', status: 404 }), [/^not an Error of spec\.yaml: .*message/]);
 });
+
+t.test('a contract is compiled once per document, and no edit of the caller reaches it', async (t) => {
+  const spec = specCopy();
+  const contract = contractOf(spec, 'spec.yaml');
+  t.equal(contractOf(specCopy(), 'spec.yaml'), contract, 'the same document gets the same contract');
+  t.equal(requestGenerators(contract, 'key'), requestGenerators(contractOf(specCopy(), 'spec.yaml'), 'key'), 'and the same generators');
+  t.not(contractOf(specCopy(), 'other.yaml'), contract, 'another name, another contract (its reports name it)');
+  const error = { code: 'PET_NOT_FOUND', message: 'No pet.', status: 404 };
+  t.same(contract.errorViolations(error), []);
+  (spec.components.schemas['Error'] as unknown as { required: string[] }).required.push('detail');
+  t.same(contract.errorViolations(error), [], 'the caller edited its object after the call: the contract is unchanged');
+  const edited = contractOf(spec, 'spec.yaml');
+  t.not(edited, contract, 'the edited document is another contract');
+  t.match(edited.errorViolations(error).join(), /detail/, 'which holds the edit');
+});

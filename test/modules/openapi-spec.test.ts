@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -7,6 +7,7 @@ import t from 'tap';
 import {
   basePathOf,
   BUILT_SPEC_PATH,
+  DEFAULT_SPEC_PATH,
   errorCodesOf,
   loadServedSpec,
   loadSpec,
@@ -74,4 +75,21 @@ t.test('resolveRef follows local $ref chains, and says why it cannot follow one'
   t.throws(() => resolveRef(edited, { $ref: '#/components/schemas/Loop' }), { message: 'openapi.yaml: cannot follow $ref #/components/schemas/Loop (a cycle)' });
   t.throws(() => resolveRef(edited, { $ref: 'other.yaml#/Pet' }), { message: 'openapi.yaml: cannot follow $ref other.yaml#/Pet (only #/… within the document)' });
   t.throws(() => resolveRef(edited, { $ref: '#/components/schemas/Nothing/here' }), { message: 'openapi.yaml: $ref #/components/schemas/Nothing/here points at nothing' });
+});
+
+t.test('loadSpec keeps what it parsed, and every caller gets a copy of its own', async (t) => {
+  const dir = t.testdir();
+  const file = join(dir, 'spec.yaml');
+  writeFileSync(file, readFileSync(DEFAULT_SPEC_PATH, 'utf8'));
+  const first = loadSpec(file);
+  first.info.title = 'edited by a caller';
+  t.not(loadSpec(file).info.title, 'edited by a caller', 'an edit of one copy reaches no other');
+  // More documents than are kept: the oldest goes, and reading it again parses it again.
+  for (let index = 0; index < 20; index++) {
+    writeFileSync(join(dir, `${index}.json`), JSON.stringify({ ...JSON.parse(JSON.stringify(spec, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value))), info: { title: `copy ${index}`, version: '1.0.0' } }));
+    t.equal(loadSpec(join(dir, `${index}.json`)).info.title, `copy ${index}`);
+  }
+  t.equal(loadSpec(file).info.title, spec.info.title, 'read again after it was no longer kept');
+  writeFileSync(file, readFileSync(file, 'utf8').replace(`title: ${spec.info.title}`, 'title: changed on disk'));
+  t.equal(loadSpec(file).info.title, 'changed on disk', 'a file changed on disk is read as it is now');
 });
