@@ -18,10 +18,15 @@ import { median, round } from './statistics.js';
 
 const FLOOD_CONNECTIONS = 64;
 const PAGE = '/v1/pets?limit=20';
+/** The paced calm client: a request due every 5 ms, 200 a second. */
+const PACED_EVERY_MS = 5;
 
 export interface FairnessRound {
   calmAlone: { p99: number; rps: number };
   calmFlooded: { p99: number; rps: number; failed: number };
+  /** The paced calm client (200 a second, timed from when each request was due). */
+  pacedAlone: { p99: number; rps: number };
+  pacedFlooded: { p99: number; rps: number; failed: number };
   flood: FloodCounts;
   refusedCpu: number;
   servedCpu: number;
@@ -34,6 +39,8 @@ export interface FairnessRound {
 export interface FairnessResult {
   rounds: FairnessRound[];
   p99Ratio: number;
+  /** The paced calm client's p99 flooded ÷ alone. */
+  pacedP99Ratio: number;
   rpsRatio: number;
   refusalCost: number;
   /** A refusal ÷ the floor. */
@@ -49,22 +56,31 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
   const keys = { CALM_KEY: key(), FLOOD_KEY: key(), LIMITED_KEY: key() };
   const auth = (name: keyof typeof keys) => ({ authorization: `Bearer ${keys[name]}` });
 
-  /** One request at a time on one kept-alive connection, each timed to the microsecond (autocannon's latencies are whole milliseconds). */
-  async function calm(server: Server, seconds: number) {
+  /**
+   * The calm client, on one kept-alive connection, each request timed to the microsecond (autocannon's
+   * latencies are whole milliseconds). Paced (`everyMs`): a request falls due every `everyMs` and is
+   * timed from when it was due, so that waiting behind the flood, or behind its own previous request,
+   * counts. Unpaced: one request at a time, as fast as the connection goes.
+   */
+  async function calm(server: Server, seconds: number, everyMs?: number) {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const latencies: number[] = [];
     let failed = 0;
-    const until = performance.now() + seconds * 1000;
+    const started = performance.now();
+    const until = started + seconds * 1000;
     try {
-      while (performance.now() < until) {
-        const started = performance.now();
+      for (let index = 0; ; index++) {
+        const due = everyMs === undefined ? performance.now() : started + index * everyMs;
+        if (due >= until) break;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         const status = await new Promise<number>((resolve, reject) => {
           get({ host: '127.0.0.1', port: server.port, path: PAGE, headers: auth('CALM_KEY'), agent }, (response) => {
             response.resume();
             response.on('end', () => resolve(response.statusCode!));
           }).on('error', reject);
         });
-        latencies.push(performance.now() - started);
+        latencies.push(performance.now() - due);
         if (status !== 200) failed += 1;
       }
     } finally {
@@ -132,15 +148,17 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
 
   async function oneRound(database?: BenchDatabase): Promise<FairnessRound> {
     const server = await start('serviceLogged', 1000, { env: { FAIRNESS: '1', ...keys } });
-    let flooded: Pick<FairnessRound, 'calmAlone' | 'calmFlooded' | 'flood'>;
+    let flooded: Pick<FairnessRound, 'calmAlone' | 'calmFlooded' | 'pacedAlone' | 'pacedFlooded' | 'flood'>;
     try {
       await calm(server, 1);
       const calmAlone = await calm(server, duration);
-      // The flood starts first and ends last, so that the calm client is measured inside it.
-      const flooding = flood(`http://127.0.0.1:${server.port}${PAGE}`, auth('FLOOD_KEY').authorization, Math.ceil(duration) + 2, FLOOD_CONNECTIONS);
+      const pacedAlone = await calm(server, duration, PACED_EVERY_MS);
+      // The flood starts first and ends last, so that both calm clients are measured inside it.
+      const flooding = flood(`http://127.0.0.1:${server.port}${PAGE}`, auth('FLOOD_KEY').authorization, 2 * Math.ceil(duration) + 2, FLOOD_CONNECTIONS);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const calmFlooded = await calm(server, duration);
-      flooded = { calmAlone, calmFlooded, flood: await flooding };
+      const pacedFlooded = await calm(server, duration, PACED_EVERY_MS);
+      flooded = { calmAlone, calmFlooded, pacedAlone, pacedFlooded, flood: await flooding };
     } finally {
       await stop(server);
     }
@@ -164,11 +182,12 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
     return {
       rounds: done,
       p99Ratio: median(done.map((one) => one.calmFlooded.p99 / one.calmAlone.p99)),
+      pacedP99Ratio: median(done.map((one) => one.pacedFlooded.p99 / one.pacedAlone.p99)),
       rpsRatio: median(done.map((one) => one.calmFlooded.rps / one.calmAlone.rps)),
       refusalCost: median(done.map((one) => one.refusedCpu / one.servedCpu)),
       overFloor: median(done.map((one) => one.refusedCpu / one.floorCpu)),
       ...(database === undefined ? { postgresMissing: postgresMissing! } : { postgresCost: { service: postgresCost('service'), withDatabase: postgresCost('withDatabase') } }),
-      calmFailed: done.reduce((sum, one) => sum + one.calmFlooded.failed, 0),
+      calmFailed: done.reduce((sum, one) => sum + one.calmFlooded.failed + one.pacedFlooded.failed, 0),
     };
   }
 
@@ -181,7 +200,9 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
         round(one.calmFlooded.p99, 2),
         round(one.calmAlone.rps),
         round(one.calmFlooded.rps),
-        one.calmFlooded.failed,
+        round(one.pacedAlone.p99, 2),
+        round(one.pacedFlooded.p99, 2),
+        one.calmFlooded.failed + one.pacedFlooded.failed,
         round(one.flood.answered),
         round(one.flood.refused),
         round(one.servedCpu * 1e6, 1),
@@ -193,13 +214,13 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
     );
     const { postgresCost } = result;
     return [
-      `Fair share: a calm client (one request at a time, \`GET ${PAGE}\`, 1,000 pets, request logs on) alone for ${duration} s, then for ${duration} s inside a flood of the same reads from another key (${FLOOD_CONNECTIONS} connections, autocannon in a process of its own); then, on a server that sends refusals at once (the service waits REFUSAL_DELAY_MS first), CPU per answer from 10 connections of a served \`list 20\` and of a client whose quota refuses every request; the same refusal's bytes from Node's HTTP server alone (the floor: \`http.createServer\`, \`writeHead\`, \`end\`); and a \`list 20\` served from PostgreSQL (1,000 pets, the service's CPU and the database's). ${result.rounds.length} rounds, fresh processes; the ratios are medians.`,
+      `Fair share: two calm clients, each on one connection (\`GET ${PAGE}\`, 1,000 pets, request logs into a file): one calling as fast as its connection goes, one paced (a request due every ${PACED_EVERY_MS} ms, timed from when it was due, so that waiting behind the flood counts). Each alone for ${duration} s, then each for ${duration} s inside a flood of the same reads from another key (${FLOOD_CONNECTIONS} connections, autocannon in a process of its own); then, on a server that sends refusals at once (the service waits REFUSAL_DELAY_MS first), CPU per answer from 10 connections of a served \`list 20\` and of a client whose quota refuses every request; the same refusal's bytes from Node's HTTP server alone (the floor: \`http.createServer\`, \`writeHead\`, \`end\`); and a \`list 20\` served from PostgreSQL (1,000 pets, the service's CPU and the database's). ${result.rounds.length} rounds, fresh processes; the ratios are medians.`,
       '',
-      '| round | calm p99 alone ms | calm p99 flooded ms | calm req/s alone | calm req/s flooded | calm failed | flood 2xx | flood 429 | CPU µs served list 20 | CPU µs refused | CPU µs floor (Node alone) | CPU µs list 20 on PostgreSQL, service | and database |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| round | calm p99 alone ms | calm p99 flooded ms | calm req/s alone | calm req/s flooded | paced p99 alone ms | paced p99 flooded ms | calm failed (both) | flood 2xx | flood 429 | CPU µs served list 20 | CPU µs refused | CPU µs floor (Node alone) | CPU µs list 20 on PostgreSQL, service | and database |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map((row) => `| ${row} |`),
       '',
-      `Calm p99 flooded ÷ alone: **${result.p99Ratio.toFixed(2)}** (goal: at most 3); calm answers a second flooded ÷ alone: **${result.rpsRatio.toFixed(2)}**; calm requests failed: **${result.calmFailed}**; a refusal's CPU ÷ a served list 20: **${result.refusalCost.toFixed(2)}**.`,
+      `Calm p99 flooded ÷ alone: **${result.p99Ratio.toFixed(2)}** as fast as one connection goes, **${result.pacedP99Ratio.toFixed(2)}** paced (goal: at most 3 for both); calm answers a second flooded ÷ alone: **${result.rpsRatio.toFixed(2)}**; calm requests failed: **${result.calmFailed}**; a refusal's CPU ÷ a served list 20: **${result.refusalCost.toFixed(2)}**.`,
       '',
       `A refusal's CPU ÷ the floor: **${result.overFloor.toFixed(2)}**; ÷ a list 20 served from PostgreSQL: ${
         postgresCost === undefined ? `not measured (PostgreSQL: ${result.postgresMissing})` : `**${postgresCost.service.toFixed(2)}** (the service's CPU), **${postgresCost.withDatabase.toFixed(2)}** (the service's and the database's)`

@@ -1,7 +1,7 @@
 // Fair share on its own: busy or not (the loop's utilization, given here); the client holding more
 // than twice what any other holds is refused, and stays refused for its Retry-After.
 import t from 'tap';
-import { BUSY_UTILIZATION, createFairShare, REFUSED_FOR_MS } from '../../src/limits/fair-share.js';
+import { BUSY_UTILIZATION, createFairShare, HELD_BURST, HELD_FOR_MS, REFUSED_FOR_MS } from '../../src/limits/fair-share.js';
 
 const tick = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -92,4 +92,77 @@ t.test('the loop utilization and the clock by default: real measures', async (t)
   t.teardown(() => fair.close());
   await tick(20);
   t.ok(fair.admit('one'));
+});
+
+t.test('after its Retry-After a flood is held to its share, spread out, until it has room or calms down', async (t) => {
+  let utilization = 1;
+  let now = 0;
+  const fair = createFairShare({ utilization: () => utilization, tickMs: 10, clock: () => now });
+  t.teardown(() => fair.close());
+  let calmRefused = 0;
+  const calm = (requests: number) => {
+    for (let index = 0; index < requests; index++) if (!fair.admit('calm')) calmRefused += 1;
+  };
+  const flood = (requests: number) => {
+    let admitted = 0;
+    for (let index = 0; index < requests; index++) if (fair.admit('flood')) admitted += 1;
+    return admitted;
+  };
+  // The flood's admissions over a second of the clock, a hundred requests every 10 ms.
+  const floodOverASecond = () => {
+    let admitted = 0;
+    for (let step = 0; step < 100; step++) {
+      now += 10;
+      admitted += flood(100);
+    }
+    return admitted;
+  };
+  flood(100);
+  calm(20);
+  await tick();
+  t.notOk(fair.admit('flood'), 'busy: the flood is refused');
+  now += REFUSED_FOR_MS;
+  t.equal(flood(100), 1, 'after its Retry-After: one request, not a burst');
+  now += 1000;
+  t.equal(flood(100), HELD_BURST, 'a second later, a few at once at most, however long it waited');
+  calm(20);
+  await tick();
+  const share = floodOverASecond();
+  t.ok(share >= 5 && share <= 100, `busy: held to about 1.5 times the calm client's rate (${share} in a second)`);
+  for (let round = 0; round < 10; round++) {
+    calm(20);
+    await tick(12);
+  }
+  t.equal(calmRefused, 0, 'the calm client, while the held flood counts less than it: never refused in its place');
+
+  // The calm client's rate rose meanwhile (20 every 12 ms), and the flood's share with it.
+  const held = floodOverASecond();
+  t.ok(held > share, `busy: the share follows the calm client's rate (${share} -> ${held})`);
+  utilization = BUSY_UTILIZATION * 0.6;
+  await tick(60);
+  const between = floodOverASecond();
+  t.ok(Math.abs(between - held) <= 2, `neither busy nor roomy: the rate stays (${held} -> ${between})`);
+  utilization = 0;
+  await tick(300);
+  const roomy = floodOverASecond();
+  t.ok(roomy > between * 1.5, `room: the rate grows (${between} -> ${roomy})`);
+
+  now += HELD_FOR_MS;
+  t.equal(flood(100), 100, 'no longer over its rate on a busy instance for HELD_FOR_MS: let go');
+});
+
+t.test('a held client alone is not held', async (t) => {
+  let now = 0;
+  const fair = createFairShare({ utilization: () => 1, tickMs: 10, clock: () => now });
+  t.teardown(() => fair.close());
+  for (let index = 0; index < 100; index++) fair.admit('flood');
+  for (let index = 0; index < 20; index++) fair.admit('calm');
+  await tick();
+  t.notOk(fair.admit('flood'), 'refused');
+  now += REFUSED_FOR_MS;
+  // The calm client goes quiet and is forgotten (its count of 20 below a half within 36 ticks).
+  await tick(600);
+  let admitted = 0;
+  for (let index = 0; index < 100; index++) if (fair.admit('flood')) admitted += 1;
+  t.equal(admitted, 100, 'alone: every request admitted');
 });

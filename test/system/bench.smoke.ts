@@ -83,8 +83,8 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
   }
   t.match(stdout, /Page of 100 from the middle \(after a cursor\), service CPU per request at 100 pets ÷ at 100: [\d.]+/, 'the flat-page line');
   t.match(stdout, /Resident memory per stored pet/, 'the memory line');
-  t.match(stdout, /^\| round \| calm p99 alone ms \| calm p99 flooded ms \|/m, 'the fair-share table');
-  t.match(stdout, /^Calm p99 flooded ÷ alone: \*\*[\d.]+\*\* \(goal: at most 3\); calm answers a second flooded ÷ alone: \*\*[\d.]+\*\*; calm requests failed: \*\*\d+\*\*; a refusal's CPU ÷ a served list 20: \*\*[\d.]+\*\*\.$/m, 'its ratios');
+  t.match(stdout, /^\| round \| calm p99 alone ms \| calm p99 flooded ms \| calm req\/s alone \| calm req\/s flooded \| paced p99 alone ms \| paced p99 flooded ms \|/m, 'the fair-share table');
+  t.match(stdout, /^Calm p99 flooded ÷ alone: \*\*[\d.]+\*\* as fast as one connection goes, \*\*[\d.]+\*\* paced \(goal: at most 3 for both\); calm answers a second flooded ÷ alone: \*\*[\d.]+\*\*; calm requests failed: \*\*\d+\*\*; a refusal's CPU ÷ a served list 20: \*\*[\d.]+\*\*\.$/m, 'its ratios');
   t.match(
     stdout,
     postgresMissing === undefined
