@@ -380,7 +380,7 @@ function createRequestGenerators(contract: Contract, apiKey: string) {
           parts,
           fc.oneof(
             fc.constantFrom('text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/json-patch+json', 'application/json', 'application/merge-patch+json', `${bodySchemaOf(operation)!.mediaType}; charset=latin1`, `${bodySchemaOf(operation)!.mediaType}; charset=utf-16`),
-            fc.stringMatching(/^[a-z]{1,10}\/[a-z+.-]{1,12}$/),
+            matching(/^[a-z]{1,10}\/[a-z+.-]{1,12}$/),
           ).filter((type) => type !== bodySchemaOf(operation)!.mediaType),
         )
         .map(([valid, type]) => ({
