@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -8,6 +9,7 @@ import {
   basePathOf,
   BUILT_SPEC_PATH,
   DEFAULT_SPEC_PATH,
+  SPEC_CACHE_DIR,
   errorCodesOf,
   loadServedSpec,
   loadSpec,
@@ -16,6 +18,7 @@ import {
   toRouteUrl,
   type OpenApiDocument,
 } from '../../src/openapi/openapi-spec.js';
+import { PROJECT_ROOT } from '../../src/project-root.js';
 
 const spec = loadSpec();
 
@@ -92,4 +95,49 @@ t.test('loadSpec keeps what it parsed, and every caller gets a copy of its own',
   t.equal(loadSpec(file).info.title, spec.info.title, 'read again after it was no longer kept');
   writeFileSync(file, readFileSync(file, 'utf8').replace(`title: ${spec.info.title}`, 'title: changed on disk'));
   t.equal(loadSpec(file).info.title, 'changed on disk', 'a file changed on disk is read as it is now');
+});
+
+t.test("the project's YAML documents are kept as JSON, per content; copies elsewhere are not", async (t) => {
+  mkdirSync(join(PROJECT_ROOT, 'test-output'), { recursive: true });
+  const dir = mkdtempSync(join(PROJECT_ROOT, 'test-output', 'spec-cache-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const name = relative(PROJECT_ROOT, join(dir, 'spec.yaml')).replace(/[^A-Za-z0-9.-]/g, '_');
+  const kept = () => (existsSync(SPEC_CACHE_DIR) ? readdirSync(SPEC_CACHE_DIR).filter((file) => file.startsWith(`${name}.`)) : []);
+  const keptAs = (text: string) => join(SPEC_CACHE_DIR, `${name}.${createHash('sha256').update(text).digest('hex')}.json`);
+  const original = readFileSync(DEFAULT_SPEC_PATH, 'utf8');
+  const file = join(dir, 'spec.yaml');
+  t.teardown(() => kept().forEach((old) => rmSync(join(SPEC_CACHE_DIR, old))));
+
+  const first = original.replace(`title: ${spec.info.title}`, `title: kept ${process.pid}`);
+  writeFileSync(file, first);
+  t.same(loadSpec(file), { ...spec, info: { ...spec.info, title: `kept ${process.pid}` } }, 'parsed as the YAML says, int64 bounds exact');
+  t.same(kept(), [keptAs(first).slice(SPEC_CACHE_DIR.length + 1)], 'and kept as JSON under its content');
+
+  const second = original.replace(`title: ${spec.info.title}`, `title: kept again ${process.pid}`);
+  writeFileSync(keptAs(second), JSON.stringify({ ...JSON.parse(readFileSync(keptAs(first), 'utf8')), info: { title: 'from the JSON kept', version: '1.0.0' } }));
+  writeFileSync(file, second);
+  t.equal(loadSpec(file).info.title, 'from the JSON kept', 'a content kept before is read from its JSON, not parsed');
+
+  const third = original.replace(`title: ${spec.info.title}`, `title: replaced ${process.pid}`);
+  writeFileSync(file, third);
+  t.equal(loadSpec(file).info.title, `replaced ${process.pid}`, 'a changed file is parsed again');
+  t.same(kept(), [keptAs(third).slice(SPEC_CACHE_DIR.length + 1)], 'and its older JSON goes');
+
+  const infinite = `${third}x-limit: .inf\n`;
+  writeFileSync(file, infinite);
+  t.equal((loadSpec(file) as unknown as { 'x-limit': number })['x-limit'], Infinity);
+  t.notOk(existsSync(keptAs(infinite)), 'a document JSON cannot hold is not kept');
+
+  const unwritable = `${third}x-note: unwritable\n`;
+  mkdirSync(`${keptAs(unwritable)}.${process.pid}`, { recursive: true });
+  t.teardown(() => rmSync(`${keptAs(unwritable)}.${process.pid}`, { recursive: true, force: true }));
+  writeFileSync(file, unwritable);
+  t.equal((loadSpec(file) as unknown as { 'x-note': string })['x-note'], 'unwritable', 'a cache that cannot be written: parsed all the same');
+  t.notOk(existsSync(keptAs(unwritable)));
+
+  const elsewhere = join(t.testdir(), 'spec.yaml');
+  writeFileSync(elsewhere, first);
+  const before = readdirSync(SPEC_CACHE_DIR).length;
+  loadSpec(elsewhere);
+  t.equal(readdirSync(SPEC_CACHE_DIR).length, before, "a copy outside the project's own files (a test's folder) is not kept");
 });
