@@ -5,7 +5,7 @@ import openapiGlue, { type FastifyOpenapiGlueOptions } from 'fastify-openapi-glu
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import type { ApiKeyEntry } from './auth/api-clients.js';
 import { createBearerAuth, type KeySource } from './auth/bearer-auth.js';
-import { fixedKeys } from './auth/key-ring.js';
+import { fixedKeys } from './auth/fixed-keys.js';
 import { rolesOf } from './auth/roles.js';
 import { createFairShare } from './limits/fair-share.js';
 import { createQuotas } from './limits/quotas.js';

@@ -1,10 +1,9 @@
 // The keys of a running service. API_KEYS gives a fixed set; API_KEYS_FILE a set read again on
 // SIGHUP and when the file changes, without a restart: the new table replaces the old one whole
 // between two requests, so none is dropped or fails. An unusable file at reload keeps the keys in
-// use, logs why and counts it (src/metrics/service-metrics.ts).
-import type { ApiKeyEntry } from './api-clients.js';
+// use, logs why and counts it (src/metrics/service-metrics.ts). A fixed set: src/auth/fixed-keys.ts.
 import type { KeySource } from './bearer-auth.js';
-import { keyTableOf, type KeyTable } from './key-table.js';
+import type { KeyTable } from './key-table.js';
 import { FILE_POLL_MS, watchedFile } from '../watched-file.js';
 import { keysFileTable } from './keys-file.js';
 
@@ -22,12 +21,6 @@ export interface KeysFile extends KeyRing {
 export interface KeyRingEvents {
   /** After each reload that read a changed file: whether it was usable, and why not. */
   onReload?(result: { ok: true; keys: number } | { ok: false; reason: string }): void;
-}
-
-/** A fixed set of keys (API_KEYS, the tests). */
-export function fixedKeys(entries: readonly ApiKeyEntry[], knownRoles: readonly string[]): KeyRing {
-  const table = keyTableOf(entries, knownRoles);
-  return { table, close: () => undefined };
 }
 
 /**

@@ -10,9 +10,6 @@ import type { DeliveryMetrics } from '../webhooks/deliveries.js';
 /** Seconds: from 100 µs (an in-memory answer takes tens of µs) to 10 s (beyond the database's time limit). */
 export const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** The http_route of every request that matched no route. */
-export const UNMATCHED_ROUTE = '';
-
 // OpenTelemetry's known HTTP methods; any other is recorded as _OTHER.
 const METHODS = ['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'QUERY', 'TRACE', '_OTHER'];
 const METHOD_INDEX = new Map(METHODS.map((method, index) => [method, index]));

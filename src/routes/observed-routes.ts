@@ -3,7 +3,9 @@
 // when the route is registered, so no request pays for naming it; added only when metrics or
 // tracing are on.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { UNMATCHED_ROUTE, type RequestRecorder, type ServiceMetrics } from '../metrics/service-metrics.js';
+// Types only: prom-client (and the OpenTelemetry API it loads, some 80 modules) is loaded by whoever
+// creates the metrics, not by every app.
+import type { RequestRecorder, ServiceMetrics } from '../metrics/service-metrics.js';
 import type { ObservedRoute, Tracing } from '../tracing/tracing.js';
 
 interface RouteObserver extends ObservedRoute {
@@ -21,6 +23,9 @@ declare module 'fastify' {
 export function templateOf(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
+
+/** The http_route of every request that matched no route. */
+export const UNMATCHED_ROUTE = '';
 
 export function observeRoutes(app: FastifyInstance, metrics: ServiceMetrics | undefined, tracing: Tracing | undefined): void {
   if (metrics === undefined && tracing === undefined) return;

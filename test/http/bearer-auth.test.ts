@@ -1,7 +1,7 @@
 import t from 'tap';
 import { unnamedClientOf } from '../../src/auth/api-clients.js';
 import { createBearerAuth } from '../../src/auth/bearer-auth.js';
-import { fixedKeys } from '../../src/auth/key-ring.js';
+import { fixedKeys } from '../../src/auth/fixed-keys.js';
 import { API_KEY, OTHER_API_KEY, buildTestApp } from '../helpers/build-app.js';
 import { checkContract } from '../helpers/contract.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createBearerAuth } from '../../src/auth/bearer-auth.js';
-import { fixedKeys } from '../../src/auth/key-ring.js';
+import { fixedKeys } from '../../src/auth/fixed-keys.js';
 import { createEventSignal } from '../../src/events/event-signal.js';
 import { createHandlers } from '../../src/handlers/index.js';
 import { createOperationResolver, handlerFileOf } from '../../src/routes/operation-routes.js';
