@@ -108,8 +108,8 @@ export function createFairShare({ utilization = loopUtilization(), tickMs = TICK
     }
     for (const state of counts.values()) {
       if (state.heldUntil <= now) continue;
-      const other = state === first ? second : first;
-      if (busy && other !== undefined) state.rate = Math.max(1, OVER_SHARE * other.count);
+      // A held client is never first or second: its share is measured against the largest other.
+      if (busy && first !== undefined) state.rate = Math.max(1, OVER_SHARE * first.count);
       else if (used < ROOMY_UTILIZATION) state.rate *= HELD_GROWTH;
     }
   };
