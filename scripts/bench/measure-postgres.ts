@@ -149,7 +149,9 @@ export function createPostgresMeasurements(
               for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
                 await createLoad(AUTH, servers, body, clients, Math.min(1, duration), { warmUp: true });
                 const databaseCpuBefore = database.cpuSeconds();
-                const { creates, seconds, latencies } = await createLoad(AUTH, servers, body, clients, duration);
+                // At least a second: a shorter window can end before a busy machine answers any
+                // create (64 clients, commits 1 ms apart), as the smoke test's 0.3 s once did.
+                const { creates, seconds, latencies } = await createLoad(AUTH, servers, body, clients, Math.max(1, duration));
                 const databaseCpu = database.cpuSeconds() - databaseCpuBefore;
                 latencies.sort((a, b) => a - b);
                 const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
