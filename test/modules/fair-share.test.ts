@@ -1,6 +1,6 @@
 // Fair share on its own: busy or not (the loop's utilization, given here); the client holding more
 // than twice what any other holds is refused, and stays refused for its Retry-After.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { BUSY_UTILIZATION, createFairShare, HELD_BURST, HELD_FOR_MS, REFUSED_FOR_MS } from '../../src/limits/fair-share.js';
 
 const tick = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,14 +26,20 @@ t.test('while busy, the client holding more than twice the next one is refused; 
   t.ok(fair.admit('flood'), 'then admitted again');
 });
 
-t.test("a client refused is no one's competitor: while it waits, the calm client is not refused in its place", async (t) => {
-  let now = 0;
-  const fair = createFairShare({ utilization: () => 1, tickMs: 10, clock: () => now });
+/** A busy instance, on a clock the test moves, whose flood (100 requests beside a calm client's 20) has just been refused. */
+async function withRefusedFlood(t: Test) {
+  const clock = { now: 0 };
+  const fair = createFairShare({ utilization: () => 1, tickMs: 10, clock: () => clock.now });
   t.teardown(() => fair.close());
   for (let index = 0; index < 100; index++) fair.admit('flood');
   for (let index = 0; index < 20; index++) fair.admit('calm');
   await tick();
   t.notOk(fair.admit('flood'), 'busy: the flood is refused');
+  return { fair, clock };
+}
+
+t.test("a client refused is no one's competitor: while it waits, the calm client is not refused in its place", async (t) => {
+  const { fair, clock } = await withRefusedFlood(t);
   // Its count decays while it waits (0.9 a tick: 100 becomes about 5 in 30 ticks); the calm client's
   // goes on, and is soon many times the flood's.
   let refused = 0;
@@ -43,7 +49,7 @@ t.test("a client refused is no one's competitor: while it waits, the calm client
   }
   t.equal(refused, 0, 'the calm client, 600 requests while the flood waits and the loop stays busy: none refused');
   t.notOk(fair.admit('flood'), 'the flood, still within its Retry-After, is still refused (not forgotten)');
-  now += REFUSED_FOR_MS;
+  clock.now += REFUSED_FOR_MS;
   t.ok(fair.admit('flood'), 'then admitted again, below its share');
   // Just let in, its count is still low: for a while it is not what the calm client is measured
   // against either, and it is refused again as soon as it holds more than its share.
@@ -152,14 +158,8 @@ t.test('after its Retry-After a flood is held to its share, spread out, until it
 });
 
 t.test('a held client alone is not held', async (t) => {
-  let now = 0;
-  const fair = createFairShare({ utilization: () => 1, tickMs: 10, clock: () => now });
-  t.teardown(() => fair.close());
-  for (let index = 0; index < 100; index++) fair.admit('flood');
-  for (let index = 0; index < 20; index++) fair.admit('calm');
-  await tick();
-  t.notOk(fair.admit('flood'), 'refused');
-  now += REFUSED_FOR_MS;
+  const { fair, clock } = await withRefusedFlood(t);
+  clock.now += REFUSED_FOR_MS;
   // The calm client goes quiet and is forgotten (its count of 20 below a half within 36 ticks).
   await tick(600);
   let admitted = 0;
