@@ -94,7 +94,9 @@ contract_postgres() {
 # figures): after the walkthrough it took 208 s of its own, the lanes 90 s more (issue 49).
 names=(build tap walkthrough bench-smoke deploy soak-memory soak-postgres contract-memory contract-postgres compat)
 # Without coverage (tap's before script would be measured all the same: the variable turns that off).
-step bench-smoke env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/bench.smoke.js >/dev/null &
+# SHARED_TEST_DATABASE=off: it uses no shared cluster, and the deployment test's tap run beside it
+# has the project's one (test/setup/shared-cluster.ts).
+step bench-smoke env _TAPJS_PROCESSINFO_COVERAGE_=0 SHARED_TEST_DATABASE=off npx tap --disable-coverage dist-test/test/system/bench.smoke.js >/dev/null &
 bench=$!
 step deploy env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/nginx-rolling-restart.smoke.js >/dev/null &
 lane=$!

@@ -1,4 +1,4 @@
 // tap's `after` (.taprc): removes the cluster test/setup/database-up.ts started for the run.
-import { removeSharedCluster } from './shared-cluster.js';
+import { removeSharedCluster, sharedClusterWanted } from './shared-cluster.js';
 
-removeSharedCluster();
+if (sharedClusterWanted()) removeSharedCluster();

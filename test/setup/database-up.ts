@@ -4,13 +4,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { startThrowawayCluster, whyNoPostgresBinaries } from '../../scripts/postgres/throwaway-cluster.js';
-import { removeSharedCluster, SHARED_CLUSTER_FILE, type SharedCluster } from './shared-cluster.js';
+import { removeSharedCluster, SHARED_CLUSTER_FILE, sharedClusterWanted, type SharedCluster } from './shared-cluster.js';
 
 // A cluster an interrupted run left behind goes first.
-removeSharedCluster();
+if (sharedClusterWanted()) removeSharedCluster();
 /* c8 ignore start -- tap measures its before and after scripts without the coverage map, which leaves test/ out */
 // Without server binaries each test file says why it skips, or fails where they are required.
-if (whyNoPostgresBinaries() === undefined && process.env['TEST_DATABASE_URL'] === undefined) {
+if (sharedClusterWanted() && whyNoPostgresBinaries() === undefined && process.env['TEST_DATABASE_URL'] === undefined) {
   const { url, dataDir } = await startThrowawayCluster();
   mkdirSync(dirname(SHARED_CLUSTER_FILE), { recursive: true });
   writeFileSync(SHARED_CLUSTER_FILE, JSON.stringify({ url, dataDir } satisfies SharedCluster));

@@ -7,6 +7,14 @@ import { PROJECT_ROOT } from '../../src/project-root.js';
 
 export const SHARED_CLUSTER_FILE = join(PROJECT_ROOT, '.tap', 'test-database.json');
 
+/**
+ * SHARED_TEST_DATABASE=off: a tap run whose tests start their own clusters or none (the bench smoke
+ * test, run by test:all beside the deployment test's tap run) neither starts nor removes the shared
+ * one. Two runs in one project would otherwise race on SHARED_CLUSTER_FILE, and one run's cluster
+ * was left running, unnamed (one per fresh-clone CI run, issue 49's runs).
+ */
+export const sharedClusterWanted = () => process.env['SHARED_TEST_DATABASE'] !== 'off';
+
 export interface SharedCluster {
   url: string;
   dataDir: string;
