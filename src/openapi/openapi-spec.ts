@@ -99,11 +99,20 @@ function parseYaml(path: string, text: string): unknown {
   return parsed;
 }
 
+/**
+ * A parsed spec as JSON that reads back the same (parseJson), integers beyond a double's exact
+ * range written as they are (lossless-json); undefined when YAML said what JSON cannot (.inf, .nan).
+ */
+export function specAsJson(spec: unknown): string | undefined {
+  const json = stringify(spec) as string;
+  return isDeepStrictEqual(parseJson(json), spec) ? json : undefined;
+}
+
 /** Writes the parse's JSON (whole, or not at all), in place of the older ones of the same file; nothing when it cannot. */
 function keep(file: string, prefix: string, parsed: unknown): void {
-  const json = stringify(parsed) as string;
-  // YAML can say what JSON cannot (.inf, .nan): such a document is parsed each time.
-  if (!isDeepStrictEqual(parseJson(json), parsed)) return;
+  const json = specAsJson(parsed);
+  // Such a document is parsed each time.
+  if (json === undefined) return;
   try {
     mkdirSync(SPEC_CACHE_DIR, { recursive: true });
     for (const old of readdirSync(SPEC_CACHE_DIR)) if (old.startsWith(prefix)) rmSync(join(SPEC_CACHE_DIR, old), { force: true });
