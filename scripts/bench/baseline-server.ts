@@ -14,6 +14,7 @@ import { entityTagOf, preconditionOf } from '../../src/preconditions/entity-tag.
 import { securityHeaders } from '../../src/routes/security-headers.js';
 import type { NewPet, PetPatch, PetStatus } from '../../src/types/api.js';
 import { benchStore } from './bench-store.js';
+import { errorSchema, newPetSchema, petSchema, statusSchema } from './pet-schemas.js';
 import { reportReady } from './seed-pets.js';
 
 const store = await benchStore();
@@ -21,14 +22,6 @@ const expected = `Bearer ${process.env['API_KEY']!}`;
 const scope = scopeOf(process.env['API_KEY']!);
 const deprecation = process.env['DEPRECATION_HEADERS'] === '1' ? await deprecationHeadersOfGetPet() : undefined;
 const security = securityHeaders();
-
-const status = { type: 'string', enum: ['available', 'pending', 'sold'] } as const;
-const pet = {
-  type: 'object',
-  required: ['id', 'name', 'categoryId'],
-  properties: { id: { type: 'integer' }, name: { type: 'string' }, categoryId: { type: 'integer' }, status },
-} as const;
-const error = { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, status: { type: 'integer' } } } as const;
 
 const app = Fastify();
 app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
@@ -47,9 +40,9 @@ app.register(
           querystring: {
             type: 'object',
             additionalProperties: false,
-            properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, status, cursor: { type: 'string' } },
+            properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, status: statusSchema, cursor: { type: 'string' } },
           },
-          response: { 200: { type: 'array', items: pet }, 400: error },
+          response: { 200: { type: 'array', items: petSchema }, 400: errorSchema },
         },
       },
       async (request, reply) => {
@@ -63,8 +56,8 @@ app.register(
       '/pets',
       {
         schema: {
-          body: { type: 'object', required: ['name', 'categoryId'], additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, categoryId: { type: 'integer' }, status } },
-          response: { 201: pet, 400: error },
+          body: newPetSchema,
+          response: { 201: petSchema, 400: errorSchema },
         },
       },
       async (request, reply) => {
@@ -81,7 +74,7 @@ app.register(
     );
     v1.get<{ Params: { petId: number } }>(
       '/pets/:petId',
-      { schema: { params: { type: 'object', properties: { petId: { type: 'integer' } } }, response: { 200: pet, 404: error } } },
+      { schema: { params: { type: 'object', properties: { petId: { type: 'integer' } } }, response: { 200: petSchema, 404: errorSchema } } },
       async (request, reply) => {
         if (deprecation !== undefined) reply.headers(deprecation);
         const found = await store.get(request.params.petId);
@@ -96,7 +89,7 @@ app.register(
         schema: {
           params: { type: 'object', properties: { petId: { type: 'integer' } } },
           body: { type: 'object', additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, categoryId: { type: 'integer' }, status: { enum: ['available', 'pending', 'sold', null] } } },
-          response: { 200: pet, 404: error, 412: error, 428: error },
+          response: { 200: petSchema, 404: errorSchema, 412: errorSchema, 428: errorSchema },
         },
       },
       async (request, reply) => {

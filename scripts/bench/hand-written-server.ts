@@ -7,6 +7,7 @@
 import { createWriteStream } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
+import { errorSchema, newPetSchema, petSchema, statusSchema } from './pet-schemas.js';
 
 interface Pet {
   id: number;
@@ -29,14 +30,6 @@ for (let index = 0; index < Number(process.env['SEED_PETS'] ?? 0); index++) {
   pets.set(pet.id, pet);
 }
 
-const status = { type: 'string', enum: ['available', 'pending', 'sold'] } as const;
-const petSchema = {
-  type: 'object',
-  required: ['id', 'name', 'categoryId'],
-  properties: { id: { type: 'integer' }, name: { type: 'string' }, categoryId: { type: 'integer' }, status },
-} as const;
-const error = { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, status: { type: 'integer' } } } as const;
-
 app.addHook('onRequest', async (request, reply) => {
   if (request.headers.authorization !== expected) return reply.code(401).send({ code: 'UNAUTHORIZED', message: 'Bad key.', status: 401 });
 });
@@ -45,8 +38,8 @@ app.get<{ Querystring: { limit: number; status?: Pet['status'] } }>(
   '/v1/pets',
   {
     schema: {
-      querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, status } },
-      response: { 200: { type: 'array', items: petSchema }, 400: error },
+      querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, status: statusSchema } },
+      response: { 200: { type: 'array', items: petSchema }, 400: errorSchema },
     },
   },
   async (request) => {
@@ -63,7 +56,7 @@ app.get<{ Querystring: { limit: number; status?: Pet['status'] } }>(
 
 app.get<{ Params: { petId: number } }>(
   '/v1/pets/:petId',
-  { schema: { params: { type: 'object', properties: { petId: { type: 'integer' } } }, response: { 200: petSchema, 404: error } } },
+  { schema: { params: { type: 'object', properties: { petId: { type: 'integer' } } }, response: { 200: petSchema, 404: errorSchema } } },
   async (request, reply) => {
     const pet = pets.get(request.params.petId);
     if (pet === undefined) return reply.code(404).send({ code: 'PET_NOT_FOUND', message: 'No such pet.', status: 404 });
@@ -75,8 +68,8 @@ app.post<{ Body: Omit<Pet, 'id'> }>(
   '/v1/pets',
   {
     schema: {
-      body: { type: 'object', required: ['name', 'categoryId'], additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, categoryId: { type: 'integer' }, status } },
-      response: { 201: petSchema, 400: error },
+      body: newPetSchema,
+      response: { 201: petSchema, 400: errorSchema },
     },
   },
   async (request, reply) => {
