@@ -22,10 +22,9 @@
 // instance. While the loop is less than half as busy as that, the rate grows by a tenth a tick, so
 // that a client that is no longer a flood (or an instance that has the room) is soon held to
 // nothing; between the two it stays, so that the loop settles below busy instead of swinging
-// through it. Let go at once
-// instead, a flood ran at full speed until the next tick saw the loop busy, up to 100 ms each
-// second, and a calm client's request met it one time in ten: its p99 was 6.7 times its p99
-// alone, against at most 3 (docs/performance.md, "Fair share").
+// through it. Let go at once instead, a flood ran at full speed until the next tick saw the loop
+// busy, up to 100 ms each second, and a calm client's request met it one time in ten: its p99 was
+// 6.7 times its p99 alone, against at most 3 (docs/performance.md, "Fair share").
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 export const BUSY_UTILIZATION = 0.75;
