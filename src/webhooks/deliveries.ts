@@ -73,6 +73,10 @@ export function startDeliveries({
   const send = async (endpoint: WebhookEndpoint, signer: Webhook, body: ReturnType<typeof eventBody>): Promise<{ result: DeliveryResult; reason?: string }> => {
     const payload = stringify(body)!;
     const signed = new Date(now());
+    // Held here until the attempt ends: on Node 20, a timeout signal that only AbortSignal.any
+    // refers to can be garbage-collected before it fires, and the attempt then waits for ever
+    // (nodejs/node#57736). test/webhooks/deliveries.test.ts forces collections to check it.
+    const timeout = AbortSignal.timeout(timeoutMs);
     try {
       const response = await fetch(endpoint.url, {
         method: 'POST',
@@ -85,14 +89,14 @@ export function startDeliveries({
         },
         body: payload,
         redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), closing.signal]),
+        signal: AbortSignal.any([timeout, closing.signal]),
       });
       await response.body?.cancel();
       if (response.status >= 200 && response.status < 300) return { result: 'delivered' };
       return { result: response.status === 410 ? 'gone' : 'failed', reason: `answered ${response.status}` };
     } catch (error) {
       const code = (error as { cause?: { code?: string } }).cause?.code;
-      const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `not reached (${code ?? (error as Error).message})`;
+      const reason = timeout.aborted ? `no answer within ${timeoutMs} ms` : `not reached (${code ?? (error as Error).message})`;
       return { result: 'failed', reason };
     }
   };

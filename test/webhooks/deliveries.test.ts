@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import t, { type Test } from 'tap';
@@ -189,6 +191,22 @@ t.test('a schedule run out stops the endpoint; timeouts and unreachable endpoint
   t.match(logs(), /not reached \(ECONNREFUSED\)/);
   t.match(logs(), /not reached \(fetch failed\)/);
   t.match(logs(), /the retry schedule ran out/);
+});
+
+t.test('an attempt times out though garbage collections run while it waits (nodejs/node#57736)', async (t) => {
+  // On Node 20 a timeout signal that only AbortSignal.any refers to can be collected before it
+  // fires; the attempt then waits for ever. Collections forced every 10 ms showed it every time.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const { url } = await receiver(t, () => 'hang');
+  const { store, results, logs } = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(url)]), { timeoutMs: 100, retryDelaysMs: [] });
+  const collections = setInterval(gc, 10);
+  t.teardown(() => clearInterval(collections));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await store.create({ name: 'one', categoryId: 1 });
+  await until('the attempt fails', () => results.length === 1, 3000);
+  t.same(results.map(([, result]) => result), ['failed']);
+  t.match(logs(), /no answer within 100 ms/);
 });
 
 t.test('an endpoint leased to another instance is left to it; one behind the retention skips to what is kept', async (t) => {
