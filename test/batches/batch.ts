@@ -1,0 +1,36 @@
+// Batches: test files that run one after the other in one process. Most files of test/http/,
+// test/modules/, test/client/ and test/store/ do a few hundred milliseconds of work behind about a
+// second of CPU to start (tap, its process-info hook, the service's modules and their first
+// compile), so .taprc leaves those folders out of its own list and the files here bring them in,
+// named for what they run:
+// `http-1-of-2.test.ts` runs the first, third, fifth… file of test/http/ in name order. Each file
+// still runs alone too (`npx tap dist-test/test/http/get-pet.test.js`). This folder sorts first,
+// so tap starts its batches, among the longest processes of a run, before the single files.
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import t from 'tap';
+
+const NAME = /^(?<folder>[a-z-]+?)(?:-(?<part>\d+)-of-(?<parts>\d+))?\.test\.js$/;
+
+/** The test files (absolute paths) that the batch at `entry` runs. */
+export function filesOf(entry: string): string[] {
+  const match = NAME.exec(basename(entry));
+  if (match === null) throw new Error(`${basename(entry)} is not named <folder>.test.js or <folder>-<part>-of-<parts>.test.js`);
+  const { folder, part = '1', parts = '1' } = match.groups!;
+  const dir = join(dirname(entry), '..', folder!);
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.test.js'))
+    .sort();
+  return files.filter((_name, index) => index % Number(parts) === Number(part) - 1).map((name) => join(dir, name));
+}
+
+/**
+ * Imports the test files that the batch at `entry` runs, all of them before any of their tests
+ * starts: a module loading meanwhile would hold the event loop for the timings a test measures.
+ */
+export function runBatch(entry: string): void {
+  t.before(async () => {
+    for (const file of filesOf(entry)) await import(pathToFileURL(file).href);
+  });
+}

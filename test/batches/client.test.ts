@@ -1,0 +1,4 @@
+// Every test file of test/client/, in one process (test/batches/batch.ts).
+import { runBatch } from './batch.js';
+
+runBatch(import.meta.filename);

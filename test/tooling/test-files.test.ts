@@ -1,0 +1,53 @@
+// Every test file runs once, in npm test (test/system/ and test/tooling/ aside) and in test:all:
+// either alone, from tap's own list (.taprc and the command's --exclude), or in a batch of
+// test/batches/ with others of its folder. A new folder is in tap's list unless .taprc leaves it
+// out; a file left out and in no batch, or run twice, fails here.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import t from 'tap';
+import { PROJECT_ROOT } from '../../src/project-root.js';
+import { filesOf } from '../batches/batch.js';
+
+const TESTS = join(PROJECT_ROOT, 'dist-test', 'test');
+const BATCHES = join(TESTS, 'batches');
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? testFiles(join(dir, entry.name)) : entry.name.endsWith('.test.js') ? [join(dir, entry.name)] : [],
+  );
+}
+
+/** What one tap run with these arguments runs: its files, each batch's files in its place. */
+function runBy(args: string[]): string[] {
+  const listed = execFileSync(process.execPath, [join(PROJECT_ROOT, 'node_modules', '.bin', 'tap'), 'list', ...args], { cwd: PROJECT_ROOT, encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => join(PROJECT_ROOT, line));
+  return listed.flatMap((file) => (file.startsWith(BATCHES + '/') ? filesOf(file) : [file]));
+}
+
+const name = (file: string) => relative(TESTS, file);
+const all = testFiles(TESTS).filter((file) => !file.startsWith(BATCHES + '/'));
+
+t.test('test:all runs every test file once', async (t) => {
+  const run = runBy([]).map(name);
+  t.same([...run].sort(), all.map(name).sort());
+  t.ok(run.some((file) => file.startsWith('http/')) && run.some((file) => file.startsWith('system/')), 'the run has files of test/http/ and test/system/');
+});
+
+t.test('npm test runs every test file outside test/system/ and test/tooling/ once', async (t) => {
+  const script = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['test']!;
+  const excludes = [...script.matchAll(/--exclude='([^']+)'/g)].map((match) => `--exclude=${match[1]}`);
+  t.same(excludes.length, 2, `npm test's --exclude arguments: ${excludes.join(' ')}`);
+  const run = runBy(excludes).map(name);
+  t.same([...run].sort(), all.map(name).filter((file) => !/^(system|tooling)\//.test(file)).sort());
+});
+
+t.test('a batch runs its share of its folder: every other file in name order for 1-of-2', async (t) => {
+  const http = testFiles(join(TESTS, 'http')).sort();
+  t.same(filesOf(join(BATCHES, 'http-1-of-2.test.js')), http.filter((_file, index) => index % 2 === 0));
+  t.same(filesOf(join(BATCHES, 'http-2-of-2.test.js')), http.filter((_file, index) => index % 2 === 1));
+  t.same(filesOf(join(BATCHES, 'modules.test.js')), testFiles(join(TESTS, 'modules')).sort());
+  t.throws(() => filesOf(join(BATCHES, 'http_1.test.js')), /http_1\.test\.js is not named <folder>\.test\.js or <folder>-<part>-of-<parts>\.test\.js/);
+});
