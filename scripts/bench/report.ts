@@ -47,7 +47,7 @@ export function createReport(options: BenchOptions, replacedSoFar: () => number)
     const lines = [
       ...(selfCheck ? ['SELF-CHECK: both columns are the baseline app; every ratio shows the noise floor of this machine.', ''] : []),
       `Command: \`${commandLine(options)}\``,
-      `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}. ${rounds} rounds, each with fresh server processes: req/s and p99 are medians over the rounds; CPU is the server process's user+system time (/proc/<pid>/stat) per answered request, the lowest over the rounds. "Logs on" is the service logging every request as \`npm start\` does (LOG_LEVEL=info, asynchronous destination, into a file); the other service columns have LOG_LEVEL off.`,
+      `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}. ${rounds} rounds, each with fresh server processes: req/s and p99 are medians over the rounds; CPU is the user+system time of the server process's threads (each one's /proc schedstat) per answered request, the lowest over the rounds. "Logs on" is the service logging every request as \`npm start\` does (LOG_LEVEL=info, asynchronous destination, into a file); the other service columns have LOG_LEVEL off.`,
       '',
       '| pets | workload | req/s service | req/s baseline | ratio | p99 ms service | p99 ms baseline | CPU µs/req service | CPU µs/req baseline | CPU ratio | CPU µs/req logs on | logs on ÷ off |',
       '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

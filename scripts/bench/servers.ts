@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { STEP_LIMIT_MS, type BenchOptions } from './options.js';
-import { processCpu } from './process-cpu.js';
+import { threadsCpuSeconds } from './process-cpu.js';
 
 const BASELINE = 'dist-test/scripts/bench/baseline-server.js';
 const SERVICE = 'dist-test/scripts/bench/service-server.js';
@@ -170,11 +170,11 @@ export async function stop(server: Server): Promise<void> {
   await exited;
 }
 
-/** User plus system CPU time the server has used, in seconds. */
+/** User plus system CPU time the server's threads have used, in seconds, to the nanosecond. */
 export function cpuSeconds(pid: number): number {
-  const cpu = processCpu(pid);
-  if (cpu === undefined) throw new Error(`server ${pid} exited while measured`);
-  return cpu.seconds;
+  const seconds = threadsCpuSeconds(pid);
+  if (seconds === undefined) throw new Error(`server ${pid} exited while measured`);
+  return seconds;
 }
 
 /** The state of each thread of process `pid` (R running, S sleeping, T stopped, …), to tell a stuck process from a slow one. */
