@@ -2,10 +2,10 @@
 // test/modules/, test/client/ and test/store/ do a few hundred milliseconds of work behind about a
 // second of CPU to start (tap, its process-info hook, the service's modules and their first
 // compile), so .taprc leaves those folders out of its own list and the files here bring them in,
-// named for what they run:
-// `http-1-of-2.test.ts` runs the first, third, fifth… file of test/http/ in name order. Each file
-// still runs alone too (`npx tap dist-test/test/http/get-pet.test.js`). This folder sorts first,
-// so tap starts its batches, among the longest processes of a run, before the single files.
+// named for what they run: `http-1-of-2.test.ts` runs the first, third, fifth… file of test/http/
+// in name order. Each file still runs alone too (`npx tap dist-test/test/http/get-pet.test.js`).
+// This folder sorts first, so tap starts its batches, among the longest processes of a run, before
+// the single files.
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';

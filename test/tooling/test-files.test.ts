@@ -13,9 +13,9 @@ const TESTS = join(PROJECT_ROOT, 'dist-test', 'test');
 const BATCHES = join(TESTS, 'batches');
 
 function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? testFiles(join(dir, entry.name)) : entry.name.endsWith('.test.js') ? [join(dir, entry.name)] : [],
-  );
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.test.js'))
+    .map((name) => join(dir, name));
 }
 
 /** What one tap run with these arguments runs: its files, each batch's files in its place. */
