@@ -12,7 +12,9 @@ import { createClient } from '../src/client/index.js';
 import { PROJECT_ROOT } from '../src/project-root.js';
 import { freePort } from './postgres/throwaway-cluster.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' }, pages: { type: 'string', default: '400' } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '15' }, pages: { type: 'string', default: '400' } },
+});
 const rounds = Number(values.rounds);
 const pages = Number(values.pages);
 if (!(rounds >= 1 && pages >= 1)) {
@@ -29,7 +31,10 @@ const service = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'server.js')
 process.on('exit', () => service.kill('SIGKILL'));
 const baseUrl = `http://127.0.0.1:${port}/v1`;
 for (let attempt = 0; ; attempt++) {
-  const ready = await fetch(`http://127.0.0.1:${port}/health/ready`).then((response) => response.ok, () => false);
+  const ready = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
+    (response) => response.ok,
+    () => false,
+  );
   if (ready) break;
   if (attempt === 100) throw new Error('the service did not start');
   await new Promise((resolve) => setTimeout(resolve, 100));
@@ -37,7 +42,12 @@ for (let attempt = 0; ; attempt++) {
 
 const client = createClient({ baseUrl, apiKey: key });
 // Pets whose ids and categories need all 64 bits, as exactness is what the parse pays for.
-for (let index = 0; index < 100; index++) await client.createPet({ name: `Pet number ${index}`, categoryId: 9_000_000_000_000_000_000n + BigInt(index), status: 'available' });
+for (let index = 0; index < 100; index++)
+  await client.createPet({
+    name: `Pet number ${index}`,
+    categoryId: 9_000_000_000_000_000_000n + BigInt(index),
+    status: 'available',
+  });
 const url = `${baseUrl}/pets?limit=100`;
 const headers = { authorization: `Bearer ${key}`, accept: 'application/json' };
 

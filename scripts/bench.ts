@@ -33,7 +33,9 @@ const { report, shortTable, postgresReport, shortPostgresTable } = createReport(
 
 async function main() {
   const { sizes, rounds, duration, connections, stores, writeDocs } = options;
-  console.error(`bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections; stores: ${stores.join(', ')}`);
+  console.error(
+    `bench: sizes ${sizes.join(', ')}; ${rounds} rounds of ${duration} s per workload and server; ${connections} connections; stores: ${stores.join(', ')}`,
+  );
   if (options.fairnessOnly) {
     console.log(fairnessReport(await measureFairness()));
     return;
@@ -43,22 +45,44 @@ async function main() {
     return;
   }
   const memory = stores.includes('memory') ? await measureMemoryStore() : undefined;
-  const postgres = stores.includes('postgres') ? await measurePostgres() : { rows: [], throughput: [], missing: 'not asked for (--stores)' };
-  const eventsTable = 'events' in postgres && postgres.events !== undefined ? events.eventsReport(postgres.events.cost, postgres.events.follower) : '';
-  const postgresTable = [postgresReport(postgres.rows, postgres.throughput, postgres.missing, postgres.replaced), ...(eventsTable === '' ? [] : [eventsTable])].join('\n\n');
+  const postgres = stores.includes('postgres')
+    ? await measurePostgres()
+    : { rows: [], throughput: [], missing: 'not asked for (--stores)' };
+  const eventsTable =
+    'events' in postgres && postgres.events !== undefined
+      ? events.eventsReport(postgres.events.cost, postgres.events.follower)
+      : '';
+  const postgresTable = [
+    postgresReport(postgres.rows, postgres.throughput, postgres.missing, postgres.replaced),
+    ...(eventsTable === '' ? [] : [eventsTable]),
+  ].join('\n\n');
   const memoryTable = memory === undefined ? undefined : report(memory);
   // Against a fastify app written by hand (issue 49), on the in-memory store's smallest size.
   const comparison = memory === undefined ? undefined : await measureComparison();
-  const comparisonTable = comparison === undefined || comparison.rows.length === 0 ? undefined : comparisonReport(comparison);
+  const comparisonTable =
+    comparison === undefined || comparison.rows.length === 0 ? undefined : comparisonReport(comparison);
   // One client flooding, another calm, on the in-memory store (with it: --stores memory).
-  const fairness = stores.includes('memory') && options.workloads === undefined ? fairnessReport(await measureFairness()) : undefined;
-  console.log([...(memoryTable === undefined ? [] : [memoryTable]), ...(comparisonTable === undefined ? [] : [comparisonTable]), ...(fairness === undefined ? [] : [fairness]), postgresTable].join('\n\n'));
+  const fairness =
+    stores.includes('memory') && options.workloads === undefined ? fairnessReport(await measureFairness()) : undefined;
+  console.log(
+    [
+      ...(memoryTable === undefined ? [] : [memoryTable]),
+      ...(comparisonTable === undefined ? [] : [comparisonTable]),
+      ...(fairness === undefined ? [] : [fairness]),
+      postgresTable,
+    ].join('\n\n'),
+  );
   // Each store's tables have their own markers, so that a run of one store updates only its own.
   if (writeDocs && memory !== undefined) {
     writeBetweenMarkers('docs/performance.md', 'bench', memoryTable!);
-    writeBetweenMarkers('docs/performance.md', 'bench-summary', shortTable(memory.rows, memory.instructionRows, memory.observability));
+    writeBetweenMarkers(
+      'docs/performance.md',
+      'bench-summary',
+      shortTable(memory.rows, memory.instructionRows, memory.observability),
+    );
     if (fairness !== undefined) writeBetweenMarkers('docs/performance.md', 'bench-fairness', fairness);
-    if (comparisonTable !== undefined) writeBetweenMarkers('docs/performance.md', 'bench-hand-written', comparisonTable);
+    if (comparisonTable !== undefined)
+      writeBetweenMarkers('docs/performance.md', 'bench-hand-written', comparisonTable);
   }
   if (writeDocs && eventsTable !== '') writeBetweenMarkers('docs/performance.md', 'bench-events', eventsTable);
   if (writeDocs && postgres.rows.length > 0) {

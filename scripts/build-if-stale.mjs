@@ -9,7 +9,15 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const INPUTS = ['src', 'generated', 'openapi.yaml', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build-spec.ts', 'package-lock.json'];
+const INPUTS = [
+  'src',
+  'generated',
+  'openapi.yaml',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts/build-spec.ts',
+  'package-lock.json',
+];
 const STAMP = 'dist/.build-inputs';
 const OUTPUTS = ['dist/server.js', 'dist/openapi.json'];
 // The client package's own build (npm run pack:client) is no input of the service's.
@@ -17,7 +25,9 @@ const SKIPPED = new Set([join('src', 'client', 'dist')]);
 
 function files(path) {
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).sort().flatMap((name) => (SKIPPED.has(join(path, name)) ? [] : files(join(path, name))));
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => (SKIPPED.has(join(path, name)) ? [] : files(join(path, name))));
 }
 
 function inputsHash() {
@@ -27,10 +37,13 @@ function inputsHash() {
 }
 
 const before = inputsHash();
-const current = OUTPUTS.every((file) => existsSync(file)) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === before;
+const current =
+  OUTPUTS.every((file) => existsSync(file)) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === before;
 if (!current) {
   try {
-    execFileSync(process.execPath, ['node_modules/typescript-7/lib/tsc.js', '-b', 'tsconfig.build.json'], { stdio: 'inherit' });
+    execFileSync(process.execPath, ['node_modules/typescript-7/lib/tsc.js', '-b', 'tsconfig.build.json'], {
+      stdio: 'inherit',
+    });
     execFileSync('node_modules/.bin/tsx', ['scripts/build-spec.ts', 'dist'], { stdio: 'inherit' });
   } catch {
     // tsc has printed what is wrong, file and line; a stack of this script would only bury it.

@@ -15,12 +15,18 @@ import { isUsableKey } from '../src/config.js';
 const ROOT = process.cwd();
 const SPEC = 'openapi.yaml';
 const KEY_FILE = join(ROOT, '.api-key');
-/** What `npm run build` or `npm test` in another terminal writes under src/ (the client package's build): no edit of the maintainer's. */
+/**
+ * What `npm run build` or `npm test` in another terminal writes under src/ (the client package's build): no edit of the
+ * maintainer's.
+ */
 const BUILT = new Set([join(ROOT, 'src', 'client', 'dist')]);
 /** Edits arrive as bursts of events (an editor's save is several writes and a rename). */
 const SETTLE_MS = 150;
 
-/** The key in .api-key when there is one (npm start's or an earlier run's); otherwise a new one, written there (mode 600). */
+/**
+ * The key in .api-key when there is one (npm start's or an earlier run's); otherwise a new one, written there (mode
+ * 600).
+ */
 async function keptKey(file: string): Promise<string> {
   const current = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
   return isUsableKey(current) ? current : writeOneOffKey(file);
@@ -57,7 +63,11 @@ async function stopService(): Promise<void> {
 }
 
 function startService(): void {
-  const child = spawn(process.execPath, ['dist/server.js'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, API_KEYS: key } });
+  const child = spawn(process.execPath, ['dist/server.js'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, API_KEYS: key },
+  });
   child.once('exit', (code, signal) => {
     if (service === child) {
       service = undefined;

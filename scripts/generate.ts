@@ -26,7 +26,11 @@ const files: GeneratedFile[] = [
 // Each output: where it is written, and what the messages call it.
 const outputs = [
   ...files.map((file) => ({ label: `generated/${file.name}`, url: new URL(file.name, generated), text: file.text })),
-  { label: CLIENT_MANIFEST, url: pathToFileURL(join(PROJECT_ROOT, CLIENT_MANIFEST)), text: clientManifest(DEFAULT_SPEC_PATH) },
+  {
+    label: CLIENT_MANIFEST,
+    url: pathToFileURL(join(PROJECT_ROOT, CLIENT_MANIFEST)),
+    text: clientManifest(DEFAULT_SPEC_PATH),
+  },
 ];
 
 if (process.argv.includes('--check')) {
@@ -39,9 +43,12 @@ if (process.argv.includes('--check')) {
     console.error(`stale: ${stale.join(', ')}: run \`npm run generate\` and commit the result.`);
     process.exit(1);
   }
-  console.log(`generated/ is current (${files.map((file) => file.name).join(', ')}), and ${CLIENT_MANIFEST}'s version.`);
+  console.log(
+    `generated/ is current (${files.map((file) => file.name).join(', ')}), and ${CLIENT_MANIFEST}'s version.`,
+  );
 } else {
   // Only what changed is written: npm run dev watches src/, where the client's manifest is.
-  for (const output of outputs) if ((await readFile(output.url, 'utf8').catch(() => '')) !== output.text) await writeFile(output.url, output.text);
+  for (const output of outputs)
+    if ((await readFile(output.url, 'utf8').catch(() => '')) !== output.text) await writeFile(output.url, output.text);
   console.log(`wrote ${outputs.map((output) => output.label).join(', ')}`);
 }

@@ -10,7 +10,8 @@ import { keysFileTable } from '../src/auth/keys-file.js';
 import { rolesOf } from '../src/auth/roles.js';
 import { loadSpec } from '../src/openapi/openapi-spec.js';
 
-const USAGE = 'usage: npm run key -- --client NAME [--roles pets:read[,pets:write]] [--expires 2027-01-31 | 2027-01-31T00:00:00Z]';
+const USAGE =
+  'usage: npm run key -- --client NAME [--roles pets:read[,pets:write]] [--expires 2027-01-31 | 2027-01-31T00:00:00Z]';
 const fail = (message: string): never => {
   console.error(`key: ${message}\n${USAGE}`);
   process.exit(2);
@@ -18,7 +19,9 @@ const fail = (message: string): never => {
 
 let values: { client?: string; roles?: string; expires?: string };
 try {
-  ({ values } = parseArgs({ options: { client: { type: 'string' }, roles: { type: 'string' }, expires: { type: 'string' } } }));
+  ({ values } = parseArgs({
+    options: { client: { type: 'string' }, roles: { type: 'string' }, expires: { type: 'string' } },
+  }));
 } catch (error) {
   fail((error as Error).message);
 }

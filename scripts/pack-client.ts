@@ -17,6 +17,16 @@ if (readFileSync(join(PROJECT_ROOT, CLIENT_MANIFEST), 'utf8') !== clientManifest
 }
 
 rmSync(join(PACKAGE, 'dist'), { recursive: true, force: true });
-execFileSync(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript-7', 'lib', 'tsc.js'), '-b', join(PACKAGE, 'tsconfig.json')], { stdio: 'inherit' });
-const packed = execFileSync('npm', ['pack', '--pack-destination', PROJECT_ROOT, '--loglevel', 'error'], { cwd: PACKAGE, encoding: 'utf8' }).trim().split('\n').at(-1)!;
+execFileSync(
+  process.execPath,
+  [join(PROJECT_ROOT, 'node_modules', 'typescript-7', 'lib', 'tsc.js'), '-b', join(PACKAGE, 'tsconfig.json')],
+  { stdio: 'inherit' },
+);
+const packed = execFileSync('npm', ['pack', '--pack-destination', PROJECT_ROOT, '--loglevel', 'error'], {
+  cwd: PACKAGE,
+  encoding: 'utf8',
+})
+  .trim()
+  .split('\n')
+  .at(-1)!;
 console.log(join(PROJECT_ROOT, packed));

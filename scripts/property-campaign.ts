@@ -8,7 +8,12 @@ import pg from 'pg';
 import { migrate } from '../src/store/postgres/migrate.js';
 import { createPostgresPetStore } from '../src/store/postgres/postgres-pet-store.js';
 import { inSchema } from './postgres/in-schema.js';
-import { apiProperties, createSubject, memoryStoreUnderTest, postgresStoreUnderTest } from '../src/contract/in-process.js';
+import {
+  apiProperties,
+  createSubject,
+  memoryStoreUnderTest,
+  postgresStoreUnderTest,
+} from '../src/contract/in-process.js';
 
 const { values } = parseArgs({
   options: {
@@ -19,13 +24,22 @@ const { values } = parseArgs({
 });
 const seed = Number(values.seed);
 const cases = Number(values.cases);
-if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(cases) || cases < 1 || !['memory', 'postgres'].includes(values.store)) {
-  console.error('usage: npm run campaign -- [--seed <integer>] [--cases <positive integer>] [--store memory|postgres (with DATABASE_URL)]');
+if (
+  !Number.isSafeInteger(seed) ||
+  !Number.isSafeInteger(cases) ||
+  cases < 1 ||
+  !['memory', 'postgres'].includes(values.store)
+) {
+  console.error(
+    'usage: npm run campaign -- [--seed <integer>] [--cases <positive integer>] [--store memory|postgres (with DATABASE_URL)]',
+  );
   process.exit(2);
 }
 
 const database = values.store === 'postgres' ? await campaignSchema() : undefined;
-const subject = await createSubject(database === undefined ? memoryStoreUnderTest() : postgresStoreUnderTest(database.store));
+const subject = await createSubject(
+  database === undefined ? memoryStoreUnderTest() : postgresStoreUnderTest(database.store),
+);
 const properties = apiProperties(subject);
 const started = performance.now();
 let failures = 0;
@@ -49,7 +63,9 @@ for (const [index, { name, property }] of properties.entries()) {
 await subject.close();
 await database?.drop();
 const total = ((performance.now() - started) / 1000).toFixed(1);
-console.log(`summary: seed ${seed}, ${cases} cases, ${subject.requestsSent()} requests, ${total} s, ${failures} failing properties`);
+console.log(
+  `summary: seed ${seed}, ${cases} cases, ${subject.requestsSent()} requests, ${total} s, ${failures} failing properties`,
+);
 process.exitCode = failures === 0 ? 0 : 1;
 
 /** A store in a new schema of DATABASE_URL's database, so that the campaign never touches existing pets. */

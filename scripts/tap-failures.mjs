@@ -29,7 +29,10 @@ for (const log of process.argv.slice(2)) {
     const parent = lastFailureIndent > indent;
     lastFailureIndent = indent;
     if (parent) continue;
-    const where = subtests.slice(0, indent + 1).filter(Boolean).join(' > ');
+    const where = subtests
+      .slice(0, indent + 1)
+      .filter(Boolean)
+      .join(' > ');
     const text = failure[2].length > LINE_CHARACTERS ? `${failure[2].slice(0, LINE_CHARACTERS)}…` : failure[2];
     console.log(`${log}: not ok ${text}\n    in ${where}`);
     if (lines[i + 1]?.trim() !== '---') continue;

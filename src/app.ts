@@ -25,7 +25,13 @@ import { registerMethodNotAllowed } from './routes/method-not-allowed.js';
 import { observeRoutes } from './routes/observed-routes.js';
 import { securityHeaders } from './routes/security-headers.js';
 import { createOperationResolver } from './routes/operation-routes.js';
-import { basePathOf, errorCodesOf, loadServedSpec, operationsOf, type OpenApiDocument } from './openapi/openapi-spec.js';
+import {
+  basePathOf,
+  errorCodesOf,
+  loadServedSpec,
+  operationsOf,
+  type OpenApiDocument,
+} from './openapi/openapi-spec.js';
 import { usePrecompiledMetaSchema } from './openapi/precompiled-meta-schema.js';
 import { createEventSignal, firstEventAfter, signalling, type EventSignal } from './events/event-signal.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
@@ -77,7 +83,10 @@ export interface AppOptions {
    * of proposed edits), keyed by operationId; the built-in handlers serve the rest.
    */
   handlers?: Readonly<Record<string, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>>;
-  /** True while the instance drains before it closes (src/shutdown.ts): not ready, and every answer closes its connection. */
+  /**
+   * True while the instance drains before it closes (src/shutdown.ts): not ready, and every answer closes its
+   * connection.
+   */
   draining?: () => boolean;
   /**
    * Fair share (src/limits/fair-share.ts): while the instance is busy, a client over its share of
@@ -86,7 +95,10 @@ export interface AppOptions {
   fairShare?: boolean;
   /** The live instances that share the quotas (src/store/postgres/instances.ts); 1 unless told. */
   instances?: () => number;
-  /** How long a refusal (429) waits before it is sent: REFUSAL_DELAY_MS unless the benchmark measures a refusal's own cost. */
+  /**
+   * How long a refusal (429) waits before it is sent: REFUSAL_DELAY_MS unless the benchmark measures a refusal's own
+   * cost.
+   */
   refusalDelayMs?: number;
 }
 

@@ -48,7 +48,10 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   /** WEBHOOK_TIMEOUT_SECONDS: how long one delivery waits for its answer, in ms. */
   webhookTimeoutMs: number;
-  /** How long the instance keeps serving after SIGTERM, not ready and closing each connection, before it closes its listener. */
+  /**
+   * How long the instance keeps serving after SIGTERM, not ready and closing each connection, before it closes its
+   * listener.
+   */
   drainMs: number;
 }
 
@@ -73,7 +76,8 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     fairShare: readSwitch(env, 'FAIR_SHARE'),
     database: readDatabase(env),
     idempotencyRetentionMs: readInteger(env, 'IDEMPOTENCY_RETENTION_HOURS', DEFAULT_RETENTION_HOURS, 1, 8760) * HOUR_MS,
-    metricsPort: env['METRICS_PORT'] === 'off' ? undefined : readPort('METRICS_PORT', env['METRICS_PORT'], DEFAULT_METRICS_PORT),
+    metricsPort:
+      env['METRICS_PORT'] === 'off' ? undefined : readPort('METRICS_PORT', env['METRICS_PORT'], DEFAULT_METRICS_PORT),
     tracing:
       Boolean(env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] || env['OTEL_EXPORTER_OTLP_ENDPOINT']) &&
       env['OTEL_SDK_DISABLED']?.toLowerCase() !== 'true' &&
@@ -94,7 +98,9 @@ function readRetryDelays(value: string | undefined): number[] {
   if (value === undefined || value === '') return DEFAULT_RETRY_DELAYS_S.map((seconds) => seconds * 1000);
   const delays = value.split(',').map((delay) => delay.trim());
   if (delays.length > 20 || delays.some((delay) => !/^\d{1,5}$/.test(delay) || Number(delay) > 86_400)) {
-    throw new Error(`WEBHOOK_RETRY_DELAYS must be 1 to 20 whole numbers of seconds (0 to 86400), separated by commas, not "${value}"`);
+    throw new Error(
+      `WEBHOOK_RETRY_DELAYS must be 1 to 20 whole numbers of seconds (0 to 86400), separated by commas, not "${value}"`,
+    );
   }
   return delays.map((delay) => Number(delay) * 1000);
 }
@@ -131,7 +137,8 @@ function readInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min
   const value = env[name];
   if (value === undefined || value === '') return fallback;
   const number = Number(value);
-  if (!/^\d+$/.test(value) || number < min || number > max) throw new Error(`${name} must be an integer from ${min} to ${max}, not "${value}"`);
+  if (!/^\d+$/.test(value) || number < min || number > max)
+    throw new Error(`${name} must be an integer from ${min} to ${max}, not "${value}"`);
   return number;
 }
 
@@ -139,7 +146,9 @@ function readPort(name: string, value: string | undefined, fallback: number): nu
   if (value === undefined || value === '') return fallback;
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) {
-    throw new Error(`${name} must be an integer from 0 to 65535${name === 'METRICS_PORT' ? ' or off' : ''}, not "${value}"`);
+    throw new Error(
+      `${name} must be an integer from 0 to 65535${name === 'METRICS_PORT' ? ' or off' : ''}, not "${value}"`,
+    );
   }
   return port;
 }
@@ -155,7 +164,10 @@ function readLogLevel(value: string | undefined): string {
 function readKeysFile(env: NodeJS.ProcessEnv): string | undefined {
   const file = env['API_KEYS_FILE'];
   if (file === undefined || file === '') return undefined;
-  if (env['API_KEYS'] !== undefined && env['API_KEYS'] !== '') throw new Error('API_KEYS and API_KEYS_FILE are both set: keys come from one of them; move the keys of API_KEYS into the file (or unset the file)');
+  if (env['API_KEYS'] !== undefined && env['API_KEYS'] !== '')
+    throw new Error(
+      'API_KEYS and API_KEYS_FILE are both set: keys come from one of them; move the keys of API_KEYS into the file (or unset the file)',
+    );
   return file;
 }
 
@@ -165,13 +177,16 @@ function readKeysFile(env: NodeJS.ProcessEnv): string | undefined {
 function readApiKeys(value: string | undefined): ClientKey[] | undefined {
   if (value === undefined) return undefined;
   const entries = value.split(',').map((entry) => entry.trim());
-  if (entries.every((entry) => entry === '')) throw new Error('API_KEYS is set but holds no key; unset it or list keys separated by commas');
+  if (entries.every((entry) => entry === ''))
+    throw new Error('API_KEYS is set but holds no key; unset it or list keys separated by commas');
   return entries.map((entry, index) => {
     const colon = entry.indexOf(':');
     const client = colon === -1 ? undefined : entry.slice(0, colon);
     const key = colon === -1 ? entry : entry.slice(colon + 1);
     if (client !== undefined && !CLIENT_NAME.test(client)) {
-      throw new Error(`API_KEYS entry ${index + 1} has an unusable client name: before the ':', 1 to 32 characters from a-z 0-9 - _`);
+      throw new Error(
+        `API_KEYS entry ${index + 1} has an unusable client name: before the ':', 1 to 32 characters from a-z 0-9 - _`,
+      );
     }
     if (!isUsableKey(key)) {
       throw new Error(

@@ -43,12 +43,19 @@ async function main() {
 
   const spec = loadServedSpec();
   const metrics = config.metricsPort === undefined ? undefined : createServiceMetrics();
-  const oneOffKeyFile = config.apiKeys === undefined && config.apiKeysFile === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
+  const oneOffKeyFile =
+    config.apiKeys === undefined && config.apiKeysFile === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
   const apiKeys = await serviceKeys(config, rolesOf(spec), log, metrics, oneOffKeyFile);
   const tracing = config.tracing ? await startTracing(spec.info.version) : undefined;
   const store: PetStore & { migrated?: Promise<void>; pool?: pg.Pool } =
-    config.database === undefined ? createMemoryPetStore({ retentionMs: config.idempotencyRetentionMs }) : postgresStore(config, log, metrics, tracing);
-  log.info(config.database === undefined ? 'pets are kept in memory (DATABASE_URL is not set)' : `pets are kept in PostgreSQL at ${where(config.database.url)}`);
+    config.database === undefined
+      ? createMemoryPetStore({ retentionMs: config.idempotencyRetentionMs })
+      : postgresStore(config, log, metrics, tracing);
+  log.info(
+    config.database === undefined
+      ? 'pets are kept in memory (DATABASE_URL is not set)'
+      : `pets are kept in PostgreSQL at ${where(config.database.url)}`,
+  );
   if (tracing !== undefined) log.info('spans are exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT is set)');
 
   // Wakes the feed's long polls and the webhooks' deliveries when this instance records an event.
@@ -76,47 +83,62 @@ async function main() {
   if (oneOffKeyFile !== undefined) {
     app.log.warn(`API_KEYS is not set: generated a one-off API key for this run only, in ${oneOffKeyFile}`);
   }
-  const metricsServer = metrics === undefined ? undefined : await listenForMetrics(metrics.registry, config.host, config.metricsPort!).catch((error: Error) => {
-    throw new Error(`metrics cannot listen on ${config.host}:${config.metricsPort} (METRICS_PORT; off turns metrics off): ${error.message}`);
-  });
-  if (metricsServer !== undefined) app.log.info(`metrics at http://${config.host}:${metricsServer.port}${METRICS_PATH} (internal: no key, keep the port private)`);
+  const metricsServer =
+    metrics === undefined
+      ? undefined
+      : await listenForMetrics(metrics.registry, config.host, config.metricsPort!).catch((error: Error) => {
+          throw new Error(
+            `metrics cannot listen on ${config.host}:${config.metricsPort} (METRICS_PORT; off turns metrics off): ${error.message}`,
+          );
+        });
+  if (metricsServer !== undefined)
+    app.log.info(
+      `metrics at http://${config.host}:${metricsServer.port}${METRICS_PATH} (internal: no key, keep the port private)`,
+    );
 
   // SIGTERM (an orchestrator, a rolling restart) drains first; SIGINT (Ctrl-C at a terminal) and a
   // crash do not. A second signal exits at once (close-with-grace), and so does a close that takes
   // longer than the drain and CLOSE_TIMEOUT_MS together.
   // SIGHUP reads the keys again (operators send it to reload a service's configuration): it never ends the process.
-  closeWithGrace({ delay: config.drainMs + 2 * CLOSE_TIMEOUT_MS, logger: app.log, skip: ['SIGHUP'] }, async ({ signal, err }) => {
-    closing = true;
-    apiKeys.close();
-    /* c8 ignore next -- an uncaught error: nothing in the tests makes the service crash */
-    if (err !== undefined) app.log.error({ err }, 'closing after an unexpected error');
-    // Nothing to drain before the port is open (the store not ready yet).
-    const drainMs = signal === 'SIGTERM' && app.server.listening ? config.drainMs : 0;
-    if (drainMs > 0) {
-      app.log.info({ signal, drainMs }, `draining: /health/ready answers 503 and every answer closes its connection; the listener closes in ${drainMs} ms`);
-      draining = true;
-      await sleep(drainMs);
-      app.log.info({ signal }, 'drained');
-    }
-    app.log.info({ signal }, 'closing gracefully: the listener closes; finishing requests in flight');
-    // After a drain, each connection is left to end after its answer (src/shutdown.ts); without
-    // one (Ctrl-C), idle connections are closed at once, as Fastify does.
-    /* c8 ignore start -- closeListener's time limit is tested on its own (test/system/shutdown.test.ts); here it takes CLOSE_TIMEOUT_MS */
-    if (drainMs > 0 && (await closeListener(app.server, CLOSE_TIMEOUT_MS)) === 'timeout') {
-      app.log.warn(`connections still open ${CLOSE_TIMEOUT_MS} ms after the listener closed: closing them`);
-    }
-    /* c8 ignore stop */
-    // Deliveries stop first: one under way finishes, and the lease is given up for another instance.
-    endpoints?.close();
-    await deliveries?.close();
-    await app.close();
-    await retention?.close();
-    await instances?.close();
-    await store.close?.();
-    await metricsServer?.close();
-    await tracing?.shutdown();
-    app.log.info({ signal }, 'closed');
-  });
+  closeWithGrace(
+    { delay: config.drainMs + 2 * CLOSE_TIMEOUT_MS, logger: app.log, skip: ['SIGHUP'] },
+    async ({ signal, err }) => {
+      closing = true;
+      apiKeys.close();
+      /* c8 ignore next -- an uncaught error: nothing in the tests makes the service crash */
+      if (err !== undefined) app.log.error({ err }, 'closing after an unexpected error');
+      // Nothing to drain before the port is open (the store not ready yet).
+      const drainMs = signal === 'SIGTERM' && app.server.listening ? config.drainMs : 0;
+      if (drainMs > 0) {
+        app.log.info(
+          { signal, drainMs },
+          `draining: /health/ready answers 503 and every answer closes its connection; the listener closes in ${drainMs} ms`,
+        );
+        draining = true;
+        await sleep(drainMs);
+        app.log.info({ signal }, 'drained');
+      }
+      app.log.info({ signal }, 'closing gracefully: the listener closes; finishing requests in flight');
+      // After a drain, each connection is left to end after its answer (src/shutdown.ts); without
+      // one (Ctrl-C), idle connections are closed at once, as Fastify does.
+      // Here it takes CLOSE_TIMEOUT_MS.
+      /* c8 ignore start -- closeListener's time limit is tested on its own (test/system/shutdown.test.ts) */
+      if (drainMs > 0 && (await closeListener(app.server, CLOSE_TIMEOUT_MS)) === 'timeout') {
+        app.log.warn(`connections still open ${CLOSE_TIMEOUT_MS} ms after the listener closed: closing them`);
+      }
+      /* c8 ignore stop */
+      // Deliveries stop first: one under way finishes, and the lease is given up for another instance.
+      endpoints?.close();
+      await deliveries?.close();
+      await app.close();
+      await retention?.close();
+      await instances?.close();
+      await store.close?.();
+      await metricsServer?.close();
+      await tracing?.shutdown();
+      app.log.info({ signal }, 'closed');
+    },
+  );
   // The API's port opens only once the store can serve (PostgreSQL: the schema is current). A proxy
   // without active health checks (nginx, as deploy/ ships it) sends requests to whatever accepts
   // connections, and meets a port not yet open as refused, which it retries on another instance;
@@ -139,17 +161,23 @@ async function main() {
   await app.listen({ host: config.host, port: config.port });
 }
 
-/** WEBHOOKS_FILE's endpoints (reloaded on SIGHUP and when it changes), or none. An unusable file stops start-up with its line and reason. */
+/**
+ * WEBHOOKS_FILE's endpoints (reloaded on SIGHUP and when it changes), or none. An unusable file stops start-up with its
+ * line and reason.
+ */
 function webhookEndpoints(config: Config, log: FastifyBaseLogger): Endpoints | undefined {
   if (config.webhooksFile === undefined) return undefined;
   const file = config.webhooksFile;
   const endpoints = endpointsFromFile(file, {
     onReload(result) {
-      if (result.ok) log.info({ endpoints: result.endpoints }, `WEBHOOKS_FILE ${file} read again: ${result.endpoints} endpoints`);
+      if (result.ok)
+        log.info({ endpoints: result.endpoints }, `WEBHOOKS_FILE ${file} read again: ${result.endpoints} endpoints`);
       else log.error(`${result.reason}; the endpoints in use are kept until it is fixed`);
     },
   });
-  log.info(`webhook endpoints from WEBHOOKS_FILE ${file} (${endpoints.current().length}); read again on SIGHUP and when it changes`);
+  log.info(
+    `webhook endpoints from WEBHOOKS_FILE ${file} (${endpoints.current().length}); read again on SIGHUP and when it changes`,
+  );
   process.on('SIGHUP', () => void endpoints.reload());
   return endpoints;
 }
@@ -158,10 +186,21 @@ function webhookEndpoints(config: Config, log: FastifyBaseLogger): Endpoints | u
  * The keys: API_KEYS_FILE (reloaded on SIGHUP and when it changes), API_KEYS, or else a one-off key
  * written to `oneOffKeyFile`. An unusable keys file stops start-up with its line and reason.
  */
-async function serviceKeys(config: Config, roles: readonly string[], log: FastifyBaseLogger, metrics: ServiceMetrics | undefined, oneOffKeyFile: string | undefined): Promise<KeyRing> {
+async function serviceKeys(
+  config: Config,
+  roles: readonly string[],
+  log: FastifyBaseLogger,
+  metrics: ServiceMetrics | undefined,
+  oneOffKeyFile: string | undefined,
+): Promise<KeyRing> {
   if (config.apiKeysFile === undefined) {
     const keys = fixedKeys(config.apiKeys ?? [await writeOneOffKey(oneOffKeyFile!)], roles);
-    process.on('SIGHUP', () => log.info({ signal: 'SIGHUP' }, 'nothing to reload: the keys come from API_KEYS (API_KEYS_FILE is read again on SIGHUP)'));
+    process.on('SIGHUP', () =>
+      log.info(
+        { signal: 'SIGHUP' },
+        'nothing to reload: the keys come from API_KEYS (API_KEYS_FILE is read again on SIGHUP)',
+      ),
+    );
     return keys;
   }
   const file = config.apiKeysFile;
@@ -174,7 +213,9 @@ async function serviceKeys(config: Config, roles: readonly string[], log: Fastif
     },
   });
   if (metrics !== undefined) keyMetrics = observeKeys(metrics.registry, keys);
-  log.info(`API keys from API_KEYS_FILE ${file} (${keys.table.credentials.length}); read again on SIGHUP and when it changes`);
+  log.info(
+    `API keys from API_KEYS_FILE ${file} (${keys.table.credentials.length}); read again on SIGHUP and when it changes`,
+  );
   process.on('SIGHUP', () => void keys.reload());
   return keys;
 }
@@ -185,13 +226,19 @@ async function startTracing(serviceVersion: string): Promise<Tracing> {
   return createOtelTracing({ serviceVersion, exporter: exporterFor(process.env) });
 }
 
-function postgresStore({ database, idempotencyRetentionMs: retentionMs }: Config, log: FastifyBaseLogger, metrics: ServiceMetrics | undefined, tracing: Tracing | undefined): PetStore & { close(): Promise<void>; migrated: Promise<void>; pool: pg.Pool } {
+function postgresStore(
+  { database, idempotencyRetentionMs: retentionMs }: Config,
+  log: FastifyBaseLogger,
+  metrics: ServiceMetrics | undefined,
+  tracing: Tracing | undefined,
+): PetStore & { close(): Promise<void>; migrated: Promise<void>; pool: pg.Pool } {
   const { poolMax, createBatchMax } = database as DatabaseConfig;
   const store = startPostgresStore(poolConfigOf(database!), {
     log,
     retentionMs,
     maxCreateBatch: createBatchMax,
-    /* c8 ignore next -- no server process in the tests traces and uses PostgreSQL at once; test/system/tracing.test.ts traces its statements in-process */
+    // test/system/tracing.test.ts traces its statements in-process.
+    /* c8 ignore next -- no server process in the tests traces and uses PostgreSQL at once */
     instrument: composeInstruments([metrics?.statementInstrument, tracing?.statementInstrument]),
   });
   metrics?.observePool(store.pool, poolMax);

@@ -25,7 +25,13 @@ export interface WatchedFileEvents<T> {
  * The file at `path`, parsed by `parse` now (an unusable file throws, `name` and the reason in the
  * message), then again on reload() and within `pollMs` of a change.
  */
-export function watchedFile<T>(path: string, name: string, parse: (text: string) => T, events: WatchedFileEvents<T> = {}, pollMs = FILE_POLL_MS): WatchedFile<T> {
+export function watchedFile<T>(
+  path: string,
+  name: string,
+  parse: (text: string) => T,
+  events: WatchedFileEvents<T> = {},
+  pollMs = FILE_POLL_MS,
+): WatchedFile<T> {
   const read = () => {
     let text: string;
     try {

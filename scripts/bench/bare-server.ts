@@ -7,7 +7,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { reportReady } from './seed-pets.js';
 
-const { status, headers, body } = JSON.parse(process.env['REFUSAL']!) as { status: number; headers: Record<string, string>; body: string };
+const { status, headers, body } = JSON.parse(process.env['REFUSAL']!) as {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+};
 const server = createServer((request, response) => {
   request.resume();
   response.writeHead(status, headers).end(body);

@@ -24,7 +24,11 @@ const deprecation = process.env['DEPRECATION_HEADERS'] === '1' ? await deprecati
 const security = securityHeaders();
 
 const app = Fastify();
-app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+app.addContentTypeParser(
+  'application/merge-patch+json',
+  { parseAs: 'string' },
+  app.getDefaultJsonParser('error', 'error'),
+);
 app.addHook('onRequest', async (request, reply) => {
   reply.headers(security);
   if (request.headers.authorization !== expected) {
@@ -40,15 +44,27 @@ app.register(
           querystring: {
             type: 'object',
             additionalProperties: false,
-            properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, status: statusSchema, cursor: { type: 'string' } },
+            properties: {
+              limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+              status: statusSchema,
+              cursor: { type: 'string' },
+            },
           },
           response: { 200: { type: 'array', items: petSchema }, 400: errorSchema },
         },
       },
       async (request, reply) => {
         const { limit, status, cursor } = request.query;
-        const page = await store.list({ limit, status, after: cursor === undefined ? undefined : positionOf(cursor, status) });
-        if (page.more) reply.header('link', nextPageLink('/v1/pets', { limit, status, lastId: page.pets[page.pets.length - 1]!.id }));
+        const page = await store.list({
+          limit,
+          status,
+          after: cursor === undefined ? undefined : positionOf(cursor, status),
+        });
+        if (page.more)
+          reply.header(
+            'link',
+            nextPageLink('/v1/pets', { limit, status, lastId: page.pets[page.pets.length - 1]!.id }),
+          );
         return page.pets;
       },
     );
@@ -74,11 +90,19 @@ app.register(
     );
     v1.get<{ Params: { petId: number } }>(
       '/pets/:petId',
-      { schema: { params: { type: 'object', properties: { petId: { type: 'integer' } } }, response: { 200: petSchema, 404: errorSchema } } },
+      {
+        schema: {
+          params: { type: 'object', properties: { petId: { type: 'integer' } } },
+          response: { 200: petSchema, 404: errorSchema },
+        },
+      },
       async (request, reply) => {
         if (deprecation !== undefined) reply.headers(deprecation);
         const found = await store.get(request.params.petId);
-        if (found === null) return reply.code(404).send({ code: 'PET_NOT_FOUND', message: `No pet has id ${request.params.petId}.`, status: 404 });
+        if (found === null)
+          return reply
+            .code(404)
+            .send({ code: 'PET_NOT_FOUND', message: `No pet has id ${request.params.petId}.`, status: 404 });
         return reply.header('etag', entityTagOf(found.version)).send(found.pet);
       },
     );
@@ -88,13 +112,26 @@ app.register(
       {
         schema: {
           params: { type: 'object', properties: { petId: { type: 'integer' } } },
-          body: { type: 'object', additionalProperties: false, properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, categoryId: { type: 'integer' }, status: { enum: ['available', 'pending', 'sold', null] } } },
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 100 },
+              categoryId: { type: 'integer' },
+              status: { enum: ['available', 'pending', 'sold', null] },
+            },
+          },
           response: { 200: petSchema, 404: errorSchema, 412: errorSchema, 428: errorSchema },
         },
       },
       async (request, reply) => {
-        const outcome = await store.update(request.params.petId, request.body, preconditionOf(request.headers['if-match']));
-        if (outcome.outcome !== 'changed' || outcome.pet === null) return reply.code(412).send({ code: 'PRECONDITION_FAILED', message: 'Changed.', status: 412 });
+        const outcome = await store.update(
+          request.params.petId,
+          request.body,
+          preconditionOf(request.headers['if-match']),
+        );
+        if (outcome.outcome !== 'changed' || outcome.pet === null)
+          return reply.code(412).send({ code: 'PRECONDITION_FAILED', message: 'Changed.', status: 412 });
         return reply.header('etag', entityTagOf(outcome.pet.version)).send(outcome.pet.pet);
       },
     );

@@ -10,7 +10,8 @@ import { seedPets } from './seed-pets.js';
 
 export async function benchStore(): Promise<PetStore> {
   const { database } = readConfig(process.env);
-  if (database !== undefined) return createPostgresPetStore(poolConfigOf(database), { maxCreateBatch: database.createBatchMax });
+  if (database !== undefined)
+    return createPostgresPetStore(poolConfigOf(database), { maxCreateBatch: database.createBatchMax });
   const store = createMemoryPetStore();
   await seedPets(store, Number(process.env['SEED_PETS'] ?? 0));
   return store;

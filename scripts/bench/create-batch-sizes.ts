@@ -23,7 +23,9 @@ for (const commitDelayMicroseconds of [0, 1000]) {
       const started = performance.now();
       for (let run = 0; run < RUNS; run++) await pool.query({ ...STATEMENTS.createPets, values });
       const ms = (performance.now() - started) / RUNS;
-      console.log(`commit +${commitDelayMicroseconds / 1000} ms, ${size} pets a statement: ${ms.toFixed(2)} ms each, ${Math.round((size / ms) * 1000).toLocaleString('en-US')} pets/s on one connection`);
+      console.log(
+        `commit +${commitDelayMicroseconds / 1000} ms, ${size} pets a statement: ${ms.toFixed(2)} ms each, ${Math.round((size / ms) * 1000).toLocaleString('en-US')} pets/s on one connection`,
+      );
     }
   } finally {
     await pool.end();

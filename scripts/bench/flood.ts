@@ -12,9 +12,13 @@ export interface FloodCounts {
 /** `connections` connections sending GET `url` with `authorization` for `seconds`; the counts when it ends. */
 export function flood(url: string, authorization: string, seconds: number, connections = 64): Promise<FloodCounts> {
   const cli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-  const child = spawn(process.execPath, [cli, '--json', '-c', String(connections), '-d', String(seconds), '-H', `authorization=${authorization}`, url], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, '--json', '-c', String(connections), '-d', String(seconds), '-H', `authorization=${authorization}`, url],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => void (output += chunk));
   return new Promise((resolve, reject) => {
@@ -24,8 +28,16 @@ export function flood(url: string, authorization: string, seconds: number, conne
       clearTimeout(limit);
       if (code !== 0) return reject(new Error(`the flood's autocannon exited with ${code}`));
       /* c8 ignore stop */
-      const result = JSON.parse(output) as { '2xx': number; statusCodeStats: Record<string, { count: number }>; requests: { total: number } };
-      resolve({ answered: result['2xx'], refused: result.statusCodeStats['429']?.count ?? 0, total: result.requests.total });
+      const result = JSON.parse(output) as {
+        '2xx': number;
+        statusCodeStats: Record<string, { count: number }>;
+        requests: { total: number };
+      };
+      resolve({
+        answered: result['2xx'],
+        refused: result.statusCodeStats['429']?.count ?? 0,
+        total: result.requests.total,
+      });
     });
   });
 }

@@ -17,7 +17,9 @@ interface Pet {
 }
 
 const logFile = process.env['HAND_WRITTEN_LOGGER'];
-const app = Fastify(logFile === undefined ? { logger: false } : { logger: { stream: createWriteStream(logFile, { flags: 'a' }) } });
+const app = Fastify(
+  logFile === undefined ? { logger: false } : { logger: { stream: createWriteStream(logFile, { flags: 'a' }) } },
+);
 const expected = `Bearer ${process.env['API_KEY']!}`;
 
 // The same pets the benchmark's other servers hold (scripts/bench/seed-pets.ts), written out here.
@@ -31,14 +33,19 @@ for (let index = 0; index < Number(process.env['SEED_PETS'] ?? 0); index++) {
 }
 
 app.addHook('onRequest', async (request, reply) => {
-  if (request.headers.authorization !== expected) return reply.code(401).send({ code: 'UNAUTHORIZED', message: 'Bad key.', status: 401 });
+  if (request.headers.authorization !== expected)
+    return reply.code(401).send({ code: 'UNAUTHORIZED', message: 'Bad key.', status: 401 });
 });
 
 app.get<{ Querystring: { limit: number; status?: Pet['status'] } }>(
   '/v1/pets',
   {
     schema: {
-      querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, status: statusSchema } },
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, status: statusSchema },
+      },
       response: { 200: { type: 'array', items: petSchema }, 400: errorSchema },
     },
   },
@@ -56,7 +63,12 @@ app.get<{ Querystring: { limit: number; status?: Pet['status'] } }>(
 
 app.get<{ Params: { petId: number } }>(
   '/v1/pets/:petId',
-  { schema: { params: { type: 'object', properties: { petId: { type: 'integer' } } }, response: { 200: petSchema, 404: errorSchema } } },
+  {
+    schema: {
+      params: { type: 'object', properties: { petId: { type: 'integer' } } },
+      response: { 200: petSchema, 404: errorSchema },
+    },
+  },
   async (request, reply) => {
     const pet = pets.get(request.params.petId);
     if (pet === undefined) return reply.code(404).send({ code: 'PET_NOT_FOUND', message: 'No such pet.', status: 404 });
@@ -81,5 +93,7 @@ app.post<{ Body: Omit<Pet, 'id'> }>(
 
 await app.listen({ host: '127.0.0.1', port: 0 });
 (globalThis as { gc?: () => void }).gc?.();
-process.stdout.write(`${JSON.stringify({ port: (app.server.address() as AddressInfo).port, rss: process.memoryUsage().rss })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ port: (app.server.address() as AddressInfo).port, rss: process.memoryUsage().rss })}\n`,
+);
 process.once('SIGINT', () => void app.close().then(() => process.exit(0)));

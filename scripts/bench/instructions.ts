@@ -23,21 +23,34 @@ export interface InstructionRow {
   baselineWithHeaders?: number;
 }
 
-export const replacedNote = (count: number) => (count === 0 ? '' : `; ${count} process${count === 1 ? '' : 'es'} that failed a step under valgrind replaced by fresh ones`);
+export const replacedNote = (count: number) =>
+  count === 0
+    ? ''
+    : `; ${count} process${count === 1 ? '' : 'es'} that failed a step under valgrind replaced by fresh ones`;
 const COUNT_ATTEMPTS = 3;
 
 /** The instruction counts of a run; `replaced()` is how many processes failed a step and were replaced so far. */
-export function createCounter({ sizes, instructionRequests, instructionRounds }: BenchOptions, { start }: Servers, { fire, probe }: Loads, { COUNTED, GET_WORKLOAD }: Workloads) {
+export function createCounter(
+  { sizes, instructionRequests, instructionRounds }: BenchOptions,
+  { start }: Servers,
+  { fire, probe }: Loads,
+  { COUNTED, GET_WORKLOAD }: Workloads,
+) {
   /** Processes counted under valgrind that failed a step and were replaced by fresh ones (countInstructionsOf). */
   let replacedProcesses = 0;
   const execFileAsync = promisify(execFile);
   async function callgrindControl(args: string[], server: Server): Promise<void> {
     try {
-      await execFileAsync('callgrind_control', [...args, String(server.pid)], { timeout: STEP_LIMIT_MS, killSignal: 'SIGKILL' });
+      await execFileAsync('callgrind_control', [...args, String(server.pid)], {
+        timeout: STEP_LIMIT_MS,
+        killSignal: 'SIGKILL',
+      });
     } catch (error) {
       const { killed, message } = error as Error & { killed?: boolean };
       const what = killed === true ? `no answer in ${STEP_LIMIT_MS / 1000} s` : message.split('\n')[0];
-      throw new Error(`callgrind_control ${args.join(' ')} ${server.pid}: ${what} (server threads: ${threadStates(server.pid)})`);
+      throw new Error(
+        `callgrind_control ${args.join(' ')} ${server.pid}: ${what} (server threads: ${threadStates(server.pid)})`,
+      );
     }
   }
 
@@ -47,7 +60,13 @@ export function createCounter({ sizes, instructionRequests, instructionRounds }:
    * warm up. A process gives the same count whatever else the machine is doing; processes differ only
    * by which of V8's modes they settle in (see countInstructions).
    */
-  async function instructionsPerRequest(server: Server, name: ServerName, dir: string, workload: Workload, pets: number): Promise<number> {
+  async function instructionsPerRequest(
+    server: Server,
+    name: ServerName,
+    dir: string,
+    workload: Workload,
+    pets: number,
+  ): Promise<number> {
     const run = async () => (await fire(server, workload, pets, { amount: instructionRequests }, 1))['2xx'];
     await probe(server, workload, pets);
     // The warm-up runs without instrumentation, about eight times faster.
@@ -59,12 +78,14 @@ export function createCounter({ sizes, instructionRequests, instructionRounds }:
     await callgrindControl(['--dump'], server);
     await callgrindControl(['--instr=off'], server);
     const dump = dumpsOf(dir, name, server.pid).find((file) => !before.includes(file));
-    const instructions = dump === undefined ? undefined : /^summary: (\d+)/m.exec(readFileSync(join(dir, dump), 'utf8'))?.[1];
+    const instructions =
+      dump === undefined ? undefined : /^summary: (\d+)/m.exec(readFileSync(join(dir, dump), 'utf8'))?.[1];
     if (instructions === undefined) throw new Error(`callgrind wrote no count for ${name} (${workload.name})`);
     return Number(instructions) / answered;
   }
 
-  const dumpsOf = (dir: string, name: ServerName, pid: number) => readdirSync(dir).filter((file) => file.startsWith(`${name}.${pid}.`));
+  const dumpsOf = (dir: string, name: ServerName, pid: number) =>
+    readdirSync(dir).filter((file) => file.startsWith(`${name}.${pid}.`));
 
   /**
    * A fresh process of server `name` under callgrind: its instructions per request for each workload.
@@ -73,7 +94,13 @@ export function createCounter({ sizes, instructionRequests, instructionRounds }:
    * count comes from a fresh process anyway, so the replacement measures the same thing; the report
    * says how many were replaced.
    */
-  async function countInstructionsOf(dir: string, name: ServerName, pets: number, workloads: Workload[], env: Record<string, string> = {}): Promise<number[]> {
+  async function countInstructionsOf(
+    dir: string,
+    name: ServerName,
+    pets: number,
+    workloads: Workload[],
+    env: Record<string, string> = {},
+  ): Promise<number[]> {
     for (let attempt = 1; ; attempt++) {
       let server: Server | undefined;
       try {
@@ -82,9 +109,14 @@ export function createCounter({ sizes, instructionRequests, instructionRounds }:
         for (const workload of workloads) counts.push(await instructionsPerRequest(server, name, dir, workload, pets));
         return counts;
       } catch (error) {
-        if (attempt === COUNT_ATTEMPTS) throw new Error(`${name} under valgrind, attempt ${attempt} of ${COUNT_ATTEMPTS}: ${(error as Error).message}`);
+        if (attempt === COUNT_ATTEMPTS)
+          throw new Error(
+            `${name} under valgrind, attempt ${attempt} of ${COUNT_ATTEMPTS}: ${(error as Error).message}`,
+          );
         replacedProcesses++;
-        console.error(`bench: ${name} under valgrind: ${(error as Error).message}; counting again in a fresh process (attempt ${attempt + 1} of ${COUNT_ATTEMPTS})`);
+        console.error(
+          `bench: ${name} under valgrind: ${(error as Error).message}; counting again in a fresh process (attempt ${attempt + 1} of ${COUNT_ATTEMPTS})`,
+        );
       } finally {
         if (server !== undefined) await stop(server);
       }
@@ -99,11 +131,15 @@ export function createCounter({ sizes, instructionRequests, instructionRounds }:
    */
   async function countInstructions(): Promise<InstructionRow[]> {
     const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
-    const countAll = (name: ServerName, pets: number, workloads = COUNTED) => countInstructionsOf(dir, name, pets, workloads);
+    const countAll = (name: ServerName, pets: number, workloads = COUNTED) =>
+      countInstructionsOf(dir, name, pets, workloads);
     try {
       const rows: InstructionRow[] = [];
       for (const pets of sizes) {
-        const counts: Record<'service' | 'baseline' | 'serviceLogged' | 'serviceMetrics' | 'baselineWithHeaders', number[][]> = {
+        const counts: Record<
+          'service' | 'baseline' | 'serviceLogged' | 'serviceMetrics' | 'baselineWithHeaders',
+          number[][]
+        > = {
           service: [],
           baseline: [],
           serviceLogged: [],
@@ -125,7 +161,8 @@ export function createCounter({ sizes, instructionRequests, instructionRounds }:
           counts.baselineWithHeaders.push(withHeaders);
         }
         COUNTED.forEach((workload, position) => {
-          const lowest = (name: keyof typeof counts, at = position) => Math.min(...counts[name].map((round) => round[at]!));
+          const lowest = (name: keyof typeof counts, at = position) =>
+            Math.min(...counts[name].map((round) => round[at]!));
           const row = {
             pets,
             workload: workload.name,
@@ -147,7 +184,6 @@ export function createCounter({ sizes, instructionRequests, instructionRounds }:
       rmSync(dir, { recursive: true, force: true });
     }
   }
-
 
   return { countInstructions, countInstructionsOf, replaced: () => replacedProcesses };
 }

@@ -25,8 +25,11 @@ export function requireAll2xx(label: string, result: autocannon.Result, { warmUp
   // smoke run's short warm-up); anything but a 2xx still fails it.
   if (result.non2xx === 0 && result.errors === 0 && (result['2xx'] > 0 || warmUp)) return;
   const others = Object.entries(result.statusCodeStats ?? {}).filter(([status]) => !status.startsWith('2'));
-  const statuses = others.length === 0 ? '' : ` (${others.map(([status, { count }]) => `${status} ×${count ?? '?'}`).join(', ')})`;
-  throw new Error(`${label}: ${result.non2xx} non-2xx answers${statuses}, ${result.errors} errors, ${result['2xx']} 2xx`);
+  const statuses =
+    others.length === 0 ? '' : ` (${others.map(([status, { count }]) => `${status} ×${count ?? '?'}`).join(', ')})`;
+  throw new Error(
+    `${label}: ${result.non2xx} non-2xx answers${statuses}, ${result.errors} errors, ${result['2xx']} 2xx`,
+  );
 }
 
 /**
@@ -34,7 +37,14 @@ export function requireAll2xx(label: string, result: autocannon.Result, { warmUp
  * is answered, for `seconds`: the creates answered, the time, and each one's latency in ms (exact:
  * autocannon's own histogram keeps whole milliseconds).
  */
-export async function createLoad(AUTH: Record<string, string>, servers: readonly Server[], body: string, clients: number, seconds: number, { label = 'create throughput', warmUp = false } = {}) {
+export async function createLoad(
+  AUTH: Record<string, string>,
+  servers: readonly Server[],
+  body: string,
+  clients: number,
+  seconds: number,
+  { label = 'create throughput', warmUp = false } = {},
+) {
   const latencies: number[] = [];
   const instance = autocannon({
     // autocannon spreads the connections over several URLs in turn; its types admit only one.
@@ -65,11 +75,21 @@ export function createLoads({ connections, duration }: BenchOptions, AUTH: Recor
       ...(body === undefined ? {} : { body: String(body) }),
       signal: AbortSignal.timeout(STEP_LIMIT_MS),
     });
-    if (!response.ok) throw new Error(`${workload.name}: ${method} ${pathOf(workload, pets)} answered ${response.status} ${await response.text()}`);
+    if (!response.ok)
+      throw new Error(
+        `${workload.name}: ${method} ${pathOf(workload, pets)} answered ${response.status} ${await response.text()}`,
+      );
   }
 
   /** Loads the server with the workload; any answer but a 2xx fails the run, and so does a run past STEP_LIMIT_MS. */
-  async function fire(server: Server, workload: Workload, pets: number, limit: { duration: number } | { amount: number }, connectionCount = connections, warmUp = false) {
+  async function fire(
+    server: Server,
+    workload: Workload,
+    pets: number,
+    limit: { duration: number } | { amount: number },
+    connectionCount = connections,
+    warmUp = false,
+  ) {
     const instance = autocannon({
       url: `http://127.0.0.1:${server.port}${pathOf(workload, pets)}`,
       connections: connectionCount,
@@ -79,14 +99,20 @@ export function createLoads({ connections, duration }: BenchOptions, AUTH: Recor
       ...workload.options(pets),
     }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
     let stuck = false;
-    const watchdog = setTimeout(() => {
-      stuck = true;
-      instance.stop();
-    }, STEP_LIMIT_MS + ('duration' in limit ? limit.duration * 1000 : 0));
+    const watchdog = setTimeout(
+      () => {
+        stuck = true;
+        instance.stop();
+      },
+      STEP_LIMIT_MS + ('duration' in limit ? limit.duration * 1000 : 0),
+    );
     // autocannon's instance is a thenable (no finally): on failure the timer only ends the run early.
     const result = await instance;
     clearTimeout(watchdog);
-    if (stuck) throw new Error(`${workload.name}: not done after ${STEP_LIMIT_MS / 1000} s (server threads: ${threadStates(server.pid)})`);
+    if (stuck)
+      throw new Error(
+        `${workload.name}: not done after ${STEP_LIMIT_MS / 1000} s (server threads: ${threadStates(server.pid)})`,
+      );
     requireAll2xx(workload.name, result, { warmUp });
     return result;
   }
@@ -97,16 +123,33 @@ export function createLoads({ connections, duration }: BenchOptions, AUTH: Recor
   }
 
   /** Loads the server with the workload for `seconds`; `answered` is the 2xx count. */
-  async function load(server: Server, workload: Workload, pets: number, seconds: number): Promise<Sample & { answered: number }> {
+  async function load(
+    server: Server,
+    workload: Workload,
+    pets: number,
+    seconds: number,
+  ): Promise<Sample & { answered: number }> {
     const cpuBefore = cpuSeconds(server.pid);
     const result = await fire(server, workload, pets, { duration: seconds });
     const cpu = cpuSeconds(server.pid) - cpuBefore;
     const answered = result['2xx'];
-    return { rps: answered / (result.duration || seconds), p99: result.latency.p99, cpuPerRequest: cpu / answered, answered };
+    return {
+      rps: answered / (result.duration || seconds),
+      p99: result.latency.p99,
+      cpuPerRequest: cpu / answered,
+      answered,
+    };
   }
 
   /** load(), also counting what the server's requests cost the database `name` of `database`. */
-  async function loadWithDatabase(server: Server, workload: Workload, pets: number, seconds: number, database: BenchDatabase, name: string): Promise<DatabaseSample> {
+  async function loadWithDatabase(
+    server: Server,
+    workload: Workload,
+    pets: number,
+    seconds: number,
+    database: BenchDatabase,
+    name: string,
+  ): Promise<DatabaseSample> {
     const statementsBefore = await database.statements(name);
     const databaseCpuBefore = database.cpuSeconds();
     const { answered, ...sample } = await load(server, workload, pets, seconds);
@@ -115,7 +158,6 @@ export function createLoads({ connections, duration }: BenchOptions, AUTH: Recor
     const statements = (await database.statements(name)) - statementsBefore;
     return { ...sample, statementsPerRequest: statements / answered, databaseCpuPerRequest: databaseCpu / answered };
   }
-
 
   return { probe, fire, warmUp, load, loadWithDatabase };
 }

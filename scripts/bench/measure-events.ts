@@ -42,7 +42,8 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
         const url = await database.prepare('bench_events', 0);
         if (events === 'off') {
           const pool = new pg.Pool({ connectionString: url, max: 1 });
-          for (const trigger of ['pets_created', 'pets_updated', 'pets_deleted']) await pool.query(`ALTER TABLE pets DISABLE TRIGGER ${trigger}`);
+          for (const trigger of ['pets_created', 'pets_updated', 'pets_deleted'])
+            await pool.query(`ALTER TABLE pets DISABLE TRIGGER ${trigger}`);
           await pool.end();
         }
         const server = await start('service', 0, { env: { DATABASE_URL: url } });
@@ -55,7 +56,12 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
             const key = `${clients} ${events}`;
             samples.set(key, [
               ...(samples.get(key) ?? []),
-              { createsPerSecond: creates / seconds, p99, serviceCpuPerCreate: (cpuSeconds(server.pid) - serviceBefore) / creates, databaseCpuPerCreate: (database.cpuSeconds() - databaseBefore) / creates },
+              {
+                createsPerSecond: creates / seconds,
+                p99,
+                serviceCpuPerCreate: (cpuSeconds(server.pid) - serviceBefore) / creates,
+                databaseCpuPerCreate: (database.cpuSeconds() - databaseBefore) / creates,
+              },
             ]);
           }
         } finally {
@@ -68,19 +74,36 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
       for (const events of ['on', 'off'] as const) {
         const list = samples.get(`${clients} ${events}`)!;
         const of = (field: keyof (typeof list)[number]) => median(list.map((sample) => sample[field]));
-        cells.push({ clients, events, createsPerSecond: of('createsPerSecond'), p99: of('p99'), serviceCpuPerCreate: of('serviceCpuPerCreate'), databaseCpuPerCreate: of('databaseCpuPerCreate') });
+        cells.push({
+          clients,
+          events,
+          createsPerSecond: of('createsPerSecond'),
+          p99: of('p99'),
+          serviceCpuPerCreate: of('serviceCpuPerCreate'),
+          databaseCpuPerCreate: of('databaseCpuPerCreate'),
+        });
       }
       const [on, off] = cells.slice(-2) as [EventsCostCell, EventsCostCell];
-      console.error(`  PostgreSQL events, ${clients} clients: ${round(on.createsPerSecond)} creates/s with events, ${round(off.createsPerSecond)} without (${round((1 - on.createsPerSecond / off.createsPerSecond) * 100, 1)}% less)`);
+      console.error(
+        `  PostgreSQL events, ${clients} clients: ${round(on.createsPerSecond)} creates/s with events, ${round(off.createsPerSecond)} without (${round((1 - on.createsPerSecond / off.createsPerSecond) * 100, 1)}% less)`,
+      );
     }
     return cells;
   }
 
   /** Creates on one server: how many, in how long, and their p99 in ms. */
   async function loadOf(server: Server, clients: number, seconds: number, warmUp = false) {
-    const { creates, seconds: taken, latencies } = await createLoad(AUTH, [server], body, clients, seconds, { label: 'events cost', warmUp });
+    const {
+      creates,
+      seconds: taken,
+      latencies,
+    } = await createLoad(AUTH, [server], body, clients, seconds, { label: 'events cost', warmUp });
     latencies.sort((a, b) => a - b);
-    return { creates, seconds: taken, p99: latencies[Math.min(latencies.length - 1, Math.floor(0.99 * latencies.length))] ?? 0 };
+    return {
+      creates,
+      seconds: taken,
+      p99: latencies[Math.min(latencies.length - 1, Math.floor(0.99 * latencies.length))] ?? 0,
+    };
   }
 
   /**
@@ -91,7 +114,10 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
   async function measureFollowerLatency(database: BenchDatabase): Promise<FollowerLatency[]> {
     const results: FollowerLatency[] = [];
     const url = await database.prepare('bench_follow', 0);
-    const servers = [await start('service', 0, { env: { DATABASE_URL: url } }), await start('service', 0, { env: { DATABASE_URL: url } })];
+    const servers = [
+      await start('service', 0, { env: { DATABASE_URL: url } }),
+      await start('service', 0, { env: { DATABASE_URL: url } }),
+    ];
     try {
       for (const where of ['same instance', 'another instance'] as const) {
         const writer = servers[0]!;
@@ -121,22 +147,30 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
           }
         })();
         for (let index = 0; index < followedCreates(duration); index++) {
-          const response = await fetch(`http://127.0.0.1:${writer.port}/v1/pets`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body });
+          const response = await fetch(`http://127.0.0.1:${writer.port}/v1/pets`, {
+            method: 'POST',
+            headers: { ...AUTH, 'content-type': 'application/json' },
+            body,
+          });
           const { id } = (await response.json()) as { id: number };
           acknowledged.set(String(id), performance.now());
           await new Promise((resolve) => setTimeout(resolve, CREATE_EVERY_MS));
         }
         const deadline = performance.now() + 10_000;
-        while (seen.size < acknowledged.size && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+        while (seen.size < acknowledged.size && performance.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 20));
         following.abort();
         await follower;
-        if (seen.size < acknowledged.size) throw new Error(`the follower saw ${seen.size} of ${acknowledged.size} creates within 10 s of the last`);
+        if (seen.size < acknowledged.size)
+          throw new Error(`the follower saw ${seen.size} of ${acknowledged.size} creates within 10 s of the last`);
         // Seen before the writer read its 201 (both on this process's loop): no wait at all.
         const latencies = [...acknowledged].map(([id, at]) => Math.max(0, seen.get(id)! - at)).sort((a, b) => a - b);
         const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
         const result = { where, creates: latencies.length, p50: at(0.5), p99: at(0.99), max: latencies.at(-1)! };
         results.push(result);
-        console.error(`  PostgreSQL follower, ${where}: a change seen p50 ${round(result.p50, 1)} ms, p99 ${round(result.p99, 1)} ms, max ${round(result.max, 1)} ms after its 201`);
+        console.error(
+          `  PostgreSQL follower, ${where}: a change seen p50 ${round(result.p50, 1)} ms, p99 ${round(result.p99, 1)} ms, max ${round(result.max, 1)} ms after its 201`,
+        );
       }
     } finally {
       for (const server of servers) await stop(server);
@@ -147,7 +181,7 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
   function eventsReport(cost: EventsCostCell[], follower: FollowerLatency[]): string {
     if (cost.length === 0 && follower.length === 0) return '';
     const lines = [
-      '**The change feed on PostgreSQL.** Creates with the event triggers on and off, one service instance, alternating rounds (medians); and a follower long-polling `listPetEvents` (`wait=30`) while a create is sent every 20 ms, latency from the 201 to the follower\'s answer holding the event.',
+      "**The change feed on PostgreSQL.** Creates with the event triggers on and off, one service instance, alternating rounds (medians); and a follower long-polling `listPetEvents` (`wait=30`) while a create is sent every 20 ms, latency from the 201 to the follower's answer holding the event.",
       '',
       '| clients | creates/s with events | creates/s without | throughput cost | p99 ms with / without | service CPU µs/create with / without | database CPU µs/create with / without |',
       '|---:|---:|---:|---:|---:|---:|---:|',
@@ -161,7 +195,10 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
       );
     }
     lines.push('', '| follower on | changes | p50 ms | p99 ms | max ms |', '|---|---:|---:|---:|---:|');
-    for (const row of follower) lines.push(`| ${row.where} | ${row.creates} | ${round(row.p50, 1)} | ${round(row.p99, 1)} | ${round(row.max, 1)} |`);
+    for (const row of follower)
+      lines.push(
+        `| ${row.where} | ${row.creates} | ${round(row.p50, 1)} | ${round(row.p99, 1)} | ${round(row.max, 1)} |`,
+      );
     return lines.join('\n');
   }
 

@@ -91,11 +91,24 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
   }
 
   /** CPU per answer while `name`'s requests are loaded from 10 connections: the server's, and a database's if given. */
-  async function cpuPerAnswer(server: Server, name: keyof typeof keys, seconds: number, database?: BenchDatabase): Promise<{ server: number; database: number }> {
+  async function cpuPerAnswer(
+    server: Server,
+    name: keyof typeof keys,
+    seconds: number,
+    database?: BenchDatabase,
+  ): Promise<{ server: number; database: number }> {
     const before = { server: cpuSeconds(server.pid), database: database?.cpuSeconds() ?? 0 };
-    const result = await autocannon({ url: `http://127.0.0.1:${server.port}${PAGE}`, connections: 10, duration: seconds, headers: auth(name) });
+    const result = await autocannon({
+      url: `http://127.0.0.1:${server.port}${PAGE}`,
+      connections: 10,
+      duration: seconds,
+      headers: auth(name),
+    });
     const answers = result['2xx'] + result.non2xx;
-    return { server: (cpuSeconds(server.pid) - before.server) / answers, database: ((database?.cpuSeconds() ?? 0) - before.database) / answers };
+    return {
+      server: (cpuSeconds(server.pid) - before.server) / answers,
+      database: ((database?.cpuSeconds() ?? 0) - before.database) / answers,
+    };
   }
 
   /** One refusal as the service sends it: its status, the headers it chose (not Node's own) and its body. */
@@ -154,7 +167,12 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
       const calmAlone = await calm(server, duration);
       const pacedAlone = await calm(server, duration, PACED_EVERY_MS);
       // The flood starts first and ends last, so that both calm clients are measured inside it.
-      const flooding = flood(`http://127.0.0.1:${server.port}${PAGE}`, auth('FLOOD_KEY').authorization, 2 * Math.ceil(duration) + 2, FLOOD_CONNECTIONS);
+      const flooding = flood(
+        `http://127.0.0.1:${server.port}${PAGE}`,
+        auth('FLOOD_KEY').authorization,
+        2 * Math.ceil(duration) + 2,
+        FLOOD_CONNECTIONS,
+      );
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const calmFlooded = await calm(server, duration);
       const pacedFlooded = await calm(server, duration, PACED_EVERY_MS);
@@ -162,7 +180,11 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
     } finally {
       await stop(server);
     }
-    return { ...flooded, ...(await refusalCost()), ...(database === undefined ? {} : { postgres: await servedOnPostgres(database) }) };
+    return {
+      ...flooded,
+      ...(await refusalCost()),
+      ...(database === undefined ? {} : { postgres: await servedOnPostgres(database) }),
+    };
   }
 
   async function measureFairness(): Promise<FairnessResult> {
@@ -178,7 +200,12 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
       atExit.delete(removeCluster);
     }
     const postgresCost = (field: 'service' | 'withDatabase') =>
-      median(done.map(({ refusedCpu, postgres }) => refusedCpu / (field === 'service' ? postgres!.serviceCpu : postgres!.serviceCpu + postgres!.databaseCpu)));
+      median(
+        done.map(
+          ({ refusedCpu, postgres }) =>
+            refusedCpu / (field === 'service' ? postgres!.serviceCpu : postgres!.serviceCpu + postgres!.databaseCpu),
+        ),
+      );
     return {
       rounds: done,
       p99Ratio: median(done.map((one) => one.calmFlooded.p99 / one.calmAlone.p99)),
@@ -186,7 +213,9 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
       rpsRatio: median(done.map((one) => one.calmFlooded.rps / one.calmAlone.rps)),
       refusalCost: median(done.map((one) => one.refusedCpu / one.servedCpu)),
       overFloor: median(done.map((one) => one.refusedCpu / one.floorCpu)),
-      ...(database === undefined ? { postgresMissing: postgresMissing! } : { postgresCost: { service: postgresCost('service'), withDatabase: postgresCost('withDatabase') } }),
+      ...(database === undefined
+        ? { postgresMissing: postgresMissing! }
+        : { postgresCost: { service: postgresCost('service'), withDatabase: postgresCost('withDatabase') } }),
       calmFailed: done.reduce((sum, one) => sum + one.calmFlooded.failed + one.pacedFlooded.failed, 0),
     };
   }
@@ -223,7 +252,9 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
       `Calm p99 flooded ÷ alone: **${result.p99Ratio.toFixed(2)}** as fast as one connection goes, **${result.pacedP99Ratio.toFixed(2)}** paced (goal: at most 3 for both); calm answers a second flooded ÷ alone: **${result.rpsRatio.toFixed(2)}**; calm requests failed: **${result.calmFailed}**; a refusal's CPU ÷ a served list 20: **${result.refusalCost.toFixed(2)}**.`,
       '',
       `A refusal's CPU ÷ the floor: **${result.overFloor.toFixed(2)}**; ÷ a list 20 served from PostgreSQL: ${
-        postgresCost === undefined ? `not measured (PostgreSQL: ${result.postgresMissing})` : `**${postgresCost.service.toFixed(2)}** (the service's CPU), **${postgresCost.withDatabase.toFixed(2)}** (the service's and the database's)`
+        postgresCost === undefined
+          ? `not measured (PostgreSQL: ${result.postgresMissing})`
+          : `**${postgresCost.service.toFixed(2)}** (the service's CPU), **${postgresCost.withDatabase.toFixed(2)}** (the service's and the database's)`
       }.`,
     ].join('\n');
   }

@@ -8,11 +8,13 @@ import { startOtlpSink, stop, type Compared, type Servers } from './servers.js';
 import type { Workloads } from './workloads.js';
 
 /** Which server goes first in round `index`: they take turns, so drift in the machine hits both alike. */
-export const orderOf = (index: number) => (index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const));
+export const orderOf = (index: number) =>
+  index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const);
 /** The same for the three servers of the CPU table. */
 export const LOADED = ['service', 'baseline', 'serviceLogged'] as const;
 export type Loaded = (typeof LOADED)[number];
-const loadOrderOf = (index: number): Loaded[] => LOADED.map((_, position) => LOADED[(position + index) % LOADED.length]!);
+const loadOrderOf = (index: number): Loaded[] =>
+  LOADED.map((_, position) => LOADED[(position + index) % LOADED.length]!);
 
 export interface Row {
   pets: number;
@@ -70,7 +72,11 @@ export function createMemoryMeasurements(
       // A fresh pair of processes each round: two processes running the same code can differ by 10–30%
       // in CPU per request for their whole life (docs/performance.md), so one pair would decide a size alone.
       for (let index = 0; index < rounds; index++) {
-        const servers = { service: await start('service', pets), baseline: await start('baseline', pets), serviceLogged: await start('serviceLogged', pets) };
+        const servers = {
+          service: await start('service', pets),
+          baseline: await start('baseline', pets),
+          serviceLogged: await start('serviceLogged', pets),
+        };
         const order = loadOrderOf(index);
         for (const [position, workload] of WORKLOADS.entries()) {
           for (const name of order) {
@@ -84,7 +90,11 @@ export function createMemoryMeasurements(
         await stop(servers.serviceLogged);
       }
       for (const [position, workload] of WORKLOADS.entries()) {
-        const [service, baseline, serviceLogged] = LOADED.map((name) => summary(samples[position]![name])) as [Sample, Sample, Sample];
+        const [service, baseline, serviceLogged] = LOADED.map((name) => summary(samples[position]![name])) as [
+          Sample,
+          Sample,
+          Sample,
+        ];
         const row = { pets, workload: workload.name, service, baseline, serviceLogged };
         rows.push(row);
         console.error(
@@ -108,7 +118,11 @@ export function createMemoryMeasurements(
   async function measureObservability(pets: number): Promise<{ pets: number; rows: ObservabilityRow[] }> {
     const { endpoint, sink } = await startOtlpSink();
     try {
-      const samples = WORKLOADS.map((): Record<Observed, Sample[]> => ({ serviceLogged: [], serviceMetrics: [], serviceTraced: [] }));
+      const samples = WORKLOADS.map((): Record<Observed, Sample[]> => ({
+        serviceLogged: [],
+        serviceMetrics: [],
+        serviceTraced: [],
+      }));
       for (let index = 0; index < rounds; index++) {
         const servers = {
           serviceLogged: await start('serviceLogged', pets),
@@ -126,8 +140,12 @@ export function createMemoryMeasurements(
         for (const server of Object.values(servers)) await stop(server);
       }
       const rows = WORKLOADS.map((workload, position) => {
-        const cpu = Object.fromEntries(OBSERVED.map((name) => [name, summary(samples[position]![name]).cpuPerRequest])) as Record<Observed, number>;
-        console.error(`  ${round(pets)} pets, ${workload.name}: metrics on ÷ off ${ratio(cpu.serviceMetrics, cpu.serviceLogged)}, tracing on ÷ off ${ratio(cpu.serviceTraced, cpu.serviceLogged)}`);
+        const cpu = Object.fromEntries(
+          OBSERVED.map((name) => [name, summary(samples[position]![name]).cpuPerRequest]),
+        ) as Record<Observed, number>;
+        console.error(
+          `  ${round(pets)} pets, ${workload.name}: metrics on ÷ off ${ratio(cpu.serviceMetrics, cpu.serviceLogged)}, tracing on ÷ off ${ratio(cpu.serviceTraced, cpu.serviceLogged)}`,
+        );
         return { workload: workload.name, cpu };
       });
       return { pets, rows };
@@ -135,7 +153,6 @@ export function createMemoryMeasurements(
       sink.close();
     }
   }
-
 
   return { measureMemoryStore };
 }

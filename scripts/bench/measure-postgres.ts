@@ -31,7 +31,9 @@ export interface ThroughputCell {
   commitDelayMs: number;
   instances: number;
   clients: number;
-  /** With DATABASE_CREATE_BATCH_MAX=1 (every create a statement of its own, as before batching), and with the default. */
+  /**
+   * With DATABASE_CREATE_BATCH_MAX=1 (every create a statement of its own, as before batching), and with the default.
+   */
   batching: 'off' | 'on';
   createsPerSecond: number;
   p50: number;
@@ -45,13 +47,22 @@ export function createPostgresMeasurements(
   { probe, warmUp, loadWithDatabase }: Loads,
   { WORKLOADS, COUNTED, createThroughputWanted, eventsWanted }: Workloads,
   { countInstructionsOf, replaced }: Counter,
-  { measureEventsCost, measureFollowerLatency }: Pick<ReturnType<typeof createEventsMeasurements>, 'measureEventsCost' | 'measureFollowerLatency'>,
+  {
+    measureEventsCost,
+    measureFollowerLatency,
+  }: Pick<ReturnType<typeof createEventsMeasurements>, 'measureEventsCost' | 'measureFollowerLatency'>,
 ) {
   /**
    * The PostgreSQL store, service against the baseline, each on its own database of one throwaway
    * cluster holding the same pets; fresh server processes each round, as for the in-memory store.
    */
-  async function measurePostgres(): Promise<{ rows: DatabaseRow[]; throughput: ThroughputCell[]; events?: { cost: EventsCostCell[]; follower: FollowerLatency[] }; missing?: string; replaced?: number }> {
+  async function measurePostgres(): Promise<{
+    rows: DatabaseRow[];
+    throughput: ThroughputCell[];
+    events?: { cost: EventsCostCell[]; follower: FollowerLatency[] };
+    missing?: string;
+    replaced?: number;
+  }> {
     const missing = whyNoPostgresBinaries();
     if (missing !== undefined) {
       console.error(`bench: PostgreSQL left out: ${missing}`);
@@ -66,16 +77,25 @@ export function createPostgresMeasurements(
       const rows: DatabaseRow[] = [];
       for (const pets of WORKLOADS.length === 0 ? [] : sizes) {
         const names = { service: 'bench_service', baseline: 'bench_baseline' } as const;
-        const env = { service: { DATABASE_URL: await database.prepare(names.service, pets) }, baseline: { DATABASE_URL: await database.prepare(names.baseline, pets) } };
+        const env = {
+          service: { DATABASE_URL: await database.prepare(names.service, pets) },
+          baseline: { DATABASE_URL: await database.prepare(names.baseline, pets) },
+        };
         const samples = WORKLOADS.map((): Record<Compared, DatabaseSample[]> => ({ service: [], baseline: [] }));
         for (let index = 0; index < rounds; index++) {
-          const servers = { service: await start('service', 0, { env: env.service }), baseline: await start('baseline', 0, { env: env.baseline }) };
+          const servers = {
+            service: await start('service', 0, { env: env.service }),
+            baseline: await start('baseline', 0, { env: env.baseline }),
+          };
           for (const [position, workload] of WORKLOADS.entries()) {
             for (const name of orderOf(index)) {
               await probe(servers[name], workload, pets);
               await warmUp(servers[name], workload, pets);
             }
-            for (const name of orderOf(index)) samples[position]![name].push(await loadWithDatabase(servers[name], workload, pets, duration, database, names[name]));
+            for (const name of orderOf(index))
+              samples[position]![name].push(
+                await loadWithDatabase(servers[name], workload, pets, duration, database, names[name]),
+              );
           }
           await stop(servers.service);
           await stop(servers.baseline);
@@ -108,18 +128,24 @@ export function createPostgresMeasurements(
             workload: workload.name,
             service: databaseSummary(samples[position]!.service),
             baseline: databaseSummary(samples[position]!.baseline),
-            ...(instructions && at !== -1 ? { instructions: { service: lowest('service'), baseline: lowest('baseline') } } : {}),
+            ...(instructions && at !== -1
+              ? { instructions: { service: lowest('service'), baseline: lowest('baseline') } }
+              : {}),
           };
           rows.push(row);
           console.error(
             `  PostgreSQL, ${round(pets)} pets, ${workload.name}: CPU/request ratio ${ratio(row.service.cpuPerRequest, row.baseline.cpuPerRequest)}, ` +
               `statements/request ${round(row.service.statementsPerRequest, 2)}` +
-              (row.instructions === undefined ? '' : `, instructions/request ratio ${ratio(row.instructions.service, row.instructions.baseline)}`),
+              (row.instructions === undefined
+                ? ''
+                : `, instructions/request ratio ${ratio(row.instructions.service, row.instructions.baseline)}`),
           );
         }
       }
       const throughput = createThroughputWanted ? await measureCreateThroughput(database) : [];
-      const events = eventsWanted ? { cost: await measureEventsCost(database), follower: await measureFollowerLatency(database) } : undefined;
+      const events = eventsWanted
+        ? { cost: await measureEventsCost(database), follower: await measureFollowerLatency(database) }
+        : undefined;
       return { rows, throughput, ...(events === undefined ? {} : { events }), replaced: replaced() - replacedBefore };
     } finally {
       atExit.delete(removeCluster);
@@ -140,9 +166,14 @@ export function createPostgresMeasurements(
     for (const commitDelayMs of COMMIT_DELAYS_MS) {
       for (const instances of THROUGHPUT_INSTANCES) {
         for (const batching of ['off', 'on'] as const) {
-          const samples = THROUGHPUT_CLIENTS.map(() => [] as Omit<ThroughputCell, 'commitDelayMs' | 'instances' | 'clients' | 'batching'>[]);
+          const samples = THROUGHPUT_CLIENTS.map(
+            () => [] as Omit<ThroughputCell, 'commitDelayMs' | 'instances' | 'clients' | 'batching'>[],
+          );
           for (let index = 0; index < rounds; index++) {
-            const url = await database.prepare('bench_creates', 0, { commit_delay: commitDelayMs * 1000, commit_siblings: 0 });
+            const url = await database.prepare('bench_creates', 0, {
+              commit_delay: commitDelayMs * 1000,
+              commit_siblings: 0,
+            });
             const env = { DATABASE_URL: url, ...(batching === 'off' ? { DATABASE_CREATE_BATCH_MAX: '1' } : {}) };
             const servers = await Promise.all(Array.from({ length: instances }, () => start('service', 0, { env })));
             try {
@@ -151,19 +182,41 @@ export function createPostgresMeasurements(
                 const databaseCpuBefore = database.cpuSeconds();
                 // At least a second: a shorter window can end before a busy machine answers any
                 // create (64 clients, commits 1 ms apart), as the smoke test's 0.3 s once did.
-                const { creates, seconds, latencies } = await createLoad(AUTH, servers, body, clients, Math.max(1, duration));
+                const { creates, seconds, latencies } = await createLoad(
+                  AUTH,
+                  servers,
+                  body,
+                  clients,
+                  Math.max(1, duration),
+                );
                 const databaseCpu = database.cpuSeconds() - databaseCpuBefore;
                 latencies.sort((a, b) => a - b);
-                const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
-                samples[position]!.push({ createsPerSecond: creates / seconds, p50: percentile(0.5), p99: percentile(0.99), databaseCpuPerCreate: databaseCpu / creates });
+                const percentile = (p: number) =>
+                  latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+                samples[position]!.push({
+                  createsPerSecond: creates / seconds,
+                  p50: percentile(0.5),
+                  p99: percentile(0.99),
+                  databaseCpuPerCreate: databaseCpu / creates,
+                });
               }
             } finally {
               for (const server of servers) await stop(server);
             }
           }
           for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
-            const of = (field: 'createsPerSecond' | 'p50' | 'p99' | 'databaseCpuPerCreate') => median(samples[position]!.map((sample) => sample[field]));
-            const cell = { commitDelayMs, instances, clients, batching, createsPerSecond: of('createsPerSecond'), p50: of('p50'), p99: of('p99'), databaseCpuPerCreate: of('databaseCpuPerCreate') };
+            const of = (field: 'createsPerSecond' | 'p50' | 'p99' | 'databaseCpuPerCreate') =>
+              median(samples[position]!.map((sample) => sample[field]));
+            const cell = {
+              commitDelayMs,
+              instances,
+              clients,
+              batching,
+              createsPerSecond: of('createsPerSecond'),
+              p50: of('p50'),
+              p99: of('p99'),
+              databaseCpuPerCreate: of('databaseCpuPerCreate'),
+            };
             cells.push(cell);
             console.error(
               `  PostgreSQL creates, commit +${commitDelayMs} ms, ${instances} instance(s), ${clients} client(s), batching ${batching}: ` +

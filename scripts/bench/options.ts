@@ -5,7 +5,10 @@ import { parseArgs } from 'node:util';
 export interface BenchOptions {
   sizes: number[];
   rounds: number;
-  /** Rounds of the comparison with the hand-written app (scripts/bench/measure-comparison.ts): at least 7 for a median that holds. */
+  /**
+   * Rounds of the comparison with the hand-written app (scripts/bench/measure-comparison.ts): at least 7 for a median
+   * that holds.
+   */
   comparisonRounds: number;
   duration: number;
   connections: number;
@@ -77,8 +80,10 @@ export function readOptions(args: string[]): BenchOptions {
     console.error(`bench: ${problem}\n${USAGE}`);
     process.exit(2);
   };
-  if (values['self-check'] && values['write-docs']) usage('--self-check measures noise, not the service; it does not write docs/performance.md');
-  if ((values.workloads !== undefined || values.fairness || values.comparison) && values['write-docs']) usage('a partial run (--workloads, --fairness, --comparison) does not write docs/performance.md');
+  if (values['self-check'] && values['write-docs'])
+    usage('--self-check measures noise, not the service; it does not write docs/performance.md');
+  if ((values.workloads !== undefined || values.fairness || values.comparison) && values['write-docs'])
+    usage('a partial run (--workloads, --fairness, --comparison) does not write docs/performance.md');
   const options: BenchOptions = {
     sizes: values.sizes.split(',').map(Number),
     rounds: Number(values.rounds),
@@ -97,9 +102,28 @@ export function readOptions(args: string[]): BenchOptions {
     comparisonOnly: values.comparison,
     writeDocs: values['write-docs'],
   };
-  const { sizes, rounds, comparisonRounds, duration, connections, startupRounds, instructionRequests, instructionRounds, stores } = options;
+  const {
+    sizes,
+    rounds,
+    comparisonRounds,
+    duration,
+    connections,
+    startupRounds,
+    instructionRequests,
+    instructionRounds,
+    stores,
+  } = options;
   if (
-    [...sizes, rounds, comparisonRounds, duration, connections, startupRounds, instructionRequests, instructionRounds].some((value) => !(value >= 0) || Number.isNaN(value)) ||
+    [
+      ...sizes,
+      rounds,
+      comparisonRounds,
+      duration,
+      connections,
+      startupRounds,
+      instructionRequests,
+      instructionRounds,
+    ].some((value) => !(value >= 0) || Number.isNaN(value)) ||
     rounds < 1 ||
     comparisonRounds < 1 ||
     instructionRounds < 1 ||
@@ -112,7 +136,19 @@ export function readOptions(args: string[]): BenchOptions {
 }
 
 /** The command that reproduces a run, every setting written out. */
-export function commandLine({ sizes, rounds, comparisonRounds, duration, connections, stores, instructions, instructionRequests, instructionRounds, instructionWorkloads, selfCheck }: BenchOptions): string {
+export function commandLine({
+  sizes,
+  rounds,
+  comparisonRounds,
+  duration,
+  connections,
+  stores,
+  instructions,
+  instructionRequests,
+  instructionRounds,
+  instructionWorkloads,
+  selfCheck,
+}: BenchOptions): string {
   return (
     `npm run bench -- --sizes ${sizes.join(',')} --rounds ${rounds} --comparison-rounds ${comparisonRounds} --duration ${duration} --connections ${connections}` +
     `${stores.join(',') === 'memory,postgres' ? '' : ` --stores ${stores.join(',')}`}` +

@@ -5,12 +5,24 @@ export const statusSchema = { type: 'string', enum: ['available', 'pending', 'so
 export const petSchema = {
   type: 'object',
   required: ['id', 'name', 'categoryId'],
-  properties: { id: { type: 'integer' }, name: { type: 'string' }, categoryId: { type: 'integer' }, status: statusSchema },
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    categoryId: { type: 'integer' },
+    status: statusSchema,
+  },
 } as const;
 export const newPetSchema = {
   type: 'object',
   required: ['name', 'categoryId'],
   additionalProperties: false,
-  properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, categoryId: { type: 'integer' }, status: statusSchema },
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100 },
+    categoryId: { type: 'integer' },
+    status: statusSchema,
+  },
 } as const;
-export const errorSchema = { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, status: { type: 'integer' } } } as const;
+export const errorSchema = {
+  type: 'object',
+  properties: { code: { type: 'string' }, message: { type: 'string' }, status: { type: 'integer' } },
+} as const;

@@ -11,7 +11,9 @@ import { processCpu } from './process-cpu.js';
 import { RARE_STATUS } from './seed-pets.js';
 
 export interface BenchDatabase {
-  /** (Re)creates database `name` holding `pets` pets, its sessions with these server settings; its connection string. */
+  /**
+   * (Re)creates database `name` holding `pets` pets, its sessions with these server settings; its connection string.
+   */
   prepare(name: string, pets: number, settings?: Record<string, string | number>): Promise<string>;
   /** Statements executed in database `name` so far, counted by pg_stat_statements. */
   statements(name: string): Promise<number>;
@@ -23,7 +25,10 @@ export interface BenchDatabase {
 }
 
 export async function startBenchDatabase(): Promise<BenchDatabase> {
-  const cluster: Cluster = await startThrowawayCluster({ shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'top' });
+  const cluster: Cluster = await startThrowawayCluster({
+    shared_preload_libraries: 'pg_stat_statements',
+    'pg_stat_statements.track': 'top',
+  });
   const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
   try {
     await admin.query('CREATE EXTENSION pg_stat_statements');
@@ -38,7 +43,8 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
     async prepare(name, pets, settings = {}) {
       await admin.query(`DROP DATABASE IF EXISTS ${name}`);
       await admin.query(`CREATE DATABASE ${name}`);
-      for (const [setting, value] of Object.entries(settings)) await admin.query(`ALTER DATABASE ${name} SET ${setting} = ${Number(value)}`);
+      for (const [setting, value] of Object.entries(settings))
+        await admin.query(`ALTER DATABASE ${name} SET ${setting} = ${Number(value)}`);
       const pool = new pg.Pool({ connectionString: urlOf(name), max: 1 });
       try {
         await migrate(pool);

@@ -12,12 +12,15 @@ import { commandLine, WARM_UP_FACTOR, type BenchOptions } from './options.js';
 import { median, ratio, round } from './statistics.js';
 import type { InstructionRow } from './instructions.js';
 
-const POSTGRES_SETTINGS = 'PostgreSQL defaults: fsync and synchronous_commit on, so a create is on disk before it is answered';
+const POSTGRES_SETTINGS =
+  'PostgreSQL defaults: fsync and synchronous_commit on, so a create is on disk before it is answered';
 
 /** The report of a run with these options; `replacedSoFar` counts the processes replaced under valgrind. */
 export function createReport(options: BenchOptions, replacedSoFar: () => number) {
   const { sizes, rounds, duration, startupRounds, instructionRequests, instructionRounds, selfCheck } = options;
-  /** The cells both load tables start with: size, workload, then req/s, p99 and CPU of the service against the baseline. */
+  /**
+   * The cells both load tables start with: size, workload, then req/s, p99 and CPU of the service against the baseline.
+   */
   function comparedCells(pets: number, workload: string, service: Sample, baseline: Sample): string[] {
     return [
       round(pets),
@@ -38,14 +41,17 @@ export function createReport(options: BenchOptions, replacedSoFar: () => number)
   function report({ rows, startup, rss, instructionRows, observability }: MemoryMeasurements): string {
     const largest = Math.max(...sizes);
     const perPet = (name: Compared) => (rss[name].get(largest)! - rss[name].get(0)!) / largest;
-    const cpuOf = (pets: number, workload: string) => rows.find((row) => row.pets === pets && row.workload.startsWith(workload))?.service.cpuPerRequest;
+    const cpuOf = (pets: number, workload: string) =>
+      rows.find((row) => row.pets === pets && row.workload.startsWith(workload))?.service.cpuPerRequest;
     const filtered = (pets: number) => cpuOf(pets, 'list 100')!;
     const middlePage = (pets: number) => cpuOf(pets, 'page of 100')!;
     // Only stores of 10,000 pets or more hold 100 pets of the 1% status; a smaller one answers fewer.
     const fullAnswer = sizes.filter((pets) => pets >= 10_000 && pets < largest);
     const flatFrom = fullAnswer.length > 0 ? Math.min(...fullAnswer) : Math.min(...sizes);
     const lines = [
-      ...(selfCheck ? ['SELF-CHECK: both columns are the baseline app; every ratio shows the noise floor of this machine.', ''] : []),
+      ...(selfCheck
+        ? ['SELF-CHECK: both columns are the baseline app; every ratio shows the noise floor of this machine.', '']
+        : []),
       `Command: \`${commandLine(options)}\``,
       `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}. ${rounds} rounds, each with fresh server processes: req/s and p99 are medians over the rounds; CPU is the user+system time of the server process's threads (each one's /proc schedstat) per answered request, the lowest over the rounds. "Logs on" is the service logging every request as \`npm start\` does (LOG_LEVEL=info, asynchronous destination, into a file); the other service columns have LOG_LEVEL off.`,
       '',
@@ -63,11 +69,15 @@ export function createReport(options: BenchOptions, replacedSoFar: () => number)
         ? []
         : [
             `- Filtered list (100 of the 1% "sold"), service CPU per request at ${round(largest)} pets ÷ at ${round(flatFrom)}: ${ratio(filtered(largest), filtered(flatFrom))}` +
-              (Math.min(...sizes) < 10_000 ? ` (at ${round(Math.min(...sizes))} pets only ${round(Math.floor(Math.min(...sizes) / 100))} have the status, so that answer is shorter and not comparable)` : ''),
+              (Math.min(...sizes) < 10_000
+                ? ` (at ${round(Math.min(...sizes))} pets only ${round(Math.floor(Math.min(...sizes) / 100))} have the status, so that answer is shorter and not comparable)`
+                : ''),
           ]),
       ...(cpuOf(largest, 'page of 100') === undefined
         ? []
-        : [`- Page of 100 from the middle (after a cursor), service CPU per request at ${round(largest)} pets ÷ at ${round(Math.min(...sizes))}: ${ratio(middlePage(largest), middlePage(Math.min(...sizes)))}`]),
+        : [
+            `- Page of 100 from the middle (after a cursor), service CPU per request at ${round(largest)} pets ÷ at ${round(Math.min(...sizes))}: ${ratio(middlePage(largest), middlePage(Math.min(...sizes)))}`,
+          ]),
       `- Resident memory per stored pet at ${round(largest)} pets ((RSS full − RSS empty) ÷ pets, after a GC): service ${round(perPet('service'))} B, baseline ${round(perPet('baseline'))} B`,
       `- Start-up, spawn to first 200 (median of ${startupRounds}): service ${round(median(startup.service))} ms, baseline ${round(median(startup.baseline))} ms, ratio ${ratio(median(startup.service), median(startup.baseline))}`,
       '',
@@ -91,10 +101,19 @@ export function createReport(options: BenchOptions, replacedSoFar: () => number)
             '',
             `Instructions per request, counted by valgrind's callgrind (all threads, user space; ${round(instructionRequests)} requests on one connection after ${round(WARM_UP_FACTOR * instructionRequests)} to warm up; the lowest over ${instructionRounds} fresh processes of each server${replacedNote(replacedSoFar())}):`,
             '',
-            '| pets | workload | instructions/req service | instructions/req baseline | ratio | baseline sending getPet\'s 3 headers | ratio to that | instructions/req logs on | logs on ÷ off | instructions/req logs and metrics on | metrics on ÷ off |',
+            "| pets | workload | instructions/req service | instructions/req baseline | ratio | baseline sending getPet's 3 headers | ratio to that | instructions/req logs on | logs on ÷ off | instructions/req logs and metrics on | metrics on ÷ off |",
             '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-            ...instructionRows.map(({ pets, workload, service, baseline, serviceLogged, serviceMetrics, baselineWithHeaders: withHeaders }) =>
-              `| ${round(pets)} | ${workload} | ${round(service)} | ${round(baseline)} | ${ratio(service, baseline)} | ` +
+            ...instructionRows.map(
+              ({
+                pets,
+                workload,
+                service,
+                baseline,
+                serviceLogged,
+                serviceMetrics,
+                baselineWithHeaders: withHeaders,
+              }) =>
+                `| ${round(pets)} | ${workload} | ${round(service)} | ${round(baseline)} | ${ratio(service, baseline)} | ` +
                 (withHeaders === undefined ? '– | – |' : `${round(withHeaders)} | ${ratio(service, withHeaders)} |`) +
                 ` ${round(serviceLogged)} | ${ratio(serviceLogged, service)} | ${round(serviceMetrics)} | ${ratio(serviceMetrics, serviceLogged)} |`,
             ),
@@ -103,13 +122,21 @@ export function createReport(options: BenchOptions, replacedSoFar: () => number)
     return lines.join('\n');
   }
 
-  /** The summary table (docs/performance.md, first section): per size and workload, what the service costs against plain fastify, and what logs cost. */
-  function shortTable(rows: Row[], instructionRows: InstructionRow[], observability: { pets: number; rows: ObservabilityRow[] }): string {
+  /**
+   * The summary table (docs/performance.md, first section): per size and workload, what the service costs against plain
+   * fastify, and what logs cost.
+   */
+  function shortTable(
+    rows: Row[],
+    instructionRows: InstructionRow[],
+    observability: { pets: number; rows: ObservabilityRow[] },
+  ): string {
     const spread = (of: (cpu: Record<Observed, number>) => number) => {
       const ratios = observability.rows.map(({ cpu }) => of(cpu) / cpu.serviceLogged);
       return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
     };
-    const instructions = (pets: number, workload: string) => instructionRows.find((row) => row.pets === pets && row.workload === workload);
+    const instructions = (pets: number, workload: string) =>
+      instructionRows.find((row) => row.pets === pets && row.workload === workload);
     const counted = instructionRows.length > 0;
     return [
       `Command: \`${commandLine(options)}\` (${cpus().length} cores, Node ${process.version}); the full report is in docs/performance.md.`,
@@ -131,12 +158,19 @@ export function createReport(options: BenchOptions, replacedSoFar: () => number)
   }
 
   /** The PostgreSQL table: service against the baseline on the same SQL, and what each request costs the database. */
-  function postgresReport(rows: DatabaseRow[], throughput: ThroughputCell[], missing: string | undefined, replaced = 0): string {
-    if (rows.length === 0 && throughput.length === 0) return `PostgreSQL store: left out of this run (${missing ?? 'no rows'}).`;
+  function postgresReport(
+    rows: DatabaseRow[],
+    throughput: ThroughputCell[],
+    missing: string | undefined,
+    replaced = 0,
+  ): string {
+    if (rows.length === 0 && throughput.length === 0)
+      return `PostgreSQL store: left out of this run (${missing ?? 'no rows'}).`;
     if (rows.length === 0) return throughputReport(throughput);
     const largest = Math.max(...sizes);
     const smallest = Math.min(...sizes);
-    const rowOf = (pets: number, workload: string) => rows.find((row) => row.pets === pets && row.workload.startsWith(workload));
+    const rowOf = (pets: number, workload: string) =>
+      rows.find((row) => row.pets === pets && row.workload.startsWith(workload));
     const flat = (workload: string) => {
       const [large, small] = [rowOf(largest, workload), rowOf(smallest, workload)];
       return large === undefined || small === undefined
@@ -172,17 +206,30 @@ export function createReport(options: BenchOptions, replacedSoFar: () => number)
             '| pets | workload | instructions/req service | instructions/req baseline | ratio |',
             '|---:|---|---:|---:|---:|',
             ...rows.flatMap(({ pets, workload, instructions }) =>
-              instructions === undefined ? [] : [`| ${round(pets)} | ${workload} | ${round(instructions.service)} | ${round(instructions.baseline)} | ${ratio(instructions.service, instructions.baseline)} |`],
+              instructions === undefined
+                ? []
+                : [
+                    `| ${round(pets)} | ${workload} | ${round(instructions.service)} | ${round(instructions.baseline)} | ${ratio(instructions.service, instructions.baseline)} |`,
+                  ],
             ),
           ]),
       ...(throughput.length === 0 ? [] : ['', throughputReport(throughput)]),
     ].join('\n');
   }
 
-  /** Create throughput, batching off (each create a statement of its own, as before batching) against on, cell by cell. */
+  /**
+   * Create throughput, batching off (each create a statement of its own, as before batching) against on, cell by cell.
+   */
   function throughputReport(cells: ThroughputCell[]): string {
     const on = cells.filter((cell) => cell.batching === 'on');
-    const off = (cell: ThroughputCell) => cells.find((other) => other.batching === 'off' && other.commitDelayMs === cell.commitDelayMs && other.instances === cell.instances && other.clients === cell.clients)!;
+    const off = (cell: ThroughputCell) =>
+      cells.find(
+        (other) =>
+          other.batching === 'off' &&
+          other.commitDelayMs === cell.commitDelayMs &&
+          other.instances === cell.instances &&
+          other.clients === cell.clients,
+      )!;
     return [
       `Create throughput on PostgreSQL: clients each sending a create as soon as the last was answered, spread over 1 or 2 instances of the service on one database (empty at the start of each round), for ${duration} s after 1 s of warm-up; medians over ${rounds} rounds of fresh servers and databases. "Commit +1 ms": commit_delay = 1000 µs, commit_siblings = 0, so that every WAL flush waits 1 ms more (a networked disk, a synchronous standby). "Before" is DATABASE_CREATE_BATCH_MAX=1: every create a statement and a commit of its own, sent at once, as before batching; "after" batches up to ${DEFAULT_CREATE_BATCH_MAX}. DB CPU: every process of the cluster, per create.`,
       '',
@@ -225,16 +272,28 @@ export function createReport(options: BenchOptions, replacedSoFar: () => number)
     ].join('\n');
   }
 
-
   return { report, shortTable, postgresReport, shortPostgresTable };
 }
 
-export function writeBetweenMarkers(file: string, marker: 'bench' | 'bench-postgres' | 'bench-summary' | 'bench-postgres-summary' | 'bench-fairness' | 'bench-events' | 'bench-hand-written', text: string) {
+export function writeBetweenMarkers(
+  file: string,
+  marker:
+    | 'bench'
+    | 'bench-postgres'
+    | 'bench-summary'
+    | 'bench-postgres-summary'
+    | 'bench-fairness'
+    | 'bench-events'
+    | 'bench-hand-written',
+  text: string,
+) {
   const content = readFileSync(file, 'utf8');
   const start = `<!-- ${marker}:start -->`;
   const end = `<!-- ${marker}:end -->`;
   if (!content.includes(start) || !content.includes(end)) throw new Error(`${file} has no ${start} … ${end} section`);
-  writeFileSync(file, `${content.slice(0, content.indexOf(start) + start.length)}\n${text}\n${content.slice(content.indexOf(end))}`);
+  writeFileSync(
+    file,
+    `${content.slice(0, content.indexOf(start) + start.length)}\n${text}\n${content.slice(content.indexOf(end))}`,
+  );
   console.error(`bench: ${file} updated (${marker})`);
 }
-

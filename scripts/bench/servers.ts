@@ -27,7 +27,8 @@ const SERVERS = {
   serviceTraced: SERVICE,
   // Node's HTTP server alone, answering a refusal's bytes: the floor under a refusal's cost.
   bare: 'dist-test/scripts/bench/bare-server.js',
-  // What a user would write by hand (issue 49): fastify, JSON schemas, a Map of pets, logger off; and the same with `logger: true`.
+  // What a user would write by hand (issue 49): fastify, JSON schemas, a Map of pets, logger off; and the same with
+  // `logger: true`.
   handWritten: HAND_WRITTEN,
   handWrittenLogged: HAND_WRITTEN,
 } as const;
@@ -49,7 +50,8 @@ export function createServers({ selfCheck }: BenchOptions) {
   const API_KEY = randomBytes(24).toString('base64url');
   const AUTH = { authorization: `Bearer ${API_KEY}` };
   // --self-check: the baseline in place of the service, so that every ratio shows the noise floor.
-  const pathOf = (name: ServerName) => (selfCheck && (name === 'service' || name === 'serviceLogged') ? BASELINE : SERVERS[name]);
+  const pathOf = (name: ServerName) =>
+    selfCheck && (name === 'service' || name === 'serviceLogged') ? BASELINE : SERVERS[name];
   const REQUEST_LOG_FILE = join(mkdtempSync(join(tmpdir(), 'bench-log-')), 'requests.log');
 
   // Servers are killed, and the PostgreSQL cluster removed, whatever ends the run (a signal included),
@@ -61,7 +63,11 @@ export function createServers({ selfCheck }: BenchOptions) {
     for (const cleanup of atExit) cleanup();
     rmSync(dirname(REQUEST_LOG_FILE), { recursive: true, force: true });
   });
-  for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
+  for (const [signal, number] of [
+    ['SIGINT', 2],
+    ['SIGTERM', 15],
+    ['SIGHUP', 1],
+  ] as const) {
     process.once(signal, () => {
       console.error(`bench: ${signal}, stopping`);
       process.exit(128 + number);
@@ -73,9 +79,18 @@ export function createServers({ selfCheck }: BenchOptions) {
    * loaded (see docs/performance.md). With `callgrindDir`, it runs under valgrind's callgrind, which counts nothing
    * until told to (instructionsPerRequest) and writes its counts there.
    */
-  function start(name: ServerName, pets: number, { measureMemory = false, callgrindDir, env = {} }: StartMode = {}): Promise<Server> {
+  function start(
+    name: ServerName,
+    pets: number,
+    { measureMemory = false, callgrindDir, env = {} }: StartMode = {},
+  ): Promise<Server> {
     const node = [process.execPath, ...(measureMemory ? ['--expose-gc'] : []), pathOf(name)];
-    const callgrind = ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${callgrindDir}/${name}.%p`];
+    const callgrind = [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      '--smc-check=all-non-file',
+      `--callgrind-out-file=${callgrindDir}/${name}.%p`,
+    ];
     const [command, ...args] = callgrindDir === undefined ? node : ['valgrind', ...callgrind, ...node];
     // Under callgrind a server runs some fifty times slower, and more while it re-instruments its code
     // when counting starts: a database wait could pass the service's 2 s limit (DATABASE_TIMEOUT_MS)
@@ -88,7 +103,9 @@ export function createServers({ selfCheck }: BenchOptions) {
         API_KEY,
         SEED_PETS: String(pets),
         ...(name === 'baselineWithHeaders' ? { DEPRECATION_HEADERS: '1' } : {}),
-        ...(name === 'serviceLogged' || name === 'serviceMetrics' || name === 'serviceTraced' ? { REQUEST_LOG: REQUEST_LOG_FILE } : {}),
+        ...(name === 'serviceLogged' || name === 'serviceMetrics' || name === 'serviceTraced'
+          ? { REQUEST_LOG: REQUEST_LOG_FILE }
+          : {}),
         ...(name === 'serviceMetrics' ? { METRICS: '1' } : {}),
         ...(name === 'handWrittenLogged' ? { HAND_WRITTEN_LOGGER: REQUEST_LOG_FILE } : {}),
         ...underValgrind,
@@ -107,10 +124,18 @@ export function createServers({ selfCheck }: BenchOptions) {
       const limit = setTimeout(() => {
         child.off('exit', exitedEarly);
         child.kill('SIGKILL');
-        reject(new Error(`${name} server${callgrindDir === undefined ? '' : ' (under valgrind)'} was not ready after ${STEP_LIMIT_MS / 1000} s`));
+        reject(
+          new Error(
+            `${name} server${callgrindDir === undefined ? '' : ' (under valgrind)'} was not ready after ${STEP_LIMIT_MS / 1000} s`,
+          ),
+        );
       }, STEP_LIMIT_MS);
       child.once('exit', exitedEarly);
-      child.once('error', (error) => reject(new Error(`${command}: ${error.message}${command === 'valgrind' ? ' (apt-get install -y valgrind)' : ''}`)));
+      child.once('error', (error) =>
+        reject(
+          new Error(`${command}: ${error.message}${command === 'valgrind' ? ' (apt-get install -y valgrind)' : ''}`),
+        ),
+      );
       child.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString('utf8');
         const line = output.split('\n').find((candidate) => candidate.startsWith('{'));
@@ -124,24 +149,27 @@ export function createServers({ selfCheck }: BenchOptions) {
     });
   }
 
-
   /** Milliseconds from spawn to the first successful answer. */
   async function startupTime(name: ServerName): Promise<number> {
     const started = performance.now();
     const server = await start(name, 0);
     for (;;) {
-      const response = await fetch(`http://127.0.0.1:${server.port}/v1/pets`, { headers: AUTH, signal: AbortSignal.timeout(STEP_LIMIT_MS) }).catch(() => undefined);
+      const response = await fetch(`http://127.0.0.1:${server.port}/v1/pets`, {
+        headers: AUTH,
+        signal: AbortSignal.timeout(STEP_LIMIT_MS),
+      }).catch(() => undefined);
       if (response?.status === 200) break;
       if (performance.now() - started > STEP_LIMIT_MS) {
         await stop(server);
-        throw new Error(`${name} server: no 200 for GET /v1/pets within ${STEP_LIMIT_MS / 1000} s (last: ${response?.status ?? 'no answer'})`);
+        throw new Error(
+          `${name} server: no 200 for GET /v1/pets within ${STEP_LIMIT_MS / 1000} s (last: ${response?.status ?? 'no answer'})`,
+        );
       }
     }
     const elapsed = performance.now() - started;
     await stop(server);
     return elapsed;
   }
-
 
   return { API_KEY, AUTH, atExit, start, startupTime };
 }
@@ -177,7 +205,10 @@ export function cpuSeconds(pid: number): number {
   return seconds;
 }
 
-/** The state of each thread of process `pid` (R running, S sleeping, T stopped, …), to tell a stuck process from a slow one. */
+/**
+ * The state of each thread of process `pid` (R running, S sleeping, T stopped, …), to tell a stuck process from a slow
+ * one.
+ */
 export function threadStates(pid: number): string {
   try {
     const counts = new Map<string, number>();
@@ -191,4 +222,3 @@ export function threadStates(pid: number): string {
     return 'exited';
   }
 }
-

@@ -14,5 +14,5 @@ export const summary = (list: Sample[]): Sample => ({
   // The lowest, not the median: noise and the nextTick mode (countInstructions) only ever add CPU time.
   cpuPerRequest: Math.min(...list.map((sample) => sample.cpuPerRequest)),
 });
-export const round = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
+export const round = (value: number, digits = 0) =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -9,18 +9,27 @@ export interface Workload {
   options: (pets: number) => Partial<autocannon.Options>;
 }
 
-export const pathOf = (workload: Workload, pets: number) => (typeof workload.path === 'string' ? workload.path : workload.path(pets));
-
+export const pathOf = (workload: Workload, pets: number) =>
+  typeof workload.path === 'string' ? workload.path : workload.path(pets);
 
 const STATUSES = ['available', 'pending', 'sold'];
 
-/** The PostgreSQL store's create throughput at several concurrencies: not a workload of the tables, but chosen the same way. */
+/**
+ * The PostgreSQL store's create throughput at several concurrencies: not a workload of the tables, but chosen the same
+ * way.
+ */
 export const CREATE_THROUGHPUT = 'create throughput';
 /** The change feed's measurements (scripts/bench/measure-events.ts): chosen the same way. */
 export const EVENTS = 'events';
 
-/** The workloads of a run (all, or those --workloads names), those counted under valgrind, and whether create throughput is measured. */
-export function workloadsFor({ workloads: named, instructions, instructionWorkloads }: BenchOptions, AUTH: Record<string, string>) {
+/**
+ * The workloads of a run (all, or those --workloads names), those counted under valgrind, and whether create throughput
+ * is measured.
+ */
+export function workloadsFor(
+  { workloads: named, instructions, instructionWorkloads }: BenchOptions,
+  AUTH: Record<string, string>,
+) {
   // Unique across servers, rounds and runs on one database.
   const KEY_PREFIX = `bench-${process.pid}-${Date.now()}`;
   let keysSent = 0;
@@ -30,14 +39,20 @@ export function workloadsFor({ workloads: named, instructions, instructionWorklo
     // The page a client reaches by following next links half-way through the store.
     {
       name: 'page of 100 from the middle',
-      path: (pets) => `/v1/pets?limit=100&cursor=${encodeCursor({ after: Math.max(1, Math.floor(pets / 2)), status: undefined })}`,
+      path: (pets) =>
+        `/v1/pets?limit=100&cursor=${encodeCursor({ after: Math.max(1, Math.floor(pets / 2)), status: undefined })}`,
       options: () => ({}),
     },
     {
       name: 'get random id',
       path: '/v1/pets/1',
       options: (pets) => ({
-        requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}` }) }],
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (request) => ({ ...request, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}` }),
+          },
+        ],
       }),
     },
     {
@@ -55,11 +70,17 @@ export function workloadsFor({ workloads: named, instructions, instructionWorklo
       name: 'update',
       path: '/v1/pets/1',
       options: (pets) => ({
-        requests: [{
-          method: 'PATCH',
-          headers: { ...AUTH, 'content-type': 'application/merge-patch+json', 'if-match': '*' },
-          setupRequest: (request) => ({ ...request, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}`, body: `{"status":"${STATUSES[Math.floor(Math.random() * STATUSES.length)]}"}` }),
-        }],
+        requests: [
+          {
+            method: 'PATCH',
+            headers: { ...AUTH, 'content-type': 'application/merge-patch+json', 'if-match': '*' },
+            setupRequest: (request) => ({
+              ...request,
+              path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}`,
+              body: `{"status":"${STATUSES[Math.floor(Math.random() * STATUSES.length)]}"}`,
+            }),
+          },
+        ],
       }),
     },
     // Every request a new key (so every one creates a pet, as the first try of a create does): what
@@ -68,17 +89,23 @@ export function workloadsFor({ workloads: named, instructions, instructionWorklo
       name: 'create, Idempotency-Key',
       path: '/v1/pets',
       options: () => ({
-        requests: [{
-          method: 'POST',
-          headers: { ...AUTH, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' }),
-          setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `"${KEY_PREFIX}-${++keysSent}"` } }),
-        }],
+        requests: [
+          {
+            method: 'POST',
+            headers: { ...AUTH, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' }),
+            setupRequest: (request) => ({
+              ...request,
+              headers: { ...request.headers, 'idempotency-key': `"${KEY_PREFIX}-${++keysSent}"` },
+            }),
+          },
+        ],
       }),
     },
   ];
   const wanted = named?.split(',');
-  const WORKLOADS = wanted === undefined ? all : all.filter((workload) => wanted.some((part) => workload.name.includes(part)));
+  const WORKLOADS =
+    wanted === undefined ? all : all.filter((workload) => wanted.some((part) => workload.name.includes(part)));
   const createThroughputWanted = wanted === undefined || wanted.some((part) => CREATE_THROUGHPUT.includes(part));
   const eventsWanted = wanted === undefined || wanted.some((part) => EVENTS.includes(part));
   if (WORKLOADS.length === 0 && !createThroughputWanted && !eventsWanted) {
@@ -86,12 +113,20 @@ export function workloadsFor({ workloads: named, instructions, instructionWorklo
     process.exit(2);
   }
   /** The workloads counted under valgrind with --instructions: all of them, or those --instruction-workloads names. */
-  const COUNTED = WORKLOADS.filter((workload) => instructionWorkloads?.split(',').some((part) => workload.name.includes(part)) ?? true);
+  const COUNTED = WORKLOADS.filter(
+    (workload) => instructionWorkloads?.split(',').some((part) => workload.name.includes(part)) ?? true,
+  );
   if (instructions && COUNTED.length === 0) {
     console.error('bench: --instruction-workloads must name at least one of the workloads measured');
     process.exit(2);
   }
-  return { WORKLOADS, COUNTED, GET_WORKLOAD: COUNTED.find((workload) => workload.name === 'get random id'), createThroughputWanted, eventsWanted };
+  return {
+    WORKLOADS,
+    COUNTED,
+    GET_WORKLOAD: COUNTED.find((workload) => workload.name === 'get random id'),
+    createThroughputWanted,
+    eventsWanted,
+  };
 }
 
 export type Workloads = ReturnType<typeof workloadsFor>;

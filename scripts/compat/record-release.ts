@@ -17,7 +17,13 @@ Run npm run compat first: it holds the spec's service to every earlier release.`
 export function recordRelease(argv: string[], output: Output = console): number {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { spec: { type: 'string', default: DEFAULT_SPEC_PATH }, releases: { type: 'string', default: RELEASES_DIR } } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        spec: { type: 'string', default: DEFAULT_SPEC_PATH },
+        releases: { type: 'string', default: RELEASES_DIR },
+      },
+    }));
   } catch (error) {
     output.error(`release: ${(error as Error).message}\n${USAGE}`);
     return 1;
@@ -38,10 +44,13 @@ export function recordRelease(argv: string[], output: Output = console): number 
         output.log(`release: ${version} is released already, as this document (${shown})`);
         return 0;
       }
-      return refuse(`${version} is released already (${shown}) and differs from this document: give it a new info.version (PATCH for wording, MINOR for additions, MAJOR for a breaking change)`);
+      return refuse(
+        `${version} is released already (${shown}) and differs from this document: give it a new info.version (PATCH for wording, MINOR for additions, MAJOR for a breaking change)`,
+      );
     }
     const newest = releases.at(-1);
-    if (newest !== undefined && compareVersions(version, newest.version) < 0) return refuse(`${version} is older than the newest release, ${newest.version}`);
+    if (newest !== undefined && compareVersions(version, newest.version) < 0)
+      return refuse(`${version} is older than the newest release, ${newest.version}`);
     writeFileSync(file, readFileSync(values.spec));
     output.log(`release: recorded ${version} as ${shown}; commit it with the spec`);
     return 0;

@@ -40,9 +40,11 @@ export function loadReleases(dir: string = RELEASES_DIR): Release[] {
     .filter((file) => file.endsWith('.yaml'))
     .map((file) => {
       const version = FILE.exec(file)?.[1];
-      if (!isReleaseVersion(version)) throw new Error(`${join(dir, file)}: a release is named openapi-MAJOR.MINOR.PATCH.yaml`);
+      if (!isReleaseVersion(version))
+        throw new Error(`${join(dir, file)}: a release is named openapi-MAJOR.MINOR.PATCH.yaml`);
       const spec = loadSpec(join(dir, file));
-      if (spec.info?.version !== version) throw new Error(`${join(dir, file)}: its info.version is ${String(spec.info?.version)}, not ${version}`);
+      if (spec.info?.version !== version)
+        throw new Error(`${join(dir, file)}: its info.version is ${String(spec.info?.version)}, not ${version}`);
       return { version, file, spec };
     });
   return releases.sort((a, b) => compareVersions(a.version, b.version));

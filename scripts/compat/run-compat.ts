@@ -18,7 +18,18 @@ import { contractOf } from '../../src/contract/document-contract.js';
 import { httpTarget } from '../../src/contract/http-target.js';
 import { liveChecks } from '../../src/contract/live-checks.js';
 import { linksOf, type SpecLink } from '../../src/contract/spec-links.js';
-import { cannotRun, exitStatusOf, junitReport, printCounts, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Outcome, type Output } from '../contract/run-checks.js';
+import {
+  cannotRun,
+  exitStatusOf,
+  junitReport,
+  printCounts,
+  printOutcomes,
+  RUN_OPTIONS,
+  runChecks,
+  runSettings,
+  type Outcome,
+  type Output,
+} from '../contract/run-checks.js';
 import { loadReleases, RELEASES_DIR, type Release } from './releases.js';
 
 const USAGE = `usage: npm run compat -- [options]
@@ -43,7 +54,9 @@ Exit status: 0 when every released version is kept, 1 on a breaking change, 2 wh
 const KEY_VARIABLE = 'COMPAT_API_KEY';
 
 export interface CompatOptions {
-  /** Handlers for operations the spec under test adds (the gate's own tests of proposed edits), on the service's store. */
+  /**
+   * Handlers for operations the spec under test adds (the gate's own tests of proposed edits), on the service's store.
+   */
   handlers?: (store: PetStore) => NonNullable<AppOptions['handlers']>;
 }
 
@@ -105,7 +118,13 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
     let app;
     try {
       const store = createMemoryPetStore();
-      app = await buildApp({ apiKeys: [{ client: 'compat', key: apiKey, ...releasedRoles(release.spec, spec) }], spec, store, clock: now, ...(handlers === undefined ? {} : { handlers: handlers(store) }) });
+      app = await buildApp({
+        apiKeys: [{ client: 'compat', key: apiKey, ...releasedRoles(release.spec, spec) }],
+        spec,
+        store,
+        clock: now,
+        ...(handlers === undefined ? {} : { handlers: handlers(store) }),
+      });
       await app.listen({ host: '127.0.0.1', port: 0 });
     } catch (error) {
       cannotRun(`the service does not start from ${specName}: ${(error as Error).message}`);
@@ -115,7 +134,11 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
       const basePath = basePathOf(release.spec);
       const target = httpTarget({ urls: [new URL(`http://127.0.0.1:${port}${basePath}`)], basePath, timeoutMs });
       const retired = retiredAt(now(), release.spec, spec);
-      const unheld = new Set([...lifecyclesOf(release.spec, release.file).values()].filter(({ stability }) => stability === 'experimental').map(({ operationId }) => operationId));
+      const unheld = new Set(
+        [...lifecyclesOf(release.spec, release.file).values()]
+          .filter(({ stability }) => stability === 'experimental')
+          .map(({ operationId }) => operationId),
+      );
       const checks = liveChecks(target, {
         readOnly: false,
         runId: randomBytes(4).toString('hex'),
@@ -128,10 +151,17 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
         `\n${release.version} (${release.file})${retired.size > 0 ? `: ${[...retired].join(', ')} may answer as retired` : ''}` +
           `${unheld.size > 0 ? `; experimental there, so not held: ${[...unheld].join(', ')}` : ''}`,
       );
-      const outcomes = [stabilityKept(release, spec), ...(await runChecks(checks, { seed, cases, target, apiKey, keyVariable: KEY_VARIABLE }))];
+      const outcomes = [
+        stabilityKept(release, spec),
+        ...(await runChecks(checks, { seed, cases, target, apiKey, keyVariable: KEY_VARIABLE })),
+      ];
       printOutcomes(outcomes, console);
       printCounts(checks.counts(), console);
-      suites.push({ version: release.version, name: `${specName} against released ${release.version} (seed ${seed})`, outcomes });
+      suites.push({
+        version: release.version,
+        name: `${specName} against released ${release.version} (seed ${seed})`,
+        outcomes,
+      });
       sent += target.counts().sent;
     } finally {
       await app.close();
@@ -142,7 +172,9 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
   console.log(
     `\nsummary: ${broken.length === 0 ? `every released version is kept` : `a breaking change for clients of ${broken.map((suite) => suite.version).join(', ')}`}; ` +
       `seed ${seed}; ${sent} requests; ${((performance.now() - started) / 1000).toFixed(1)} s` +
-      (broken.length === 0 ? '' : `\nThe curl lines need the service built from ${specName} on that port, with ${KEY_VARIABLE} among its API_KEYS.`),
+      (broken.length === 0
+        ? ''
+        : `\nThe curl lines need the service built from ${specName} on that port, with ${KEY_VARIABLE} among its API_KEYS.`),
   );
   if (junit !== undefined) writeFileSync(junit, junitReport('npm run compat', suites));
   return broken.length === 0 ? 0 : 1;
@@ -155,19 +187,31 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
  */
 function stabilityKept(release: Release, current: OpenApiDocument): Outcome {
   const now = lifecyclesOf(current);
-  const lowered = [...lifecyclesOf(release.spec, release.file).values()].flatMap(({ operationId, stability: before }) => {
-    const after = now.get(operationId)?.stability;
-    return after !== undefined && isLowered(before, after) ? [`${operationId} is ${before} in ${release.version} and ${after} now`] : [];
-  });
+  const lowered = [...lifecyclesOf(release.spec, release.file).values()].flatMap(
+    ({ operationId, stability: before }) => {
+      const after = now.get(operationId)?.stability;
+      return after !== undefined && isLowered(before, after)
+        ? [`${operationId} is ${before} in ${release.version} and ${after} now`]
+        : [];
+    },
+  );
   return {
     name: 'no operation is less stable than this version made it',
     seconds: 0,
-    ...(lowered.length > 0 ? { failure: `${lowered.join('\n')}\nA release's x-stability is a promise to its clients: it may grow (experimental → beta → stable), never shrink.` } : {}),
+    ...(lowered.length > 0
+      ? {
+          failure: `${lowered.join('\n')}\nA release's x-stability is a promise to its clients: it may grow (experimental → beta → stable), never shrink.`,
+        }
+      : {}),
   };
 }
 
 function instantOf(text: string): number {
-  const instant = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(text) ? Date.parse(text) : Number.NaN;
+  const instant = /^\d{4}-\d{2}-\d{2}$/.test(text)
+    ? Date.parse(`${text}T00:00:00Z`)
+    : /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(text)
+      ? Date.parse(text)
+      : Number.NaN;
   if (Number.isNaN(instant)) cannotRun(`--at must be an RFC 3339 date-time or a date (YYYY-MM-DD), not ${text}`);
   return instant;
 }

@@ -36,15 +36,20 @@ export const RUN_OPTIONS = {
 } as const;
 
 /** Those options read and checked (a random seed unless one is given), and a reader of other integer options. */
-export function runSettings(values: { seed?: string | undefined; cases: string; 'timeout-ms': string; report?: string | undefined }, usage: string) {
+export function runSettings(
+  values: { seed?: string | undefined; cases: string; 'timeout-ms': string; report?: string | undefined },
+  usage: string,
+) {
   const integer = (name: string, text: string, min: number) => {
-    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min) cannotRun(`--${name} must be an integer of at least ${min}\n${usage}`);
+    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min)
+      cannotRun(`--${name} must be an integer of at least ${min}\n${usage}`);
     return Number(text);
   };
   const junit = values.report === undefined ? undefined : /^junit=(.+)$/.exec(values.report)?.[1];
   if (values.report !== undefined && junit === undefined) cannotRun(`--report must be junit=<file>`);
   return {
-    seed: values.seed === undefined ? randomBytes(4).readUInt32BE() % 2 ** 31 : integer('seed', values.seed, -(2 ** 31)),
+    seed:
+      values.seed === undefined ? randomBytes(4).readUInt32BE() % 2 ** 31 : integer('seed', values.seed, -(2 ** 31)),
     cases: integer('cases', values.cases, 1),
     timeoutMs: integer('timeout-ms', values['timeout-ms'], 1),
     junit,
@@ -80,7 +85,8 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
   const { seed, cases } = options;
   const reporter = violationReporter(options);
   const outcomes: Outcome[] = [];
-  const feedName = "every create of this run is in the change feed once, as answered, each pet's versions without a gap";
+  const feedName =
+    "every create of this run is in the change feed once, as answered, each pet's versions without a gap";
   // Where the feed ends before the run writes; a feed that cannot be read so far fails its check now.
   let feedFailure: string | undefined;
   await checks.markFeed().catch((error: unknown) => void (feedFailure = `seed ${seed}\n${reporter.violation(error)}`));
@@ -89,7 +95,12 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
     const begun = performance.now();
     const result = await fc.check(property, { seed, numRuns });
     const seconds = (performance.now() - begun) / 1000;
-    outcomes.push({ name, cases: result.numRuns, seconds, ...(result.failed ? { failure: await reporter.failure(result) } : {}) });
+    outcomes.push({
+      name,
+      cases: result.numRuns,
+      seconds,
+      ...(result.failed ? { failure: await reporter.failure(result) } : {}),
+    });
   }
   // Every operation got a 2xx from a valid request; the counts are printed by printCounts.
   {
@@ -97,9 +108,17 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
     const begun = performance.now();
     try {
       const { unanswered } = await checks.coverage(seed);
-      outcomes.push({ name, seconds: (performance.now() - begun) / 1000, ...(unanswered.length > 0 ? { failure: `no 2xx from a valid request for:\n  ${unanswered.join('\n  ')}` } : {}) });
+      outcomes.push({
+        name,
+        seconds: (performance.now() - begun) / 1000,
+        ...(unanswered.length > 0 ? { failure: `no 2xx from a valid request for:\n  ${unanswered.join('\n  ')}` } : {}),
+      });
     } catch (error) {
-      outcomes.push({ name, seconds: (performance.now() - begun) / 1000, failure: `seed ${seed}\n${reporter.violation(error)}` });
+      outcomes.push({
+        name,
+        seconds: (performance.now() - begun) / 1000,
+        failure: `seed ${seed}\n${reporter.violation(error)}`,
+      });
     }
   }
   if (checks.created().length > 0) {
@@ -109,7 +128,11 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
       const { note } = await checks.readBack();
       outcomes.push({ name, seconds: (performance.now() - begun) / 1000, ...(note === undefined ? {} : { note }) });
     } catch (error) {
-      outcomes.push({ name, seconds: (performance.now() - begun) / 1000, failure: `seed ${seed}\n${reporter.violation(error)}` });
+      outcomes.push({
+        name,
+        seconds: (performance.now() - begun) / 1000,
+        failure: `seed ${seed}\n${reporter.violation(error)}`,
+      });
     }
   }
   if (feedFailure !== undefined) {
@@ -118,32 +141,61 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
     const begun = performance.now();
     try {
       const { events, note } = await checks.readFeed();
-      if (events > 0 || note !== undefined) outcomes.push({ name: feedName, seconds: (performance.now() - begun) / 1000, ...(note === undefined ? {} : { note }) });
+      if (events > 0 || note !== undefined)
+        outcomes.push({
+          name: feedName,
+          seconds: (performance.now() - begun) / 1000,
+          ...(note === undefined ? {} : { note }),
+        });
     } catch (error) {
-      outcomes.push({ name: feedName, seconds: (performance.now() - begun) / 1000, failure: `seed ${seed}\n${reporter.violation(error)}` });
+      outcomes.push({
+        name: feedName,
+        seconds: (performance.now() - begun) / 1000,
+        failure: `seed ${seed}\n${reporter.violation(error)}`,
+      });
     }
   }
   return outcomes;
 }
 
 /** Per operation: requests sent, valid ones, and valid ones answered with a 2xx. */
-export function printCounts(counts: readonly OperationCount[], output: Output, rateLimitedBy: ReadonlyMap<string, number> = new Map()) {
-  const rows = counts.map((count) => [`${count.method} ${count.path}`, count.operationId, `${count.sent} sent`, `${count.valid} valid`, `${count.succeeded} answered 2xx`]);
+export function printCounts(
+  counts: readonly OperationCount[],
+  output: Output,
+  rateLimitedBy: ReadonlyMap<string, number> = new Map(),
+) {
+  const rows = counts.map((count) => [
+    `${count.method} ${count.path}`,
+    count.operationId,
+    `${count.sent} sent`,
+    `${count.valid} valid`,
+    `${count.succeeded} answered 2xx`,
+  ]);
   const widths = [0, 1, 2, 3, 4].map((column) => Math.max(0, ...rows.map((row) => row[column]!.length)));
   output.log('\nper operation (requests sent; valid ones; valid ones answered 2xx):');
-  for (const row of rows) output.log(`  ${row.map((cell, column) => (column >= 2 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ')}`);
+  for (const row of rows)
+    output.log(
+      `  ${row.map((cell, column) => (column >= 2 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ')}`,
+    );
   if (rateLimitedBy.size > 0) {
-    const limited = counts.filter((count) => rateLimitedBy.has(count.operationId)).map((count) => `${count.operationId} ${rateLimitedBy.get(count.operationId)}`);
-    output.log(`429 TOO_MANY_REQUESTS (the deployment's limit: each waited for Retry-After and sent again, never a violation): ${limited.join(', ')}`);
+    const limited = counts
+      .filter((count) => rateLimitedBy.has(count.operationId))
+      .map((count) => `${count.operationId} ${rateLimitedBy.get(count.operationId)}`);
+    output.log(
+      `429 TOO_MANY_REQUESTS (the deployment's limit: each waited for Retry-After and sent again, never a violation): ${limited.join(', ')}`,
+    );
   }
 }
 
 /** One line per check, then each failure in full. */
 export function printOutcomes(outcomes: readonly Outcome[], output: Output) {
   for (const { name, cases: count, failure, note } of outcomes) {
-    output.log(`${failure === undefined ? 'ok  ' : 'FAIL'} ${name}${count === undefined ? '' : `: ${count} cases`}${note === undefined ? '' : ` (${note})`}`);
+    output.log(
+      `${failure === undefined ? 'ok  ' : 'FAIL'} ${name}${count === undefined ? '' : `: ${count} cases`}${note === undefined ? '' : ` (${note})`}`,
+    );
   }
-  for (const { name, failure } of outcomes.filter((outcome) => outcome.failure !== undefined)) output.log(`\n--- ${name}\n${failure}`);
+  for (const { name, failure } of outcomes.filter((outcome) => outcome.failure !== undefined))
+    output.log(`\n--- ${name}\n${failure}`);
 }
 
 function violationReporter({ target, apiKey, keyVariable }: RunOptions) {
@@ -168,11 +220,18 @@ function violationReporter({ target, apiKey, keyVariable }: RunOptions) {
   }
   /** Double quotes, so that the key can stay in the shell's environment: "${CONTRACT_API_KEY}". */
   function doubleQuoted(text: string): string {
-    return `"${text.replace(/[\\"$`]/g, '\\$&').split(apiKey).join(`\${${keyVariable}}`)}"`;
+    return `"${text
+      .replace(/[\\"$`]/g, '\\$&')
+      .split(apiKey)
+      .join(`\${${keyVariable}}`)}"`;
   }
   /** Bash's $'…' quoting, which carries any byte. */
   function ansiQuoted(bytes: Buffer): string {
-    const escaped = [...bytes].map((byte) => (byte >= 0x20 && byte < 0x7f && byte !== 0x27 && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`));
+    const escaped = [...bytes].map((byte) =>
+      byte >= 0x20 && byte < 0x7f && byte !== 0x27 && byte !== 0x5c
+        ? String.fromCharCode(byte)
+        : `\\x${byte.toString(16).padStart(2, '0')}`,
+    );
     return `$'${escaped.join('')}'`;
   }
 
@@ -189,7 +248,9 @@ function violationReporter({ target, apiKey, keyVariable }: RunOptions) {
 /** A JUnit XML report of one or more suites of outcomes, for CI dashboards. */
 export function junitReport(title: string, suites: readonly { name: string; outcomes: readonly Outcome[] }[]): string {
   const xml = (text: string) =>
-    text.replace(/[&<>"]/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[character]!).replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD]/gu, '?');
+    text
+      .replace(/[&<>"]/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[character]!)
+      .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD]/gu, '?');
   const totals = (outcomes: readonly Outcome[]) => ({
     tests: outcomes.length,
     failures: outcomes.filter((outcome) => outcome.failure !== undefined).length,

@@ -12,7 +12,17 @@ import { httpTarget, NoAnswer } from '../../src/contract/http-target.js';
 import { liveChecks, namePrefix, type LiveChecks } from '../../src/contract/live-checks.js';
 import { scopeChecks, type ScopeOutcome } from '../../src/contract/scope-checks.js';
 import { requiredRolesOf } from '../../src/auth/roles.js';
-import { cannotRun, exitStatusOf, junitReport, printCounts, printOutcomes, RUN_OPTIONS, runChecks, runSettings, type Output } from './run-checks.js';
+import {
+  cannotRun,
+  exitStatusOf,
+  junitReport,
+  printCounts,
+  printOutcomes,
+  RUN_OPTIONS,
+  runChecks,
+  runSettings,
+  type Output,
+} from './run-checks.js';
 
 const KEY_VARIABLE = 'CONTRACT_API_KEY';
 const LIMITED_KEY_VARIABLE = 'CONTRACT_LIMITED_API_KEY';
@@ -52,11 +62,21 @@ export interface ContractOptions {
   clock?: () => number;
 }
 
-export function runContract(argv: string[], env: NodeJS.ProcessEnv, output: ContractOutput = console, options: ContractOptions = {}): Promise<number> {
+export function runContract(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  output: ContractOutput = console,
+  options: ContractOptions = {},
+): Promise<number> {
   return exitStatusOf('contract', output, () => run(argv, env, output, options));
 }
 
-async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutput, { clock = Date.now }: ContractOptions): Promise<number> {
+async function run(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  console: ContractOutput,
+  { clock = Date.now }: ContractOptions,
+): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -124,16 +144,27 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   }
 
   const target = httpTarget({ urls, basePath, timeoutMs });
-  const mask = (text: string) => text.split(apiKey).join('<key>').split(limitedKey || apiKey).join('<limited key>');
+  const mask = (text: string) =>
+    text
+      .split(apiKey)
+      .join('<key>')
+      .split(limitedKey || apiKey)
+      .join('<limited key>');
 
   if (contract.operations.length === 0) cannotRun(`${contract.name} defines no operation`);
   // Before anything is counted: every target answers, and accepts the key. It is asked with an
   // operation of the spec, a GET whose path names nothing if there is one; any answer but 401 will do.
-  const plain = (operation: Operation) => Number(operation.method === 'get' && pathParametersOf(operation.path).length === 0);
+  const plain = (operation: Operation) =>
+    Number(operation.method === 'get' && pathParametersOf(operation.path).length === 0);
   const probing = [...contract.operations].sort((a, b) => plain(b) - plain(a))[0]!;
   for (const [index] of urls.entries()) {
     const path = `${basePath}${probing.path.replace(/\{[^}]+\}/g, '1')}`;
-    const probe: ApiRequest = { operationId: probing.operationId, method: probing.method.toUpperCase(), url: path, headers: { authorization: `Bearer ${apiKey}` } };
+    const probe: ApiRequest = {
+      operationId: probing.operationId,
+      method: probing.method.toUpperCase(),
+      url: path,
+      headers: { authorization: `Bearer ${apiKey}` },
+    };
     const url = target.urlOf(probe, index);
     try {
       const answer = await target.send({ ...probe, url: url.toString() });
@@ -150,14 +181,19 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
   } catch (error) {
     cannotRun(`${(error as Error).message} (npm run lint says more)`);
   }
-  console.log(`contract: ${urls.join(', ')} against ${contract.name}; seed ${seed}; ${cases} cases; run ${runId}${values['read-only'] ? '; read-only' : ''}`);
+  console.log(
+    `contract: ${urls.join(', ')} against ${contract.name}; seed ${seed}; ${cases} cases; run ${runId}${values['read-only'] ? '; read-only' : ''}`,
+  );
 
   const started = performance.now();
   const outcomes = await runChecks(checks, { seed, cases, target, apiKey, keyVariable: KEY_VARIABLE });
   const failed = outcomes.filter((outcome) => outcome.failure !== undefined);
   printOutcomes(outcomes, console);
   printCounts(checks.counts(), console, target.counts().rateLimitedBy);
-  const scopes = limitedKey === '' ? undefined : await scopeChecks(target, contract, limitedKey, { readOnly: values['read-only'], seed });
+  const scopes =
+    limitedKey === ''
+      ? undefined
+      : await scopeChecks(target, contract, limitedKey, { readOnly: values['read-only'], seed });
   const scopeFailures = printScopes(scopes, contract, console, mask);
   const { sent, rateLimited } = target.counts();
   const createdCount = checks.created().length;
@@ -166,16 +202,27 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, console: ContractOutp
       `${rateLimited > 0 ? ` (${rateLimited} answered 429 and retried after Retry-After)` : ''}; ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
       `${createdCount} pets created${createdCount > 0 ? `, named "${namePrefix(runId)}…"` : ''}`,
   );
-  if (junit !== undefined) writeFileSync(junit, junitReport('npm run contract', [{ name: `contract against ${urls.join(', ')} (seed ${seed})`, outcomes }]));
+  if (junit !== undefined)
+    writeFileSync(
+      junit,
+      junitReport('npm run contract', [{ name: `contract against ${urls.join(', ')} (seed ${seed})`, outcomes }]),
+    );
   return failed.length + scopeFailures === 0 ? 0 : 1;
 }
 
 /** The 403 checks, one line each, or why there were none; returns how many were violated. */
-function printScopes(scopes: ScopeOutcome[] | undefined, contract: Contract, console: ContractOutput, mask: (text: string) => string): number {
+function printScopes(
+  scopes: ScopeOutcome[] | undefined,
+  contract: Contract,
+  console: ContractOutput,
+  mask: (text: string) => string,
+): number {
   const needing = contract.operations.filter((operation) => requiredRolesOf(operation, contract.spec).length > 0);
   if (scopes === undefined) {
     if (needing.length > 0) {
-      console.log(`\n403 insufficient_scope: not checked (${needing.map((operation) => operation.operationId).join(', ')} need roles): give a key lacking a role in ${LIMITED_KEY_VARIABLE} or --limited-key-file`);
+      console.log(
+        `\n403 insufficient_scope: not checked (${needing.map((operation) => operation.operationId).join(', ')} need roles): give a key lacking a role in ${LIMITED_KEY_VARIABLE} or --limited-key-file`,
+      );
     }
     return 0;
   }
@@ -183,7 +230,10 @@ function printScopes(scopes: ScopeOutcome[] | undefined, contract: Contract, con
   for (const { operationId, roles, result, status, violation } of scopes) {
     const needs = `needs ${roles.join(', ')}`;
     if (result === 'checked') console.log(`  ok   ${operationId} (${needs}): the documented 403`);
-    else if (result === 'held') console.log(`  --   ${operationId} (${needs}): not checked, the limited key has ${roles.join(', ')} (answered ${status})`);
+    else if (result === 'held')
+      console.log(
+        `  --   ${operationId} (${needs}): not checked, the limited key has ${roles.join(', ')} (answered ${status})`,
+      );
     else console.log(`  FAIL ${operationId} (${needs}): ${mask(violation!.message)}`);
   }
   return scopes.filter((scope) => scope.result === 'violated').length;

@@ -7,7 +7,13 @@
 // A new operation in the spec is a new method here, with no hand-written code.
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import ts from 'typescript';
-import { loadSpec, operationsOf, resolveRef, type OpenApiDocument, type Operation } from '../../src/openapi/openapi-spec.js';
+import {
+  loadSpec,
+  operationsOf,
+  resolveRef,
+  type OpenApiDocument,
+  type Operation,
+} from '../../src/openapi/openapi-spec.js';
 import type { NumberPlaces } from '../../src/client/call-types.js';
 import { lifecycleOf, type Lifecycle } from '../../src/openapi/lifecycle.js';
 import type { GeneratedFile } from './generated-file.js';
@@ -26,7 +32,9 @@ function numberPlaces(spec: OpenApiDocument, node: unknown, depth = 0): NumberPl
   const types = ([] as unknown[]).concat(schema['type'] ?? []);
   for (const keyword of ['oneOf', 'anyOf', 'not', 'additionalProperties', 'patternProperties', 'prefixItems']) {
     if (schema[keyword] !== undefined && containsNumbers(spec, keyword, schema[keyword], depth)) {
-      throw new Error(`client generation: a number under ${keyword} is beyond what the client converts; declare it as a property`);
+      throw new Error(
+        `client generation: a number under ${keyword} is beyond what the client converts; declare it as a property`,
+      );
     }
   }
   if ((types.includes('integer') && schema['format'] !== 'int64') || types.includes('number')) return 'n';
@@ -47,8 +55,14 @@ function numberPlaces(spec: OpenApiDocument, node: unknown, depth = 0): NumberPl
 }
 
 function containsNumbers(spec: OpenApiDocument, keyword: string, value: unknown, depth: number): boolean {
-  const schemas = Array.isArray(value) ? value : keyword === 'patternProperties' ? Object.values(value as Node) : [value];
-  return schemas.some((schema) => typeof schema === 'object' && schema !== null && numberPlaces(spec, schema, depth + 1) !== null);
+  const schemas = Array.isArray(value)
+    ? value
+    : keyword === 'patternProperties'
+      ? Object.values(value as Node)
+      : [value];
+  return schemas.some(
+    (schema) => typeof schema === 'object' && schema !== null && numberPlaces(spec, schema, depth + 1) !== null,
+  );
 }
 
 interface Parameter {
@@ -83,21 +97,29 @@ interface OperationFacts {
 function factsOf(spec: OpenApiDocument, operation: Operation): OperationFacts {
   const item = spec.paths[operation.path] as Node;
   const object = operation.object as unknown as Node;
-  const parameters = [...((item['parameters'] as unknown[] | undefined) ?? []), ...((object['parameters'] as unknown[] | undefined) ?? [])].map(
-    (parameter) => resolve(spec, parameter) as unknown as Parameter,
-  );
+  const parameters = [
+    ...((item['parameters'] as unknown[] | undefined) ?? []),
+    ...((object['parameters'] as unknown[] | undefined) ?? []),
+  ].map((parameter) => resolve(spec, parameter) as unknown as Parameter);
   const named = (where: string) => parameters.filter((parameter) => parameter.in === where);
-  const responses = Object.entries(operation.object.responses).map(([status, response]) => [status, resolve(spec, response)] as const);
+  const responses = Object.entries(operation.object.responses).map(
+    ([status, response]) => [status, resolve(spec, response)] as const,
+  );
   const statuses = responses.map(([status]) => Number(status)).filter((status) => status >= 200 && status < 300);
   if (statuses.length === 0) throw new Error(`client generation: ${operation.operationId} documents no 2xx answer`);
   const first = responses.find(([status]) => Number(status) === statuses[0])![1];
-  const jsonOf = (response: Node) => ((response['content'] as Node | undefined)?.[JSON_MEDIA_TYPE] as Node | undefined)?.['schema'];
+  const jsonOf = (response: Node) =>
+    ((response['content'] as Node | undefined)?.[JSON_MEDIA_TYPE] as Node | undefined)?.['schema'];
   const successSchema = jsonOf(first);
   const requestBody = object['requestBody'] === undefined ? undefined : resolve(spec, object['requestBody']);
   const mediaTypes = Object.keys((requestBody?.['content'] as Node | undefined) ?? {});
   const mediaType = mediaTypes.length === 1 && JSON_BODY_TYPE.test(mediaTypes[0]!) ? mediaTypes[0]! : undefined;
-  const bodySchema = mediaType === undefined ? undefined : ((requestBody!['content'] as Node)[mediaType] as Node | undefined)?.['schema'];
-  if (requestBody !== undefined && bodySchema === undefined) throw new Error(`client generation: ${operation.operationId} takes a body that is not JSON of one media type`);
+  const bodySchema =
+    mediaType === undefined
+      ? undefined
+      : ((requestBody!['content'] as Node)[mediaType] as Node | undefined)?.['schema'];
+  if (requestBody !== undefined && bodySchema === undefined)
+    throw new Error(`client generation: ${operation.operationId} takes a body that is not JSON of one media type`);
   const bodyRef = (bodySchema as Node | undefined)?.['$ref'];
   const bodyName = typeof bodyRef === 'string' ? bodyRef.slice(bodyRef.lastIndexOf('/') + 1) : 'body';
   const headers = Object.keys((first['headers'] as Node | undefined) ?? {}).map((name) => name.toLowerCase());
@@ -111,14 +133,27 @@ function factsOf(spec: OpenApiDocument, operation: Operation): OperationFacts {
     pathParameters: named('path').map((parameter) => parameter.name),
     queryParameters: named('query').map((parameter) => parameter.name),
     requiredQuery: named('query').some((parameter) => parameter.required === true),
-    body: requestBody === undefined ? undefined : { required: requestBody['required'] === true, name: bodyName.charAt(0).toLowerCase() + bodyName.slice(1), mediaType: mediaType! },
+    body:
+      requestBody === undefined
+        ? undefined
+        : {
+            required: requestBody['required'] === true,
+            name: bodyName.charAt(0).toLowerCase() + bodyName.slice(1),
+            mediaType: mediaType!,
+          },
     headerOptions: named('header')
       .filter((parameter) => parameter.name.toLowerCase() !== IDEMPOTENCY_KEY)
-      .map((parameter) => ({ name: parameter.name.toLowerCase(), specName: parameter.name, option: variable(parameter.name.charAt(0).toLowerCase() + parameter.name.slice(1)), required: parameter.required === true })),
+      .map((parameter) => ({
+        name: parameter.name.toLowerCase(),
+        specName: parameter.name,
+        option: variable(parameter.name.charAt(0).toLowerCase() + parameter.name.slice(1)),
+        required: parameter.required === true,
+      })),
     success: { statuses, json: successSchema !== undefined },
     idempotencyKey: named('header').some((parameter) => parameter.name.toLowerCase() === IDEMPOTENCY_KEY),
     // A list whose answer links to the next page (RFC 8288) is read page by page.
-    paginated: successSchema !== undefined && resolve(spec, successSchema)['type'] === 'array' && headers.includes('link'),
+    paginated:
+      successSchema !== undefined && resolve(spec, successSchema)['type'] === 'array' && headers.includes('link'),
     deprecation: lifecycleOf(operation, operationsOf(spec)).deprecation,
     numbers,
   };
@@ -127,13 +162,20 @@ function factsOf(spec: OpenApiDocument, operation: Operation): OperationFacts {
 const quote = (value: unknown) => JSON.stringify(value);
 const identifier = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : quote(name));
 /** A parameter's name as a TypeScript variable: `pet-id` becomes `petId`. */
-const variable = (name: string) => name.replace(/[^A-Za-z0-9_$]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase()).replace(/^(?=\d)/, '_');
+const variable = (name: string) =>
+  name
+    .replace(/[^A-Za-z0-9_$]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase())
+    .replace(/^(?=\d)/, '_');
 
 function docComment(facts: OperationFacts): string {
   const object = facts.operation.object as unknown as Node;
-  const lines = [`${String(object['summary'] ?? facts.operation.operationId)}: \`${facts.operation.method.toUpperCase()} ${facts.operation.path}\`.`];
-  if (facts.paginated) lines.push('Iterate with `for await` over every item across pages, or call `.pages()` for one page at a time.');
-  if (facts.idempotencyKey) lines.push('Sent with an `Idempotency-Key` (a new UUID unless given), reused by every retry.');
+  const lines = [
+    `${String(object['summary'] ?? facts.operation.operationId)}: \`${facts.operation.method.toUpperCase()} ${facts.operation.path}\`.`,
+  ];
+  if (facts.paginated)
+    lines.push('Iterate with `for await` over every item across pages, or call `.pages()` for one page at a time.');
+  if (facts.idempotencyKey)
+    lines.push('Sent with an `Idempotency-Key` (a new UUID unless given), reused by every retry.');
   const deprecation = facts.deprecation;
   if (deprecation !== undefined) {
     const replacement = deprecation.replacedBy;
@@ -166,13 +208,21 @@ function methodOf(spec: OpenApiDocument, facts: OperationFacts): { signature: st
   }
   const base = facts.idempotencyKey ? 'KeyedCallOptions' : 'CallOptions';
   // Header parameters travel as options named after them (If-Match: ifMatch), typed from the spec.
-  const headerOptions = facts.headerOptions.map(({ specName, option, required }) => `${option}${required ? '' : '?'}: NonNullable<${operation}['parameters']['header']>[${quote(specName)}]`);
+  const headerOptions = facts.headerOptions.map(
+    ({ specName, option, required }) =>
+      `${option}${required ? '' : '?'}: NonNullable<${operation}['parameters']['header']>[${quote(specName)}]`,
+  );
   args.push(`options?: ${headerOptions.length === 0 ? base : `${base} & { ${headerOptions.join('; ')} }`}`);
   names.push('options');
   const success = `${operation}['responses'][${facts.success.statuses[0]}]`;
-  const body = facts.success.json ? `${success} extends { content: { ${quote(JSON_MEDIA_TYPE)}: infer B } } ? B : never` : 'void';
+  const body = facts.success.json
+    ? `${success} extends { content: { ${quote(JSON_MEDIA_TYPE)}: infer B } } ? B : never`
+    : 'void';
   const returns = facts.paginated ? `Paginated<ItemOf<${body}>>` : `Promise<${body}>`;
-  const pathObject = facts.pathParameters.length === 0 ? '{}' : `{ ${facts.pathParameters.map((name) => (identifier(name) === variable(name) ? name : `${identifier(name)}: ${variable(name)}`)).join(', ')} }`;
+  const pathObject =
+    facts.pathParameters.length === 0
+      ? '{}'
+      : `{ ${facts.pathParameters.map((name) => (identifier(name) === variable(name) ? name : `${identifier(name)}: ${variable(name)}`)).join(', ')} }`;
   const call = `call.${facts.paginated ? 'paginate' : 'send'}(OPERATIONS.${id}, { path: ${pathObject}${facts.body === undefined ? '' : `, body: ${facts.body.name}`}${facts.queryParameters.length > 0 ? ', query' : ''} }, options)`;
   return {
     signature: `${docComment(facts)}\n  ${id}(${args.join(', ')}): ${returns};`,
@@ -182,7 +232,9 @@ function methodOf(spec: OpenApiDocument, facts: OperationFacts): { signature: st
 
 export async function clientApi(specUrl: URL): Promise<GeneratedFile> {
   const spec = loadSpec(specUrl.pathname);
-  const types = astToString(await openapiTS(specUrl, { transform: (schema) => (schema.format === 'int64' ? BIGINT : undefined) }));
+  const types = astToString(
+    await openapiTS(specUrl, { transform: (schema) => (schema.format === 'int64' ? BIGINT : undefined) }),
+  );
   const facts = operationsOf(spec).map((operation) => factsOf(spec, operation));
   const methods = facts.map((entry) => methodOf(spec, entry));
   const table = facts.map(
@@ -202,8 +254,8 @@ export async function clientApi(specUrl: URL): Promise<GeneratedFile> {
   const errorCodes = [...spec.components.schemas.Error.properties.code.enum];
   const text = [
     COMMENT_HEADER.trimEnd(),
-    '// The typed client\'s view of openapi.yaml (scripts/generate/client-api.ts): int64 as bigint, each',
-    '// operation\'s wire facts, and one method per operation. Its runtime is src/client/.',
+    "// The typed client's view of openapi.yaml (scripts/generate/client-api.ts): int64 as bigint, each",
+    "// operation's wire facts, and one method per operation. Its runtime is src/client/.",
     '',
     `import type { Call, CallOptions, ItemOf, KeyedCallOptions, Loose, OperationSpec, Paginated } from '../src/client/call-types.js';`,
     '',

@@ -32,7 +32,9 @@ export function specMetaValidator(): GeneratedFile[] {
   ajv.addFormat('media-range', true);
   const code = standaloneCode(ajv, ajv.compile(schema));
   if (/\brequire\(/.test(code)) {
-    throw new Error(`the compiled ${META_SCHEMA_FILE} needs Ajv's runtime (require): it cannot be used as a standalone ES module`);
+    throw new Error(
+      `the compiled ${META_SCHEMA_FILE} needs Ajv's runtime (require): it cannot be used as a standalone ES module`,
+    );
   }
 
   const sha256 = createHash('sha256').update(schemaText).digest('hex');

@@ -35,7 +35,12 @@ export function lintLifecycle(file: string): Finding[] {
 
 /** What the lint prints for `files`, each problem as Spectral prints its findings, then their count; and that count. */
 export function lifecycleReport(files: string[]): { lines: string[]; found: number } {
-  const problems = files.flatMap((file) => lintLifecycle(file).map(({ line, column, operationId, message }) => `${file}:${line}:${column} error petstore-lifecycle ${operationId}: ${message}`));
+  const problems = files.flatMap((file) =>
+    lintLifecycle(file).map(
+      ({ line, column, operationId, message }) =>
+        `${file}:${line}:${column} error petstore-lifecycle ${operationId}: ${message}`,
+    ),
+  );
   const found = problems.length;
   return { lines: found === 0 ? [] : [...problems, `${found} lifecycle problem${found === 1 ? '' : 's'}`], found };
 }

@@ -26,7 +26,9 @@ export interface Cluster {
 export function postgresBinDir(): string | undefined {
   /* c8 ignore next -- a machine without PostgreSQL; the tests run where it is installed */
   if (!existsSync(DEBIAN_BINARIES)) return undefined;
-  const versions = readdirSync(DEBIAN_BINARIES).filter((version) => existsSync(join(DEBIAN_BINARIES, version, 'bin', 'initdb')));
+  const versions = readdirSync(DEBIAN_BINARIES).filter((version) =>
+    existsSync(join(DEBIAN_BINARIES, version, 'bin', 'initdb')),
+  );
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
   /* c8 ignore next -- the folder left behind by a removed server package */
   return newest === undefined ? undefined : join(DEBIAN_BINARIES, newest, 'bin');
@@ -34,8 +36,10 @@ export function postgresBinDir(): string | undefined {
 
 /** Why no cluster can be started here, or undefined when one can. */
 export function whyNoPostgresBinaries(): string | undefined {
-  /* c8 ignore next -- as above: only where no server is installed */
-  return postgresBinDir() === undefined ? `no PostgreSQL server binaries under ${DEBIAN_BINARIES} (apt-get install -y postgresql)` : undefined;
+  /* c8 ignore next 3 -- as above: only where no server is installed */
+  return postgresBinDir() === undefined
+    ? `no PostgreSQL server binaries under ${DEBIAN_BINARIES} (apt-get install -y postgresql)`
+    : undefined;
 }
 
 /** A port of 127.0.0.1 that nothing listens on at the moment of asking. */
@@ -68,9 +72,35 @@ export async function startThrowawayCluster(settings: Record<string, string> = {
   }
   const data = join(dir, 'data');
   const port = await freePort();
-  runAsOwner(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C']);
-  const options = [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1', ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)];
-  const start = () => runAsOwner(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '30', '-o', options.join(' '), 'start']);
+  runAsOwner(join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '--no-sync',
+    '--encoding=UTF8',
+    '--locale=C',
+  ]);
+  const options = [
+    `-p ${port}`,
+    `-k ${dir}`,
+    '-c listen_addresses=127.0.0.1',
+    ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`),
+  ];
+  const start = () =>
+    runAsOwner(join(bin, 'pg_ctl'), [
+      '-D',
+      data,
+      '-l',
+      join(dir, 'server.log'),
+      '-w',
+      '-t',
+      '30',
+      '-o',
+      options.join(' '),
+      'start',
+    ]);
   try {
     start();
   } catch (error) {

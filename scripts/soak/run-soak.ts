@@ -72,7 +72,8 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
   const minutes = Number(values.minutes);
   const rate = Number(values.rate);
   if (!(minutes > 0) || !(rate > 0)) throw new CannotRun(`--minutes and --rate must be positive numbers\n${USAGE}`);
-  if (values.store !== 'memory' && values.store !== 'postgres') throw new CannotRun(`--store must be memory or postgres\n${USAGE}`);
+  if (values.store !== 'memory' && values.store !== 'postgres')
+    throw new CannotRun(`--store must be memory or postgres\n${USAGE}`);
   const durationMs = minutes * 60_000;
   const intervalMs = values.interval === undefined ? Math.max(5_000, durationMs / 20) : Number(values.interval) * 1000;
   // The first fifth of the run (at most a minute) warms up: code is optimised, pools and caches fill.
@@ -92,7 +93,14 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
     const port = await freePort();
     const key = randomBytes(24).toString('base64url');
     service = spawn(process.execPath, ['--expose-gc', '--import', PROBE, join(PROJECT_ROOT, 'dist', 'server.js')], {
-      env: { PATH: process.env['PATH'] ?? '', API_KEYS: `soak:${key}`, PORT: String(port), METRICS_PORT: 'off', LOG_LEVEL: 'warn', ...env },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        API_KEYS: `soak:${key}`,
+        PORT: String(port),
+        METRICS_PORT: 'off',
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     const base = `http://127.0.0.1:${port}`;
@@ -105,18 +113,28 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
     const load = startLoad(base, key, rate);
     const probe = service;
     const sample = async (seconds: number): Promise<Sample> => {
-      const inside = await new Promise<{ rss: number; heapUsed: number; eventLoopDelayP99Ms: number; fds: number }>((resolve) => {
-        probe.once('message', resolve as (message: unknown) => void);
-        probe.send('sample');
-      });
+      const inside = await new Promise<{ rss: number; heapUsed: number; eventLoopDelayP99Ms: number; fds: number }>(
+        (resolve) => {
+          probe.once('message', resolve as (message: unknown) => void);
+          probe.send('sample');
+        },
+      );
       const databaseConnections =
         admin === undefined
           ? undefined
-          : Number((await admin.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()")).rows[0].n);
+          : Number(
+              (
+                await admin.query(
+                  "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+                )
+              ).rows[0].n,
+            );
       return { seconds, ...load.counts(), ...inside, databaseConnections };
     };
 
-    log(`soak: ${values.store} store, ${rate} requests/s for ${minutes} min (list 40%, get 20%, keyed create 30%, create 10%); a row every ${intervalMs / 1000} s; warm-up ${warmUpMs / 1000} s`);
+    log(
+      `soak: ${values.store} store, ${rate} requests/s for ${minutes} min (list 40%, get 20%, keyed create 30%, create 10%); a row every ${intervalMs / 1000} s; warm-up ${warmUpMs / 1000} s`,
+    );
     log(row(['s', 'requests', 'failed', 'RSS MB', 'heap MB (after GC)', 'ELD p99 ms', 'fds', 'DB conns', 'pets']));
     const started = Date.now();
     const samples: Sample[] = [];
@@ -124,7 +142,19 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
       await sleep(started + next - Date.now());
       const taken = await sample(Math.round((Date.now() - started) / 1000));
       samples.push(taken);
-      log(row([taken.seconds, taken.requests, taken.failed, mb(taken.rss), mb(taken.heapUsed), taken.eventLoopDelayP99Ms.toFixed(2), taken.fds, taken.databaseConnections ?? '-', taken.pets]));
+      log(
+        row([
+          taken.seconds,
+          taken.requests,
+          taken.failed,
+          mb(taken.rss),
+          mb(taken.heapUsed),
+          taken.eventLoopDelayP99Ms.toFixed(2),
+          taken.fds,
+          taken.databaseConnections ?? '-',
+          taken.pets,
+        ]),
+      );
     }
     await load.stop();
     return summarize(samples, warmUpMs, values.store, values.check, log);
@@ -139,7 +169,13 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
   }
 }
 
-function summarize(samples: Sample[], warmUpMs: number, store: string, check: boolean, log: (line: string) => void): number {
+function summarize(
+  samples: Sample[],
+  warmUpMs: number,
+  store: string,
+  check: boolean,
+  log: (line: string) => void,
+): number {
   const after = samples.filter((sample) => sample.seconds * 1000 >= warmUpMs);
   const first = after[0];
   const last = after.at(-1);
@@ -157,7 +193,11 @@ function summarize(samples: Sample[], warmUpMs: number, store: string, check: bo
     `  heap after GC ${mb(first.heapUsed)} → ${mb(last.heapUsed)} MB (${change(first.heapUsed, last.heapUsed)})${pets > 0 ? `: ${Math.round(heapGrowth / pets)} bytes per stored pet` : ''}`,
     `  event-loop delay p99: at most ${Math.max(...after.map((sample) => sample.eventLoopDelayP99Ms)).toFixed(2)} ms`,
     `  file descriptors ${Math.min(...after.map((sample) => sample.fds))}–${Math.max(...after.map((sample) => sample.fds))}`,
-    ...(first.databaseConnections === undefined ? [] : [`  database connections ${Math.min(...after.map((sample) => sample.databaseConnections!))}–${Math.max(...after.map((sample) => sample.databaseConnections!))}`]),
+    ...(first.databaseConnections === undefined
+      ? []
+      : [
+          `  database connections ${Math.min(...after.map((sample) => sample.databaseConnections!))}–${Math.max(...after.map((sample) => sample.databaseConnections!))}`,
+        ]),
   ];
   for (const line of lines) log(line);
   if (!check) return 0;
@@ -166,7 +206,10 @@ function summarize(samples: Sample[], warmUpMs: number, store: string, check: bo
   const explained = store === 'memory' ? pets * PET_BYTES_BOUND : 0;
   const problems: string[] = [];
   if (failed > 0) problems.push(`${failed} requests failed`);
-  if (heapGrowth > explained + TOLERANCE * first.heapUsed) problems.push(`the heap grew by ${mb(heapGrowth)} MB, more than ${mb(explained)} MB for ${pets} pets plus ${TOLERANCE * 100}%`);
+  if (heapGrowth > explained + TOLERANCE * first.heapUsed)
+    problems.push(
+      `the heap grew by ${mb(heapGrowth)} MB, more than ${mb(explained)} MB for ${pets} pets plus ${TOLERANCE * 100}%`,
+    );
   // Descriptors and connections move with the load's bursts (the pool opens connections on demand
   // and closes them after 10 s idle): a leak shows as the end above everything the first half of the
   // run after warm-up saw, and connections never exceed the pool.
@@ -175,12 +218,21 @@ function summarize(samples: Sample[], warmUpMs: number, store: string, check: bo
   // 30 s run on CI, 94 → 111 MB between 10 and 20 s over a flat heap): judged against the first
   // half of the run after warm-up, like descriptors.
   const earlyRss = Math.max(...early.map((sample) => sample.rss));
-  if (last.rss - earlyRss > explained + TOLERANCE * earlyRss) problems.push(`RSS went from at most ${mb(earlyRss)} MB to ${mb(last.rss)} MB, more than the pets explain plus ${TOLERANCE * 100}%`);
+  if (last.rss - earlyRss > explained + TOLERANCE * earlyRss)
+    problems.push(
+      `RSS went from at most ${mb(earlyRss)} MB to ${mb(last.rss)} MB, more than the pets explain plus ${TOLERANCE * 100}%`,
+    );
   const earlyFds = Math.max(...early.map((sample) => sample.fds));
-  if (last.fds > earlyFds * (1 + TOLERANCE) + 2) problems.push(`open file descriptors went from at most ${earlyFds} to ${last.fds}`);
+  if (last.fds > earlyFds * (1 + TOLERANCE) + 2)
+    problems.push(`open file descriptors went from at most ${earlyFds} to ${last.fds}`);
   const connections = after.map((sample) => sample.databaseConnections).filter((count) => count !== undefined);
-  if (connections.length > 0 && Math.max(...connections) > POOL_MAX) problems.push(`${Math.max(...connections)} database connections, more than the pool's ${POOL_MAX}`);
-  log(problems.length === 0 ? 'check: no growth beyond what the stored pets explain' : `check FAILED: ${problems.join('; ')}`);
+  if (connections.length > 0 && Math.max(...connections) > POOL_MAX)
+    problems.push(`${Math.max(...connections)} database connections, more than the pool's ${POOL_MAX}`);
+  log(
+    problems.length === 0
+      ? 'check: no growth beyond what the stored pets explain'
+      : `check FAILED: ${problems.join('; ')}`,
+  );
   return problems.length === 0 ? 0 : 1;
 }
 
@@ -208,8 +260,16 @@ function startLoad(base: string, key: string, rate: number) {
       if (status !== 200) failed += 1;
     } else {
       const keyed = pick < 9 ? { 'idempotency-key': `"soak-${n}-${randomBytes(4).toString('hex')}"` } : {};
-      const body = JSON.stringify({ name: `soak pet ${n}`, categoryId: n % 1000, ...(n % 2 === 0 ? { status: statuses[n % statuses.length] } : {}) });
-      const response = await send(`${base}/v1/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', ...keyed }, body });
+      const body = JSON.stringify({
+        name: `soak pet ${n}`,
+        categoryId: n % 1000,
+        ...(n % 2 === 0 ? { status: statuses[n % statuses.length] } : {}),
+      });
+      const response = await send(`${base}/v1/pets`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', ...keyed },
+        body,
+      });
       status = response.status;
       if (status === 201) {
         pets += 1;
@@ -252,8 +312,11 @@ async function send(url: string, init: RequestInit): Promise<{ status: number; t
 }
 
 function statusOf(url: string): Promise<number> {
-  return new Promise((resolve, reject) => get(url, { agent: false }, (response) => resolve(response.resume().statusCode!)).on('error', reject));
+  return new Promise((resolve, reject) =>
+    get(url, { agent: false }, (response) => resolve(response.resume().statusCode!)).on('error', reject),
+  );
 }
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-const row = (cells: (string | number)[]) => cells.map((cell, index) => String(cell).padStart(index === 4 ? 18 : 9)).join(' ');
+const row = (cells: (string | number)[]) =>
+  cells.map((cell, index) => String(cell).padStart(index === 4 ? 18 : 9)).join(' ');

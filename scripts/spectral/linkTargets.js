@@ -16,7 +16,13 @@ export default (link, _options, { document, path }) => {
   const targets = Object.entries(document.data?.paths ?? {}).flatMap(([route, item]) =>
     METHODS.filter((method) => item?.[method]?.operationId === link.operationId).map((method) => [route, item[method]]),
   );
-  if (targets.length !== 1) return [{ message: `a link's operationId must name an operation of this document, not ${link.operationId}`, path: [...path, 'operationId'] }];
+  if (targets.length !== 1)
+    return [
+      {
+        message: `a link's operationId must name an operation of this document, not ${link.operationId}`,
+        path: [...path, 'operationId'],
+      },
+    ];
   const [route, target] = targets[0];
   const pathParameters = [...route.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
   const headerParameters = (target.parameters ?? [])
@@ -24,17 +30,26 @@ export default (link, _options, { document, path }) => {
     .filter((parameter) => parameter?.in === 'header')
     .map((parameter) => parameter.name.toLowerCase());
   const parameters = Object.entries(link.parameters ?? {});
-  if (!parameters.some(([name]) => !name.startsWith('header.'))) problem(['parameters'], 'a link fills at least one path parameter');
+  if (!parameters.some(([name]) => !name.startsWith('header.')))
+    problem(['parameters'], 'a link fills at least one path parameter');
   for (const [name, expression] of parameters) {
     if (name.startsWith('header.')) {
-      if (!headerParameters.includes(name.slice('header.'.length).toLowerCase())) problem(['parameters', name], `${link.operationId} has no header parameter ${name}`);
-      if (typeof expression !== 'string' || !HEADER_EXPRESSION.test(expression)) problem(['parameters', name], `${name}: a header's value comes from the answer's headers, $response.header.<name>`);
+      if (!headerParameters.includes(name.slice('header.'.length).toLowerCase()))
+        problem(['parameters', name], `${link.operationId} has no header parameter ${name}`);
+      if (typeof expression !== 'string' || !HEADER_EXPRESSION.test(expression))
+        problem(
+          ['parameters', name],
+          `${name}: a header's value comes from the answer's headers, $response.header.<name>`,
+        );
       continue;
     }
-    if (!pathParameters.includes(name.replace(/^path\./, ''))) problem(['parameters', name], `${link.operationId} has no path parameter ${name}`);
-    if (typeof expression !== 'string' || !BODY_EXPRESSION.test(expression)) problem(['parameters', name], `${name}: a link's value comes from the answer's body, $response.body#/…`);
+    if (!pathParameters.includes(name.replace(/^path\./, '')))
+      problem(['parameters', name], `${link.operationId} has no path parameter ${name}`);
+    if (typeof expression !== 'string' || !BODY_EXPRESSION.test(expression))
+      problem(['parameters', name], `${name}: a link's value comes from the answer's body, $response.body#/…`);
   }
-  if (link.requestBody !== undefined) problem(['requestBody'], "a link's requestBody is not followed by the contract checks");
+  if (link.requestBody !== undefined)
+    problem(['requestBody'], "a link's requestBody is not followed by the contract checks");
   return problems;
 };
 

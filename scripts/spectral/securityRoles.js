@@ -12,13 +12,26 @@ export default (operation, _options, { document, path }) => {
   const problems = [];
   requirements.forEach((requirement, index) => {
     for (const [scheme, roles] of Object.entries(requirement ?? {})) {
-      if (!(scheme in schemes)) problems.push({ message: `security names ${scheme}, which components.securitySchemes does not define`, path: [...path, 'security', index, scheme] });
-      else if (!Array.isArray(roles) || roles.some((role) => typeof role !== 'string' || role === '')) problems.push({ message: `${scheme}'s roles must be a list of names`, path: [...path, 'security', index, scheme] });
+      if (!(scheme in schemes))
+        problems.push({
+          message: `security names ${scheme}, which components.securitySchemes does not define`,
+          path: [...path, 'security', index, scheme],
+        });
+      else if (!Array.isArray(roles) || roles.some((role) => typeof role !== 'string' || role === ''))
+        problems.push({
+          message: `${scheme}'s roles must be a list of names`,
+          path: [...path, 'security', index, scheme],
+        });
     }
   });
-  const named = requirements.some((requirement) => Object.values(requirement ?? {}).some((roles) => Array.isArray(roles) && roles.length > 0));
+  const named = requirements.some((requirement) =>
+    Object.values(requirement ?? {}).some((roles) => Array.isArray(roles) && roles.length > 0),
+  );
   if (named && operation.responses?.['403'] === undefined) {
-    problems.push({ message: `${operation.operationId ?? 'this operation'} names roles in its security requirement, so it must document 403 (#/components/responses/Forbidden)`, path: [...path, 'responses'] });
+    problems.push({
+      message: `${operation.operationId ?? 'this operation'} names roles in its security requirement, so it must document 403 (#/components/responses/Forbidden)`,
+      path: [...path, 'responses'],
+    });
   }
   return problems;
 };

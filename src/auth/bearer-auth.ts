@@ -41,12 +41,17 @@ export function createBearerAuth(keys: KeySource, clock: () => number = Date.now
     let credential = header.startsWith(SCHEME) ? keys.table.lookUp(header.slice(SCHEME.length)) : undefined;
     if (credential === undefined) {
       const token = BEARER.exec(header)?.[1];
-      if (token === undefined) reject(reply, 'The Authorization header must have the form "Bearer <API key>".', 'invalid_request');
+      if (token === undefined)
+        reject(reply, 'The Authorization header must have the form "Bearer <API key>".', 'invalid_request');
       credential = keys.table.lookUp(token);
       if (credential === undefined) reject(reply, 'The API key is not valid.', 'invalid_token');
     }
     if (credential.expiresAt !== Infinity && clock() >= credential.expiresAt) {
-      reject(reply, `The API key expired at ${new Date(credential.expiresAt).toISOString()}; ask for a new one.`, 'invalid_token');
+      reject(
+        reply,
+        `The API key expired at ${new Date(credential.expiresAt).toISOString()}; ask for a new one.`,
+        'invalid_token',
+      );
     }
     request.apiKeyScope = credential.scope;
     request.client = credential.client;

@@ -28,14 +28,25 @@ export interface KeyRingEvents {
  * reload() and within FILE_POLL_MS of a change to the file (a stat poll, which also sees a
  * file replaced by a rename or a Kubernetes ConfigMap's symlink swap).
  */
-export function keysFromFile(path: string, knownRoles: readonly string[], events: KeyRingEvents = {}, pollMs = FILE_POLL_MS): KeysFile {
-  const file = watchedFile(path, 'API_KEYS_FILE', (text) => keysFileTable(text, `API_KEYS_FILE ${path}`, knownRoles), {
-    onReload(result) {
-      // An unchanged file keeps its table, and the tokens that table has seen.
-      if (result.ok) ring.table = result.value;
-      events.onReload?.(result.ok ? { ok: true, keys: result.value.credentials.length } : result);
+export function keysFromFile(
+  path: string,
+  knownRoles: readonly string[],
+  events: KeyRingEvents = {},
+  pollMs = FILE_POLL_MS,
+): KeysFile {
+  const file = watchedFile(
+    path,
+    'API_KEYS_FILE',
+    (text) => keysFileTable(text, `API_KEYS_FILE ${path}`, knownRoles),
+    {
+      onReload(result) {
+        // An unchanged file keeps its table, and the tokens that table has seen.
+        if (result.ok) ring.table = result.value;
+        events.onReload?.(result.ok ? { ok: true, keys: result.value.credentials.length } : result);
+      },
     },
-  }, pollMs);
+    pollMs,
+  );
   const ring: KeysFile = { table: file.current(), reload: () => file.reload(), close: () => file.close() };
   return ring;
 }

@@ -42,7 +42,11 @@ export function sha256Hex(text: string): string {
  * The table of `entries`, every role one of `knownRoles` (the spec's); an entry without roles
  * carries all of them. Throws KeyEntryError for the first unusable entry.
  */
-export function keyTableOf(entries: readonly ApiKeyEntry[], knownRoles: readonly string[], quotas: QuotaPolicy = NO_QUOTAS): KeyTable {
+export function keyTableOf(
+  entries: readonly ApiKeyEntry[],
+  knownRoles: readonly string[],
+  quotas: QuotaPolicy = NO_QUOTAS,
+): KeyTable {
   if (entries.length === 0) throw new Error('at least one API key is needed');
   const known = new Set(knownRoles);
   const byDigest = new Map<string, Credential>();
@@ -55,7 +59,10 @@ export function keyTableOf(entries: readonly ApiKeyEntry[], knownRoles: readonly
     if (!CLIENT_NAME.test(client)) throw problem(`client must be 1 to 32 characters from a-z 0-9 - _`);
     if (!SHA256_HEX.test(sha256)) throw problem('sha256 must be 64 lower-case hex digits');
     const unknown = roles.find((role) => !known.has(role));
-    if (unknown !== undefined) throw problem(`role ${JSON.stringify(unknown)} is not named by openapi.yaml (its roles: ${knownRoles.join(', ') || 'none'})`);
+    if (unknown !== undefined)
+      throw problem(
+        `role ${JSON.stringify(unknown)} is not named by openapi.yaml (its roles: ${knownRoles.join(', ') || 'none'})`,
+      );
     const duplicate = byDigest.get(sha256);
     if (duplicate !== undefined) throw problem(`the same key as an earlier entry (client ${duplicate.client})`);
     byDigest.set(sha256, { client, scope: sha256, roles: new Set(roles), expiresAt });

@@ -26,21 +26,27 @@ export class KeysFileError extends Error {}
 export function keysFileTable(text: string, name: string, knownRoles: readonly string[]): KeyTable {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const at = (node: Node | null | undefined) => (node?.range == null ? name : `${name} line ${lines.linePos(node.range[0]).line}`);
+  const at = (node: Node | null | undefined) =>
+    node?.range == null ? name : `${name} line ${lines.linePos(node.range[0]).line}`;
   const fail = (node: Node | null | undefined, reason: string): never => {
     throw new KeysFileError(`${at(node)}: ${reason}`);
   };
   // The parser's own message quotes the text around the error, which may be a key: only its place is said.
   const [parseError] = document.errors;
-  if (parseError !== undefined) throw new KeysFileError(`${name} line ${lines.linePos(parseError.pos[0]).line}: not valid YAML (${parseError.code})`);
+  if (parseError !== undefined)
+    throw new KeysFileError(
+      `${name} line ${lines.linePos(parseError.pos[0]).line}: not valid YAML (${parseError.code})`,
+    );
   const root = document.contents;
   if (!isMap(root)) return fail(root, 'expected a mapping with the field keys (and optionally quotas)');
   for (const pair of root.items) {
     const field = String((pair.key as { value?: unknown }).value);
-    if (field !== 'keys' && field !== 'quotas') fail(pair.key as Node, `unknown field ${JSON.stringify(field)}; the file has keys and, optionally, quotas`);
+    if (field !== 'keys' && field !== 'quotas')
+      fail(pair.key as Node, `unknown field ${JSON.stringify(field)}; the file has keys and, optionally, quotas`);
   }
   const list = root.get('keys', true);
-  if (!isSeq(list) || list.items.length === 0) return fail((list ?? root) as Node, 'keys must be a list of at least one entry');
+  if (!isSeq(list) || list.items.length === 0)
+    return fail((list ?? root) as Node, 'keys must be a list of at least one entry');
   const nodes = list.items as Node[];
   const entries = nodes.map((node, index): ApiKeyEntry => {
     const where = `entry ${index + 1}`;
@@ -48,25 +54,34 @@ export function keysFileTable(text: string, name: string, knownRoles: readonly s
     const value = (field: string) => node.get(field, true) as (Node & { value?: unknown }) | undefined;
     for (const pair of node.items) {
       const field = String((pair.key as { value?: unknown }).value);
-      if (!FIELDS.has(field)) fail(pair.key as Node, `${where}: unknown field ${JSON.stringify(field)} (known: ${[...FIELDS].join(', ')})`);
+      if (!FIELDS.has(field))
+        fail(pair.key as Node, `${where}: unknown field ${JSON.stringify(field)} (known: ${[...FIELDS].join(', ')})`);
     }
     const client = value('client');
-    if (typeof client?.value !== 'string') fail(client ?? node, `${where}: client is required, a name of 1 to 32 characters from a-z 0-9 - _`);
+    if (typeof client?.value !== 'string')
+      fail(client ?? node, `${where}: client is required, a name of 1 to 32 characters from a-z 0-9 - _`);
     const key = value('key');
     const sha256 = value('sha256');
-    if ((key === undefined) === (sha256 === undefined)) fail(node, `${where}: give exactly one of sha256 (the key's SHA-256, hex) or key`);
+    if ((key === undefined) === (sha256 === undefined))
+      fail(node, `${where}: give exactly one of sha256 (the key's SHA-256, hex) or key`);
     const grant: { roles?: string[]; expiresAt?: number } = {};
     const roles = node.get('roles', true);
     if (roles !== undefined) {
-      if (!isSeq(roles) || !roles.items.every((item) => typeof (item as { value?: unknown }).value === 'string')) fail(roles as Node, `${where}: roles must be a list of role names`);
-      if ((roles as unknown as { items: unknown[] }).items.length === 0) fail(roles as Node, `${where}: roles is empty: a key with no role can call nothing (remove the entry instead)`);
+      if (!isSeq(roles) || !roles.items.every((item) => typeof (item as { value?: unknown }).value === 'string'))
+        fail(roles as Node, `${where}: roles must be a list of role names`);
+      if ((roles as unknown as { items: unknown[] }).items.length === 0)
+        fail(roles as Node, `${where}: roles is empty: a key with no role can call nothing (remove the entry instead)`);
       grant.roles = (roles as unknown as { items: { value: string }[] }).items.map((item) => item.value);
     }
     const expires = value('expires');
     if (expires !== undefined) {
       const text = String(expires.value);
       const time = DATE.test(text) ? Date.parse(`${text}T00:00:00Z`) : DATE_TIME.test(text) ? Date.parse(text) : NaN;
-      if (Number.isNaN(time)) fail(expires, `${where}: expires must be a date (2027-01-31) or a date-time with its offset (2027-01-31T00:00:00Z)`);
+      if (Number.isNaN(time))
+        fail(
+          expires,
+          `${where}: expires must be a date (2027-01-31) or a date-time with its offset (2027-01-31T00:00:00Z)`,
+        );
       grant.expiresAt = time;
     }
     const name = client!.value as string;
@@ -81,7 +96,11 @@ export function keysFileTable(text: string, name: string, knownRoles: readonly s
     }
     return { client: name, key: text as string, ...grant };
   });
-  const quotas = quotasOf(root.get('quotas', true) as Node | undefined, new Set(entries.map((entry) => (entry as { client: string }).client)), fail);
+  const quotas = quotasOf(
+    root.get('quotas', true) as Node | undefined,
+    new Set(entries.map((entry) => (entry as { client: string }).client)),
+    fail,
+  );
   try {
     return keyTableOf(entries, knownRoles, quotas);
   } catch (error) {
@@ -91,7 +110,11 @@ export function keysFileTable(text: string, name: string, knownRoles: readonly s
 }
 
 /** The quotas section: `default` and `clients` (each a client of some key), each `<requests>/<window>`. */
-function quotasOf(node: Node | undefined, clients: ReadonlySet<string>, fail: (node: Node | null | undefined, reason: string) => never): QuotaPolicy {
+function quotasOf(
+  node: Node | undefined,
+  clients: ReadonlySet<string>,
+  fail: (node: Node | null | undefined, reason: string) => never,
+): QuotaPolicy {
   if (node === undefined) return { clients: new Map() };
   if (!isMap(node)) return fail(node, 'quotas must be a mapping: default, clients');
   const quota = (value: unknown, where: string): Quota => {
@@ -105,7 +128,8 @@ function quotasOf(node: Node | undefined, clients: ReadonlySet<string>, fail: (n
       policy.default = quota(pair.value, 'quotas.default');
     } else if (field === 'clients') {
       if (!isMap(pair.value)) fail(pair.value as Node, 'quotas.clients must map client names to quotas');
-      for (const item of (pair.value as unknown as { items: { key: Node & { value?: unknown }; value: Node }[] }).items) {
+      for (const item of (pair.value as unknown as { items: { key: Node & { value?: unknown }; value: Node }[] })
+        .items) {
         const client = String(item.key.value);
         if (!clients.has(client)) fail(item.key, `quotas.clients: no key belongs to client ${JSON.stringify(client)}`);
         policy.clients.set(client, quota(item.value, `quotas.clients.${client}`));

@@ -12,6 +12,9 @@ export function requiredRolesOf(operation: Operation, spec: OpenApiDocument): re
 
 /** Every role the spec names, sorted: what a key carries when its entry lists none. */
 export function rolesOf(spec: OpenApiDocument): readonly string[] {
-  const named = [...(spec.security ?? []), ...operationsOf(spec).flatMap((operation) => operation.object.security ?? [])];
+  const named = [
+    ...(spec.security ?? []),
+    ...operationsOf(spec).flatMap((operation) => operation.object.security ?? []),
+  ];
   return [...new Set(named.flatMap((requirement) => Object.values(requirement).flat()))].sort();
 }

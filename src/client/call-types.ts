@@ -27,7 +27,13 @@ export interface OperationSpec {
 }
 
 /** What a caller passes: int64 values as a bigint or, up to 2^53, a number. */
-export type Loose<T> = T extends bigint ? bigint | number : T extends readonly (infer I)[] ? Loose<I>[] : T extends object ? { [K in keyof T]: Loose<T[K]> } : T;
+export type Loose<T> = T extends bigint
+  ? bigint | number
+  : T extends readonly (infer I)[]
+    ? Loose<I>[]
+    : T extends object
+      ? { [K in keyof T]: Loose<T[K]> }
+      : T;
 export type ItemOf<T> = T extends readonly (infer I)[] ? I : never;
 
 export interface CallOptions {

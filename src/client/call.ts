@@ -4,9 +4,32 @@
 import { PetstoreConnectionError, PetstoreError, PetstoreResponseError } from './errors.js';
 import { exactNumberText, parseExact, stringifyExact } from './exact-json.js';
 import { linkTargets } from './link-header.js';
-import type { Call, CallSettings, KeyedCallOptions, NumberPlaces, OperationSpec, Page, Parts, ResponseInfo } from './call-types.js';
+import type {
+  Call,
+  CallSettings,
+  KeyedCallOptions,
+  NumberPlaces,
+  OperationSpec,
+  Page,
+  Parts,
+  ResponseInfo,
+} from './call-types.js';
 
-export type { Call, CallOptions, CallSettings, ItemOf, KeyedCallOptions, Logger, Loose, NumberPlaces, OperationSpec, Page, Paginated, Parts, ResponseInfo } from './call-types.js';
+export type {
+  Call,
+  CallOptions,
+  CallSettings,
+  ItemOf,
+  KeyedCallOptions,
+  Logger,
+  Loose,
+  NumberPlaces,
+  OperationSpec,
+  Page,
+  Paginated,
+  Parts,
+  ResponseInfo,
+} from './call-types.js';
 
 const responses = new WeakMap<object, ResponseInfo>();
 
@@ -62,7 +85,8 @@ export function withNumbers(value: unknown, places: NumberPlaces | undefined): u
   if ('i' in places) return Array.isArray(value) ? value.map((item) => withNumbers(item, places.i)) : value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const object = value as Record<string, unknown>;
-  for (const [name, inner] of Object.entries(places.p)) if (name in object) object[name] = withNumbers(object[name], inner);
+  for (const [name, inner] of Object.entries(places.p))
+    if (name in object) object[name] = withNumbers(object[name], inner);
   return object;
 }
 
@@ -100,14 +124,22 @@ export function createCall(settings: CallSettings): Call {
         text = await response.text();
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        const what = timeout.aborted ? `no answer within ${timeoutMs} ms` : `the connection failed (${(error as Error).message})`;
-        if (attempt > retries) throw new PetstoreConnectionError(operation.operationId, attempt, `${operation.method} ${url}: ${what}`, { cause: error });
+        const what = timeout.aborted
+          ? `no answer within ${timeoutMs} ms`
+          : `the connection failed (${(error as Error).message})`;
+        if (attempt > retries)
+          throw new PetstoreConnectionError(operation.operationId, attempt, `${operation.method} ${url}: ${what}`, {
+            cause: error,
+          });
         await sleep(backoffMs(attempt - 1, undefined), signal);
         continue;
       }
       const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
       // 429: the service did nothing with the request, so any method is sent again, after Retry-After.
-      if ((RETRIED_STATUSES.has(response.status) && attempt <= retries) || (response.status === 429 && attempt <= settings.maxRetries)) {
+      if (
+        (RETRIED_STATUSES.has(response.status) && attempt <= retries) ||
+        (response.status === 429 && attempt <= settings.maxRetries)
+      ) {
         await sleep(backoffMs(attempt - 1, retryAfter), signal);
         continue;
       }
@@ -117,7 +149,12 @@ export function createCall(settings: CallSettings): Call {
   }
 
   /** One call: its answer's body, exact, or the error it stands for. */
-  async function call(operation: OperationSpec, url: string, body: unknown, options: KeyedCallOptions | undefined): Promise<{ value: unknown; headers: Headers }> {
+  async function call(
+    operation: OperationSpec,
+    url: string,
+    body: unknown,
+    options: KeyedCallOptions | undefined,
+  ): Promise<{ value: unknown; headers: Headers }> {
     const headers: Record<string, string> = { authorization: `Bearer ${settings.apiKey}`, accept: 'application/json' };
     const init: RequestInit = { method: operation.method, headers };
     if (body !== undefined) {
@@ -137,31 +174,54 @@ export function createCall(settings: CallSettings): Call {
     const places = operation.numbers[String(response.status)];
     if (success && places === undefined) return { value: undefined, headers: response.headers };
     if (contentType === null || !JSON_TYPE.test(contentType)) {
-      throw new PetstoreResponseError(operation.operationId, response.status, contentType, `is not the JSON the spec documents`);
+      throw new PetstoreResponseError(
+        operation.operationId,
+        response.status,
+        contentType,
+        `is not the JSON the spec documents`,
+      );
     }
     let value: unknown;
     try {
       value = withNumbers(parseExact(text), places);
     } catch (error) {
-      throw new PetstoreResponseError(operation.operationId, response.status, contentType, `is not valid JSON: ${(error as Error).message}`);
+      throw new PetstoreResponseError(
+        operation.operationId,
+        response.status,
+        contentType,
+        `is not valid JSON: ${(error as Error).message}`,
+      );
     }
     if (!success) {
       const error = value as { code?: unknown; message?: unknown } | null;
       if (places === undefined || typeof error?.code !== 'string' || typeof error.message !== 'string') {
-        throw new PetstoreResponseError(operation.operationId, response.status, contentType, 'is not an answer the spec documents for it');
+        throw new PetstoreResponseError(
+          operation.operationId,
+          response.status,
+          contentType,
+          'is not an answer the spec documents for it',
+        );
       }
       throw new PetstoreError(operation.operationId, response.status, error.code as never, error.message, retryAfter);
     }
     if (typeof value === 'object' && value !== null) {
-      responses.set(value, { status: response.status, headers: response.headers, replayed: response.headers.get('idempotent-replayed') === 'true', attempts });
+      responses.set(value, {
+        status: response.status,
+        headers: response.headers,
+        replayed: response.headers.get('idempotent-replayed') === 'true',
+        attempts,
+      });
     }
     return { value, headers: response.headers };
   }
 
   function urlOf(operation: OperationSpec, parts: Parts): string {
-    const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => encodeURIComponent(urlValue(parts.path[name], `path parameter ${name}`)));
+    const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) =>
+      encodeURIComponent(urlValue(parts.path[name], `path parameter ${name}`)),
+    );
     const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(parts.query ?? {})) if (value !== undefined) search.append(name, urlValue(value, `query parameter ${name}`));
+    for (const [name, value] of Object.entries(parts.query ?? {}))
+      if (value !== undefined) search.append(name, urlValue(value, `query parameter ${name}`));
     const query = search.toString();
     return `${base}${path}${query === '' ? '' : `?${query}`}`;
   }
@@ -173,7 +233,7 @@ export function createCall(settings: CallSettings): Call {
     paginate(operation, parts, options) {
       const first = urlOf(operation, parts);
       async function* pages(): AsyncGenerator<Page<never>> {
-        for (let url: string | undefined = first; url !== undefined; ) {
+        for (let url: string | undefined = first; url !== undefined;) {
           const { value, headers } = await call(operation, url, undefined, options);
           // The next page is the link the answer gives, resolved against the URL that was called.
           const target = linkTargets(headers.get('link'), 'next')[0];

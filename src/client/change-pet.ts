@@ -22,9 +22,15 @@ export const DEFAULT_CHANGE_ATTEMPTS = 5;
  * Resolves to the pet as stored afterwards; rejects with the last 412 when every attempt met another
  * writer's change, and with any other error at once (404 once the pet is removed).
  */
-export async function changePet(client: PetstoreOperations, petId: bigint | number, decide: (pet: Pet) => PetPatch | undefined, options: ChangePetOptions = {}): Promise<Pet> {
+export async function changePet(
+  client: PetstoreOperations,
+  petId: bigint | number,
+  decide: (pet: Pet) => PetPatch | undefined,
+  options: ChangePetOptions = {},
+): Promise<Pet> {
   const attempts = options.attempts ?? DEFAULT_CHANGE_ATTEMPTS;
-  if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError(`attempts must be a whole number, 1 or more, not ${attempts}`);
+  if (!Number.isInteger(attempts) || attempts < 1)
+    throw new RangeError(`attempts must be a whole number, 1 or more, not ${attempts}`);
   const signal = options.signal === undefined ? {} : { signal: options.signal };
   let current = options.known;
   for (let attempt = 1; ; attempt++) {

@@ -101,7 +101,11 @@ export function parseLossless(text: string): unknown {
       }
     }
     if (char === '"') return string();
-    for (const [word, result] of [['true', true], ['false', false], ['null', null]] as const) {
+    for (const [word, result] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (text.startsWith(word, at)) {
         at += word.length;
         return result;
@@ -127,11 +131,12 @@ export function parseLossless(text: string): unknown {
   return result;
 }
 
-
 /** A number's text, refused (naming `where`) when it is integral beyond 2^53: then it may be rounded already. */
 export function exactNumberText(value: number, where: string): string {
   if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    throw new RangeError(`${where} is ${value}, beyond 2^53: a number cannot hold such an integer exactly (it may be rounded already); pass a bigint`);
+    throw new RangeError(
+      `${where} is ${value}, beyond 2^53: a number cannot hold such an integer exactly (it may be rounded already); pass a bigint`,
+    );
   }
   return JSON.stringify(value);
 }
@@ -144,7 +149,8 @@ export function exactNumberText(value: number, where: string): string {
 export function stringifyExact(value: unknown, path = 'body'): string {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'number') return exactNumberText(value, path);
-  if (Array.isArray(value)) return `[${value.map((item, index) => (item === undefined ? 'null' : stringifyExact(item, `${path}[${index}]`))).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item, index) => (item === undefined ? 'null' : stringifyExact(item, `${path}[${index}]`))).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value).filter(([, item]) => item !== undefined);
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stringifyExact(item, `${path}.${key}`)}`).join(',')}}`;

@@ -24,10 +24,13 @@ export interface FollowOptions extends CallOptions {
 export const DEFAULT_FOLLOW_WAIT_S = 30;
 
 /** Every event after `after`, oldest first, for ever (until `signal`, or a break out of the loop). */
-export async function* followPetEvents(client: PetstoreOperations, options: FollowOptions = {}): AsyncGenerator<PetEvent, void, undefined> {
+export async function* followPetEvents(
+  client: PetstoreOperations,
+  options: FollowOptions = {},
+): AsyncGenerator<PetEvent, void, undefined> {
   const { wait = DEFAULT_FOLLOW_WAIT_S, limit, signal, onRetry } = options;
   let after = options.after;
-  for (let outages = 0; ; ) {
+  for (let outages = 0; ;) {
     try {
       const query = { wait, ...(after === undefined ? {} : { after }), ...(limit === undefined ? {} : { limit }) };
       for await (const page of client.listPetEvents(query, signal === undefined ? {} : { signal }).pages()) {
@@ -40,7 +43,9 @@ export async function* followPetEvents(client: PetstoreOperations, options: Foll
       /* c8 ignore next 2 -- every answer of the feed links to the next one: the pages end only by an error */
       return;
     } catch (error) {
-      const passing = error instanceof PetstoreConnectionError || (error instanceof PetstoreError && (error.status === 429 || error.status >= 500));
+      const passing =
+        error instanceof PetstoreConnectionError ||
+        (error instanceof PetstoreError && (error.status === 429 || error.status >= 500));
       // An abandoned follower (signal) ends with its abort, which is neither.
       if (!passing) throw error;
       const delayMs = backoffMs(Math.min(outages++, 6), (error as PetstoreError).retryAfter);

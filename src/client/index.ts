@@ -26,7 +26,8 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 export function createClient(options: ClientOptions): PetstoreClient {
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new RangeError(`maxRetries must be a whole number, 0 or more, not ${maxRetries}`);
+  if (!Number.isInteger(maxRetries) || maxRetries < 0)
+    throw new RangeError(`maxRetries must be a whole number, 0 or more, not ${maxRetries}`);
   if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be more than 0, not ${timeoutMs}`);
   return bindOperations(
     createCall({
@@ -40,8 +41,23 @@ export function createClient(options: ClientOptions): PetstoreClient {
   );
 }
 
-export { API_VERSION, ERROR_CODES, type ErrorCode, type components, type operations } from '../../generated/client-api.js';
-export { responseOf, type CallOptions, type KeyedCallOptions, type Logger, type Loose, type Page, type Paginated, type ResponseInfo } from './call.js';
+export {
+  API_VERSION,
+  ERROR_CODES,
+  type ErrorCode,
+  type components,
+  type operations,
+} from '../../generated/client-api.js';
+export {
+  responseOf,
+  type CallOptions,
+  type KeyedCallOptions,
+  type Logger,
+  type Loose,
+  type Page,
+  type Paginated,
+  type ResponseInfo,
+} from './call.js';
 export { PetstoreConnectionError, PetstoreError, PetstoreResponseError } from './errors.js';
 export { changePet, DEFAULT_CHANGE_ATTEMPTS, type ChangePetOptions } from './change-pet.js';
 export { DEFAULT_FOLLOW_WAIT_S, followPetEvents, type FollowOptions } from './follow-pet-events.js';

@@ -32,20 +32,37 @@ const header = (headers: HeaderSource, name: string): string | undefined => {
  * entry in the webhooks file) and its timestamp is recent. `body` is the request body exactly as
  * received (text): a body parsed and written again no longer verifies.
  */
-export async function verifyDelivery(secret: string, body: string, headers: HeaderSource, options: VerifyOptions = {}): Promise<PetEvent> {
+export async function verifyDelivery(
+  secret: string,
+  body: string,
+  headers: HeaderSource,
+  options: VerifyOptions = {},
+): Promise<PetEvent> {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
-  if (id === undefined || timestamp === undefined || signatures === undefined) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature');
+  if (id === undefined || timestamp === undefined || signatures === undefined)
+    throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature');
   const seconds = Number(timestamp);
   const now = (options.now ?? Date.now()) / 1000;
-  if (!/^\d+$/.test(timestamp) || Math.abs(now - seconds) > (options.toleranceS ?? 300)) throw new WebhookVerificationError('webhook-timestamp is not within the tolerance of now');
-  const key = await crypto.subtle.importKey('raw', fromBase64(secret.replace(/^whsec_/, '')), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  if (!/^\d+$/.test(timestamp) || Math.abs(now - seconds) > (options.toleranceS ?? 300))
+    throw new WebhookVerificationError('webhook-timestamp is not within the tolerance of now');
+  const key = await crypto.subtle.importKey(
+    'raw',
+    fromBase64(secret.replace(/^whsec_/, '')),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['verify'],
+  );
   const signed = new TextEncoder().encode(`${id}.${timestamp}.${body}`);
   // A space-separated list: a sender rotating its secret signs with both. Verify is constant-time.
   for (const entry of signatures.split(' ')) {
     const [version, signature] = entry.split(',');
-    if (version === 'v1' && signature !== undefined && (await crypto.subtle.verify('HMAC', key, fromBase64(signature), signed))) {
+    if (
+      version === 'v1' &&
+      signature !== undefined &&
+      (await crypto.subtle.verify('HMAC', key, fromBase64(signature), signed))
+    ) {
       return parseExact(body) as PetEvent;
     }
   }

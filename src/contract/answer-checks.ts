@@ -32,7 +32,10 @@ export class ContractViolation extends Error {
 }
 
 export function describe(request: ApiRequest): string {
-  const payload = request.payload === undefined ? '' : ` ${Buffer.isBuffer(request.payload) ? `<${request.payload.toString('hex')}>` : request.payload}`;
+  const payload =
+    request.payload === undefined
+      ? ''
+      : ` ${Buffer.isBuffer(request.payload) ? `<${request.payload.toString('hex')}>` : request.payload}`;
   return `${request.method} ${request.url} ${JSON.stringify(request.headers)}${payload}`;
 }
 
@@ -55,7 +58,10 @@ export function answerChecks(contract: Contract) {
     const problems = [...contract.violations(answer, request.operationId), ...extra];
     if (answer.statusCode >= 500) problems.unshift(`server error ${answer.statusCode}`);
     if (problems.length > 0) {
-      throw new ContractViolation(request, `${request.method} ${request.url} → ${answer.statusCode} ${answer.body}\n  ${problems.join('\n  ')}`);
+      throw new ContractViolation(
+        request,
+        `${request.method} ${request.url} → ${answer.statusCode} ${answer.body}\n  ${problems.join('\n  ')}`,
+      );
     }
   }
 
@@ -73,7 +79,10 @@ export function answerChecks(contract: Contract) {
   function expectEqual(request: ApiRequest, answer: Answer, expected: unknown, what: string) {
     expectContract(request, answer);
     if (!isDeepStrictEqual(normalized(answer.json), normalized(expected))) {
-      throw new ContractViolation(request, `${request.method} ${request.url} → ${answer.statusCode}: ${what}\n  expected ${JSON.stringify(normalized(expected), bigintText)}\n  got      ${answer.body}`);
+      throw new ContractViolation(
+        request,
+        `${request.method} ${request.url} → ${answer.statusCode}: ${what}\n  expected ${JSON.stringify(normalized(expected), bigintText)}\n  got      ${answer.body}`,
+      );
     }
   }
 
@@ -103,4 +112,3 @@ export function answerChecks(contract: Contract) {
 
   return { expectContract, expectError, expectEqual, expectUnauthorized, expectRefused, expectDescribed };
 }
-

@@ -10,9 +10,24 @@ const scheme = fc.stringMatching(/^[A-Za-z]{1,10}$/);
 export function badAuthorization(apiKey: string): fc.Arbitrary<string | undefined> {
   return fc.oneof(
     fc.constant(undefined),
-    fc.constantFrom('', 'Bearer', 'Bearer ', `Basic ${apiKey}`, `Token ${apiKey}`, apiKey, `Bearer ${apiKey}x`, `Bearer ${apiKey.slice(0, -1)}`, `Bearer "${apiKey}"`),
+    fc.constantFrom(
+      '',
+      'Bearer',
+      'Bearer ',
+      `Basic ${apiKey}`,
+      `Token ${apiKey}`,
+      apiKey,
+      `Bearer ${apiKey}x`,
+      `Bearer ${apiKey.slice(0, -1)}`,
+      `Bearer "${apiKey}"`,
+    ),
     token68.filter((token) => token !== apiKey).map((token) => `Bearer ${token}`),
-    fc.tuple(scheme.filter((name) => name.toLowerCase() !== 'bearer'), token68).map(([name, token]) => `${name} ${token}`),
+    fc
+      .tuple(
+        scheme.filter((name) => name.toLowerCase() !== 'bearer'),
+        token68,
+      )
+      .map(([name, token]) => `${name} ${token}`),
   );
 }
 

@@ -13,7 +13,8 @@ export const codePoint: fc.Arbitrary<string> = fc.nat({ max: 0x10ffff - SURROGAT
   (index) => String.fromCodePoint(index < 0xd800 ? index : index + SURROGATES),
   (value) => {
     const point = typeof value === 'string' ? value.codePointAt(0) : undefined;
-    if (point === undefined || String.fromCodePoint(point) !== value || (point >= 0xd800 && point < 0xe000)) throw new Error('not one code point');
+    if (point === undefined || String.fromCodePoint(point) !== value || (point >= 0xd800 && point < 0xe000))
+      throw new Error('not one code point');
     return point < 0xd800 ? point : point - SURROGATES;
   },
 );

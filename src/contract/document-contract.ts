@@ -112,9 +112,15 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
         base = response.$ref;
         response = lookup(response.$ref);
       }
-      const validate = response.content === undefined ? undefined : ajv.compile({ $ref: `${id}${base}${pointer('content', 'application/json', 'schema')}` });
+      const validate =
+        response.content === undefined
+          ? undefined
+          : ajv.compile({ $ref: `${id}${base}${pointer('content', 'application/json', 'schema')}` });
       const headers = Object.entries(response.headers ?? {}).map(([name, header]) => {
-        const resolved = (header as ResponseObject).$ref === undefined ? (header as HeaderObject) : (lookup((header as ResponseObject).$ref!) as HeaderObject);
+        const resolved =
+          (header as ResponseObject).$ref === undefined
+            ? (header as HeaderObject)
+            : (lookup((header as ResponseObject).$ref!) as HeaderObject);
         return { name, required: resolved.required === true, validate: ajv.compile(toAjvSchema(resolved.schema)) };
       });
       contract = { validate, headers };
@@ -135,22 +141,33 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
     }
     const type = String((body as { type?: unknown } | null)?.type);
     const webhooks = (spec as { webhooks?: Record<string, { post?: unknown }> }).webhooks ?? {};
-    if (webhooks[type]?.post === undefined) return [`a webhook delivery of type ${type}, which ${name} does not declare in webhooks: ${text}`];
+    if (webhooks[type]?.post === undefined)
+      return [`a webhook delivery of type ${type}, which ${name} does not declare in webhooks: ${text}`];
     let validate = deliveryValidators.get(type);
     if (validate === undefined) {
-      validate = ajv.compile({ $ref: `${id}#${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}` });
+      validate = ajv.compile({
+        $ref: `${id}#${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}`,
+      });
       deliveryValidators.set(type, validate);
     }
     return validate(body) ? [] : [`a ${type} delivery does not match ${name}: ${ajv.errorsText(validate.errors)}`];
   };
 
-  const checkHeaders = (answer: HttpAnswer, operationId: string, status: string, headers: HeaderContract[], found: string[]) => {
+  const checkHeaders = (
+    answer: HttpAnswer,
+    operationId: string,
+    status: string,
+    headers: HeaderContract[],
+    found: string[],
+  ) => {
     for (const header of headers) {
       const value = answer.headers[header.name.toLowerCase()];
       if (value === undefined) {
         if (header.required) found.push(`${operationId} ${status} lacks the documented ${header.name} header`);
       } else if (!header.validate(value)) {
-        found.push(`${operationId} ${status} ${header.name} header ${JSON.stringify(value)} does not match ${name}: ${ajv.errorsText(header.validate.errors)}`);
+        found.push(
+          `${operationId} ${status} ${header.name} header ${JSON.stringify(value)} does not match ${name}: ${ajv.errorsText(header.validate.errors)}`,
+        );
       }
     }
   };
@@ -163,7 +180,8 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
     const found: string[] = [];
     const { validate, headers } = responseContract(operationId, status);
     if (validate === undefined) {
-      if (answer.body !== '') found.push(`${operationId} ${status} has a body, which ${name} does not document: ${answer.body}`);
+      if (answer.body !== '')
+        found.push(`${operationId} ${status} has a body, which ${name} does not document: ${answer.body}`);
       checkHeaders(answer, operationId, status, headers, found);
       return found;
     }
@@ -176,7 +194,8 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
     } catch (error) {
       return [...found, `${operationId} ${status} body is not JSON (${(error as Error).message}): ${answer.body}`];
     }
-    if (!validate(body)) found.push(`${operationId} ${status} body does not match ${name}: ${ajv.errorsText(validate.errors)}`);
+    if (!validate(body))
+      found.push(`${operationId} ${status} body does not match ${name}: ${ajv.errorsText(validate.errors)}`);
     checkHeaders(answer, operationId, status, headers, found);
     if (answer.statusCode >= 400 && (body as { status?: unknown }).status !== answer.statusCode) {
       found.push(`${operationId} ${status} Error.status is ${String((body as { status?: unknown }).status)}`);
@@ -192,6 +211,7 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
     documentedStatuses: (operationId) => Object.keys(operation(operationId).object.responses).map(Number),
     violations,
     deliveryViolations,
-    errorViolations: (body) => (validateError(body) ? [] : [`not an Error of ${name}: ${ajv.errorsText(validateError.errors)}`]),
+    errorViolations: (body) =>
+      validateError(body) ? [] : [`not an Error of ${name}: ${ajv.errorsText(validateError.errors)}`],
   };
 }

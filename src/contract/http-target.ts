@@ -27,7 +27,10 @@ export class NoAnswer extends Error {}
 export interface Target extends LiveSender {
   /** The URL a request goes to (the next one in turn, without advancing). */
   urlOf(request: ApiRequest, index?: number): URL;
-  /** Requests sent, and answers that were 429 (retried after Retry-After, never counted as violations), in all and by operation. */
+  /**
+   * Requests sent, and answers that were 429 (retried after Retry-After, never counted as violations), in all and by
+   * operation.
+   */
   counts(): { sent: number; rateLimited: number; rateLimitedBy: ReadonlyMap<string, number> };
 }
 
@@ -48,24 +51,45 @@ export function httpTarget({ urls, basePath, timeoutMs }: TargetOptions): Target
     new Promise<LiveAnswer>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       // The body's length is given, as inject gives it: never chunked.
-      const headers = request.payload === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.payload)) };
-      const outgoing = send(url, { method: request.method, headers, signal: AbortSignal.timeout(timeoutMs) }, (incoming) => {
-        const chunks: Buffer[] = [];
-        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-        incoming.on('error', (error) => reject(new NoAnswer(`${request.method} ${url}: the answer broke off: ${error.message}`)));
-        incoming.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = parseJson(body);
-          } catch {
-            json = undefined;
-          }
-          resolve({ url: url.toString(), statusCode: incoming.statusCode ?? 0, headers: incoming.headers as IncomingHttpHeaders & Record<string, unknown>, body, json });
-        });
-      });
+      const headers =
+        request.payload === undefined
+          ? request.headers
+          : { ...request.headers, 'content-length': String(Buffer.byteLength(request.payload)) };
+      const outgoing = send(
+        url,
+        { method: request.method, headers, signal: AbortSignal.timeout(timeoutMs) },
+        (incoming) => {
+          const chunks: Buffer[] = [];
+          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+          incoming.on('error', (error) =>
+            reject(new NoAnswer(`${request.method} ${url}: the answer broke off: ${error.message}`)),
+          );
+          incoming.on('end', () => {
+            const body = Buffer.concat(chunks).toString('utf8');
+            let json: unknown;
+            try {
+              json = parseJson(body);
+            } catch {
+              json = undefined;
+            }
+            resolve({
+              url: url.toString(),
+              statusCode: incoming.statusCode ?? 0,
+              headers: incoming.headers as IncomingHttpHeaders & Record<string, unknown>,
+              body,
+              json,
+            });
+          });
+        },
+      );
       outgoing.on('error', (error) =>
-        reject(new NoAnswer(error.name === 'AbortError' || error.name === 'TimeoutError' ? `${request.method} ${url}: no answer within ${timeoutMs} ms` : `${request.method} ${url}: ${error.message}`)),
+        reject(
+          new NoAnswer(
+            error.name === 'AbortError' || error.name === 'TimeoutError'
+              ? `${request.method} ${url}: no answer within ${timeoutMs} ms`
+              : `${request.method} ${url}: ${error.message}`,
+          ),
+        ),
       );
       outgoing.end(request.payload);
     });

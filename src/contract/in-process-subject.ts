@@ -67,7 +67,12 @@ export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest
     async send(request) {
       sent += 1;
       const { method, url, headers, payload } = request;
-      const response = await app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
+      const response = await app.inject({
+        method: method as 'GET',
+        url,
+        headers,
+        ...(payload === undefined ? {} : { payload }),
+      });
       let json: unknown;
       try {
         json = parseJson(response.body);

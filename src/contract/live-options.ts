@@ -79,7 +79,10 @@ export interface LiveChecks {
   /** Reads every pet this run created back, through getPet and through listPets' pages; how many, and any note. */
   readBack(): Promise<{ pets: number; note?: string }>;
   created(): readonly CreatedPet[];
-  /** Notes where the change feed ends now (when the contract has listPetEvents and the run writes), so that readFeed reads what came after. */
+  /**
+   * Notes where the change feed ends now (when the contract has listPetEvents and the run writes), so that readFeed
+   * reads what came after.
+   */
   markFeed(): Promise<void>;
   /**
    * Reads the feed from where markFeed left it: every pet this run created has one pet.created

@@ -43,9 +43,26 @@ export interface Breaking {
 }
 
 const KNOWN = new Set([
-  '$ref', 'type', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'const',
-  'minLength', 'maxLength', 'enum', 'required',
-  'properties', 'additionalProperties', 'items', 'description', 'default', 'example', 'examples',
+  '$ref',
+  'type',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'const',
+  'minLength',
+  'maxLength',
+  'enum',
+  'required',
+  'properties',
+  'additionalProperties',
+  'items',
+  'description',
+  'default',
+  'example',
+  'examples',
   // Known so that a schema with it resolves; strings with a pattern are not generated (see stringOf).
   'pattern',
 ]);
@@ -77,8 +94,10 @@ interface IntegerDomain {
 }
 
 function integerDomain(schema: Schema): IntegerDomain {
-  const [formatMin, formatMax] = schema.format === 'int32' ? [BigInt(INT32_MIN), BigInt(INT32_MAX)] : [INT64_MIN, INT64_MAX];
-  if (schema.format !== 'int32' && schema.format !== 'int64') throw new Error(`integer format ${schema.format} is not generated`);
+  const [formatMin, formatMax] =
+    schema.format === 'int32' ? [BigInt(INT32_MIN), BigInt(INT32_MAX)] : [INT64_MIN, INT64_MAX];
+  if (schema.format !== 'int32' && schema.format !== 'int64')
+    throw new Error(`integer format ${schema.format} is not generated`);
   const lows = [formatMin];
   const highs = [formatMax];
   if (schema.minimum !== undefined) lows.push(ceilOf(schema.minimum));
@@ -90,11 +109,16 @@ function integerDomain(schema: Schema): IntegerDomain {
   const step = schema.multipleOf === undefined ? 1n : integerStepOf(schema.multipleOf);
   const listed = schema.const !== undefined ? [schema.const] : schema.enum;
   const only = listed
-    ?.filter((value): value is number | bigint => (typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint')
+    ?.filter(
+      (value): value is number | bigint =>
+        (typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint',
+    )
     .map(BigInt)
     .filter((value) => value >= min && value <= max && value % step === 0n);
   if ((only !== undefined && only.length === 0) || ceilDiv(min, step) > floorDiv(max, step)) {
-    throw new Error(`schema-arbitraries: the integer schema ${JSON.stringify(schema, (_key, value) => (typeof value === 'bigint' ? String(value) : value))} allows no value`);
+    throw new Error(
+      `schema-arbitraries: the integer schema ${JSON.stringify(schema, (_key, value) => (typeof value === 'bigint' ? String(value) : value))} allows no value`,
+    );
   }
   return { min, max, step, ...(only === undefined ? {} : { only }) };
 }
@@ -125,12 +149,20 @@ function integerBreakings(domain: IntegerDomain): [string, fc.Arbitrary<bigint>]
     ['above maximum', integerIn(max + 1n, max + 2n ** 66n)],
   ];
   if (step > 1n && max - min >= step) {
-    breakings.push([`not a multiple of ${step}`, fc.tuple(inDomain({ min, max, step }), fc.bigInt({ min: 1n, max: step - 1n })).map(([multiple, offset]) => (multiple + offset <= max ? multiple + offset : multiple - offset)).filter((value) => value >= min)]);
+    breakings.push([
+      `not a multiple of ${step}`,
+      fc
+        .tuple(inDomain({ min, max, step }), fc.bigInt({ min: 1n, max: step - 1n }))
+        .map(([multiple, offset]) => (multiple + offset <= max ? multiple + offset : multiple - offset))
+        .filter((value) => value >= min),
+    ]);
   }
   if (only !== undefined) {
     const allowed = new Set(only);
     const near = only.flatMap((value) => [value - step, value + step, value - 1n, value + 1n]);
-    const others = fc.oneof(fc.constantFrom(...near), integerIn(min, max)).filter((value) => value >= min && value <= max && !allowed.has(value));
+    const others = fc
+      .oneof(fc.constantFrom(...near), integerIn(min, max))
+      .filter((value) => value >= min && value <= max && !allowed.has(value));
     // Only when the range holds a value that is not allowed.
     if (max - min + 1n > BigInt(allowed.size)) breakings.push(['not one of the allowed values', others]);
   }
@@ -147,7 +179,11 @@ function inDomain({ min, max, step, only }: IntegerDomain): fc.Arbitrary<bigint>
 function integerIn(min: bigint, max: bigint): fc.Arbitrary<bigint> {
   return fc.oneof(
     fc.bigInt({ min, max }),
-    fc.constantFrom(min, max, ...[0n, 1n, -1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) - 1n].filter((n) => n >= min && n <= max)),
+    fc.constantFrom(
+      min,
+      max,
+      ...[0n, 1n, -1n, 2n ** 53n, 2n ** 53n + 1n, -(2n ** 53n) - 1n].filter((n) => n >= min && n <= max),
+    ),
   );
 }
 
@@ -185,7 +221,9 @@ function characterClassOf(schema: Schema): RegExp | undefined {
 
 /** A pattern other than a repeated class (an id's shape): its strings are drawn from the pattern itself. */
 function shapedPattern(schema: Schema): RegExp | undefined {
-  return schema.pattern === undefined || CLASS_REPEATED.test(schema.pattern) ? undefined : new RegExp(schema.pattern, 'u');
+  return schema.pattern === undefined || CLASS_REPEATED.test(schema.pattern)
+    ? undefined
+    : new RegExp(schema.pattern, 'u');
 }
 
 // fast-check's stringMatching takes milliseconds to build (it tokenizes its dangerous strings against
@@ -213,11 +251,13 @@ function withExcludedCharacter(schema: Schema, allowed: RegExp): fc.Arbitrary<st
   const excluded = EXCLUDABLE.filter((candidate) => !allowed.test(candidate));
   const min = Math.max(0, (schema.minLength ?? 0) - 1);
   const max = (schema.maxLength ?? 200) - 1;
-  return fc.tuple(stringOfLength(min, max, allowed), fc.nat(), fc.constantFrom(...excluded)).map(([text, at, character]) => {
-    const points = [...text];
-    points.splice(at % (points.length + 1), 0, character);
-    return points.join('');
-  });
+  return fc
+    .tuple(stringOfLength(min, max, allowed), fc.nat(), fc.constantFrom(...excluded))
+    .map(([text, at, character]) => {
+      const points = [...text];
+      points.splice(at % (points.length + 1), 0, character);
+      return points.join('');
+    });
 }
 
 /** The JSON type of a value, as a schema's `type` names it. */
@@ -241,7 +281,11 @@ function otherJsonType(types: readonly string[]): fc.Arbitrary<unknown> {
     array: fc.array(fc.integer(), { maxLength: 2 }),
     object: fc.dictionary(fc.string({ minLength: 1, maxLength: 3 }), fc.integer(), { maxKeys: 2 }),
   };
-  return fc.oneof(...Object.entries(candidates).filter(([name]) => !types.includes(name)).map(([, arbitrary]) => arbitrary));
+  return fc.oneof(
+    ...Object.entries(candidates)
+      .filter(([name]) => !types.includes(name))
+      .map(([, arbitrary]) => arbitrary),
+  );
 }
 
 /** The arbitraries of one document's schemas: values that satisfy a schema, and values that break it once. */
@@ -269,7 +313,8 @@ export function schemaArbitraries(document: OpenApiDocument) {
   /** Values that break exactly one constraint of the schema. */
   function brokenValue(schema: Schema): fc.Arbitrary<Breaking> {
     const resolved = resolve(schema);
-    const at = (rule: string, arbitrary: fc.Arbitrary<unknown>) => arbitrary.map((value): Breaking => ({ value, path: [], rule }));
+    const at = (rule: string, arbitrary: fc.Arbitrary<unknown>) =>
+      arbitrary.map((value): Breaking => ({ value, path: [], rule }));
     const types = resolved.type !== undefined ? [resolved.type] : [...new Set((resolved.enum ?? []).map(jsonTypeOf))];
     const breakings: fc.Arbitrary<Breaking>[] = [at('wrong JSON type', otherJsonType(types))];
 
@@ -277,14 +322,28 @@ export function schemaArbitraries(document: OpenApiDocument) {
       breakings.push(...integerBreakings(integerDomain(resolved)).map(([rule, arbitrary]) => at(rule, arbitrary)));
     } else if (resolved.enum !== undefined) {
       const allowed = resolved.enum;
-      breakings.push(at('not in enum', fc.string({ maxLength: 12 }).filter((value) => !allowed.includes(value))));
+      breakings.push(
+        at(
+          'not in enum',
+          fc.string({ maxLength: 12 }).filter((value) => !allowed.includes(value)),
+        ),
+      );
     } else if (resolved.type === 'string') {
       const shape = shapedPattern(resolved);
-      if (shape !== undefined) breakings.push(at('outside the pattern', fc.string({ maxLength: 30 }).filter((text) => !shape.test(text))));
+      if (shape !== undefined)
+        breakings.push(
+          at(
+            'outside the pattern',
+            fc.string({ maxLength: 30 }).filter((text) => !shape.test(text)),
+          ),
+        );
       const allowed = characterClassOf(resolved);
-      if (allowed !== undefined) breakings.push(at('a character the pattern excludes', withExcludedCharacter(resolved, allowed)));
-      if ((resolved.minLength ?? 0) > 0) breakings.push(at('too short', stringOfLength(0, resolved.minLength! - 1, allowed)));
-      if (resolved.maxLength !== undefined) breakings.push(at('too long', stringOfLength(resolved.maxLength + 1, resolved.maxLength + 20, allowed)));
+      if (allowed !== undefined)
+        breakings.push(at('a character the pattern excludes', withExcludedCharacter(resolved, allowed)));
+      if ((resolved.minLength ?? 0) > 0)
+        breakings.push(at('too short', stringOfLength(0, resolved.minLength! - 1, allowed)));
+      if (resolved.maxLength !== undefined)
+        breakings.push(at('too long', stringOfLength(resolved.maxLength + 1, resolved.maxLength + 20, allowed)));
     } else if (resolved.type === 'object') {
       breakings.push(...objectBreakings(resolved));
     }
@@ -296,28 +355,42 @@ export function schemaArbitraries(document: OpenApiDocument) {
     const valid = validValue(schema) as fc.Arbitrary<Record<string, unknown>>;
     const breakings: fc.Arbitrary<Breaking>[] = [];
     for (const name of schema.required ?? []) {
-      breakings.push(valid.map((object) => {
-        const { [name]: _dropped, ...rest } = object;
-        return { value: rest, path: [], rule: `missing required ${name}`, missingField: name };
-      }));
+      breakings.push(
+        valid.map((object) => {
+          const { [name]: _dropped, ...rest } = object;
+          return { value: rest, path: [], rule: `missing required ${name}`, missingField: name };
+        }),
+      );
     }
     if (schema.additionalProperties === false) {
       const unknownName = fc
-        .oneof(fc.string({ minLength: 1, maxLength: 10 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'id'))
+        .oneof(
+          fc.string({ minLength: 1, maxLength: 10 }),
+          fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'id'),
+        )
         .filter((name) => !Object.hasOwn(properties, name));
-      breakings.push(fc.tuple(valid, unknownName, fc.jsonValue({ maxDepth: 1 })).map(([object, name, extra]) => ({
-        value: Object.defineProperty({ ...object }, name, { value: extra, enumerable: true, writable: true, configurable: true }),
-        path: [],
-        rule: `unknown field ${name}`,
-        unknownField: name,
-      })));
+      breakings.push(
+        fc.tuple(valid, unknownName, fc.jsonValue({ maxDepth: 1 })).map(([object, name, extra]) => ({
+          value: Object.defineProperty({ ...object }, name, {
+            value: extra,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          }),
+          path: [],
+          rule: `unknown field ${name}`,
+          unknownField: name,
+        })),
+      );
     }
     for (const [name, child] of Object.entries(properties)) {
-      breakings.push(fc.tuple(valid, brokenValue(child)).map(([object, broken]) => ({
-        ...broken,
-        value: { ...object, [name]: broken.value },
-        path: [name, ...broken.path],
-      })));
+      breakings.push(
+        fc.tuple(valid, brokenValue(child)).map(([object, broken]) => ({
+          ...broken,
+          value: { ...object, [name]: broken.value },
+          path: [name, ...broken.path],
+        })),
+      );
     }
     return breakings;
   }
@@ -329,7 +402,10 @@ export function schemaArbitraries(document: OpenApiDocument) {
 
 /** The same object as other JSON text: members in reverse order, with more spacing. */
 export function respelt(body: Record<string, unknown>): string {
-  return `{ ${Object.entries(body).reverse().map(([name, value]) => `${JSON.stringify(name)} :  ${toJson(value)}`).join(' ,\n ')} }`;
+  return `{ ${Object.entries(body)
+    .reverse()
+    .map(([name, value]) => `${JSON.stringify(name)} :  ${toJson(value)}`)
+    .join(' ,\n ')} }`;
 }
 
 /** JSON text for a generated value; bigints are written as plain JSON integers. */

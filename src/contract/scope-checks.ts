@@ -12,7 +12,10 @@ import type { Contract } from './document-contract.js';
 export interface ScopeOutcome {
   operationId: string;
   roles: readonly string[];
-  /** checked: it answered the documented 403; held: the key has its roles (another documented answer), so nothing was checked. */
+  /**
+   * checked: it answered the documented 403; held: the key has its roles (another documented answer), so nothing was
+   * checked.
+   */
   result: 'checked' | 'held' | 'violated';
   /** The status it answered. */
   status: number;
@@ -21,7 +24,12 @@ export interface ScopeOutcome {
 
 const SAFE = new Set(['get', 'head', 'options']);
 
-export async function scopeChecks(target: Sender, contract: Contract, limitedKey: string, { readOnly, seed }: { readOnly: boolean; seed: number }): Promise<ScopeOutcome[]> {
+export async function scopeChecks(
+  target: Sender,
+  contract: Contract,
+  limitedKey: string,
+  { readOnly, seed }: { readOnly: boolean; seed: number },
+): Promise<ScopeOutcome[]> {
   const { validRequest } = requestGenerators(contract, limitedKey);
   const { expectContract, expectError } = answerChecks(contract);
   const outcomes: ScopeOutcome[] = [];
@@ -42,7 +50,10 @@ export async function scopeChecks(target: Sender, contract: Contract, limitedKey
       const challenge = String(answer.headers['www-authenticate'] ?? '');
       const scope = /error="insufficient_scope", scope="([^"]*)"/.exec(challenge)?.[1]?.split(' ');
       if (scope === undefined || !roles.every((role) => scope.includes(role))) {
-        throw new ContractViolation(request, `${describe(request)}: 403 without a challenge naming scope="${roles.join(' ')}" (got ${JSON.stringify(challenge)})`);
+        throw new ContractViolation(
+          request,
+          `${describe(request)}: 403 without a challenge naming scope="${roles.join(' ')}" (got ${JSON.stringify(challenge)})`,
+        );
       }
       outcomes.push({ operationId: operation.operationId, roles, result: 'checked', status });
     } catch (error) {

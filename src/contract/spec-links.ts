@@ -55,20 +55,37 @@ export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
           .filter(([qualified]) => qualified.startsWith(HEADER_PREFIX))
           .map(([qualified, expression]) => {
             const name = qualified.slice(HEADER_PREFIX.length).toLowerCase();
-            if (!headerNames.includes(name)) throw new Error(`${where}: ${link.operationId} has no header parameter ${qualified}`);
+            if (!headerNames.includes(name))
+              throw new Error(`${where}: ${link.operationId} has no header parameter ${qualified}`);
             const match = typeof expression === 'string' ? HEADER_EXPRESSION.exec(expression) : null;
-            if (match === null) throw new Error(`${where}: ${qualified}: only $response.header.… expressions fill a header, not ${JSON.stringify(expression)}`);
+            if (match === null)
+              throw new Error(
+                `${where}: ${qualified}: only $response.header.… expressions fill a header, not ${JSON.stringify(expression)}`,
+              );
             return { name, from: match[1]!.toLowerCase() };
           });
-        const parameters = Object.entries(link.parameters ?? {}).filter(([qualified]) => !qualified.startsWith(HEADER_PREFIX)).map(([qualified, expression]) => {
-          const parameter = qualified.replace(/^path\./, '');
-          if (!pathParametersOf(target.path).includes(parameter)) throw new Error(`${where}: ${link.operationId} has no path parameter ${qualified}`);
-          const match = typeof expression === 'string' ? BODY_EXPRESSION.exec(expression) : null;
-          if (match === null) throw new Error(`${where}: ${qualified}: only $response.body#/… expressions are followed, not ${JSON.stringify(expression)}`);
-          return { name: parameter, pointer: match[1]!.split('/').slice(1).map(unescapePointer) };
-        });
+        const parameters = Object.entries(link.parameters ?? {})
+          .filter(([qualified]) => !qualified.startsWith(HEADER_PREFIX))
+          .map(([qualified, expression]) => {
+            const parameter = qualified.replace(/^path\./, '');
+            if (!pathParametersOf(target.path).includes(parameter))
+              throw new Error(`${where}: ${link.operationId} has no path parameter ${qualified}`);
+            const match = typeof expression === 'string' ? BODY_EXPRESSION.exec(expression) : null;
+            if (match === null)
+              throw new Error(
+                `${where}: ${qualified}: only $response.body#/… expressions are followed, not ${JSON.stringify(expression)}`,
+              );
+            return { name: parameter, pointer: match[1]!.split('/').slice(1).map(unescapePointer) };
+          });
         if (parameters.length === 0) throw new Error(`${where}: the link fills no parameter`);
-        links.push({ from: operation.operationId, status, name: linkName, to: target.operationId, parameters, headers });
+        links.push({
+          from: operation.operationId,
+          status,
+          name: linkName,
+          to: target.operationId,
+          parameters,
+          headers,
+        });
       }
     }
   }
@@ -77,14 +94,22 @@ export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
 
 /** The header parameters of `operationId` that some of `links` fill from an answer (If-Match), lower case. */
 export function linkedHeadersOf(links: readonly SpecLink[], operationId: string): string[] {
-  return [...new Set(links.filter((link) => link.to === operationId).flatMap((link) => link.headers.map((header) => header.name)))];
+  return [
+    ...new Set(
+      links.filter((link) => link.to === operationId).flatMap((link) => link.headers.map((header) => header.name)),
+    ),
+  ];
 }
 
 /**
  * The values a link takes from an answer's body (path parameters, by name) and headers (header
  * parameters, as `header.<name>`), or undefined when a pointer or a header finds nothing there.
  */
-export function linkedValues(link: SpecLink, body: unknown, headers: Readonly<Record<string, unknown>> = {}): Record<string, unknown> | undefined {
+export function linkedValues(
+  link: SpecLink,
+  body: unknown,
+  headers: Readonly<Record<string, unknown>> = {},
+): Record<string, unknown> | undefined {
   const values: Record<string, unknown> = {};
   for (const { name, from } of link.headers) {
     const value = headers[from];

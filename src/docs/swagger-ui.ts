@@ -22,7 +22,8 @@ export async function registerDocs(app: FastifyInstance, spec: OpenApiDocument, 
     docs.setReplySerializer((payload) => stringify(payload) as string);
     await docs.register(fastifySwaggerUi, {
       routePrefix: DOCS_PREFIX,
-      // showExtensions: an operation's x-stability, x-deprecated-at, x-sunset and x-brownouts are announcements to its clients.
+      // showExtensions: an operation's x-stability, x-deprecated-at, x-sunset and x-brownouts are announcements to its
+      // clients.
       uiConfig: { deepLinking: true, persistAuthorization: false, displayOperationId: true, showExtensions: true },
       transformSpecification: (document) => ({
         ...document,

@@ -7,7 +7,9 @@ import { BadRequest, HeadersTooLarge, RequestTimeout } from './api-errors.js';
 
 /** `headers`: sent on every answer of the API (lower-case names), these included. */
 export function createClientErrorHandler(headers: Readonly<Record<string, string>>) {
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return (error: NodeJS.ErrnoException, socket: Socket) => handleClientError(error, socket, extra);
 }
 

@@ -1,13 +1,7 @@
 // Every error leaves through here, in the spec's Error shape, whatever raised it.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorBody, ErrorCode } from '../types/api.js';
-import {
-  BadRequest,
-  InternalError,
-  PayloadTooLarge,
-  RETRY_AFTER_SECONDS,
-  ValidationFailed,
-} from './api-errors.js';
+import { BadRequest, InternalError, PayloadTooLarge, RETRY_AFTER_SECONDS, ValidationFailed } from './api-errors.js';
 
 export interface ApiError extends Error {
   code: ErrorCode;

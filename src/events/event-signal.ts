@@ -22,7 +22,10 @@ export const EVENT_POLL_MS = 200;
  * `firstAfter` finds the seq of the first event after a seq (undefined when there is none yet);
  * without it (a store of this process alone), only notify wakes the waiters.
  */
-export function createEventSignal(firstAfter?: (after: number) => Promise<number | undefined>, pollMs = EVENT_POLL_MS): EventSignal {
+export function createEventSignal(
+  firstAfter?: (after: number) => Promise<number | undefined>,
+  pollMs = EVENT_POLL_MS,
+): EventSignal {
   const waiters = new Set<{ after: number; wake: () => void }>();
   let closed = false;
   let polling: NodeJS.Timeout | undefined;
@@ -40,7 +43,8 @@ export function createEventSignal(firstAfter?: (after: number) => Promise<number
     schedule();
   };
   const schedule = () => {
-    if (firstAfter !== undefined && polling === undefined && waiters.size > 0 && !closed) polling = setTimeout(() => void poll(), pollMs);
+    if (firstAfter !== undefined && polling === undefined && waiters.size > 0 && !closed)
+      polling = setTimeout(() => void poll(), pollMs);
   };
 
   return {
@@ -98,4 +102,5 @@ export function signalling(store: PetStore, signal: EventSignal): PetStore {
 }
 
 /** The seq of the first event after `after` in `store`'s feed, for createEventSignal's poll. */
-export const firstEventAfter = (store: PetStore) => async (after: number) => (await store.listEvents(after, 1)).events[0]?.seq;
+export const firstEventAfter = (store: PetStore) => async (after: number) =>
+  (await store.listEvents(after, 1)).events[0]?.seq;

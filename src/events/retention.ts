@@ -6,11 +6,17 @@ import type { PetStore } from '../store/pet-store.js';
 
 const PURGE_EVERY_MS = 5 * 60_000;
 
-export function startEventRetention(store: PetStore, retentionMs: number, log: FastifyBaseLogger, everyMs = PURGE_EVERY_MS): { close(): Promise<void> } {
+export function startEventRetention(
+  store: PetStore,
+  retentionMs: number,
+  log: FastifyBaseLogger,
+  everyMs = PURGE_EVERY_MS,
+): { close(): Promise<void> } {
   let purging: Promise<void> = Promise.resolve();
   const purge = () => {
     purging = store.purgeEvents(retentionMs).then(
-      (purged) => void (purged > 0 && log.info({ purged }, 'purged events past their retention (EVENTS_RETENTION_HOURS)')),
+      (purged) =>
+        void (purged > 0 && log.info({ purged }, 'purged events past their retention (EVENTS_RETENTION_HOURS)')),
       (error: Error) => log.warn({ reason: error.message }, 'cannot purge old events now; retrying later'),
     );
   };

@@ -7,14 +7,31 @@ import { entityTagOf } from '../preconditions/entity-tag.js';
 import type { ChangeKey, ChangeOutcome, VersionedPet } from '../store/pet-store.js';
 
 /** The change's Idempotency-Key, when the request sent one (validated against openapi.yaml already). */
-export function changeKeyOf(request: FastifyRequest, operationId: string, petId: unknown, body?: Record<string, unknown>): ChangeKey | undefined {
+export function changeKeyOf(
+  request: FastifyRequest,
+  operationId: string,
+  petId: unknown,
+  body?: Record<string, unknown>,
+): ChangeKey | undefined {
   const header = request.headers['idempotency-key'] as string | undefined;
   if (header === undefined) return undefined;
-  return { scope: request.apiKeyScope, key: keyOf(header), operation: operationId, request: changeRequestOf(operationId, petId, body) };
+  return {
+    scope: request.apiKeyScope,
+    key: keyOf(header),
+    operation: operationId,
+    request: changeRequestOf(operationId, petId, body),
+  };
 }
 
 /** The pet the change left (null after a removal), its ETag set; or throws the change's refusal. */
-export function changedPet(outcome: ChangeOutcome, reply: FastifyReply, operationId: string, petId: unknown, ifMatch: string, onReplay?: () => void): VersionedPet | null {
+export function changedPet(
+  outcome: ChangeOutcome,
+  reply: FastifyReply,
+  operationId: string,
+  petId: unknown,
+  ifMatch: string,
+  onReplay?: () => void,
+): VersionedPet | null {
   switch (outcome.outcome) {
     case 'missing':
       throw new PetNotFound(String(petId));

@@ -12,7 +12,10 @@ export interface HandlerOptions {
   store: PetStore;
   /** Wakes listPetEvents' long polls. */
   events: EventSignal;
-  /** Where an operation is served, base path included (`/v1/pets`), for the links answers carry; undefined for one the spec does not define. */
+  /**
+   * Where an operation is served, base path included (`/v1/pets`), for the links answers carry; undefined for one the
+   * spec does not define.
+   */
   pathOf: (operationId: string) => string | undefined;
   /** Told of every create or change answered with what an earlier request with its Idempotency-Key did. */
   onReplay?: () => void;

@@ -12,15 +12,21 @@ export function listPetEvents(store: PetStore, signal: EventSignal, path: string
     const limit = request.query.limit!;
     const wait = request.query.wait!;
     const position = after === undefined ? undefined : positionOfEventId(after);
-    if (after !== undefined && position === undefined) throw new ValidationFailed(`query parameter after is not an event id this service issued`);
+    if (after !== undefined && position === undefined)
+      throw new ValidationFailed(`query parameter after is not an event id this service issued`);
     const deadline = performance.now() + wait * 1000;
     // A long poll ends when its client goes away, not 30 s later.
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
-    for (let open = true; ; ) {
+    for (let open = true; ;) {
       const page = await store.listEvents(position?.seq, limit);
-      if (position !== undefined && position.epoch !== page.epoch) throw new CursorExpired(after!, 'is from a feed this store no longer keeps (the store was replaced)');
-      if (position !== undefined && position.seq < page.horizon) throw new CursorExpired(after!, `is older than the events kept (from ${eventIdOf(page.epoch, page.horizon)} on)`);
+      if (position !== undefined && position.epoch !== page.epoch)
+        throw new CursorExpired(after!, 'is from a feed this store no longer keeps (the store was replaced)');
+      if (position !== undefined && position.seq < page.horizon)
+        throw new CursorExpired(
+          after!,
+          `is older than the events kept (from ${eventIdOf(page.epoch, page.horizon)} on)`,
+        );
       // Where this read stands when it found nothing: the cursor, or the horizon when that is later.
       const reached = Math.max(position?.seq ?? 0, page.horizon);
       const remaining = deadline - performance.now();

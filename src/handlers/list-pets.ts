@@ -12,7 +12,8 @@ export function listPets(store: PetStore, path: string) {
     // The validator has applied the spec's default, so limit is always present here.
     const page = await store.list({ limit: limit!, status, after });
     if (page.versions.length > 0) reply.header('pet-etags', entityTagsOf(page.versions));
-    if (page.more) reply.header('link', nextPageLink(path, { limit: limit!, status, lastId: page.pets[page.pets.length - 1]!.id }));
+    if (page.more)
+      reply.header('link', nextPageLink(path, { limit: limit!, status, lastId: page.pets[page.pets.length - 1]!.id }));
     return page.pets;
   }) satisfies OperationHandler<'listPets'>;
 }

@@ -8,7 +8,12 @@ export function updatePet(store: PetStore, onReplay?: () => void) {
     const { petId } = request.params;
     const ifMatch = request.headers['if-match'];
     const precondition = preconditionOf(ifMatch);
-    const outcome = await store.update(petId, request.body, precondition, changeKeyOf(request, 'updatePet', petId, request.body));
+    const outcome = await store.update(
+      petId,
+      request.body,
+      precondition,
+      changeKeyOf(request, 'updatePet', petId, request.body),
+    );
     // An update leaves a pet: only a removal answers none.
     return changedPet(outcome, reply, 'updatePet', petId, ifMatch!, onReplay)!.pet;
   }) satisfies OperationHandler<'updatePet'>;

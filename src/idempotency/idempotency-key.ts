@@ -40,6 +40,14 @@ export function isSameRequest(pet: Pet, body: NewPet): boolean {
  * with members in name order and numbers as their decimal text, so that spelling does not matter.
  */
 export function changeRequestOf(operationId: string, petId: unknown, body?: Record<string, unknown>): string {
-  const members = body === undefined ? [] : Object.keys(body).sort().map((name) => [name, typeof body[name] === 'bigint' || typeof body[name] === 'number' ? String(body[name]) : body[name]]);
+  const members =
+    body === undefined
+      ? []
+      : Object.keys(body)
+          .sort()
+          .map((name) => [
+            name,
+            typeof body[name] === 'bigint' || typeof body[name] === 'number' ? String(body[name]) : body[name],
+          ]);
   return JSON.stringify([operationId, String(petId), members]);
 }

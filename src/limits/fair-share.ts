@@ -74,7 +74,11 @@ interface ClientState {
   allowedAt: number;
 }
 
-export function createFairShare({ utilization = loopUtilization(), tickMs = TICK_MS, clock = performance.now.bind(performance) }: Options = {}): FairShare {
+export function createFairShare({
+  utilization = loopUtilization(),
+  tickMs = TICK_MS,
+  clock = performance.now.bind(performance),
+}: Options = {}): FairShare {
   const counts = new Map<string, ClientState>();
   let busy = false;
   // The two largest counts at the last tick among the clients a count can be compared with: none

@@ -68,7 +68,11 @@ export function createQuotas(instances: () => number, clock: () => number = perf
         bucket.tokens -= 1;
         return undefined;
       }
-      return { policy: own === undefined ? 'default' : 'client', quota, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)) };
+      return {
+        policy: own === undefined ? 'default' : 'client',
+        quota,
+        retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)),
+      };
     },
   };
 }

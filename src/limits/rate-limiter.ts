@@ -59,7 +59,15 @@ export interface RateLimiter {
   close(): void;
 }
 
-export function createRateLimiter({ fairShare, quotas, policy, onRefused, log, logEveryMs = LOG_EVERY_MS, delayMs = REFUSAL_DELAY_MS }: RateLimiterOptions): RateLimiter {
+export function createRateLimiter({
+  fairShare,
+  quotas,
+  policy,
+  onRefused,
+  log,
+  logEveryMs = LOG_EVERY_MS,
+  delayMs = REFUSAL_DELAY_MS,
+}: RateLimiterOptions): RateLimiter {
   // Refusals are cheap by design: sent from the hook, without an error per refusal (capturing its
   // stack trace was a sixth of a quota refusal's CPU) or the error handler's serializer.
   const { code, statusCode } = new TooManyRequests('');
@@ -69,7 +77,10 @@ export function createRateLimiter({ fairShare, quotas, policy, onRefused, log, l
   const timer = setInterval(() => {
     for (const [key, count] of refusedSince) {
       const [client, reason] = key.split('\n') as [string, RefusalReason];
-      log?.warn({ client, reason, refused: count }, `refused ${count} requests of client ${client} in the last ${logEveryMs / 1000} s (${reason})`);
+      log?.warn(
+        { client, reason, refused: count },
+        `refused ${count} requests of client ${client} in the last ${logEveryMs / 1000} s (${reason})`,
+      );
     }
     refusedSince.clear();
   }, logEveryMs);
@@ -84,13 +95,23 @@ export function createRateLimiter({ fairShare, quotas, policy, onRefused, log, l
       const wait = over.retryAfterSeconds;
       reason = 'quota';
       refusal = {
-        headers: { 'retry-after': String(wait), 'ratelimit-policy': `"${over.policy}";q=${requests};w=${windowSeconds}`, ratelimit: `"${over.policy}";r=0;t=${wait}` },
-        body: bodyOf(`This client has used its quota of ${requests} requests per ${windowSeconds} s; retry after ${wait} s (Retry-After).`),
+        headers: {
+          'retry-after': String(wait),
+          'ratelimit-policy': `"${over.policy}";q=${requests};w=${windowSeconds}`,
+          ratelimit: `"${over.policy}";r=0;t=${wait}`,
+        },
+        body: bodyOf(
+          `This client has used its quota of ${requests} requests per ${windowSeconds} s; retry after ${wait} s (Retry-After).`,
+        ),
       };
     } else if (fairShare !== undefined && !fairShare.admit(client)) {
       reason = 'fair-share';
       refusal = {
-        headers: { 'retry-after': String(FAIR_RETRY_SECONDS), 'ratelimit-policy': `"fair";q=${fairShare.share()};w=1`, ratelimit: `"fair";r=0;t=${FAIR_RETRY_SECONDS}` },
+        headers: {
+          'retry-after': String(FAIR_RETRY_SECONDS),
+          'ratelimit-policy': `"fair";q=${fairShare.share()};w=1`,
+          ratelimit: `"fair";r=0;t=${FAIR_RETRY_SECONDS}`,
+        },
         body: fairBody,
       };
     } else {
@@ -107,7 +128,8 @@ export function createRateLimiter({ fairShare, quotas, policy, onRefused, log, l
       const refusal = refusalFor(request.client);
       if (refusal === undefined) return false;
       request.rateLimited = true;
-      const send = () => void reply.code(429).headers(refusal.headers).type('application/json; charset=utf-8').send(refusal.body);
+      const send = () =>
+        void reply.code(429).headers(refusal.headers).type('application/json; charset=utf-8').send(refusal.body);
       if (delayMs === 0) send();
       else setTimeout(send, delayMs);
       return true;

@@ -62,13 +62,19 @@ export function createLogDestination(fd: number, options: LogDestinationOptions 
     flushSync() {
       if (held.length === 0) return;
       const block = take();
-      for (let offset = 0; offset < block.length; ) offset += fs.writeSync(fd, block, offset);
+      for (let offset = 0; offset < block.length;) offset += fs.writeSync(fd, block, offset);
     },
   };
 }
 
 /** Writes the whole block, going on after a short write and retrying while a pipe is full (EAGAIN). */
-function writeFully(fs: NonNullable<LogDestinationOptions['fs']>, fd: number, block: Buffer, done: () => void, offset = 0): void {
+function writeFully(
+  fs: NonNullable<LogDestinationOptions['fs']>,
+  fd: number,
+  block: Buffer,
+  done: () => void,
+  offset = 0,
+): void {
   fs.write(fd, block, offset, block.length - offset, null, (error, written) => {
     if (error?.code === 'EAGAIN') {
       setTimeout(() => writeFully(fs, fd, block, done, offset), 10).unref();

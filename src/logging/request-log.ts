@@ -32,7 +32,8 @@ export class RequestLog extends LogController {
     } else if (log.isLevelEnabled?.('info') === true) {
       // A request's logger is lazy (src/logging/request-logger.ts): its line is the line the logger
       // it comes from, made once, writes.
-      /* c8 ignore next 3 -- the app always wraps its logger (withLazyChildren): kept for a Fastify that stops asking it for children */
+      // Kept for a Fastify that stops asking the logger for children.
+      /* c8 ignore next 3 -- the app always wraps its logger (withLazyChildren) */
       let parent = request.log instanceof RequestLogger ? request.log.parent : undefined;
       while (parent instanceof RequestLogger) parent = parent.logger;
       const writeLine = parent === undefined ? undefined : this.lineWriterFor(parent);
@@ -72,7 +73,10 @@ function requestFields(request: FastifyRequest, reply: FastifyReply, traceOf: Tr
 /** The route's operationId and deprecation, from one read of routeOptions (Fastify builds it anew at each read). */
 function routeOf(request: FastifyRequest): { operationId: string | undefined; deprecated: boolean } {
   const { schema, config } = request.routeOptions;
-  return { operationId: (schema as { operationId?: string } | undefined)?.operationId, deprecated: config.deprecated === true };
+  return {
+    operationId: (schema as { operationId?: string } | undefined)?.operationId,
+    deprecated: config.deprecated === true,
+  };
 }
 // Milliseconds to the hundredth.
 const hundredthsOf = (reply: FastifyReply) => Math.round(reply.elapsedTime * 100);
@@ -90,9 +94,22 @@ function pathOf(request: FastifyRequest): string {
 type PinoInternals = Record<symbol, unknown> & { levels: { values: Record<string, number> } };
 // msgPrefixSym is missing from pino's type declarations.
 const symbols = pino.symbols as typeof pino.symbols & { readonly msgPrefixSym: symbol };
-const FIELDS = ['method', 'path', 'status', 'responseTime', 'operationId', 'deprecated', 'client', 'trace_id', 'span_id'];
+const FIELDS = [
+  'method',
+  'path',
+  'status',
+  'responseTime',
+  'operationId',
+  'deprecated',
+  'client',
+  'trace_id',
+  'span_id',
+];
 
-/** Writes the request line for a pino logger; undefined when one of its options would change that line, so pino must write it. */
+/**
+ * Writes the request line for a pino logger; undefined when one of its options would change that line, so pino must
+ * write it.
+ */
 function lineWriter(logger: FastifyBaseLogger, requestIdLabel: string, traceOf: TraceOf): LineWriter | undefined {
   const internals = logger as unknown as PinoInternals;
   const formatters = internals[symbols.formattersSym] as { log?: unknown } | undefined;
@@ -148,7 +165,10 @@ function lineWriter(logger: FastifyBaseLogger, requestIdLabel: string, traceOf: 
 
 const quoted = (text: string) => `"${escaped(text)}"`;
 
-/** Text as it stands between a JSON string's quotes: printable ASCII but `"` and `\\` as it is, anything else as JSON.stringify (and pino) escape it. */
+/**
+ * Text as it stands between a JSON string's quotes: printable ASCII but `"` and `\\` as it is, anything else as
+ * JSON.stringify (and pino) escape it.
+ */
 export function escaped(text: string): string {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);

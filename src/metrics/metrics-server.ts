@@ -16,12 +16,20 @@ export async function listenForMetrics(registry: Registry, host: string, port: n
     /* c8 ignore next -- Node sets url on every request a server receives; the type allows none */
     const path = (request.url ?? '').replace(/\?.*$/s, '');
     if (path !== METRICS_PATH || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`Only GET ${METRICS_PATH} is served here.\n`);
+      response
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(`Only GET ${METRICS_PATH} is served here.\n`);
       return;
     }
     registry.metrics().then(
-      (text) => response.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(request.method === 'HEAD' ? undefined : text),
-      (error: Error) => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`Metrics could not be collected: ${error.message}\n`),
+      (text) =>
+        response
+          .writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' })
+          .end(request.method === 'HEAD' ? undefined : text),
+      (error: Error) =>
+        response
+          .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+          .end(`Metrics could not be collected: ${error.message}\n`),
     );
   });
   // A scrape is short: an idle connection is not kept for long.

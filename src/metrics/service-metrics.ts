@@ -8,7 +8,9 @@ import type { StatementInstrument } from '../store/postgres/statement-instrument
 import type { DeliveryMetrics } from '../webhooks/deliveries.js';
 
 /** Seconds: from 100 µs (an in-memory answer takes tens of µs) to 10 s (beyond the database's time limit). */
-export const DURATION_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const DURATION_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 
 // OpenTelemetry's known HTTP methods; any other is recorded as _OTHER.
 const METHODS = ['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'QUERY', 'TRACE', '_OTHER'];
@@ -27,7 +29,10 @@ export interface PoolCounts {
 
 export interface ServiceMetrics {
   registry: Registry;
-  /** The recorder of one route: `route` is its template (`/v1/pets/{petId}`), `operationId` '' outside the spec's operations. */
+  /**
+   * The recorder of one route: `route` is its template (`/v1/pets/{petId}`), `operationId` '' outside the spec's
+   * operations.
+   */
   requestRecorder(route: string, operationId: string): RequestRecorder;
   /** Counts an authenticated call of a deprecated operation, per client. */
   deprecatedCallCounter(operationId: string): (client: string) => void;
@@ -95,7 +100,7 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
   });
   const statements = new Histogram({
     name: 'db_client_operation_duration_seconds',
-    help: 'Duration of the PostgreSQL store\'s statements, waiting for a connection included.',
+    help: "Duration of the PostgreSQL store's statements, waiting for a connection included.",
     labelNames: ['db_system_name', 'db_operation_name', 'error_type'],
     buckets: DURATION_BUCKETS,
     registers: [registry],
@@ -163,13 +168,20 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
           this.set(pool.waitingCount);
         },
       });
-      new Gauge({ name: 'db_client_connection_max', help: 'The most connections the PostgreSQL pool opens (DATABASE_POOL_MAX).', registers: [registry] }).set(max);
+      new Gauge({
+        name: 'db_client_connection_max',
+        help: 'The most connections the PostgreSQL pool opens (DATABASE_POOL_MAX).',
+        registers: [registry],
+      }).set(max);
     },
 
     async statementInstrument(statement, run) {
       const started = performance.now();
       const observe = (errorType: string) =>
-        statements.observe({ db_system_name: 'postgresql', db_operation_name: statement, error_type: errorType }, (performance.now() - started) / 1000);
+        statements.observe(
+          { db_system_name: 'postgresql', db_operation_name: statement, error_type: errorType },
+          (performance.now() - started) / 1000,
+        );
       const result = await run().catch((error: unknown) => {
         observe(isUnavailable(error) ? 'unavailable' : 'error');
         throw error;

@@ -60,34 +60,51 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const DAY_MS = 86_400_000;
 
-/** The record of `operation` and every problem of its markers (the record is whole only when there is none of kind `invalid`). */
-export function readLifecycle(operation: Operation, operations: readonly Operation[]): { lifecycle: Lifecycle; problems: LifecycleProblem[] } {
+/**
+ * The record of `operation` and every problem of its markers (the record is whole only when there is none of kind
+ * `invalid`).
+ */
+export function readLifecycle(
+  operation: Operation,
+  operations: readonly Operation[],
+): { lifecycle: Lifecycle; problems: LifecycleProblem[] } {
   const marked = operation.object as unknown as Record<string, unknown>;
   const problems: LifecycleProblem[] = [];
-  const problem = (field: string, message: string, kind: LifecycleProblem['kind'] = 'invalid') => void problems.push({ field, message, kind });
+  const problem = (field: string, message: string, kind: LifecycleProblem['kind'] = 'invalid') =>
+    void problems.push({ field, message, kind });
 
   const marker = marked['x-stability'] ?? 'stable';
   const known = (STABILITIES as readonly unknown[]).includes(marker);
-  if (!known) problem('x-stability', `x-stability must be one of ${STABILITIES.join(', ')}, not ${JSON.stringify(marker)}`);
+  if (!known)
+    problem('x-stability', `x-stability must be one of ${STABILITIES.join(', ')}, not ${JSON.stringify(marker)}`);
   const stability = known ? (marker as Stability) : 'stable';
   const lifecycle: Lifecycle = { operationId: operation.operationId, stability };
 
   if (marked['deprecated'] !== true) {
-    for (const name of LIFECYCLE_MARKERS) if (marked[name] !== undefined) problem(name, `${name} needs deprecated: true`);
+    for (const name of LIFECYCLE_MARKERS)
+      if (marked[name] !== undefined) problem(name, `${name} needs deprecated: true`);
     return { lifecycle, problems };
   }
 
   const dayOf = (field: string): Day | undefined => {
     const value = marked[field];
-    if (typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value))) return { text: value, at: Date.parse(`${value}T00:00:00Z`) };
+    if (typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value)))
+      return { text: value, at: Date.parse(`${value}T00:00:00Z`) };
     problem(field, `${field} must be a date, YYYY-MM-DD`);
     return undefined;
   };
-  const at = marked['x-deprecated-at'] === undefined ? problem('deprecated', 'a deprecated operation needs x-deprecated-at (YYYY-MM-DD)') : dayOf('x-deprecated-at');
+  const at =
+    marked['x-deprecated-at'] === undefined
+      ? problem('deprecated', 'a deprecated operation needs x-deprecated-at (YYYY-MM-DD)')
+      : dayOf('x-deprecated-at');
   const sunset = marked['x-sunset'] === undefined ? undefined : dayOf('x-sunset');
   const notice = MIN_NOTICE_DAYS[stability];
   if (at !== undefined && sunset !== undefined && sunset.at - at.at < notice * DAY_MS) {
-    problem('x-sunset', `x-sunset must come at least ${notice} days after x-deprecated-at${stability === 'stable' ? '' : ` (x-stability ${stability})`}`, 'policy');
+    problem(
+      'x-sunset',
+      `x-sunset must come at least ${notice} days after x-deprecated-at${stability === 'stable' ? '' : ` (x-stability ${stability})`}`,
+      'policy',
+    );
   }
 
   let replacedBy: Operation | undefined;
@@ -99,15 +116,29 @@ export function readLifecycle(operation: Operation, operations: readonly Operati
     }
   }
 
-  const brownouts = brownoutsOf(marked['x-brownouts'], at?.at ?? Number.NEGATIVE_INFINITY, sunset?.at ?? Number.POSITIVE_INFINITY, (message) => problem('x-brownouts', message));
+  const brownouts = brownoutsOf(
+    marked['x-brownouts'],
+    at?.at ?? Number.NEGATIVE_INFINITY,
+    sunset?.at ?? Number.POSITIVE_INFINITY,
+    (message) => problem('x-brownouts', message),
+  );
   if (at !== undefined) {
-    lifecycle.deprecation = { at, brownouts, ...(sunset === undefined ? {} : { sunset }), ...(replacedBy === undefined ? {} : { replacedBy }) };
+    lifecycle.deprecation = {
+      at,
+      brownouts,
+      ...(sunset === undefined ? {} : { sunset }),
+      ...(replacedBy === undefined ? {} : { replacedBy }),
+    };
   }
   return { lifecycle, problems };
 }
 
 /** The record of `operation`; markers the service cannot run with stop it, naming the first problem. */
-export function lifecycleOf(operation: Operation, operations: readonly Operation[], documentName = 'openapi.yaml'): Lifecycle {
+export function lifecycleOf(
+  operation: Operation,
+  operations: readonly Operation[],
+  documentName = 'openapi.yaml',
+): Lifecycle {
   const { lifecycle, problems } = readLifecycle(operation, operations);
   const invalid = problems.find((found) => found.kind === 'invalid');
   if (invalid !== undefined) throw new Error(`${documentName}: operation ${operation.operationId}: ${invalid.message}`);
@@ -117,7 +148,9 @@ export function lifecycleOf(operation: Operation, operations: readonly Operation
 /** Every operation's record, by operationId. */
 export function lifecyclesOf(spec: OpenApiDocument, documentName = 'openapi.yaml'): Map<string, Lifecycle> {
   const operations = operationsOf(spec);
-  return new Map(operations.map((operation) => [operation.operationId, lifecycleOf(operation, operations, documentName)]));
+  return new Map(
+    operations.map((operation) => [operation.operationId, lifecycleOf(operation, operations, documentName)]),
+  );
 }
 
 /** Whether `now` promises less than `before` did: stable made beta, beta made experimental. */
@@ -125,8 +158,16 @@ export function isLowered(before: Stability, now: Stability): boolean {
   return STABILITIES.indexOf(now) < STABILITIES.indexOf(before);
 }
 
-/** x-brownouts, checked: UTC windows that start before they end, overlap none, and fall between the deprecation and the sunset; sorted. */
-function brownoutsOf(value: unknown, deprecatedAt: number, sunsetAt: number, problem: (message: string) => void): Brownout[] {
+/**
+ * x-brownouts, checked: UTC windows that start before they end, overlap none, and fall between the deprecation and the
+ * sunset; sorted.
+ */
+function brownoutsOf(
+  value: unknown,
+  deprecatedAt: number,
+  sunsetAt: number,
+  problem: (message: string) => void,
+): Brownout[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
     problem('x-brownouts must be a list of {start, end}');
@@ -137,7 +178,8 @@ function brownoutsOf(value: unknown, deprecatedAt: number, sunsetAt: number, pro
     const name = `x-brownouts[${index}]`;
     const [start, end] = (['start', 'end'] as const).map((field) => {
       const text = (window as Record<string, unknown> | null)?.[field];
-      if (typeof text === 'string' && DATE_TIME_UTC.test(text) && !Number.isNaN(Date.parse(text))) return Date.parse(text);
+      if (typeof text === 'string' && DATE_TIME_UTC.test(text) && !Number.isNaN(Date.parse(text)))
+        return Date.parse(text);
       problem(`${name}.${field} must be an RFC 3339 date-time in UTC, such as 2030-06-01T14:00:00Z`);
       return undefined;
     });
@@ -149,7 +191,8 @@ function brownoutsOf(value: unknown, deprecatedAt: number, sunsetAt: number, pro
   });
   windows.sort((a, b) => a.start - b.start);
   for (let index = 1; index < windows.length; index++) {
-    if (windows[index]!.start < windows[index - 1]!.end) problem(`${windows[index - 1]!.name} and ${windows[index]!.name} overlap`);
+    if (windows[index]!.start < windows[index - 1]!.end)
+      problem(`${windows[index - 1]!.name} and ${windows[index]!.name} overlap`);
   }
   return windows.map(({ start, end, endText }) => ({ start, end, endText }));
 }

@@ -84,7 +84,10 @@ function parseYaml(path: string, text: string): unknown {
   const name = relative(PROJECT_ROOT, path);
   // Only the project's own files: a test's or a tool's copy elsewhere is parsed, not kept.
   const cached = !name.startsWith('..') && !name.startsWith('.tap') ? name.replace(/[^A-Za-z0-9.-]/g, '_') : undefined;
-  const file = cached === undefined ? undefined : join(SPEC_CACHE_DIR, `${cached}.${createHash('sha256').update(text).digest('hex')}.json`);
+  const file =
+    cached === undefined
+      ? undefined
+      : join(SPEC_CACHE_DIR, `${cached}.${createHash('sha256').update(text).digest('hex')}.json`);
   if (file !== undefined) {
     try {
       return parseJson(readFileSync(file, 'utf8'));
@@ -108,14 +111,17 @@ export function specAsJson(spec: unknown): string | undefined {
   return isDeepStrictEqual(parseJson(json), spec) ? json : undefined;
 }
 
-/** Writes the parse's JSON (whole, or not at all), in place of the older ones of the same file; nothing when it cannot. */
+/**
+ * Writes the parse's JSON (whole, or not at all), in place of the older ones of the same file; nothing when it cannot.
+ */
 function keep(file: string, prefix: string, parsed: unknown): void {
   const json = specAsJson(parsed);
   // Such a document is parsed each time.
   if (json === undefined) return;
   try {
     mkdirSync(SPEC_CACHE_DIR, { recursive: true });
-    for (const old of readdirSync(SPEC_CACHE_DIR)) if (old.startsWith(prefix)) rmSync(join(SPEC_CACHE_DIR, old), { force: true });
+    for (const old of readdirSync(SPEC_CACHE_DIR))
+      if (old.startsWith(prefix)) rmSync(join(SPEC_CACHE_DIR, old), { force: true });
     const temporary = `${file}.${process.pid}`;
     writeFileSync(temporary, json);
     renameSync(temporary, file);
@@ -141,14 +147,20 @@ export function operationsOf(spec: OpenApiDocument): Operation[] {
   return Object.entries(spec.paths).flatMap(([path, item]) =>
     HTTP_METHODS.flatMap((method) => {
       const object = item[method];
-      return object === undefined ? [] : [{ operationId: object.operationId, method, path, object: withParameters(spec, object) }];
+      return object === undefined
+        ? []
+        : [{ operationId: object.operationId, method, path, object: withParameters(spec, object) }];
     }),
   );
 }
 
 function withParameters(spec: OpenApiDocument, object: OperationObject): OperationObject {
   const parameters = (object as { parameters?: unknown[] }).parameters;
-  if (parameters === undefined || !parameters.some((parameter) => typeof (parameter as { $ref?: unknown }).$ref === 'string')) return object;
+  if (
+    parameters === undefined ||
+    !parameters.some((parameter) => typeof (parameter as { $ref?: unknown }).$ref === 'string')
+  )
+    return object;
   return { ...object, parameters: parameters.map((parameter) => resolveRef(spec, parameter)) } as OperationObject;
 }
 
@@ -169,14 +181,20 @@ export function errorCodesOf(spec: OpenApiDocument): ReadonlySet<string> {
 /** Where a chain of local `$ref`s in `document` ends: `{ $ref: '#/components/schemas/Pet' }` gives the Pet schema. */
 export function resolveRef<T>(document: OpenApiDocument, node: T): T {
   let current = node as Record<string, unknown> | undefined;
-  for (const seen = new Set<string>(); typeof current?.['$ref'] === 'string'; ) {
+  for (const seen = new Set<string>(); typeof current?.['$ref'] === 'string';) {
     const ref = current['$ref'];
-    if (!ref.startsWith('#/') || seen.has(ref)) throw new Error(`openapi.yaml: cannot follow $ref ${ref}${seen.has(ref) ? ' (a cycle)' : ' (only #/… within the document)'}`);
+    if (!ref.startsWith('#/') || seen.has(ref))
+      throw new Error(
+        `openapi.yaml: cannot follow $ref ${ref}${seen.has(ref) ? ' (a cycle)' : ' (only #/… within the document)'}`,
+      );
     seen.add(ref);
     current = ref
       .slice(2)
       .split('/')
-      .reduce<unknown>((at, segment) => (at as Record<string, unknown> | undefined)?.[unescapePointer(segment)], document) as Record<string, unknown> | undefined;
+      .reduce<unknown>(
+        (at, segment) => (at as Record<string, unknown> | undefined)?.[unescapePointer(segment)],
+        document,
+      ) as Record<string, unknown> | undefined;
     if (current === undefined) throw new Error(`openapi.yaml: $ref ${ref} points at nothing`);
   }
   return current as T;

@@ -7,7 +7,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { metaSchemaFile, metaSchemaSha256, validate as validateOpenApi31 } from '../../generated/openapi-3.1-meta-validator.js';
+import {
+  metaSchemaFile,
+  metaSchemaSha256,
+  validate as validateOpenApi31,
+} from '../../generated/openapi-3.1-meta-validator.js';
 
 // Not part of the validator's typed interface: the method that compiles (and caches, per instance) the
 // meta-schema for an OpenAPI version. test/modules/precompiled-meta-schema.test.ts fails if it goes away.

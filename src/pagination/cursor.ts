@@ -24,9 +24,11 @@ export function encodeCursor({ after, status }: CursorPosition): string {
 /** The id a page starts after, or a 400 naming the cursor when it was not issued by encodeCursor for this filter. */
 export function positionOf(cursor: string, status: PetStatus | undefined): PetId {
   const decoded = decode(cursor);
-  if (decoded === undefined) throw new ValidationFailed(`query parameter cursor is not a cursor this service issued; ${FIX}`);
+  if (decoded === undefined)
+    throw new ValidationFailed(`query parameter cursor is not a cursor this service issued; ${FIX}`);
   if (decoded.status !== (status ?? '')) {
-    const belongsTo = decoded.status === '' ? 'a list without a status filter' : `the list with status=${decoded.status}`;
+    const belongsTo =
+      decoded.status === '' ? 'a list without a status filter' : `the list with status=${decoded.status}`;
     throw new ValidationFailed(`query parameter cursor belongs to ${belongsTo}, not to this request; ${FIX}`);
   }
   return decoded.after;

@@ -4,7 +4,10 @@
 import type { PetId, PetStatus } from '../types/api.js';
 import { encodeCursor } from './cursor.js';
 
-export function nextPageLink(path: string, page: { limit: number; status: PetStatus | undefined; lastId: PetId }): string {
+export function nextPageLink(
+  path: string,
+  page: { limit: number; status: PetStatus | undefined; lastId: PetId },
+): string {
   const status = page.status === undefined ? '' : `&status=${page.status}`;
   const cursor = encodeCursor({ after: page.lastId, status: page.status });
   return `<${path}?limit=${page.limit}${status}&cursor=${cursor}>; rel="next"`;

@@ -11,7 +11,9 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 export function bodyPresenceCheck(operation: OperationObject, method: string) {
   const takesBody = operation.requestBody !== undefined;
   const needsBody = operation.requestBody?.required === true;
-  const mediaTypes = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
+  const mediaTypes = Object.keys(
+    (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {},
+  );
   const accepted = mediaTypes.join(' or ');
   // RFC 5789, 2.2: a PATCH refused for its media type says which one to send.
   const acceptPatch = method.toLowerCase() === 'patch' ? accepted : undefined;
@@ -24,7 +26,11 @@ export function bodyPresenceCheck(operation: OperationObject, method: string) {
     const contentType = request.headers['content-type'];
     const mediaType = contentType?.replace(/;.*$/s, '').trim().toLowerCase();
     const charset = contentType === undefined ? undefined : CHARSET.exec(contentType)?.[1];
-    if (mediaType === undefined || !mediaTypes.includes(mediaType) || (charset !== undefined && charset.toLowerCase() !== 'utf-8')) {
+    if (
+      mediaType === undefined ||
+      !mediaTypes.includes(mediaType) ||
+      (charset !== undefined && charset.toLowerCase() !== 'utf-8')
+    ) {
       if (acceptPatch !== undefined) reply.header('accept-patch', acceptPatch);
       throw new UnsupportedMediaType(describeContentType(contentType), accepted);
     }

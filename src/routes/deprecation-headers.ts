@@ -7,7 +7,8 @@ export function deprecationHeadersOf({ deprecation }: Lifecycle, basePath: strin
   if (deprecation === undefined) return undefined;
   const headers: Record<string, string> = { deprecation: `@${deprecation.at.at / 1000}` };
   if (deprecation.sunset !== undefined) headers['sunset'] = new Date(deprecation.sunset.at).toUTCString();
-  if (deprecation.replacedBy !== undefined) headers['link'] = `<${basePath}${deprecation.replacedBy.path}>; rel="successor-version"`;
+  if (deprecation.replacedBy !== undefined)
+    headers['link'] = `<${basePath}${deprecation.replacedBy.path}>; rel="successor-version"`;
   return headers;
 }
 
@@ -31,21 +32,34 @@ export function retirementCheckOf(lifecycle: Lifecycle, basePath: string): ((now
  * Undefined for an operation without x-sunset or x-brownouts. A call compares the time with the
  * bounds of the period it fell in last, and looks up another only when it leaves it.
  */
-export function refusalOf({ operationId, deprecation }: Lifecycle, basePath: string): ((now: number) => string | undefined) | undefined {
+export function refusalOf(
+  { operationId, deprecation }: Lifecycle,
+  basePath: string,
+): ((now: number) => string | undefined) | undefined {
   if (deprecation === undefined) return undefined;
   const { sunset, brownouts, replacedBy } = deprecation;
   if (sunset === undefined && brownouts.length === 0) return undefined;
 
-  const instead = replacedBy === undefined ? '' : `; use ${replacedBy.operationId}: ${replacedBy.method.toUpperCase()} ${basePath}${replacedBy.path}`;
+  const instead =
+    replacedBy === undefined
+      ? ''
+      : `; use ${replacedBy.operationId}: ${replacedBy.method.toUpperCase()} ${basePath}${replacedBy.path}`;
   const then = sunset === undefined ? '' : `; it will be retired on ${sunset.text} (its sunset)`;
   // Consecutive periods, each up to (not including) `until`, and what a call in it is answered.
   const periods: { until: number; refusal: string | undefined }[] = [];
   for (const { start, end, endText } of brownouts) {
     periods.push({ until: start, refusal: undefined });
-    periods.push({ until: end, refusal: `${operationId} is unavailable during a scheduled brownout until ${endText}${then}${instead}.` });
+    periods.push({
+      until: end,
+      refusal: `${operationId} is unavailable during a scheduled brownout until ${endText}${then}${instead}.`,
+    });
   }
   periods.push({ until: sunset?.at ?? Number.POSITIVE_INFINITY, refusal: undefined });
-  if (sunset !== undefined) periods.push({ until: Number.POSITIVE_INFINITY, refusal: `${operationId} was retired on ${sunset.text} (its sunset)${instead}.` });
+  if (sunset !== undefined)
+    periods.push({
+      until: Number.POSITIVE_INFINITY,
+      refusal: `${operationId} was retired on ${sunset.text} (its sunset)${instead}.`,
+    });
 
   let from = Number.POSITIVE_INFINITY;
   let until = Number.NEGATIVE_INFINITY;

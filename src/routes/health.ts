@@ -8,9 +8,18 @@ export const LIVENESS_PATH = '/health/live';
 export const READINESS_PATH = '/health/ready';
 
 /** What readiness answers while the instance drains before it closes (src/shutdown.ts). */
-export const SHUTTING_DOWN = { code: 'SERVICE_UNAVAILABLE', message: 'This instance is shutting down; send requests to another one.', status: 503 } as const;
+export const SHUTTING_DOWN = {
+  code: 'SERVICE_UNAVAILABLE',
+  message: 'This instance is shutting down; send requests to another one.',
+  status: 503,
+} as const;
 
-export function registerHealth(app: FastifyInstance, store: PetStore, headers: Readonly<Record<string, string>>, draining?: () => boolean): void {
+export function registerHealth(
+  app: FastifyInstance,
+  store: PetStore,
+  headers: Readonly<Record<string, string>>,
+  draining?: () => boolean,
+): void {
   // The process is up and its event loop turns: nothing else is checked, so that a database outage
   // never gets healthy instances restarted.
   app.get(LIVENESS_PATH, async (_request, reply) => reply.headers(headers).send({ status: 'ok' }));

@@ -27,7 +27,11 @@ export function templateOf(url: string): string {
 /** The http_route of every request that matched no route. */
 export const UNMATCHED_ROUTE = '';
 
-export function observeRoutes(app: FastifyInstance, metrics: ServiceMetrics | undefined, tracing: Tracing | undefined): void {
+export function observeRoutes(
+  app: FastifyInstance,
+  metrics: ServiceMetrics | undefined,
+  tracing: Tracing | undefined,
+): void {
   if (metrics === undefined && tracing === undefined) return;
   const observerOf = (route: string, operationId: string): RouteObserver => ({
     route,

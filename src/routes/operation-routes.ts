@@ -20,7 +20,9 @@ export interface OperationRoutesOptions {
   headers: Readonly<Record<string, string>>;
   /** Makes the counter of a deprecated operation's authenticated calls, per client. */
   countDeprecatedCalls?: (operationId: string) => (client: string) => void;
-  /** The time in ms since the epoch, which brownouts and the sunset are compared with (Date.now unless a test moves it). */
+  /**
+   * The time in ms since the epoch, which brownouts and the sunset are compared with (Date.now unless a test moves it).
+   */
   clock?: () => number;
   /** Refuses an authenticated request over its client's quota or share (src/limits/). */
   limit?: Limit;
@@ -44,7 +46,10 @@ export function createOperationResolver(options: OperationRoutesOptions) {
   const operations = operationsOf(options.spec);
   const basePath = basePathOf(options.spec);
   const routes = new Map(
-    operations.map((operation) => [operation.operationId, routeOptionsOf(operation, lifecycleOf(operation, operations), basePath, options)]),
+    operations.map((operation) => [
+      operation.operationId,
+      routeOptionsOf(operation, lifecycleOf(operation, operations), basePath, options),
+    ]),
   );
   return (operationId: string): OperationRouteOptions => routes.get(operationId)!;
 }
@@ -53,7 +58,15 @@ function routeOptionsOf(
   operation: Operation,
   lifecycle: Lifecycle,
   basePath: string,
-  { spec, handlers, authenticators, headers: common, countDeprecatedCalls, clock = Date.now, limit }: OperationRoutesOptions,
+  {
+    spec,
+    handlers,
+    authenticators,
+    headers: common,
+    countDeprecatedCalls,
+    clock = Date.now,
+    limit,
+  }: OperationRoutesOptions,
 ): OperationRouteOptions {
   if (!(operation.operationId in handlers)) {
     throw new Error(

@@ -34,7 +34,9 @@ export function securityHeaders(): Record<string, string> {
   const response = new ServerResponse(request);
   // helmet 8 throws what goes wrong rather than passing it on, so `next` has nothing to do.
   helmet(API_POLICY)(request, response, () => undefined);
-  const headers = Object.fromEntries(Object.entries(response.getHeaders()).map(([name, value]) => [name, String(value)]));
+  const headers = Object.fromEntries(
+    Object.entries(response.getHeaders()).map(([name, value]) => [name, String(value)]),
+  );
   // Answers carry pets and keys are per client: no cache, shared or private, may keep them.
   headers['cache-control'] = 'no-store';
   return headers;

@@ -36,8 +36,18 @@ export class MemoryEventLog {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Records a change; `name` and `categoryId` (and `status`, when it has one) are the pet's after it, none for a removal. */
-  append(type: PetEventType, petId: number, version: number, name?: string, categoryId?: number | bigint, status?: PetStatus): void {
+  /**
+   * Records a change; `name` and `categoryId` (and `status`, when it has one) are the pet's after it, none for a
+   * removal.
+   */
+  append(
+    type: PetEventType,
+    petId: number,
+    version: number,
+    name?: string,
+    categoryId?: number | bigint,
+    status?: PetStatus,
+  ): void {
     if (this.end === this.types.length) this.makeRoom();
     const at = this.end++;
     this.types[at] = TYPES.indexOf(type);
@@ -72,11 +82,20 @@ export class MemoryEventLog {
 
   /** A fresh object each time: no caller can change what is kept. */
   private event(at: number): StoredEvent {
-    const event: StoredEvent = { seq: this.horizon + at - this.first + 1, type: TYPES[this.types[at]!]!, petId: this.petIds[at]!, version: this.versions[at]!, occurredAt: this.times[at]! };
+    const event: StoredEvent = {
+      seq: this.horizon + at - this.first + 1,
+      type: TYPES[this.types[at]!]!,
+      petId: this.petIds[at]!,
+      version: this.versions[at]!,
+      occurredAt: this.times[at]!,
+    };
     const name = this.names[at];
     if (name !== undefined) {
       const status = this.statuses[at];
-      event.pet = status === undefined ? { id: event.petId, name, categoryId: this.categoryIds[at]! } : { id: event.petId, name, categoryId: this.categoryIds[at]!, status };
+      event.pet =
+        status === undefined
+          ? { id: event.petId, name, categoryId: this.categoryIds[at]! }
+          : { id: event.petId, name, categoryId: this.categoryIds[at]!, status };
     }
     return event;
   }
@@ -93,7 +112,10 @@ export class MemoryEventLog {
   private makeRoom() {
     const kept = this.end - this.first;
     const size = this.first * 2 >= this.types.length ? this.types.length : this.types.length * 2;
-    const moved = <T extends Uint8Array | Uint32Array | Float64Array>(column: T, Type: new (length: number) => T): T => {
+    const moved = <T extends Uint8Array | Uint32Array | Float64Array>(
+      column: T,
+      Type: new (length: number) => T,
+    ): T => {
       const next = new Type(size);
       next.set(column.subarray(this.first, this.end));
       return next;

@@ -23,7 +23,12 @@ const REMOVED = 255;
  * Every method runs to its end without awaiting, so each is atomic: no other request runs between
  * a precondition's check and the change it guards.
  */
-export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKeys = DEFAULT_MAX_KEYS, maxEvents = DEFAULT_MAX_EVENTS, now = Date.now }: MemoryStoreOptions = {}): PetStore {
+export function createMemoryPetStore({
+  retentionMs = DEFAULT_RETENTION_MS,
+  maxKeys = DEFAULT_MAX_KEYS,
+  maxEvents = DEFAULT_MAX_EVENTS,
+  now = Date.now,
+}: MemoryStoreOptions = {}): PetStore {
   const events = new MemoryEventLog(maxEvents, now);
   const names: string[] = [];
   const categoryIds: (number | bigint)[] = [];
@@ -47,7 +52,8 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
   const codeOf = (status: PetStatus): number => {
     let code = statusNames.indexOf(status) + 1;
     if (code === 0) {
-      if (statusNames.length === REMOVED - 1) throw new Error(`the in-memory store holds at most ${REMOVED - 1} distinct statuses`);
+      if (statusNames.length === REMOVED - 1)
+        throw new Error(`the in-memory store holds at most ${REMOVED - 1} distinct statuses`);
       code = statusNames.push(status);
       byStatus.set(status, new GrowingColumn(Int32Array));
     }
@@ -96,16 +102,28 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
     return first === undefined ? pet(index) : { ...first };
   };
   // The Idempotency-Keys of changes: the request each was recorded for, and its answer.
-  const changeKeys = new MemoryIdempotencyKeys<{ request: string; petId: PetId; answer: VersionedPet | null }>({ retentionMs, maxKeys, now });
+  const changeKeys = new MemoryIdempotencyKeys<{ request: string; petId: PetId; answer: VersionedPet | null }>({
+    retentionMs,
+    maxKeys,
+    now,
+  });
 
   /** Checks the key and the precondition, then changes the pet (`apply`) and records the key: one step. */
-  const change = (id: PetId, precondition: Precondition, key: ChangeKey | undefined, apply: (index: number) => VersionedPet | null): ChangeOutcome => {
+  const change = (
+    id: PetId,
+    precondition: Precondition,
+    key: ChangeKey | undefined,
+    apply: (index: number) => VersionedPet | null,
+  ): ChangeOutcome => {
     const scoped = key === undefined ? undefined : `${key.operation}:${key.scope}:${key.key}`;
     if (scoped !== undefined) {
       const recorded = changeKeys.find(scoped);
       if (recorded !== undefined) {
         if (recorded.request !== key!.request) return { outcome: 'reused', petId: recorded.petId };
-        return { outcome: 'replayed', pet: recorded.answer === null ? null : { pet: { ...recorded.answer.pet }, version: recorded.answer.version } };
+        return {
+          outcome: 'replayed',
+          pet: recorded.answer === null ? null : { pet: { ...recorded.answer.pet }, version: recorded.answer.version },
+        };
       }
     }
     const index = indexOf(id);
@@ -114,7 +132,12 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
     if (precondition !== '*' && !precondition.includes(version)) return { outcome: 'failed', version };
     if (keyed.data[index] === 1 && !firstStates.has(index)) firstStates.set(index, pet(index));
     const answer = apply(index);
-    if (scoped !== undefined) changeKeys.record(scoped, { request: key!.request, petId: id, answer: answer === null ? null : { pet: { ...answer.pet }, version: answer.version } });
+    if (scoped !== undefined)
+      changeKeys.record(scoped, {
+        request: key!.request,
+        petId: id,
+        answer: answer === null ? null : { pet: { ...answer.pet }, version: answer.version },
+      });
     return { outcome: 'changed', pet: answer };
   };
 
@@ -151,7 +174,8 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
       if (status === undefined) {
         // Removed pets are stepped over: a page costs what it returns plus the removed pets among them.
         let index = start;
-        for (; index < names.length && pets.length < limit; index++) if (statusCodes.data[index] !== REMOVED) take(index);
+        for (; index < names.length && pets.length < limit; index++)
+          if (statusCodes.data[index] !== REMOVED) take(index);
         while (index < names.length && statusCodes.data[index] === REMOVED) index++;
         more = index < names.length;
       } else {
@@ -178,7 +202,14 @@ export function createMemoryPetStore({ retentionMs = DEFAULT_RETENTION_MS, maxKe
           if (categoryId !== undefined) categoryIds[index] = categoryId;
           setStatus(index, code);
           versions.data[index]! += 1;
-          events.append('pet.updated', index + 1, versions.data[index]!, names[index], categoryIds[index], code === 0 ? undefined : statusNames[code - 1]);
+          events.append(
+            'pet.updated',
+            index + 1,
+            versions.data[index]!,
+            names[index],
+            categoryIds[index],
+            code === 0 ? undefined : statusNames[code - 1],
+          );
         }
         return versioned(index);
       });

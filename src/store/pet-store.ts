@@ -87,7 +87,9 @@ export interface DeliveryState {
   attempt: number;
   /** When the next attempt is due, in ms since the epoch (0: now). */
   dueAt: number;
-  /** The digest of the endpoint's entry when its deliveries stopped (a 410, or the schedule ran out); '' while they run. */
+  /**
+   * The digest of the endpoint's entry when its deliveries stopped (a 410, or the schedule ran out); '' while they run.
+   */
   stoppedEntry: string;
 }
 

@@ -3,7 +3,15 @@
 // only when OTEL_EXPORTER_OTLP_ENDPOINT (or its traces-only form) is set; configured by the standard
 // OTEL_* variables, which the SDK and its exporter read themselves (endpoint, headers, timeout,
 // compression, sampler, batch sizes, service name and resource attributes).
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type TextMapGetter,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -32,7 +40,9 @@ export function exporterFor(env: NodeJS.ProcessEnv): SpanExporter {
   const protocol = env['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'] || env['OTEL_EXPORTER_OTLP_PROTOCOL'] || 'http/protobuf';
   if (protocol === 'http/protobuf') return new OtlpProtobufExporter();
   if (protocol === 'http/json') return new OtlpJsonExporter();
-  throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (spans go over OTLP/HTTP), not "${protocol}"`);
+  throw new Error(
+    `OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (spans go over OTLP/HTTP), not "${protocol}"`,
+  );
 }
 
 export interface OtelTracingOptions {
@@ -112,7 +122,10 @@ export function createOtelTracing({ serviceVersion, exporter }: OtelTracingOptio
         },
         (error: Error) => {
           // The database's SQLSTATE when it answered with an error.
-          span.setAttribute('error.type', isUnavailable(error) ? 'unavailable' : String((error as { code?: unknown }).code ?? error.name));
+          span.setAttribute(
+            'error.type',
+            isUnavailable(error) ? 'unavailable' : String((error as { code?: unknown }).code ?? error.name),
+          );
           span.setStatus({ code: SpanStatusCode.ERROR });
           span.end();
           throw error;

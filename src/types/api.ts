@@ -14,7 +14,9 @@ export type ErrorCode = ErrorBody['code'];
 
 /** The operations the service serves: those of `paths`. The spec's `webhooks` are operations too, which it sends. */
 type WebhookOperation = { [Name in keyof webhooks]: webhooks[Name]['post'] }[keyof webhooks];
-export type OperationId = { [K in keyof operations]: operations[K] extends WebhookOperation ? never : K }[keyof operations];
+export type OperationId = {
+  [K in keyof operations]: operations[K] extends WebhookOperation ? never : K;
+}[keyof operations];
 
 type Parameters<K extends OperationId> = operations[K]['parameters'];
 type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : never;
@@ -27,7 +29,9 @@ type ContentOf<R> = R extends { content: object } ? JsonContent<R> : undefined;
 export type SuccessBody<K extends OperationId> = ContentOf<Responses<K>[SuccessStatus<K>]>;
 
 /** A request body of any one media type (application/json, application/merge-patch+json). */
-type RequestBody<K extends OperationId> = operations[K] extends { requestBody: { content: infer C } } ? C[keyof C] : never;
+type RequestBody<K extends OperationId> = operations[K] extends { requestBody: { content: infer C } }
+  ? C[keyof C]
+  : never;
 
 /** A request after validation: parameter defaults from the spec have been applied. */
 export type OperationRequest<K extends OperationId> = FastifyRequest<{
@@ -60,12 +64,17 @@ export type UndeclaredFields<R, T> = R extends readonly (infer Item)[]
     : never
   : R extends object
     ? T extends object
-      ? Exclude<keyof R, keyof T> | { [P in keyof R & keyof T]-?: UndeclaredFields<R[P], NonNullable<T[P]>> }[keyof R & keyof T]
+      ? | Exclude<keyof R, keyof T>
+        | { [P in keyof R & keyof T]-?: UndeclaredFields<R[P], NonNullable<T[P]>> }[keyof R & keyof T]
       : never
     : never;
 
 type Answered<H> = H extends (...args: never[]) => Promise<infer R> ? R : never;
-type Inexact<Written> = { [K in keyof Written & OperationId]: [UndeclaredFields<Answered<Written[K]>, SuccessBody<K>>] extends [never] ? never : K }[keyof Written & OperationId];
+type Inexact<Written> = {
+  [K in keyof Written & OperationId]: [UndeclaredFields<Answered<Written[K]>, SuccessBody<K>>] extends [never]
+    ? never
+    : K;
+}[keyof Written & OperationId];
 
 /**
  * What the compiler says of the handlers in src/handlers/index.ts when they do not match the spec:
@@ -78,4 +87,3 @@ export type EveryHandler<Written> = [Exclude<OperationId, keyof Written>] extend
     ? OperationHandlers
     : `${Inexact<Written> & string} answers ${UndeclaredFields<Answered<Written[Inexact<Written>]>, SuccessBody<Inexact<Written>>> & string}, which openapi.yaml does not define for it: take it out of ${HandlerFileOf<Inexact<Written> & string>}, or add it to the spec`
   : `openapi.yaml has ${Exclude<OperationId, keyof Written> & string} without a handler: write ${HandlerFileOf<Exclude<OperationId, keyof Written> & string>} and add it to src/handlers/index.ts`;
-

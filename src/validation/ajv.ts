@@ -44,7 +44,15 @@ export interface Int64ErrorParams {
   allowedValues?: string[];
 }
 
-const CONSTRAINTS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'enum', 'const'] as const;
+const CONSTRAINTS = [
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'enum',
+  'const',
+] as const;
 
 /** Rewrites `{type: integer, format: int64}` into the `int64` keyword, which understands bigint. */
 export function toAjvSchema<T extends AnySchema>(schema: T): T {
@@ -60,7 +68,9 @@ export function toAjvSchema<T extends AnySchema>(schema: T): T {
  * toAjvSchema finds them again; any other bigint (an example, say) becomes the nearest double.
  */
 export function withInt64ConstraintsAsText<T>(spec: T): T {
-  return rewrite(spec, (schema, constraints) => (Object.keys(constraints).length === 0 ? schema : { ...schema, [INT64_CONSTRAINTS]: constraints })) as T;
+  return rewrite(spec, (schema, constraints) =>
+    Object.keys(constraints).length === 0 ? schema : { ...schema, [INT64_CONSTRAINTS]: constraints },
+  ) as T;
 }
 
 const INT64_CONSTRAINTS = 'x-int64';
@@ -73,7 +83,8 @@ function rewrite(node: unknown, int64: Int64Rewrite): unknown {
   if (typeof node === 'bigint') return Number(node);
   if (node === null || typeof node !== 'object') return node;
   const object = node as Record<string, unknown>;
-  const each = (entries: Record<string, unknown>) => Object.fromEntries(Object.entries(entries).map(([key, value]) => [key, rewrite(value, int64)]));
+  const each = (entries: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(entries).map(([key, value]) => [key, rewrite(value, int64)]));
   if (object['type'] !== 'integer' || object['format'] !== 'int64') return each(object);
   // The constraints are taken first, exactly, before anything in the schema becomes a double.
   const { rest, constraints } = int64ConstraintsOf(object);
@@ -81,7 +92,10 @@ function rewrite(node: unknown, int64: Int64Rewrite): unknown {
 }
 
 /** An int64 schema's constraints as exact text (from its keywords, or from x-int64), and the schema without them. */
-function int64ConstraintsOf(schema: Record<string, unknown>): { rest: Record<string, unknown>; constraints: Int64Constraints } {
+function int64ConstraintsOf(schema: Record<string, unknown>): {
+  rest: Record<string, unknown>;
+  constraints: Int64Constraints;
+} {
   const { [INT64_CONSTRAINTS]: asText, ...rest } = schema;
   const constraints: Int64Constraints = { ...(asText as Int64Constraints | undefined) };
   for (const keyword of CONSTRAINTS) {
@@ -101,7 +115,8 @@ function int64ConstraintsOf(schema: Record<string, unknown>): { rest: Record<str
 /** A number of the spec as exact decimal text: integers as they are, other doubles as their shortest decimal. */
 function exactText(value: unknown, keyword: string): string {
   if (typeof value === 'bigint') return String(value);
-  if (typeof value === 'number' && Number.isFinite(value)) return Number.isInteger(value) ? BigInt(value).toString() : String(value);
+  if (typeof value === 'number' && Number.isFinite(value))
+    return Number.isInteger(value) ? BigInt(value).toString() : String(value);
   throw new Error(`an int64 schema's ${keyword} must be a number, not ${JSON.stringify(value)}`);
 }
 
@@ -135,12 +150,24 @@ function int64Check(constraints: Int64Constraints): Int64Validate {
     const { p, q } = rational(text);
     const broken =
       keyword === 'minimum'
-        ? ((limit) => (value: bigint) => value < limit)(ceilDivide(p, q))
+        ? (
+            (limit) => (value: bigint) =>
+              value < limit
+          )(ceilDivide(p, q))
         : keyword === 'exclusiveMinimum'
-          ? ((limit) => (value: bigint) => value <= limit)(floorDivide(p, q))
+          ? (
+              (limit) => (value: bigint) =>
+                value <= limit
+            )(floorDivide(p, q))
           : keyword === 'maximum'
-            ? ((limit) => (value: bigint) => value > limit)(floorDivide(p, q))
-            : ((limit) => (value: bigint) => value >= limit)(ceilDivide(p, q));
+            ? (
+                (limit) => (value: bigint) =>
+                  value > limit
+              )(floorDivide(p, q))
+            : (
+                (limit) => (value: bigint) =>
+                  value >= limit
+              )(ceilDivide(p, q));
     checks.push({ broken, params: { constraint: keyword, limit: text } });
   };
   bound('minimum');
@@ -152,11 +179,17 @@ function int64Check(constraints: Int64Constraints): Int64Validate {
     if (p <= 0n) throw new Error(`an int64 schema's multipleOf must be greater than 0, not ${constraints.multipleOf}`);
     // An integer v is a multiple of p/q when v·q/p is an integer: when p/gcd(p, q) divides v.
     const step = p / gcd(p, q);
-    checks.push({ broken: (value) => value % step !== 0n, params: { constraint: 'multipleOf', limit: constraints.multipleOf } });
+    checks.push({
+      broken: (value) => value % step !== 0n,
+      params: { constraint: 'multipleOf', limit: constraints.multipleOf },
+    });
   }
   if (constraints.enum !== undefined) {
     const allowed = new Set(constraints.enum.filter((text) => /^-?\d+$/.test(text)).map(BigInt));
-    checks.push({ broken: (value) => !allowed.has(value), params: { constraint: 'enum', allowedValues: constraints.enum } });
+    checks.push({
+      broken: (value) => !allowed.has(value),
+      params: { constraint: 'enum', allowedValues: constraints.enum },
+    });
   }
   if (constraints.const !== undefined) {
     const only = /^-?\d+$/.test(constraints.const) ? BigInt(constraints.const) : undefined;
@@ -172,7 +205,11 @@ function int64Check(constraints: Int64Constraints): Int64Validate {
     const value = BigInt(data);
     const failed = checks.filter((check) => check.broken(value));
     if (failed.length === 0) return true;
-    validate.errors = failed.map(({ params }) => ({ keyword: 'int64', params, message: `must satisfy ${params.constraint}` }));
+    validate.errors = failed.map(({ params }) => ({
+      keyword: 'int64',
+      params,
+      message: `must satisfy ${params.constraint}`,
+    }));
     return false;
   };
   return validate;

@@ -67,12 +67,21 @@ export function createValidatorCompiler(): FastifySchemaCompiler<AnySchema> {
  * repeated parameters. Fastify's query parser gives an object without prototype, so a
  * parameter named __proto__ stays a key and is rejected as unknown.
  */
-function decodeParameters(schema: ObjectSchema, data: Record<string, unknown>): FastifySchemaValidationError[] | undefined {
+function decodeParameters(
+  schema: ObjectSchema,
+  data: Record<string, unknown>,
+): FastifySchemaValidationError[] | undefined {
   let errors: FastifySchemaValidationError[] | undefined;
   for (const name in data) {
     const raw = data[name];
     if (Array.isArray(raw)) {
-      (errors ??= []).push({ keyword: 'once', instancePath: `/${escapePointer(name)}`, schemaPath: '', params: {}, message: 'must be given at most once' });
+      (errors ??= []).push({
+        keyword: 'once',
+        instancePath: `/${escapePointer(name)}`,
+        schemaPath: '',
+        params: {},
+        message: 'must be given at most once',
+      });
       continue;
     }
     const property = schema.properties?.[name];
@@ -98,7 +107,8 @@ function lowerCaseHeaders({ properties = {}, required, ...rest }: HeadersSchema)
   return {
     ...rest,
     properties: Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name.toLowerCase(), schema])),
-    /* c8 ignore next -- glue always lists the required headers (none is an empty list); kept for a schema that does not */
+    // Kept for a schema that does not list them.
+    /* c8 ignore next -- glue always lists the required headers (none is an empty list) */
     ...(required === undefined ? {} : { required: required.map((name) => name.toLowerCase()) }),
   };
 }

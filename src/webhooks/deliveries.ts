@@ -15,7 +15,9 @@ import type { DeliveryState, PetStore } from '../store/pet-store.js';
 import type { Endpoints } from './endpoints.js';
 import type { WebhookEndpoint } from './webhooks-file.js';
 
-/** The Standard Webhooks schedule (as Svix sends it): after the first attempt, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+/**
+ * The Standard Webhooks schedule (as Svix sends it): after the first attempt, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
+ */
 export const DEFAULT_RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 15_000;
 /** How long an endpoint waits for new events between looks, when no write here wakes it. */
@@ -70,7 +72,11 @@ export function startDeliveries({
   const pause = (ms: number) => sleep(ms, undefined, { signal: closing.signal }).catch(() => undefined);
 
   /** One attempt: whether the endpoint accepted it (2xx), refused it for good (410), or failed. */
-  const send = async (endpoint: WebhookEndpoint, signer: Webhook, body: ReturnType<typeof eventBody>): Promise<{ result: DeliveryResult; reason?: string }> => {
+  const send = async (
+    endpoint: WebhookEndpoint,
+    signer: Webhook,
+    body: ReturnType<typeof eventBody>,
+  ): Promise<{ result: DeliveryResult; reason?: string }> => {
     const payload = stringify(body)!;
     const signed = new Date(now());
     // Held here until the attempt ends: on Node 20, a timeout signal that only AbortSignal.any
@@ -96,7 +102,9 @@ export function startDeliveries({
       return { result: response.status === 410 ? 'gone' : 'failed', reason: `answered ${response.status}` };
     } catch (error) {
       const code = (error as { cause?: { code?: string } }).cause?.code;
-      const reason = timeout.aborted ? `no answer within ${timeoutMs} ms` : `not reached (${code ?? (error as Error).message})`;
+      const reason = timeout.aborted
+        ? `no answer within ${timeoutMs} ms`
+        : `not reached (${code ?? (error as Error).message})`;
       return { result: 'failed', reason };
     }
   };
@@ -115,7 +123,10 @@ export function startDeliveries({
       try {
         state = await store.deliveries.claim(endpoint.url, owner, leaseMs);
       } catch (error) {
-        log.warn({ endpoint: label, reason: (error as Error).message }, 'webhooks: cannot read where deliveries stand; retrying');
+        log.warn(
+          { endpoint: label, reason: (error as Error).message },
+          'webhooks: cannot read where deliveries stand; retrying',
+        );
         await pause(IDLE_MS);
         continue;
       }
@@ -126,7 +137,8 @@ export function startDeliveries({
         await pause(IDLE_MS);
         continue;
       }
-      if (!holding) log.info({ endpoint: label, position: state.position }, 'webhooks: this instance delivers to the endpoint now');
+      if (!holding)
+        log.info({ endpoint: label, position: state.position }, 'webhooks: this instance delivers to the endpoint now');
       holding = true;
       try {
         if (state.stoppedEntry !== '') {
@@ -134,7 +146,10 @@ export function startDeliveries({
             await pause(IDLE_MS);
             continue;
           }
-          log.info({ endpoint: label }, 'webhooks: the entry of a stopped endpoint changed; delivering again from where it stopped');
+          log.info(
+            { endpoint: label },
+            'webhooks: the entry of a stopped endpoint changed; delivering again from where it stopped',
+          );
           state = { ...state, attempt: 0, dueAt: 0, stoppedEntry: '' };
           await record(state);
         }
@@ -144,7 +159,10 @@ export function startDeliveries({
         }
         const page = await store.listEvents(state.position, BATCH);
         if (state.position < page.horizon) {
-          log.error({ endpoint: label, from: state.position, to: page.horizon }, 'webhooks: events the endpoint had not accepted are past the feed\'s retention; they are skipped');
+          log.error(
+            { endpoint: label, from: state.position, to: page.horizon },
+            "webhooks: events the endpoint had not accepted are past the feed's retention; they are skipped",
+          );
           await record({ ...state, position: page.horizon, attempt: 0, dueAt: 0 });
           continue;
         }
@@ -164,14 +182,23 @@ export function startDeliveries({
         if (result === 'delivered') {
           await record({ ...state, position: next.seq, attempt: 0, dueAt: 0 });
         } else if (result === 'gone') {
-          log.warn({ endpoint: label, event: body.id }, 'webhooks: the endpoint answered 410 Gone; no more deliveries until its entry changes');
+          log.warn(
+            { endpoint: label, event: body.id },
+            'webhooks: the endpoint answered 410 Gone; no more deliveries until its entry changes',
+          );
           await record({ ...state, stoppedEntry: endpoint.digest });
         } else if (state.attempt >= retryDelaysMs.length) {
-          log.error({ endpoint: label, event: body.id, reason, attempts: state.attempt + 1 }, 'webhooks: the retry schedule ran out; no more deliveries until the endpoint\'s entry changes');
+          log.error(
+            { endpoint: label, event: body.id, reason, attempts: state.attempt + 1 },
+            "webhooks: the retry schedule ran out; no more deliveries until the endpoint's entry changes",
+          );
           await record({ ...state, attempt: state.attempt + 1, stoppedEntry: endpoint.digest });
         } else {
           const delayMs = retryDelaysMs[state.attempt]!;
-          log.warn({ endpoint: label, event: body.id, reason, attempt: state.attempt + 1, retryInMs: delayMs }, 'webhooks: a delivery failed; retrying');
+          log.warn(
+            { endpoint: label, event: body.id, reason, attempt: state.attempt + 1, retryInMs: delayMs },
+            'webhooks: a delivery failed; retrying',
+          );
           await record({ ...state, attempt: state.attempt + 1, dueAt: now() + delayMs });
         }
       } catch (error) {
@@ -187,7 +214,10 @@ export function startDeliveries({
   const sync = () => {
     for (const endpoint of endpoints.current()) {
       if (running.has(endpoint.digest)) continue;
-      running.set(endpoint.digest, serve(endpoint).finally(() => running.delete(endpoint.digest)));
+      running.set(
+        endpoint.digest,
+        serve(endpoint).finally(() => running.delete(endpoint.digest)),
+      );
     }
   };
   endpoints.onChange(sync);

@@ -20,14 +20,28 @@ export interface EndpointsEvents {
   onReload?(result: { ok: true; endpoints: number } | { ok: false; reason: string }): void;
 }
 
-/** The endpoints of `path`, read now (an unusable file throws, with its line and reason), then again on reload() and when it changes. */
+/**
+ * The endpoints of `path`, read now (an unusable file throws, with its line and reason), then again on reload() and
+ * when it changes.
+ */
 export function endpointsFromFile(path: string, events: EndpointsEvents = {}, pollMs = FILE_POLL_MS): EndpointsFile {
   const listeners: (() => void)[] = [];
-  const file = watchedFile(path, 'WEBHOOKS_FILE', (text) => webhooksFileEndpoints(text, `WEBHOOKS_FILE ${path}`), {
-    onReload(result) {
-      events.onReload?.(result.ok ? { ok: true, endpoints: result.value.length } : result);
-      if (result.ok) for (const listener of listeners) listener();
+  const file = watchedFile(
+    path,
+    'WEBHOOKS_FILE',
+    (text) => webhooksFileEndpoints(text, `WEBHOOKS_FILE ${path}`),
+    {
+      onReload(result) {
+        events.onReload?.(result.ok ? { ok: true, endpoints: result.value.length } : result);
+        if (result.ok) for (const listener of listeners) listener();
+      },
     },
-  }, pollMs);
-  return { current: () => file.current(), reload: () => file.reload(), onChange: (listener) => void listeners.push(listener), close: () => file.close() };
+    pollMs,
+  );
+  return {
+    current: () => file.current(),
+    reload: () => file.reload(),
+    onChange: (listener) => void listeners.push(listener),
+    close: () => file.close(),
+  };
 }

@@ -30,15 +30,23 @@ export class WebhooksFileError extends Error {}
 export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoint[] {
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const at = (node: Node | null | undefined) => (node?.range == null ? name : `${name} line ${lines.linePos(node.range[0]).line}`);
+  const at = (node: Node | null | undefined) =>
+    node?.range == null ? name : `${name} line ${lines.linePos(node.range[0]).line}`;
   const fail = (node: Node | null | undefined, reason: string): never => {
     throw new WebhooksFileError(`${at(node)}: ${reason}`);
   };
   // The parser's own message quotes the text around the error, which may be a secret: only its place is said.
   const [parseError] = document.errors;
-  if (parseError !== undefined) throw new WebhooksFileError(`${name} line ${lines.linePos(parseError.pos[0]).line}: not valid YAML (${parseError.code})`);
+  if (parseError !== undefined)
+    throw new WebhooksFileError(
+      `${name} line ${lines.linePos(parseError.pos[0]).line}: not valid YAML (${parseError.code})`,
+    );
   const root = document.contents;
-  if (!isMap(root) || root.items.length !== 1 || String((root.items[0]!.key as { value?: unknown }).value) !== 'endpoints') {
+  if (
+    !isMap(root) ||
+    root.items.length !== 1 ||
+    String((root.items[0]!.key as { value?: unknown }).value) !== 'endpoints'
+  ) {
     return fail(root, 'expected a mapping with the one field endpoints');
   }
   const list = root.get('endpoints', true);
@@ -49,7 +57,8 @@ export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoi
     if (!isMap(node)) return fail(node, `${where} must be a mapping (url, secret, events)`);
     for (const pair of node.items) {
       const field = String((pair.key as { value?: unknown }).value);
-      if (!FIELDS.has(field)) fail(pair.key as Node, `${where}: unknown field ${JSON.stringify(field)} (known: ${[...FIELDS].join(', ')})`);
+      if (!FIELDS.has(field))
+        fail(pair.key as Node, `${where}: unknown field ${JSON.stringify(field)} (known: ${[...FIELDS].join(', ')})`);
     }
     const value = (field: string) => node.get(field, true) as (Node & { value?: unknown }) | undefined;
     const urlNode = value('url');
@@ -59,7 +68,12 @@ export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoi
     } catch {
       url = undefined;
     }
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '') {
+    if (
+      url === undefined ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.username !== '' ||
+      url.password !== ''
+    ) {
       return fail(urlNode ?? node, `${where}: url is required, an http:// or https:// URL without user or password`);
     }
     if (seen.has(url.href)) fail(urlNode, `${where}: url is the url of an earlier entry; each endpoint once`);
@@ -67,19 +81,28 @@ export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoi
     const secretNode = value('secret');
     const secret = secretNode?.value;
     if (typeof secret !== 'string' || !SECRET.test(secret) || !sizedSecret(secret)) {
-      fail(secretNode ?? node, `${where}: secret is required: whsec_ and the base64 of 24 to 64 random bytes (Standard Webhooks)`);
+      fail(
+        secretNode ?? node,
+        `${where}: secret is required: whsec_ and the base64 of 24 to 64 random bytes (Standard Webhooks)`,
+      );
     }
     const eventsNode = node.get('events', true);
     let events: Set<PetEventType> | undefined;
     if (eventsNode !== undefined) {
-      if (!isSeq(eventsNode) || eventsNode.items.length === 0) fail(eventsNode as Node, `${where}: events must be a list of at least one of ${EVENT_TYPES.join(', ')}`);
-      events = new Set((eventsNode as unknown as { items: Node[] }).items.map((item) => {
-        const type = isScalar(item) ? item.value : undefined;
-        if (!EVENT_TYPES.includes(type as PetEventType)) fail(item, `${where}: events holds ${JSON.stringify(type)}; the types are ${EVENT_TYPES.join(', ')}`);
-        return type as PetEventType;
-      }));
+      if (!isSeq(eventsNode) || eventsNode.items.length === 0)
+        fail(eventsNode as Node, `${where}: events must be a list of at least one of ${EVENT_TYPES.join(', ')}`);
+      events = new Set(
+        (eventsNode as unknown as { items: Node[] }).items.map((item) => {
+          const type = isScalar(item) ? item.value : undefined;
+          if (!EVENT_TYPES.includes(type as PetEventType))
+            fail(item, `${where}: events holds ${JSON.stringify(type)}; the types are ${EVENT_TYPES.join(', ')}`);
+          return type as PetEventType;
+        }),
+      );
     }
-    const digest = createHash('sha256').update(JSON.stringify([url.href, secret, events === undefined ? null : [...events].sort()])).digest('hex');
+    const digest = createHash('sha256')
+      .update(JSON.stringify([url.href, secret, events === undefined ? null : [...events].sort()]))
+      .digest('hex');
     return { url: url.href, secret: secret as string, events, digest, label: `${url.host}${url.pathname}` };
   });
 }

@@ -16,7 +16,8 @@ const NAME = /^(?<folder>[a-z-]+?)(?:-(?<part>\d+)-of-(?<parts>\d+))?\.test\.js$
 /** The test files (absolute paths) that the batch at `entry` runs. */
 export function filesOf(entry: string): string[] {
   const match = NAME.exec(basename(entry));
-  if (match === null) throw new Error(`${basename(entry)} is not named <folder>.test.js or <folder>-<part>-of-<parts>.test.js`);
+  if (match === null)
+    throw new Error(`${basename(entry)} is not named <folder>.test.js or <folder>-<part>-of-<parts>.test.js`);
   const { folder, part = '1', parts = '1' } = match.groups!;
   const dir = join(dirname(entry), '..', folder!);
   const files = readdirSync(dir)

@@ -4,14 +4,27 @@
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import t, { type Test } from 'tap';
-import { createClient, followPetEvents, PetstoreError, verifyDelivery, WebhookVerificationError, type PetEvent } from '../../src/client/index.js';
+import {
+  createClient,
+  followPetEvents,
+  PetstoreError,
+  verifyDelivery,
+  WebhookVerificationError,
+  type PetEvent,
+} from '../../src/client/index.js';
 import { API_KEY, buildTestApp } from '../helpers/build-app.js';
 
 async function serve(t: Test, fetch?: typeof globalThis.fetch, maxRetries?: number) {
   const { app } = await buildTestApp(t);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`;
-  return createClient({ baseUrl, apiKey: API_KEY, timeoutMs: 2000, ...(fetch === undefined ? {} : { fetch }), ...(maxRetries === undefined ? {} : { maxRetries }) });
+  return createClient({
+    baseUrl,
+    apiKey: API_KEY,
+    timeoutMs: 2000,
+    ...(fetch === undefined ? {} : { fetch }),
+    ...(maxRetries === undefined ? {} : { maxRetries }),
+  });
 }
 
 /** The first `count` events the follower yields. */
@@ -29,7 +42,14 @@ t.test('a follower reads every event in order, waits for new ones, and resumes a
   const rex = await client.createPet({ name: 'Rex', categoryId: 9007199254740993n });
   await client.createPet({ name: 'Tom', categoryId: 2 });
   const first = await take(followPetEvents(client, { limit: 1 }), 2);
-  t.same(first.map(({ type, petId, version }) => [type, petId, version]), [['pet.created', rex.id, 1n], ['pet.created', rex.id + 1n, 1n]], 'int64 fields as bigint');
+  t.same(
+    first.map(({ type, petId, version }) => [type, petId, version]),
+    [
+      ['pet.created', rex.id, 1n],
+      ['pet.created', rex.id + 1n, 1n],
+    ],
+    'int64 fields as bigint',
+  );
   t.equal((first[0]!.pet as { categoryId: bigint }).categoryId, 9007199254740993n, 'exactly');
 
   // Resumed after the second: it waits (long poll) until the next change, then yields it.
@@ -41,7 +61,7 @@ t.test('a follower reads every event in order, waits for new ones, and resumes a
   t.ok(performance.now() - began < 3000, 'as the change came, not after wait');
 });
 
-t.test('a long poll longer than the client\'s timeout is not cut short', async (t) => {
+t.test("a long poll longer than the client's timeout is not cut short", async (t) => {
   const client = await serve(t);
   const began = performance.now();
   const next = take(followPetEvents(client, { wait: 3 }), 1);
@@ -54,8 +74,17 @@ t.test('a long poll longer than the client\'s timeout is not cut short', async (
 t.test('an outage is ridden out from the last event yielded; an expired cursor ends the follower', async (t) => {
   let failing = 0;
   // Outages of both kinds: no connection, and a 503 (the client retries neither itself here).
-  const unavailable = () => new Response('{"code":"SERVICE_UNAVAILABLE","message":"away","status":503}', { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '0' } });
-  const flaky: typeof fetch = (input, init) => (failing-- > 0 ? (failing % 2 === 0 ? Promise.resolve(unavailable()) : Promise.reject(new TypeError('fetch failed'))) : globalThis.fetch(input, init));
+  const unavailable = () =>
+    new Response('{"code":"SERVICE_UNAVAILABLE","message":"away","status":503}', {
+      status: 503,
+      headers: { 'content-type': 'application/json', 'retry-after': '0' },
+    });
+  const flaky: typeof fetch = (input, init) =>
+    failing-- > 0
+      ? failing % 2 === 0
+        ? Promise.resolve(unavailable())
+        : Promise.reject(new TypeError('fetch failed'))
+      : globalThis.fetch(input, init);
   const client = await serve(t, flaky, 0);
   for (let index = 0; index < 3; index++) await client.createPet({ name: `pet ${index}`, categoryId: index });
   const retries: number[] = [];
@@ -66,7 +95,11 @@ t.test('an outage is ridden out from the last event yielded; an expired cursor e
     if (seen.length === 1) failing = 4; // the next four requests
     if (seen.length === 3) break;
   }
-  t.same(seen.map(({ petId }) => petId), [1n, 2n, 3n], 'none skipped, none twice');
+  t.same(
+    seen.map(({ petId }) => petId),
+    [1n, 2n, 3n],
+    'none skipped, none twice',
+  );
   t.equal(retries.length, 4, 'each failed request was reported, and tried again');
 
   const expired = take(followPetEvents(client, { after: '00000000-1' }), 1);
@@ -76,22 +109,60 @@ t.test('an outage is ridden out from the last event yielded; an expired cursor e
 
 t.test('verifyDelivery accepts what standardwebhooks signs, and refuses what it refuses', async (t) => {
   const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
-  const body = '{"id":"0a1b2c3d-7","type":"pet.created","petId":7,"version":1,"occurredAt":"2026-11-27T10:00:00.000Z","pet":{"id":7,"name":"Rex","categoryId":9223372036854775807}}';
+  const body =
+    '{"id":"0a1b2c3d-7","type":"pet.created","petId":7,"version":1,"occurredAt":"2026-11-27T10:00:00.000Z","pet":{"id":7,"name":"Rex","categoryId":9223372036854775807}}';
   const sender = new Webhook(secret);
-  const signedAt = (at: Date, text = body) => ({ 'webhook-id': '0a1b2c3d-7', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': sender.sign('0a1b2c3d-7', at, text) });
+  const signedAt = (at: Date, text = body) => ({
+    'webhook-id': '0a1b2c3d-7',
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': sender.sign('0a1b2c3d-7', at, text),
+  });
   const headers = signedAt(new Date());
   t.doesNotThrow(() => sender.verify(body, headers), 'standardwebhooks accepts it');
   const event = await verifyDelivery(secret, body, headers);
-  t.same(event, { id: '0a1b2c3d-7', type: 'pet.created', petId: 7n, version: 1n, occurredAt: '2026-11-27T10:00:00.000Z', pet: { id: 7n, name: 'Rex', categoryId: 9223372036854775807n } });
+  t.same(event, {
+    id: '0a1b2c3d-7',
+    type: 'pet.created',
+    petId: 7n,
+    version: 1n,
+    occurredAt: '2026-11-27T10:00:00.000Z',
+    pet: { id: 7n, name: 'Rex', categoryId: 9223372036854775807n },
+  });
   t.same(await verifyDelivery(secret, body, new Headers(headers)), event, 'from a Headers object');
-  await t.rejects(verifyDelivery(secret, body, new Headers({ 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'] })), WebhookVerificationError, 'a Headers object without a signature');
-  t.same(await verifyDelivery(secret, body, { ...headers, 'webhook-signature': [headers['webhook-signature']] }), event, 'a header as Node gives a repeated one');
-  const rotating = { ...headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${headers['webhook-signature']}` };
+  await t.rejects(
+    verifyDelivery(
+      secret,
+      body,
+      new Headers({ 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'] }),
+    ),
+    WebhookVerificationError,
+    'a Headers object without a signature',
+  );
+  t.same(
+    await verifyDelivery(secret, body, { ...headers, 'webhook-signature': [headers['webhook-signature']] }),
+    event,
+    'a header as Node gives a repeated one',
+  );
+  const rotating = {
+    ...headers,
+    'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${headers['webhook-signature']}`,
+  };
   t.doesNotThrow(() => sender.verify(body, rotating));
   t.same(await verifyDelivery(secret, body, rotating), event, 'one of several signatures (a secret being rotated)');
 
   const refusals: [string, string, Record<string, string>][] = [
-    ['another secret', body, { ...headers, 'webhook-signature': new Webhook(`whsec_${Buffer.alloc(32, 4).toString('base64')}`).sign('0a1b2c3d-7', new Date(), body) }],
+    [
+      'another secret',
+      body,
+      {
+        ...headers,
+        'webhook-signature': new Webhook(`whsec_${Buffer.alloc(32, 4).toString('base64')}`).sign(
+          '0a1b2c3d-7',
+          new Date(),
+          body,
+        ),
+      },
+    ],
     ['a changed body', body.replace('Rex', 'Rox'), headers],
     ['another id', body, { ...headers, 'webhook-id': '0a1b2c3d-8' }],
     ['too old', body, signedAt(new Date(Date.now() - 400_000))],
@@ -101,7 +172,15 @@ t.test('verifyDelivery accepts what standardwebhooks signs, and refuses what it 
   ];
   for (const [what, text, sent] of refusals) {
     t.throws(() => sender.verify(text, sent), `${what}: standardwebhooks refuses it`);
-    await t.rejects(verifyDelivery(secret, text, sent), WebhookVerificationError, `${what}: and so does verifyDelivery`);
+    await t.rejects(
+      verifyDelivery(secret, text, sent),
+      WebhookVerificationError,
+      `${what}: and so does verifyDelivery`,
+    );
   }
-  t.same(await verifyDelivery(secret, body, signedAt(new Date(Date.now() - 400_000)), { toleranceS: 600 }), event, 'a tolerance of its own');
+  t.same(
+    await verifyDelivery(secret, body, signedAt(new Date(Date.now() - 400_000)), { toleranceS: 600 }),
+    event,
+    'a tolerance of its own',
+  );
 });

@@ -10,10 +10,18 @@ const folder = join(PROJECT_ROOT, 'src', 'client');
 const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as Record<string, unknown>;
 
 t.test("the client's package is the API's version, depends on nothing and has its README", async (t) => {
-  t.equal(manifest['version'], loadSpec().info.version, "src/client/package.json's version is openapi.yaml's info.version");
+  t.equal(
+    manifest['version'],
+    loadSpec().info.version,
+    "src/client/package.json's version is openapi.yaml's info.version",
+  );
   t.equal(manifest['name'], 'petstore-client');
   t.equal(manifest['dependencies'], undefined, 'no dependencies');
   t.equal(manifest['devDependencies'], undefined);
   t.ok(existsSync(join(folder, 'README.md')), 'a README of its own');
-  t.same(manifest['files'], ['dist/**/*.js', 'dist/**/*.d.ts', 'README.md'], 'only its modules, declarations and README are packed (not tsc -b\'s build info)');
+  t.same(
+    manifest['files'],
+    ['dist/**/*.js', 'dist/**/*.d.ts', 'README.md'],
+    "only its modules, declarations and README are packed (not tsc -b's build info)",
+  );
 });

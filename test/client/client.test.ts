@@ -3,7 +3,15 @@
 // create, one deprecation warning per client, getPet past its sunset, errors as the spec has them.
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { changePet, createClient, PetstoreError, PetstoreResponseError, responseOf, type NewPet, type PetstoreClient } from '../../src/client/index.js';
+import {
+  changePet,
+  createClient,
+  PetstoreError,
+  PetstoreResponseError,
+  responseOf,
+  type NewPet,
+  type PetstoreClient,
+} from '../../src/client/index.js';
 import { loadSpec } from '../../src/openapi/openapi-spec.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js';
@@ -34,7 +42,12 @@ async function serve(t: Test, options: Parameters<typeof buildTestApp>[1] = {}):
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`;
   const warnings: string[] = [];
-  return { baseUrl, client: createClient({ baseUrl, apiKey: API_KEY, logger: { warn: (line) => warnings.push(line) } }), warnings, requests };
+  return {
+    baseUrl,
+    client: createClient({ baseUrl, apiKey: API_KEY, logger: { warn: (line) => warnings.push(line) } }),
+    warnings,
+    requests,
+  };
 }
 
 async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -46,7 +59,9 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
 const database = await startTestDatabase(t);
 const stores: [string, (t: Test) => Promise<PetStore | undefined>][] = [
   ['in memory', async () => undefined],
-  ...(database === undefined ? [] : [['on PostgreSQL', (t: Test) => database.createStore(t)] as [string, (t: Test) => Promise<PetStore>]]),
+  ...(database === undefined
+    ? []
+    : [['on PostgreSQL', (t: Test) => database.createStore(t)] as [string, (t: Test) => Promise<PetStore>]]),
 ];
 
 for (const [where, storeFor] of stores) {
@@ -76,7 +91,8 @@ for (const [where, storeFor] of stores) {
   t.test(`${where}: a walk over every page while other clients create reads each pet once, in id order`, async (t) => {
     const { client, baseUrl } = await served(t);
     const before = [];
-    for (let index = 0; index < 25; index++) before.push(await client.createPet({ name: `before ${index}`, categoryId: BigInt(index) }));
+    for (let index = 0; index < 25; index++)
+      before.push(await client.createPet({ name: `before ${index}`, categoryId: BigInt(index) }));
     const writer = createClient({ baseUrl, apiKey: API_KEY });
     const seen: bigint[] = [];
     let pages = 0;
@@ -112,7 +128,9 @@ for (const [where, storeFor] of stores) {
     t.equal(warnings.length, 1, 'one warning for three calls');
     t.match(
       warnings[0],
-      new RegExp(`^petstore-client: getPet is deprecated \\(Deprecation: @\\d+\\); it will be removed on ${escape(new Date(SUNSET_AT).toUTCString())} \\(Sunset\\); use /v1/pets instead\\.$`),
+      new RegExp(
+        `^petstore-client: getPet is deprecated \\(Deprecation: @\\d+\\); it will be removed on ${escape(new Date(SUNSET_AT).toUTCString())} \\(Sunset\\); use /v1/pets instead\\.$`,
+      ),
     );
     const logged: string[] = [];
     const other = createClient({ baseUrl, apiKey: API_KEY, logger: { warn: (line) => logged.push(line) } });
@@ -120,40 +138,84 @@ for (const [where, storeFor] of stores) {
     t.equal(logged.length, 1, 'another client warns once of its own');
   });
 
-  t.test(`${where}: updatePet and deletePet, typed, with If-Match from the ETag; a 412 is a PetstoreError`, async (t) => {
-    const { client } = await served(t);
-    const pet = await client.createPet({ name: 'Rex', categoryId: TWO_53 + 1n, status: 'available' });
-    const etag = responseOf(pet)!.headers.get('etag')!;
-    const sold = await client.updatePet(pet.id, { status: 'sold' }, { ifMatch: etag });
-    t.same(sold, { id: pet.id, name: 'Rex', categoryId: TWO_53 + 1n, status: 'sold' });
-    const stale = await client.updatePet(pet.id, { name: 'Lost' }, { ifMatch: etag }).then(() => undefined, (error: unknown) => error);
-    t.ok(stale instanceof PetstoreError && stale.status === 412 && stale.code === 'PRECONDITION_FAILED', 'the stale tag: 412');
-    const unstatused = await client.updatePet(pet.id, { status: null }, { ifMatch: '*' });
-    t.same(unstatused, { id: pet.id, name: 'Rex', categoryId: TWO_53 + 1n }, 'status: null removes it');
-    t.equal(await client.deletePet(pet.id, { ifMatch: responseOf(unstatused)!.headers.get('etag')! }), undefined, 'a removal resolves to nothing');
-    const gone = await client.deletePet(pet.id, { ifMatch: '*' }).then(() => undefined, (error: unknown) => error);
-    t.ok(gone instanceof PetstoreError && gone.status === 404, 'then 404');
-  });
+  t.test(
+    `${where}: updatePet and deletePet, typed, with If-Match from the ETag; a 412 is a PetstoreError`,
+    async (t) => {
+      const { client } = await served(t);
+      const pet = await client.createPet({ name: 'Rex', categoryId: TWO_53 + 1n, status: 'available' });
+      const etag = responseOf(pet)!.headers.get('etag')!;
+      const sold = await client.updatePet(pet.id, { status: 'sold' }, { ifMatch: etag });
+      t.same(sold, { id: pet.id, name: 'Rex', categoryId: TWO_53 + 1n, status: 'sold' });
+      const stale = await client.updatePet(pet.id, { name: 'Lost' }, { ifMatch: etag }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      t.ok(
+        stale instanceof PetstoreError && stale.status === 412 && stale.code === 'PRECONDITION_FAILED',
+        'the stale tag: 412',
+      );
+      const unstatused = await client.updatePet(pet.id, { status: null }, { ifMatch: '*' });
+      t.same(unstatused, { id: pet.id, name: 'Rex', categoryId: TWO_53 + 1n }, 'status: null removes it');
+      t.equal(
+        await client.deletePet(pet.id, { ifMatch: responseOf(unstatused)!.headers.get('etag')! }),
+        undefined,
+        'a removal resolves to nothing',
+      );
+      const gone = await client.deletePet(pet.id, { ifMatch: '*' }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      t.ok(gone instanceof PetstoreError && gone.status === 404, 'then 404');
+    },
+  );
 
-  t.test(`${where}: changePet retries on 412 until its change lands on what others wrote: no update lost`, async (t) => {
-    const { client } = await served(t);
-    const pet = await client.createPet({ name: 'tally:', categoryId: 1 });
-    // Eight writers, each appending its mark to the name it read: every mark must survive.
-    const marks = Array.from({ length: 8 }, (_, index) => `w${index}`);
-    await Promise.all(marks.map((mark) => changePet(client, pet.id, (current) => ({ name: `${current.name}${mark};` }), { attempts: 50 })));
-    const final = await client.getPet(pet.id);
-    t.same(final.name.slice('tally:'.length).split(';').filter(Boolean).sort(), marks, 'every writer\'s change is in the final state');
-    t.same(await changePet(client, pet.id, () => undefined, { signal: new AbortController().signal }), final, 'nothing to change: the pet as read, nothing sent');
-    const aborted = new AbortController();
-    aborted.abort(new Error('stopped'));
-    await t.rejects(changePet(client, pet.id, () => ({ name: 'never' }), { signal: aborted.signal }), /stopped/, "the caller's signal stops it");
-    const contended = changePet(client, pet.id, (current) => ({ name: `${current.name}x` }), { attempts: 1, known: { pet: final, etag: '"1"' } });
-    await t.rejects(contended, { status: 412, code: 'PRECONDITION_FAILED' }, 'one attempt, a stale tag: the 412');
-    await t.rejects(changePet(client, pet.id, () => undefined, { attempts: 0 }), RangeError);
-    await client.deletePet(pet.id, { ifMatch: '*' });
-    await t.rejects(changePet(client, pet.id, () => ({ status: 'sold' }), { known: { pet: final, etag: '"9"' } }), { status: 404, code: 'PET_NOT_FOUND' }, 'any other error at once: the pet is gone');
-  });
-
+  t.test(
+    `${where}: changePet retries on 412 until its change lands on what others wrote: no update lost`,
+    async (t) => {
+      const { client } = await served(t);
+      const pet = await client.createPet({ name: 'tally:', categoryId: 1 });
+      // Eight writers, each appending its mark to the name it read: every mark must survive.
+      const marks = Array.from({ length: 8 }, (_, index) => `w${index}`);
+      await Promise.all(
+        marks.map((mark) =>
+          changePet(client, pet.id, (current) => ({ name: `${current.name}${mark};` }), { attempts: 50 }),
+        ),
+      );
+      const final = await client.getPet(pet.id);
+      t.same(
+        final.name.slice('tally:'.length).split(';').filter(Boolean).sort(),
+        marks,
+        "every writer's change is in the final state",
+      );
+      t.same(
+        await changePet(client, pet.id, () => undefined, { signal: new AbortController().signal }),
+        final,
+        'nothing to change: the pet as read, nothing sent',
+      );
+      const aborted = new AbortController();
+      aborted.abort(new Error('stopped'));
+      await t.rejects(
+        changePet(client, pet.id, () => ({ name: 'never' }), { signal: aborted.signal }),
+        /stopped/,
+        "the caller's signal stops it",
+      );
+      const contended = changePet(client, pet.id, (current) => ({ name: `${current.name}x` }), {
+        attempts: 1,
+        known: { pet: final, etag: '"1"' },
+      });
+      await t.rejects(contended, { status: 412, code: 'PRECONDITION_FAILED' }, 'one attempt, a stale tag: the 412');
+      await t.rejects(
+        changePet(client, pet.id, () => undefined, { attempts: 0 }),
+        RangeError,
+      );
+      await client.deletePet(pet.id, { ifMatch: '*' });
+      await t.rejects(
+        changePet(client, pet.id, () => ({ status: 'sold' }), { known: { pet: final, etag: '"9"' } }),
+        { status: 404, code: 'PET_NOT_FOUND' },
+        'any other error at once: the pet is gone',
+      );
+    },
+  );
 }
 
 t.test('the default logger is the console', async (t) => {
@@ -179,8 +241,17 @@ t.test('past the sunset (a spec copy whose sunset has passed), getPet rejects wi
   const pet = await client.createPet({ name: 'Rex', categoryId: 1 });
   const gone = await client.getPet(pet.id).catch((error: unknown) => error);
   t.ok(gone instanceof PetstoreError, 'a PetstoreError');
-  t.match(gone, { status: 410, code: 'OPERATION_GONE', operationId: 'getPet', message: /getPet was retired on 2021-01-01/ });
-  t.match(warnings, [/removed on Fri, 01 Jan 2021 00:00:00 GMT/], 'the 410 carries the deprecation headers: one warning');
+  t.match(gone, {
+    status: 410,
+    code: 'OPERATION_GONE',
+    operationId: 'getPet',
+    message: /getPet was retired on 2021-01-01/,
+  });
+  t.match(
+    warnings,
+    [/removed on Fri, 01 Jan 2021 00:00:00 GMT/],
+    'the 410 carries the deprecation headers: one warning',
+  );
   t.same(await all(client.listPets()), [pet], 'the replacement still reads the pet');
 });
 
@@ -193,7 +264,9 @@ t.test('errors: the documented Error body as a PetstoreError; a refused request 
   const invalid = await client.createPet({ name: '', categoryId: 1 }).catch((error: unknown) => error);
   t.match(invalid, { status: 400, code: 'VALIDATION_FAILED', message: /name/ });
   t.equal(requests.length, 1, 'sent once');
-  const unknown = await client.createPet({ name: 'Rex', categoryId: 1, status: 'lost' } as unknown as NewPet).catch((error: unknown) => error);
+  const unknown = await client
+    .createPet({ name: 'Rex', categoryId: 1, status: 'lost' } as unknown as NewPet)
+    .catch((error: unknown) => error);
   t.match(unknown, { status: 400, code: 'VALIDATION_FAILED', message: /status/ });
   const wrongKey = createClient({ baseUrl: (await serve(t)).baseUrl, apiKey: 'not-the-key-0123456789' });
   await t.rejects(all(wrongKey.listPets()), { status: 401, code: 'UNAUTHORIZED' });
@@ -208,14 +281,22 @@ t.test('a number beyond 2^53 is refused before anything is sent, naming where it
   const { client, requests } = await serve(t);
   await t.rejects(client.createPet({ name: 'Rex', categoryId: 2 ** 53 + 2 }), {
     name: 'RangeError',
-    message: 'body.categoryId is 9007199254740994, beyond 2^53: a number cannot hold such an integer exactly (it may be rounded already); pass a bigint',
+    message:
+      'body.categoryId is 9007199254740994, beyond 2^53: a number cannot hold such an integer exactly (it may be rounded already); pass a bigint',
   });
-  await t.rejects(client.getPet(2 ** 60), { name: 'RangeError', message: /^path parameter petId is 1152921504606847000, beyond 2\^53/ });
+  await t.rejects(client.getPet(2 ** 60), {
+    name: 'RangeError',
+    message: /^path parameter petId is 1152921504606847000, beyond 2\^53/,
+  });
   t.same(requests, [], 'no request reached the service');
-  t.equal((await client.createPet({ name: 'Rex', categoryId: 2 ** 53 - 1 })).categoryId, TWO_53 - 1n, '2^53 - 1 as a number is exact, and taken');
+  t.equal(
+    (await client.createPet({ name: 'Rex', categoryId: 2 ** 53 - 1 })).categoryId,
+    TWO_53 - 1n,
+    '2^53 - 1 as a number is exact, and taken',
+  );
 });
 
-t.test('Idempotency-Key: a new one per create, the caller\'s when given; a replay says so', async (t) => {
+t.test("Idempotency-Key: a new one per create, the caller's when given; a replay says so", async (t) => {
   const { client } = await serve(t);
   const first = await client.createPet({ name: 'Kit', categoryId: 4 }, { idempotencyKey: 'order-17' });
   t.match(responseOf(first), { status: 201, replayed: false, attempts: 1 });
@@ -223,9 +304,15 @@ t.test('Idempotency-Key: a new one per create, the caller\'s when given; a repla
   const again = await client.createPet({ name: 'Kit', categoryId: 4 }, { idempotencyKey: 'order-17' });
   t.same(again, first, 'the same pet');
   t.equal(responseOf(again)!.replayed, true, 'responseOf tells the replay');
-  await t.rejects(client.createPet({ name: 'Tom', categoryId: 4 }, { idempotencyKey: 'order-17' }), { status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
-  const [a, b] = [await client.createPet({ name: 'Kit', categoryId: 4 }), await client.createPet({ name: 'Kit', categoryId: 4 })];
-  t.not(a.id, b.id, 'without a key of the caller\'s, each create is its own pet');
+  await t.rejects(client.createPet({ name: 'Tom', categoryId: 4 }, { idempotencyKey: 'order-17' }), {
+    status: 422,
+    code: 'IDEMPOTENCY_KEY_REUSED',
+  });
+  const [a, b] = [
+    await client.createPet({ name: 'Kit', categoryId: 4 }),
+    await client.createPet({ name: 'Kit', categoryId: 4 }),
+  ];
+  t.not(a.id, b.id, "without a key of the caller's, each create is its own pet");
   t.equal(responseOf({}), undefined, 'nothing is known of an object no call returned');
 });
 
@@ -234,22 +321,58 @@ t.test('an answer that is not the documented JSON is refused, naming the status 
     new Response('<html>busy</html>', { status: 200, headers: { 'content-type': 'text/html' } }),
     new Response('{"id": 1,', { status: 201, headers: { 'content-type': 'application/json' } }),
     new Response('{"error":"nope"}', { status: 404, headers: { 'content-type': 'application/json' } }),
-    new Response('{"code":"X","message":"m","status":418}', { status: 418, headers: { 'content-type': 'application/json; charset=utf-8' } }),
+    new Response('{"code":"X","message":"m","status":418}', {
+      status: 418,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    }),
     new Response(null, { status: 200 }),
   ];
-  const client = createClient({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: API_KEY, fetch: async () => answers.shift()! });
-  await t.rejects(all(client.listPets()), new PetstoreResponseError('listPets', 200, 'text/html', 'is not the JSON the spec documents'));
-  await t.rejects(client.createPet({ name: 'Rex', categoryId: 1 }), { name: 'PetstoreResponseError', status: 201, contentType: 'application/json', message: /is not valid JSON: .* at position 9/ });
-  await t.rejects(client.getPet(1n), { message: 'getPet: the answer (status 404, content type application/json) is not an answer the spec documents for it' });
-  await t.rejects(client.getPet(1n), { status: 418, message: /status 418, content type application\/json; charset=utf-8\) is not an answer the spec documents/ });
-  await t.rejects(client.getPet(1n), { message: 'getPet: the answer (status 200, content type none) is not the JSON the spec documents' });
+  const client = createClient({
+    baseUrl: 'http://127.0.0.1:9/v1',
+    apiKey: API_KEY,
+    fetch: async () => answers.shift()!,
+  });
+  await t.rejects(
+    all(client.listPets()),
+    new PetstoreResponseError('listPets', 200, 'text/html', 'is not the JSON the spec documents'),
+  );
+  await t.rejects(client.createPet({ name: 'Rex', categoryId: 1 }), {
+    name: 'PetstoreResponseError',
+    status: 201,
+    contentType: 'application/json',
+    message: /is not valid JSON: .* at position 9/,
+  });
+  await t.rejects(client.getPet(1n), {
+    message:
+      'getPet: the answer (status 404, content type application/json) is not an answer the spec documents for it',
+  });
+  await t.rejects(client.getPet(1n), {
+    status: 418,
+    message: /status 418, content type application\/json; charset=utf-8\) is not an answer the spec documents/,
+  });
+  await t.rejects(client.getPet(1n), {
+    message: 'getPet: the answer (status 200, content type none) is not the JSON the spec documents',
+  });
 });
 
 t.test('createClient refuses settings it cannot use', async (t) => {
-  t.throws(() => createClient({ baseUrl: 'http://127.0.0.1/v1', apiKey: API_KEY, maxRetries: -1 }), { name: 'RangeError', message: /maxRetries/ });
-  t.throws(() => createClient({ baseUrl: 'http://127.0.0.1/v1', apiKey: API_KEY, maxRetries: 1.5 }), { message: /maxRetries/ });
-  t.throws(() => createClient({ baseUrl: 'http://127.0.0.1/v1', apiKey: API_KEY, timeoutMs: 0 }), { name: 'RangeError', message: /timeoutMs/ });
-  const client = createClient({ baseUrl: new URL('http://127.0.0.1:9/v1/'), apiKey: API_KEY, fetch: async (input) => new Response(`[]`, { status: 200, headers: { 'content-type': 'application/json', 'x-url': String(input) } }) });
+  t.throws(() => createClient({ baseUrl: 'http://127.0.0.1/v1', apiKey: API_KEY, maxRetries: -1 }), {
+    name: 'RangeError',
+    message: /maxRetries/,
+  });
+  t.throws(() => createClient({ baseUrl: 'http://127.0.0.1/v1', apiKey: API_KEY, maxRetries: 1.5 }), {
+    message: /maxRetries/,
+  });
+  t.throws(() => createClient({ baseUrl: 'http://127.0.0.1/v1', apiKey: API_KEY, timeoutMs: 0 }), {
+    name: 'RangeError',
+    message: /timeoutMs/,
+  });
+  const client = createClient({
+    baseUrl: new URL('http://127.0.0.1:9/v1/'),
+    apiKey: API_KEY,
+    fetch: async (input) =>
+      new Response(`[]`, { status: 200, headers: { 'content-type': 'application/json', 'x-url': String(input) } }),
+  });
   const page = (await client.listPets({ limit: 5, status: 'sold' }).pages()[Symbol.asyncIterator]().next()).value!;
   t.same(page, { items: [], next: undefined }, 'a URL base, with its trailing slash, is taken');
 });

@@ -47,12 +47,24 @@ async function serve(t: Test, spec: OpenApiDocument, handler: typeof replacePet 
   return (app.server.address() as AddressInfo).port;
 }
 
-const contract = (port: number, specFile: string) => runContract(['--url', `http://127.0.0.1:${port}/v1`, '--spec', specFile, ...RUN]);
+const contract = (port: number, specFile: string) =>
+  runContract(['--url', `http://127.0.0.1:${port}/v1`, '--spec', specFile, ...RUN]);
 
 const isUpdate = (exchange: Exchange) => exchange.method === 'PUT';
 const BREAKAGES: [string, Fault, RegExp][] = [
-  ['a status the spec does not give it', { answer: (exchange, reply) => (isUpdate(exchange) && reply.status === 200 ? { ...reply, status: 201 } : reply) }, /replacePet answered 201, which openapi\.yaml does not document/],
-  ['an answer outside its schema', { answer: (exchange, reply) => (isUpdate(exchange) && reply.status === 200 ? withJson(reply, { ...json(reply), status: 'lost' }) : reply) }, /replacePet 200 body does not match openapi\.yaml/],
+  [
+    'a status the spec does not give it',
+    { answer: (exchange, reply) => (isUpdate(exchange) && reply.status === 200 ? { ...reply, status: 201 } : reply) },
+    /replacePet answered 201, which openapi\.yaml does not document/,
+  ],
+  [
+    'an answer outside its schema',
+    {
+      answer: (exchange, reply) =>
+        isUpdate(exchange) && reply.status === 200 ? withJson(reply, { ...json(reply), status: 'lost' }) : reply,
+    },
+    /replacePet 200 body does not match openapi\.yaml/,
+  ],
   [
     'a required field lost',
     {
@@ -68,23 +80,30 @@ const BREAKAGES: [string, Fault, RegExp][] = [
 
 for (const stability of [undefined, 'experimental'] as const) {
   const marked = stability === undefined ? 'a stable operation' : `an operation marked ${stability}`;
-  t.test(`${marked}: npm run contract sends it valid requests from the spec alone, and catches its broken answers`, async (t) => {
-    const spec = withReplacePet(stability);
-    const specFile = fileOf(t, spec);
-    // One service; each broken server is a proxy in front of it (the pets other runs made do not matter).
-    const port = await serve(t, spec);
-    const { status, output } = await contract(port, specFile);
-    t.equal(status, 0, output);
-    t.match(output, /^ {2}PUT \/pets\/\{petId\} +replacePet +\d+ sent +\d+ valid +[1-9]\d* answered 2xx$/m, 'replacePet got valid requests, and 2xx answers');
-    // Marked experimental, it is checked the same way: one breakage shows it.
-    for (const [what, fault, report] of stability === undefined ? BREAKAGES : BREAKAGES.slice(-1)) {
-      const broken = await contract(await faultyProxy(t, port, fault), specFile);
-      t.equal(broken.status, 1, `${what}: exit 1`);
-      t.match(broken.output, /^FAIL a valid request is accepted/m, `${what}: the valid requests' check fails`);
-      t.match(broken.output, report, `${what}: the report says what`);
-      t.match(broken.output, /reproduce: curl -i --globoff -X PUT /, `${what}: the curl line repeats a PUT`);
-    }
-  });
+  t.test(
+    `${marked}: npm run contract sends it valid requests from the spec alone, and catches its broken answers`,
+    async (t) => {
+      const spec = withReplacePet(stability);
+      const specFile = fileOf(t, spec);
+      // One service; each broken server is a proxy in front of it (the pets other runs made do not matter).
+      const port = await serve(t, spec);
+      const { status, output } = await contract(port, specFile);
+      t.equal(status, 0, output);
+      t.match(
+        output,
+        /^ {2}PUT \/pets\/\{petId\} +replacePet +\d+ sent +\d+ valid +[1-9]\d* answered 2xx$/m,
+        'replacePet got valid requests, and 2xx answers',
+      );
+      // Marked experimental, it is checked the same way: one breakage shows it.
+      for (const [what, fault, report] of stability === undefined ? BREAKAGES : BREAKAGES.slice(-1)) {
+        const broken = await contract(await faultyProxy(t, port, fault), specFile);
+        t.equal(broken.status, 1, `${what}: exit 1`);
+        t.match(broken.output, /^FAIL a valid request is accepted/m, `${what}: the valid requests' check fails`);
+        t.match(broken.output, report, `${what}: the report says what`);
+        t.match(broken.output, /reproduce: curl -i --globoff -X PUT /, `${what}: the curl line repeats a PUT`);
+      }
+    },
+  );
 }
 
 t.test('a handler that ignores its body is caught: a write answers with what it wrote', async (t) => {
@@ -98,17 +117,35 @@ t.test('a handler that ignores its body is caught: a write answers with what it 
   };
   const { status, output } = await contract(await serve(t, spec, ignoring), fileOf(t, spec));
   t.equal(status, 1, status === 1 ? 'exit 1' : output);
-  // Whichever property meets the write first reports it (the one of valid requests, or the one that sends each operation's).
+  // Whichever property meets the write first reports it (the one of valid requests, or the one that sends each
+  // operation's).
   t.match(output, /^FAIL (a valid request is accepted|every operation answered a valid request with a 2xx)/m);
-  t.match(output, /PUT \/v1\/pets\/\d+ [^\n]*\n {2,4}the answer does not hold what was written: (name|categoryId|status)/);
+  t.match(
+    output,
+    /PUT \/v1\/pets\/\d+ [^\n]*\n {2,4}the answer does not hold what was written: (name|categoryId|status)/,
+  );
 });
 
 t.test('a string query parameter: valid values sent, and ones too short or too long refused naming it', async (t) => {
   const spec = withReplacePet(undefined, (replacePet) =>
-    replacePet['parameters'].push({ name: 'note', in: 'query', required: false, description: 'Why.', schema: { type: 'string', minLength: 1, maxLength: 20 } }),
+    replacePet['parameters'].push({
+      name: 'note',
+      in: 'query',
+      required: false,
+      description: 'Why.',
+      schema: { type: 'string', minLength: 1, maxLength: 20 },
+    }),
   );
-  const rules = fc.sample(requestGenerators(contractOf(spec), API_KEY).brokenRequest(contractOf(spec).operation('replacePet')), { seed: 1, numRuns: 300 }).map((broken) => broken.rule);
-  t.ok(rules.some((rule) => /^query parameter note (too short|too long)$/.test(rule)), 'broken values of note are generated');
+  const rules = fc
+    .sample(requestGenerators(contractOf(spec), API_KEY).brokenRequest(contractOf(spec).operation('replacePet')), {
+      seed: 1,
+      numRuns: 300,
+    })
+    .map((broken) => broken.rule);
+  t.ok(
+    rules.some((rule) => /^query parameter note (too short|too long)$/.test(rule)),
+    'broken values of note are generated',
+  );
   const { status, output } = await contract(await serve(t, spec), fileOf(t, spec));
   t.equal(status, 0, output);
 });
@@ -125,12 +162,21 @@ t.test('an operation open to all (security: []) is sent no key-less requests exp
 
 t.test('an operation no valid request can be made for fails the run, naming it and why', async (t) => {
   // A required header: the generators make none, so replacePet could never be sent a valid request.
-  const spec = withReplacePet(undefined, (replacePet) => replacePet['parameters'].push({ name: 'X-Tenant', in: 'header', required: true, schema: { type: 'string' } }));
+  const spec = withReplacePet(undefined, (replacePet) =>
+    replacePet['parameters'].push({ name: 'X-Tenant', in: 'header', required: true, schema: { type: 'string' } }),
+  );
   const { status, output } = await contract(await serve(t, spec), fileOf(t, spec));
   t.equal(status, 1, status === 1 ? 'exit 1' : output);
   t.match(output, /^FAIL every operation answered a valid request with a 2xx/m);
-  t.match(output, /replacePet \(PUT \/pets\/\{petId\}\): no valid request could be generated: replacePet: required header parameters are not generated/);
-  t.match(output, /^ {2}PUT \/pets\/\{petId\} +replacePet +0 sent +0 valid +0 answered 2xx$/m, 'counted, with nothing sent');
+  t.match(
+    output,
+    /replacePet \(PUT \/pets\/\{petId\}\): no valid request could be generated: replacePet: required header parameters are not generated/,
+  );
+  t.match(
+    output,
+    /^ {2}PUT \/pets\/\{petId\} +replacePet +0 sent +0 valid +0 answered 2xx$/m,
+    'counted, with nothing sent',
+  );
 });
 
 /** Runs npm run compat on `current`, with released versions 1.0.0 (docs/releases) and `released` (as 1.3.0). */
@@ -142,7 +188,11 @@ async function gate(t: Test, released: OpenApiDocument, current: OpenApiDocument
   writeFileSync(specFile, stringify({ ...current, info: { ...current.info, version: '1.4.0' } }));
   const lines: string[] = [];
   // A breaking edit of one field shows in some of replacePet's valid requests only: 200 cases where one must show.
-  const status = await runCompat(['--spec', specFile, '--releases', join(dir, 'releases'), '--seed', '11', '--cases', String(cases)], { log: (line) => lines.push(line), error: (line) => lines.push(line) }, { handlers: (store) => ({ replacePet: replacePet(store) }) });
+  const status = await runCompat(
+    ['--spec', specFile, '--releases', join(dir, 'releases'), '--seed', '11', '--cases', String(cases)],
+    { log: (line) => lines.push(line), error: (line) => lines.push(line) },
+    { handlers: (store) => ({ replacePet: replacePet(store) }) },
+  );
   return { status, output: lines.join('\n') };
 }
 
@@ -150,34 +200,50 @@ const nameRequired = (replacePet: Record<string, any>, spec: OpenApiDocument) =>
   void replacePet;
   (spec.components.schemas as Record<string, { required?: string[] }>)['PetChanges']!.required = ['name'];
 };
-const reworded = (replacePet: Record<string, any>) => void (replacePet['description'] = 'Changes a pet: the fields the body gives, and only those.');
+const reworded = (replacePet: Record<string, any>) =>
+  void (replacePet['description'] = 'Changes a pet: the fields the body gives, and only those.');
 
-t.test('npm run compat holds a released operation to its release: a breaking edit is refused, a rewording accepted', async (t) => {
-  const released = withReplacePet();
-  const breaking = await gate(t, released, withReplacePet(undefined, nameRequired));
-  t.equal(breaking.status, 1, 'name made required: a 1.3.0 client that sends only a status now gets 400');
-  t.match(breaking.output, /"operationId":"replacePet"[\s\S]*body\.name is required/);
-  t.match(breaking.output, /summary: a breaking change for clients of 1\.3\.0;/);
-  t.match(breaking.output, /^ {2}PUT \/pets\/\{petId\} +replacePet +\d+ sent +\d+ valid +\d+ answered 2xx$/m, 'the per-operation counts');
+t.test(
+  'npm run compat holds a released operation to its release: a breaking edit is refused, a rewording accepted',
+  async (t) => {
+    const released = withReplacePet();
+    const breaking = await gate(t, released, withReplacePet(undefined, nameRequired));
+    t.equal(breaking.status, 1, 'name made required: a 1.3.0 client that sends only a status now gets 400');
+    t.match(breaking.output, /"operationId":"replacePet"[\s\S]*body\.name is required/);
+    t.match(breaking.output, /summary: a breaking change for clients of 1\.3\.0;/);
+    t.match(
+      breaking.output,
+      /^ {2}PUT \/pets\/\{petId\} +replacePet +\d+ sent +\d+ valid +\d+ answered 2xx$/m,
+      'the per-operation counts',
+    );
 
-  const rewording = await gate(t, released, withReplacePet(undefined, reworded), 60);
-  t.equal(rewording.status, 0, rewording.output);
-  t.match(rewording.output, /summary: every released version is kept;/);
-});
+    const rewording = await gate(t, released, withReplacePet(undefined, reworded), 60);
+    t.equal(rewording.status, 0, rewording.output);
+    t.match(rewording.output, /summary: every released version is kept;/);
+  },
+);
 
-t.test('an operation experimental in a release may change; it may not be made less stable than a release made it', async (t) => {
-  const experimental = withReplacePet('experimental');
-  const changed = await gate(t, experimental, withReplacePet('experimental', nameRequired), 60);
-  t.equal(changed.status, 0, changed.output);
-  t.match(changed.output, /experimental there, so not held: replacePet/);
-  const removed = await gate(t, experimental, specWith((spec) => void (spec.info.version = '1.3.0')), 60);
-  t.equal(removed.status, 0, `removed altogether: ${removed.output}`);
+t.test(
+  'an operation experimental in a release may change; it may not be made less stable than a release made it',
+  async (t) => {
+    const experimental = withReplacePet('experimental');
+    const changed = await gate(t, experimental, withReplacePet('experimental', nameRequired), 60);
+    t.equal(changed.status, 0, changed.output);
+    t.match(changed.output, /experimental there, so not held: replacePet/);
+    const removed = await gate(
+      t,
+      experimental,
+      specWith((spec) => void (spec.info.version = '1.3.0')),
+      60,
+    );
+    t.equal(removed.status, 0, `removed altogether: ${removed.output}`);
 
-  const beta = await gate(t, withReplacePet('beta'), withReplacePet('beta', nameRequired));
-  t.equal(beta.status, 1, 'beta is held like stable: a breaking edit is refused');
-  // Lowering is read from the two documents; a few cases are enough to run the gate.
-  const lowered = await gate(t, withReplacePet(), withReplacePet('experimental'), 8);
-  t.equal(lowered.status, 1, 'stable in 1.3.0, experimental now');
-  t.match(lowered.output, /^FAIL no operation is less stable than this version made it/m);
-  t.match(lowered.output, /replacePet is stable in 1\.3\.0 and experimental now/);
-});
+    const beta = await gate(t, withReplacePet('beta'), withReplacePet('beta', nameRequired));
+    t.equal(beta.status, 1, 'beta is held like stable: a breaking edit is refused');
+    // Lowering is read from the two documents; a few cases are enough to run the gate.
+    const lowered = await gate(t, withReplacePet(), withReplacePet('experimental'), 8);
+    t.equal(lowered.status, 1, 'stable in 1.3.0, experimental now');
+    t.match(lowered.output, /^FAIL no operation is less stable than this version made it/m);
+    t.match(lowered.output, /replacePet is stable in 1\.3\.0 and experimental now/);
+  },
+);

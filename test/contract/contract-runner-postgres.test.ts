@@ -11,10 +11,20 @@ t.setTimeout(120_000);
 const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
 
-t.test('two instances on one PostgreSQL database, in turn: every check holds, reading back across instances', { skip }, async (t) => {
-  const url = await database!.freshSchema();
-  const ports = [await service(t, await database!.openStore(t, url)), await service(t, await database!.openStore(t, url))];
-  const { status, output } = await contract([...ports.flatMap((port) => ['--url', `http://127.0.0.1:${port}/v1`]), ...OPTIONS]);
-  t.equal(status, 0, output);
-  t.match(output, /^ok {3}what a create answered reads back equal/m);
-});
+t.test(
+  'two instances on one PostgreSQL database, in turn: every check holds, reading back across instances',
+  { skip },
+  async (t) => {
+    const url = await database!.freshSchema();
+    const ports = [
+      await service(t, await database!.openStore(t, url)),
+      await service(t, await database!.openStore(t, url)),
+    ];
+    const { status, output } = await contract([
+      ...ports.flatMap((port) => ['--url', `http://127.0.0.1:${port}/v1`]),
+      ...OPTIONS,
+    ]);
+    t.equal(status, 0, output);
+    t.match(output, /^ok {3}what a create answered reads back equal/m);
+  },
+);

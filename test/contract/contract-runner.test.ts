@@ -26,113 +26,258 @@ t.test('against the real service every check holds: exit 0', async (t) => {
   const port = await service(t);
   const dir = mkdtempSync(join(tmpdir(), 'contract-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, '--report', `junit=${join(dir, 'junit.xml')}`]);
+  const { status, output } = await contract([
+    '--url',
+    `http://127.0.0.1:${port}/v1`,
+    ...OPTIONS,
+    '--report',
+    `junit=${join(dir, 'junit.xml')}`,
+  ]);
   t.equal(status, 0, output);
-  for (const check of ['a valid request is accepted', 'a create with an Idempotency-Key is made once', 'a request that breaks one rule', 'a request without a valid key gets 401', 'every operation answered a valid request with a 2xx', 'what a create answered reads back equal']) {
+  for (const check of [
+    'a valid request is accepted',
+    'a create with an Idempotency-Key is made once',
+    'a request that breaks one rule',
+    'a request without a valid key gets 401',
+    'every operation answered a valid request with a 2xx',
+    'what a create answered reads back equal',
+  ]) {
     t.match(output, new RegExp(`^ok {3}${check}`, 'm'), `one line for: ${check}`);
   }
   // One line per operation of the spec, each with valid requests answered 2xx.
   for (const { operationId, method, path } of operations) {
-    t.match(output, new RegExp(`^  ${method.toUpperCase()} ${path.replace(/[{}]/g, '\\$&')} +${operationId} +\\d+ sent +\\d+ valid +[1-9]\\d* answered 2xx$`, 'm'), `counts for ${operationId}`);
+    t.match(
+      output,
+      new RegExp(
+        `^  ${method.toUpperCase()} ${path.replace(/[{}]/g, '\\$&')} +${operationId} +\\d+ sent +\\d+ valid +[1-9]\\d* answered 2xx$`,
+        'm',
+      ),
+      `counts for ${operationId}`,
+    );
   }
-  t.match(output, /summary: every check holds; seed 7; \d+ requests; [\d.]+ s; [1-9]\d* pets created, named "contract-check [0-9a-f]{8} …"/);
-  t.match(output, /^ok   every create of this run is in the change feed once, as answered, each pet's versions without a gap$/m, 'the feed holds what the run created');
-  t.match(readFileSync(join(dir, 'junit.xml'), 'utf8'), /<testsuites name="npm run contract" tests="7" failures="0"/, 'the JUnit report');
-});
-
-t.test('an operation past the sunset its spec announces may answer the documented 410; one that answers 410 before it fails the run', async (t) => {
-  // Dates far from any real "now", so that neither outcome depends on the day the test runs.
-  const sunsetAt = (sunset: string) => specWith((spec) => Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-deprecated-at': '1999-01-01', 'x-sunset': sunset }));
-  const { app } = await buildTestApp(t, { logger: false, spec: sunsetAt('2000-01-01'), clock: Date.now });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`;
-  const dir = t.testdir({ 'retired.json': JSON.stringify(sunsetAt('2000-01-01')), 'kept.json': JSON.stringify(sunsetAt('9999-12-31')) });
-
-  const retired = await contract(['--url', url, '--spec', join(dir, 'retired.json'), ...OPTIONS], ENV, { clock: Date.now });
-  t.equal(retired.status, 0, retired.status === 0 ? 'exit 0' : retired.output);
-  t.match(retired.output, /^ {2}GET \/pets\/\{petId\} +getPet +\d+ sent +[1-9]\d* valid +0 answered 2xx$/m, 'getPet sent, answered 410, not held to a 2xx');
-
-  const kept = await contract(['--url', url, '--spec', join(dir, 'kept.json'), ...OPTIONS], ENV, { clock: Date.now });
-  // Its report, on a run that fails, holds the generated requests: not a message for a passing assertion.
-  t.equal(kept.status, 1, kept.status === 1 ? 'exit 1' : kept.output);
-  t.match(kept.output, /^GET \/v1\/pets\/\S+ → 410 \{"code":"OPERATION_GONE".*\n {2}expected a 2xx: a valid request/m, 'names the 410 a valid request got');
-});
-
-t.test('against a deployment that limits it, the runner accepts the documented 429, waits and goes on: a limit never fails a run', async (t) => {
-  const table = keyTableOf([API_KEY], rolesOf(spec), { default: { requests: 40, windowSeconds: 1 }, clients: new Map() });
-  const { app } = await buildTestApp(t, { logger: false, apiKeys: { table } });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { status, output } = await contract(['--url', `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`, ...OPTIONS]);
-  t.equal(status, 0, output);
-  t.match(output, /^429 TOO_MANY_REQUESTS \(the deployment's limit: each waited for Retry-After and sent again, never a violation\): [A-Za-z]+ [1-9]/m, 'the 429s, per operation');
-  t.match(output, /summary: every check holds; seed 7; \d+ requests \([1-9]\d* answered 429 and retried after Retry-After\)/);
-});
-
-t.test("with a second key lacking a role, the 403 of every operation needing one is checked; without, the run says it was not", async (t) => {
-  const READER = 'reader-key-0123456789abcdefghij';
-  const { app } = await buildTestApp(t, { logger: false, apiKeys: [API_KEY, { client: 'none', key: NO_ROLE_API_KEY, roles: [] }, { client: 'reader', key: READER, roles: ['pets:read'] }] });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const port = (app.server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}/v1`;
-
-  const unchecked = await contract(['--url', url, ...OPTIONS]);
-  t.equal(unchecked.status, 0, unchecked.output);
-  // The operations whose security requirement names roles, and their roles: read from the spec.
-  const needing = operations.map((operation) => [operation.operationId, requiredRolesOf(operation, spec)] as const).filter(([, roles]) => roles.length > 0);
-  t.ok(needing.length > 0, 'openapi.yaml names roles');
-  t.ok(
-    unchecked.output.split('\n').includes(`403 insufficient_scope: not checked (${needing.map(([operationId]) => operationId).join(', ')} need roles): give a key lacking a role in CONTRACT_LIMITED_API_KEY or --limited-key-file`),
-    'it says which operations it did not check',
+  t.match(
+    output,
+    /summary: every check holds; seed 7; \d+ requests; [\d.]+ s; [1-9]\d* pets created, named "contract-check [0-9a-f]{8} …"/,
   );
-
-  const none = await contract(['--url', url, ...OPTIONS], { ...ENV, CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY });
-  t.equal(none.status, 0, none.output);
-  for (const [operationId, roles] of needing) {
-    t.ok(none.output.split('\n').includes(`  ok   ${operationId} (needs ${roles.join(', ')}): the documented 403`), `${operationId} checked`);
-  }
-  t.notMatch(none.output, NO_ROLE_API_KEY, 'the limited key is never printed');
-
-  const dir = t.testdir({ 'reader.key': `${READER}\n` });
-  const reader = await contract(['--url', url, ...OPTIONS, '--limited-key-file', join(dir, 'reader.key')]);
-  t.equal(reader.status, 0, reader.output);
-  t.match(reader.output, /^ {2}ok {3}createPet \(needs pets:write\): the documented 403$/m);
-  t.match(reader.output, /^ {2}-- {3}listPets \(needs pets:read\): not checked, the limited key has pets:read \(answered 200\)$/m);
-  t.match(reader.output, /^ {2}-- {3}getPet \(needs pets:read\): not checked, the limited key has pets:read \(answered (200|404)\)$/m);
-
-  // A server whose 403 names no scope in its challenge is caught (by the header's documented pattern).
-  const broken = await faultyProxy(t, port, { answer: (_exchange, reply) => (reply.status === 403 ? { ...reply, headers: { ...reply.headers, 'www-authenticate': 'Bearer realm="petstore"' } } : reply) });
-  const caught = await contract(['--url', `http://127.0.0.1:${broken}/v1`, ...OPTIONS], { ...ENV, CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY });
-  t.equal(caught.status, 1, 'exit 1');
-  t.match(caught.output, /^ {2}FAIL createPet \(needs pets:write\): POST \/v1\/pets → 403 .*\n.*WWW-Authenticate/m);
-  t.match(caught.output, new RegExp(`summary: ${needing.length} of \\d+ checks violated`), 'each operation needing a role');
-
-  // One whose challenge is well formed but names another role than the operation needs.
-  const misnamed = await faultyProxy(t, port, { answer: (_exchange, reply) => (reply.status === 403 ? { ...reply, headers: { ...reply.headers, 'www-authenticate': String(reply.headers['www-authenticate']).replace(/scope="[^"]*"/, 'scope="pets:other"') } } : reply) });
-  const named = await contract(['--url', `http://127.0.0.1:${misnamed}/v1`, ...OPTIONS], { ...ENV, CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY });
-  t.equal(named.status, 1, 'exit 1');
-  t.match(named.output, /^ {2}FAIL createPet \(needs pets:write\): POST \/v1\/pets .*: 403 without a challenge naming scope="pets:write" \(got "Bearer [^\n]*scope=\\"pets:other\\""\)$/m);
-
-  // --read-only sends nothing that could write: the 403 of createPet is left unchecked, the others checked.
-  const readOnly = await contract(['--url', url, ...OPTIONS, '--read-only'], { ...ENV, CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY });
-  t.notMatch(readOnly.output, /createPet \(needs/, 'createPet is not sent');
-  t.match(readOnly.output, /^ {2}ok {3}listPets \(needs pets:read\): the documented 403$/m);
+  t.match(
+    output,
+    /^ok   every create of this run is in the change feed once, as answered, each pet's versions without a gap$/m,
+    'the feed holds what the run created',
+  );
+  t.match(
+    readFileSync(join(dir, 'junit.xml'), 'utf8'),
+    /<testsuites name="npm run contract" tests="7" failures="0"/,
+    'the JUnit report',
+  );
 });
+
+t.test(
+  'an operation past the sunset its spec announces may answer the documented 410; one that answers 410 before it fails the run',
+  async (t) => {
+    // Dates far from any real "now", so that neither outcome depends on the day the test runs.
+    const sunsetAt = (sunset: string) =>
+      specWith((spec) =>
+        Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-deprecated-at': '1999-01-01', 'x-sunset': sunset }),
+      );
+    const { app } = await buildTestApp(t, { logger: false, spec: sunsetAt('2000-01-01'), clock: Date.now });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`;
+    const dir = t.testdir({
+      'retired.json': JSON.stringify(sunsetAt('2000-01-01')),
+      'kept.json': JSON.stringify(sunsetAt('9999-12-31')),
+    });
+
+    const retired = await contract(['--url', url, '--spec', join(dir, 'retired.json'), ...OPTIONS], ENV, {
+      clock: Date.now,
+    });
+    t.equal(retired.status, 0, retired.status === 0 ? 'exit 0' : retired.output);
+    t.match(
+      retired.output,
+      /^ {2}GET \/pets\/\{petId\} +getPet +\d+ sent +[1-9]\d* valid +0 answered 2xx$/m,
+      'getPet sent, answered 410, not held to a 2xx',
+    );
+
+    const kept = await contract(['--url', url, '--spec', join(dir, 'kept.json'), ...OPTIONS], ENV, { clock: Date.now });
+    // Its report, on a run that fails, holds the generated requests: not a message for a passing assertion.
+    t.equal(kept.status, 1, kept.status === 1 ? 'exit 1' : kept.output);
+    t.match(
+      kept.output,
+      /^GET \/v1\/pets\/\S+ → 410 \{"code":"OPERATION_GONE".*\n {2}expected a 2xx: a valid request/m,
+      'names the 410 a valid request got',
+    );
+  },
+);
+
+t.test(
+  'against a deployment that limits it, the runner accepts the documented 429, waits and goes on: a limit never fails a run',
+  async (t) => {
+    const table = keyTableOf([API_KEY], rolesOf(spec), {
+      default: { requests: 40, windowSeconds: 1 },
+      clients: new Map(),
+    });
+    const { app } = await buildTestApp(t, { logger: false, apiKeys: { table } });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { status, output } = await contract([
+      '--url',
+      `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`,
+      ...OPTIONS,
+    ]);
+    t.equal(status, 0, output);
+    t.match(
+      output,
+      /^429 TOO_MANY_REQUESTS \(the deployment's limit: each waited for Retry-After and sent again, never a violation\): [A-Za-z]+ [1-9]/m,
+      'the 429s, per operation',
+    );
+    t.match(
+      output,
+      /summary: every check holds; seed 7; \d+ requests \([1-9]\d* answered 429 and retried after Retry-After\)/,
+    );
+  },
+);
+
+t.test(
+  'with a second key lacking a role, the 403 of every operation needing one is checked; without, the run says it was not',
+  async (t) => {
+    const READER = 'reader-key-0123456789abcdefghij';
+    const { app } = await buildTestApp(t, {
+      logger: false,
+      apiKeys: [
+        API_KEY,
+        { client: 'none', key: NO_ROLE_API_KEY, roles: [] },
+        { client: 'reader', key: READER, roles: ['pets:read'] },
+      ],
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as AddressInfo).port;
+    const url = `http://127.0.0.1:${port}/v1`;
+
+    const unchecked = await contract(['--url', url, ...OPTIONS]);
+    t.equal(unchecked.status, 0, unchecked.output);
+    // The operations whose security requirement names roles, and their roles: read from the spec.
+    const needing = operations
+      .map((operation) => [operation.operationId, requiredRolesOf(operation, spec)] as const)
+      .filter(([, roles]) => roles.length > 0);
+    t.ok(needing.length > 0, 'openapi.yaml names roles');
+    t.ok(
+      unchecked.output
+        .split('\n')
+        .includes(
+          `403 insufficient_scope: not checked (${needing.map(([operationId]) => operationId).join(', ')} need roles): give a key lacking a role in CONTRACT_LIMITED_API_KEY or --limited-key-file`,
+        ),
+      'it says which operations it did not check',
+    );
+
+    const none = await contract(['--url', url, ...OPTIONS], { ...ENV, CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY });
+    t.equal(none.status, 0, none.output);
+    for (const [operationId, roles] of needing) {
+      t.ok(
+        none.output.split('\n').includes(`  ok   ${operationId} (needs ${roles.join(', ')}): the documented 403`),
+        `${operationId} checked`,
+      );
+    }
+    t.notMatch(none.output, NO_ROLE_API_KEY, 'the limited key is never printed');
+
+    const dir = t.testdir({ 'reader.key': `${READER}\n` });
+    const reader = await contract(['--url', url, ...OPTIONS, '--limited-key-file', join(dir, 'reader.key')]);
+    t.equal(reader.status, 0, reader.output);
+    t.match(reader.output, /^ {2}ok {3}createPet \(needs pets:write\): the documented 403$/m);
+    t.match(
+      reader.output,
+      /^ {2}-- {3}listPets \(needs pets:read\): not checked, the limited key has pets:read \(answered 200\)$/m,
+    );
+    t.match(
+      reader.output,
+      /^ {2}-- {3}getPet \(needs pets:read\): not checked, the limited key has pets:read \(answered (200|404)\)$/m,
+    );
+
+    // A server whose 403 names no scope in its challenge is caught (by the header's documented pattern).
+    const broken = await faultyProxy(t, port, {
+      answer: (_exchange, reply) =>
+        reply.status === 403
+          ? { ...reply, headers: { ...reply.headers, 'www-authenticate': 'Bearer realm="petstore"' } }
+          : reply,
+    });
+    const caught = await contract(['--url', `http://127.0.0.1:${broken}/v1`, ...OPTIONS], {
+      ...ENV,
+      CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY,
+    });
+    t.equal(caught.status, 1, 'exit 1');
+    t.match(caught.output, /^ {2}FAIL createPet \(needs pets:write\): POST \/v1\/pets → 403 .*\n.*WWW-Authenticate/m);
+    t.match(
+      caught.output,
+      new RegExp(`summary: ${needing.length} of \\d+ checks violated`),
+      'each operation needing a role',
+    );
+
+    // One whose challenge is well formed but names another role than the operation needs.
+    const misnamed = await faultyProxy(t, port, {
+      answer: (_exchange, reply) =>
+        reply.status === 403
+          ? {
+              ...reply,
+              headers: {
+                ...reply.headers,
+                'www-authenticate': String(reply.headers['www-authenticate']).replace(
+                  /scope="[^"]*"/,
+                  'scope="pets:other"',
+                ),
+              },
+            }
+          : reply,
+    });
+    const named = await contract(['--url', `http://127.0.0.1:${misnamed}/v1`, ...OPTIONS], {
+      ...ENV,
+      CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY,
+    });
+    t.equal(named.status, 1, 'exit 1');
+    t.match(
+      named.output,
+      /^ {2}FAIL createPet \(needs pets:write\): POST \/v1\/pets .*: 403 without a challenge naming scope="pets:write" \(got "Bearer [^\n]*scope=\\"pets:other\\""\)$/m,
+    );
+
+    // --read-only sends nothing that could write: the 403 of createPet is left unchecked, the others checked.
+    const readOnly = await contract(['--url', url, ...OPTIONS, '--read-only'], {
+      ...ENV,
+      CONTRACT_LIMITED_API_KEY: NO_ROLE_API_KEY,
+    });
+    t.notMatch(readOnly.output, /createPet \(needs/, 'createPet is not sent');
+    t.match(readOnly.output, /^ {2}ok {3}listPets \(needs pets:read\): the documented 403$/m);
+  },
+);
 
 // Each broken server is the real service behind the proxy that breaks it.
 t.test('every broken server is caught', async (t) => faultTests(t));
 
-t.test('a failure report has the shrunk case, and a curl line that repeats it with the key from the environment', async (t) => {
-  const port = await misbehaving(t, FAULTS.find((entry) => entry.name === 'a refusal that does not say what to fix')!.fault);
-  const dir = mkdtempSync(join(tmpdir(), 'contract-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const { output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, '--report', `junit=${join(dir, 'junit.xml')}`]);
-  t.match(output, /Counterexample: \[/, 'the counterexample');
-  t.match(output, /Shrunk \d+ time/, 'shrunk');
-  t.match(output, new RegExp(`reproduce: curl -i --globoff -X \\w+ 'http://127\\.0\\.0\\.1:${port}/v1/pet[^']*'.* -H "authorization: Bearer \\$\\{CONTRACT_API_KEY\\}"`), 'curl, with the key left in the environment');
-  const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
-  t.match(junit, /failures="1"/);
-  t.match(junit, /<failure message="[^"]+">/, 'the failure in the JUnit report');
-});
+t.test(
+  'a failure report has the shrunk case, and a curl line that repeats it with the key from the environment',
+  async (t) => {
+    const port = await misbehaving(
+      t,
+      FAULTS.find((entry) => entry.name === 'a refusal that does not say what to fix')!.fault,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'contract-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const { output } = await contract([
+      '--url',
+      `http://127.0.0.1:${port}/v1`,
+      ...OPTIONS,
+      '--report',
+      `junit=${join(dir, 'junit.xml')}`,
+    ]);
+    t.match(output, /Counterexample: \[/, 'the counterexample');
+    t.match(output, /Shrunk \d+ time/, 'shrunk');
+    t.match(
+      output,
+      new RegExp(
+        `reproduce: curl -i --globoff -X \\w+ 'http://127\\.0\\.0\\.1:${port}/v1/pet[^']*'.* -H "authorization: Bearer \\$\\{CONTRACT_API_KEY\\}"`,
+      ),
+      'curl, with the key left in the environment',
+    );
+    const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    t.match(junit, /failures="1"/);
+    t.match(junit, /<failure message="[^"]+">/, 'the failure in the JUnit report');
+  },
+);
 
 t.test('a target that rate-limits is waited on, never counted as a violation', async (t) => {
   let count = 0;
@@ -141,7 +286,12 @@ t.test('a target that rate-limits is waited on, never counted as a violation', a
   // create would be replayed, a change would meet its own new ETag).
   const port = await misbehaving(t, {
     answer: (exchange, reply) =>
-      exchange.method === 'GET' && ++count % 4 === 0 ? withJson({ ...reply, status: 429, headers: { ...reply.headers, 'retry-after': '0' } }, { code: 'RATE_LIMITED', message: 'Slow down.', status: 429 }) : reply,
+      exchange.method === 'GET' && ++count % 4 === 0
+        ? withJson(
+            { ...reply, status: 429, headers: { ...reply.headers, 'retry-after': '0' } },
+            { code: 'RATE_LIMITED', message: 'Slow down.', status: 429 },
+          )
+        : reply,
   });
   const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS]);
   t.equal(status, 0, output);
@@ -153,7 +303,11 @@ t.test('--read-only creates nothing', async (t) => {
   const store = createMemoryPetStore();
   for (let index = 0; index < 3; index++) await store.create({ name: `pet ${index}`, categoryId: 1 });
   const created: string[] = [];
-  const port = await misbehaving(t, { request: (exchange) => (exchange.method === 'POST' && created.push(exchange.url), exchange) }, store);
+  const port = await misbehaving(
+    t,
+    { request: (exchange) => (exchange.method === 'POST' && created.push(exchange.url), exchange) },
+    store,
+  );
   const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, ...OPTIONS, '--read-only']);
   t.equal(status, 0, output);
   t.same(created, [], 'no POST reached the target');
@@ -162,7 +316,10 @@ t.test('--read-only creates nothing', async (t) => {
 
   const empty = await contract(['--url', `http://127.0.0.1:${await service(t)}/v1`, ...OPTIONS, '--read-only']);
   t.equal(empty.status, 1, 'on a deployment without pets, getPet gets no 2xx: that fails, and says why');
-  t.match(empty.output, /getPet \(GET \/pets\/\{petId\}\): none of its \d+ valid requests got a 2xx \(404 ×\d+\); .*read-only: it creates nothing, so the target must hold data/);
+  t.match(
+    empty.output,
+    /getPet \(GET \/pets\/\{petId\}\): none of its \d+ valid requests got a 2xx \(404 ×\d+\); .*read-only: it creates nothing, so the target must hold data/,
+  );
 });
 
 t.test('when it cannot run: exit 2, saying why', async (t) => {
@@ -175,21 +332,70 @@ t.test('when it cannot run: exit 2, saying why', async (t) => {
     return file;
   };
   const noOperations = specFile('empty.json', (spec) => void (spec.paths = {}));
-  const badLink = specFile('bad-link.json', (spec) => Object.assign((spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, unknown> }).links, { Gone: { operationId: 'readPet', parameters: { petId: '$response.body#/id' } } }));
+  const badLink = specFile('bad-link.json', (spec) =>
+    Object.assign((spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, unknown> }).links, {
+      Gone: { operationId: 'readPet', parameters: { petId: '$response.body#/id' } },
+    }),
+  );
   const cases: [string, string[], NodeJS.ProcessEnv, RegExp][] = [
-    ['a spec that is not there', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', join(dir, 'missing.yaml')], ENV, /--spec .*missing\.yaml: ENOENT/],
-    ['a spec without operations', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', noOperations], ENV, /empty\.json defines no operation/],
-    ['a spec whose link leads nowhere', ['--url', `http://127.0.0.1:${port}/v1`, '--spec', badLink], ENV, /bad-link\.json: createPet 201 link Gone: no operation readPet \(npm run lint says more\)/],
+    [
+      'a spec that is not there',
+      ['--url', `http://127.0.0.1:${port}/v1`, '--spec', join(dir, 'missing.yaml')],
+      ENV,
+      /--spec .*missing\.yaml: ENOENT/,
+    ],
+    [
+      'a spec without operations',
+      ['--url', `http://127.0.0.1:${port}/v1`, '--spec', noOperations],
+      ENV,
+      /empty\.json defines no operation/,
+    ],
+    [
+      'a spec whose link leads nowhere',
+      ['--url', `http://127.0.0.1:${port}/v1`, '--spec', badLink],
+      ENV,
+      /bad-link\.json: createPet 201 link Gone: no operation readPet \(npm run lint says more\)/,
+    ],
     ['no URL', [], ENV, /--url is required/],
-    ['a URL without the base path', ['--url', `http://127.0.0.1:${port}/`], ENV, /must be an http\(s\) URL whose path ends in \/v1/],
+    [
+      'a URL without the base path',
+      ['--url', `http://127.0.0.1:${port}/`],
+      ENV,
+      /must be an http\(s\) URL whose path ends in \/v1/,
+    ],
     ['no key', ['--url', `http://127.0.0.1:${port}/v1`], {}, /no API key: set CONTRACT_API_KEY, or give --key-file/],
-    ['a key file that is not there', ['--url', `http://127.0.0.1:${port}/v1`, '--key-file', '/nonexistent/key'], {}, /cannot read --key-file/],
-    ['a limited key file that is not there', ['--url', `http://127.0.0.1:${port}/v1`, '--limited-key-file', '/nonexistent/key'], ENV, /cannot read --limited-key-file/],
-    ['a refused key', ['--url', `http://127.0.0.1:${port}/v1`], { CONTRACT_API_KEY: 'not-the-key-0123456789' }, /refused the API key \(401\)/],
+    [
+      'a key file that is not there',
+      ['--url', `http://127.0.0.1:${port}/v1`, '--key-file', '/nonexistent/key'],
+      {},
+      /cannot read --key-file/,
+    ],
+    [
+      'a limited key file that is not there',
+      ['--url', `http://127.0.0.1:${port}/v1`, '--limited-key-file', '/nonexistent/key'],
+      ENV,
+      /cannot read --limited-key-file/,
+    ],
+    [
+      'a refused key',
+      ['--url', `http://127.0.0.1:${port}/v1`],
+      { CONTRACT_API_KEY: 'not-the-key-0123456789' },
+      /refused the API key \(401\)/,
+    ],
     ['an unknown option', ['--url', `http://127.0.0.1:${port}/v1`, '--fast'], ENV, /Unknown option '--fast'/],
     ['a URL that is not one', ['--url', 'not a url'], ENV, /--url not a url is not a URL/],
-    ['a bad count', ['--url', `http://127.0.0.1:${port}/v1`, '--cases', '0'], ENV, /--cases must be an integer of at least 1/],
-    ['a bad report', ['--url', `http://127.0.0.1:${port}/v1`, '--report', 'html=x'], ENV, /--report must be junit=<file>/],
+    [
+      'a bad count',
+      ['--url', `http://127.0.0.1:${port}/v1`, '--cases', '0'],
+      ENV,
+      /--cases must be an integer of at least 1/,
+    ],
+    [
+      'a bad report',
+      ['--url', `http://127.0.0.1:${port}/v1`, '--report', 'html=x'],
+      ENV,
+      /--report must be junit=<file>/,
+    ],
   ];
   for (const [what, args, env, reason] of cases) {
     const { status, output } = await contract(args, env);
@@ -209,7 +415,10 @@ t.test('when it cannot run: exit 2, saying why', async (t) => {
 t.test('a fault of the runner itself is not taken for "cannot run": it is thrown, as a bug', async (t) => {
   const printed: string[] = [];
   const output = { log: (line: string) => void printed.push(line), error: (line: string) => void printed.push(line) };
-  await t.rejects(exitStatusOf('npm run contract', output, () => Promise.reject(new TypeError('a bug'))), TypeError);
+  await t.rejects(
+    exitStatusOf('npm run contract', output, () => Promise.reject(new TypeError('a bug'))),
+    TypeError,
+  );
   t.same(printed, []);
 });
 
@@ -217,7 +426,18 @@ t.test('--help says what each option does', async (t) => {
   // As the command line runs it: on the real clock.
   const { status, output } = await contract(['--help'], ENV, {});
   t.equal(status, 0);
-  for (const option of ['--url', '--key-file', '--spec', '--seed', '--cases', '--timeout-ms', '--read-only', '--max-pages', '--report']) t.match(output, option);
+  for (const option of [
+    '--url',
+    '--key-file',
+    '--spec',
+    '--seed',
+    '--cases',
+    '--timeout-ms',
+    '--read-only',
+    '--max-pages',
+    '--report',
+  ])
+    t.match(output, option);
 });
 
 t.test('--max-pages bounds the walks over a large store, and the report says so', async (t) => {
@@ -225,9 +445,15 @@ t.test('--max-pages bounds the walks over a large store, and the report says so'
   for (let index = 0; index < 150; index++) await store.create({ name: `pet ${index}`, categoryId: 1 });
   const port = await service(t, store);
   // 13 cases: a count the checks do not divide evenly, so some run one case more.
-  const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, '--cases', '13', '--seed', '3', '--max-pages', '1'], ENV);
+  const { status, output } = await contract(
+    ['--url', `http://127.0.0.1:${port}/v1`, '--cases', '13', '--seed', '3', '--max-pages', '1'],
+    ENV,
+  );
   t.equal(status, 0, output);
-  t.match(output, /listPets' pages were read up to 1 pages a walk \(--max-pages\); pets beyond were read through getPet only/);
+  t.match(
+    output,
+    /listPets' pages were read up to 1 pages a walk \(--max-pages\); pets beyond were read through getPet only/,
+  );
 });
 
 t.test('a key file is read, and its key never printed', async (t) => {
@@ -236,7 +462,16 @@ t.test('a key file is read, and its key never printed', async (t) => {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'key');
   writeFileSync(file, `${API_KEY}\n`);
-  const { status, output } = await contract(['--url', `http://127.0.0.1:${port}/v1`, '--key-file', file, '--cases', '12', '--seed', '3']);
+  const { status, output } = await contract([
+    '--url',
+    `http://127.0.0.1:${port}/v1`,
+    '--key-file',
+    file,
+    '--cases',
+    '12',
+    '--seed',
+    '3',
+  ]);
   t.equal(status, 0, output);
   t.notMatch(output, API_KEY);
 });

@@ -1,10 +1,11 @@
 // Every status openapi.yaml documents for every operation is produced here and checked against
 // the spec. The requests come from the spec: generated for the operation (valid, broken, without a
 // key), with the ids its links give; what makes each status is read from the operation (a path
-// that names a resource: 404; roles in its security requirement: 403; a body: 413 and 415; an x-sunset: 410; an Idempotency-Key header:
-// 422; a header a link fills from an ETag (If-Match): 412 with a stale tag, 428 without one; any: 429 from a quota of one request,
-// 500 and 503 from a failing store). An operation that documents 428 is sent `If-Match: *` wherever its precondition is not what is
-// tested. A status documented with no way here to make it fails the suite, naming it.
+// that names a resource: 404; roles in its security requirement: 403; a body: 413 and 415; an x-sunset: 410; an
+// Idempotency-Key header: 422; a header a link fills from an ETag (If-Match): 412 with a stale tag, 428 without one;
+// any: 429 from a quota of one request, 500 and 503 from a failing store). An operation that documents 428 is sent
+// `If-Match: *` wherever its precondition is not what is tested. A status documented with no way here to make it fails
+// the suite, naming it.
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
@@ -20,13 +21,24 @@ import { standInStore } from '../helpers/stand-in-store.js';
 import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js';
 import { checkContract, documentedStatuses, operation as operationOf, operations, spec } from '../helpers/contract.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
-import { brokenRequest, inHeader, relinked, unauthorized, validRequest, type ApiRequest, type ValidRequest } from '../helpers/requests.js';
+import {
+  brokenRequest,
+  inHeader,
+  relinked,
+  unauthorized,
+  validRequest,
+  type ApiRequest,
+  type ValidRequest,
+} from '../helpers/requests.js';
 import { linkedHeadersOf, linkedValues, linksOf } from '../../src/contract/spec-links.js';
 import { parametersOf } from '../../src/contract/api-requests.js';
 
 type Send = (request: ApiRequest) => Promise<LightMyRequestResponse>;
 
-/** How to make one status: on which store, at what time, by sending what (the first answer with the status, else the last). */
+/**
+ * How to make one status: on which store, at what time, by sending what (the first answer with the status, else the
+ * last).
+ */
 interface Producer {
   store?: 'failing' | 'unavailable';
   /** A quota of one request an hour for every client (src/limits/quotas.ts). */
@@ -40,7 +52,11 @@ const sample = <T>(arbitrary: fc.Arbitrary<T>, numRuns = 30) => fc.sample(arbitr
 const links = linksOf(spec, 'openapi.yaml');
 const validOf = (operation: Operation) => sample(validRequest(operation));
 
-async function firstAnswering(send: Send, requests: readonly ApiRequest[], status: number): Promise<LightMyRequestResponse> {
+async function firstAnswering(
+  send: Send,
+  requests: readonly ApiRequest[],
+  status: number,
+): Promise<LightMyRequestResponse> {
   let last: LightMyRequestResponse | undefined;
   for (const request of requests) {
     last = await send(request);
@@ -50,21 +66,29 @@ async function firstAnswering(send: Send, requests: readonly ApiRequest[], statu
   return last;
 }
 
-/** Valid requests of `operation` whose path names what exists: ids taken, by the spec's links, from answers of their source operations. */
+/**
+ * Valid requests of `operation` whose path names what exists: ids taken, by the spec's links, from answers of their
+ * source operations.
+ */
 async function linkedValid(send: Send, operation: Operation): Promise<ValidRequest[]> {
   const valid = validOf(operation);
   if (pathParametersOf(operation.path).length === 0) return valid;
   for (const link of links.filter((candidate) => candidate.to === operation.operationId)) {
     for (const source of validOf(operationOf(link.from))) {
       const answer = await send(source.request);
-      const values = String(answer.statusCode) === link.status ? linkedValues(link, answer.json(), answer.headers) : undefined;
+      const values =
+        String(answer.statusCode) === link.status ? linkedValues(link, answer.json(), answer.headers) : undefined;
       if (values !== undefined) return valid.map((request) => relinked(request, values));
     }
   }
   return valid;
 }
 
-const withBody = (request: ApiRequest, payload: string, headers: Record<string, string> = {}): ApiRequest => ({ ...request, headers: { ...request.headers, ...headers }, payload });
+const withBody = (request: ApiRequest, payload: string, headers: Record<string, string> = {}): ApiRequest => ({
+  ...request,
+  headers: { ...request.headers, ...headers },
+  payload,
+});
 
 /** The headers that links to `operation` fill from an answer's headers (If-Match, from an ETag). */
 const linkedHeaders = (operation: Operation) => linkedHeadersOf(links, operation.operationId);
@@ -79,19 +103,45 @@ const resolvedPattern = (schema: unknown): string => {
 function producerOf(operation: Operation, status: number): Producer | undefined {
   const hasBody = operation.object.requestBody !== undefined;
   // An operation that needs a precondition (428 documented) is sent one that any version meets.
-  const anyVersion = '428' in operation.object.responses ? Object.fromEntries(linkedHeaders(operation).map((name) => [name, '*'])) : {};
-  const valid = () => validOf(operation).map(({ request }) => ({ ...request, headers: { ...request.headers, ...anyVersion } }));
+  const anyVersion =
+    '428' in operation.object.responses ? Object.fromEntries(linkedHeaders(operation).map((name) => [name, '*'])) : {};
+  const valid = () =>
+    validOf(operation).map(({ request }) => ({ ...request, headers: { ...request.headers, ...anyVersion } }));
   const linked = async (send: Send) => (await linkedValid(send, operation)).map(({ request }) => request);
-  const sending = (requests: () => ApiRequest[]) => (send: Send, wanted: number) => firstAnswering(send, requests(), wanted);
-  if (status >= 200 && status < 300) return { produce: async (send, wanted) => firstAnswering(send, (await linkedValid(send, operation)).map(({ request }) => request), wanted) };
+  const sending = (requests: () => ApiRequest[]) => (send: Send, wanted: number) =>
+    firstAnswering(send, requests(), wanted);
+  if (status >= 200 && status < 300)
+    return {
+      produce: async (send, wanted) =>
+        firstAnswering(
+          send,
+          (await linkedValid(send, operation)).map(({ request }) => request),
+          wanted,
+        ),
+    };
   switch (status) {
     case 400:
-      return { produce: sending(() => sample(brokenRequest(operation), 100).filter((broken) => broken.expect.status === 400).map((broken) => broken.request)) };
+      return {
+        produce: sending(() =>
+          sample(brokenRequest(operation), 100)
+            .filter((broken) => broken.expect.status === 400)
+            .map((broken) => broken.request),
+        ),
+      };
     case 401:
       return { produce: sending(() => valid().map((request) => unauthorized(request, undefined))) };
     case 403:
       // A valid key without the roles the operation's security requirement names.
-      return requiredRolesOf(operation, spec).length > 0 ? { produce: sending(() => valid().map((request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${NO_ROLE_API_KEY}` } }))) } : undefined;
+      return requiredRolesOf(operation, spec).length > 0
+        ? {
+            produce: sending(() =>
+              valid().map((request) => ({
+                ...request,
+                headers: { ...request.headers, authorization: `Bearer ${NO_ROLE_API_KEY}` },
+              })),
+            ),
+          }
+        : undefined;
     case 404:
       // Ids the generators make up, on an empty store: none names a pet.
       return pathParametersOf(operation.path).length > 0 ? { produce: sending(valid) } : undefined;
@@ -102,23 +152,68 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       const after = parametersOf(operation).find((parameter) => parameter.in === 'query' && parameter.name === 'after');
       if (after === undefined) return undefined;
       const shaped = sample(fc.stringMatching(new RegExp(resolvedPattern(after.schema))), 10);
-      return { produce: sending(() => valid().flatMap((request) => shaped.map((cursor) => ({ ...request, url: `${request.url}${request.url.includes('?') ? '&' : '?'}after=${encodeURIComponent(cursor)}` })))) };
+      return {
+        produce: sending(() =>
+          valid().flatMap((request) =>
+            shaped.map((cursor) => ({
+              ...request,
+              url: `${request.url}${request.url.includes('?') ? '&' : '?'}after=${encodeURIComponent(cursor)}`,
+            })),
+          ),
+        ),
+      };
     }
     case 413:
-      return hasBody ? { produce: sending(() => valid().map((request) => withBody(request, `${String(request.payload)}${' '.repeat(BODY_LIMIT)}`))) } : undefined;
+      return hasBody
+        ? {
+            produce: sending(() =>
+              valid().map((request) => withBody(request, `${String(request.payload)}${' '.repeat(BODY_LIMIT)}`)),
+            ),
+          }
+        : undefined;
     case 415:
-      return hasBody ? { produce: sending(() => valid().map((request) => withBody(request, String(request.payload), { 'content-type': 'application/xml' }))) } : undefined;
+      return hasBody
+        ? {
+            produce: sending(() =>
+              valid().map((request) =>
+                withBody(request, String(request.payload), { 'content-type': 'application/xml' }),
+              ),
+            ),
+          }
+        : undefined;
     case 412:
       // A tag the service never gave, on what a link says exists.
       return linkedHeaders(operation).length > 0
-        ? { produce: async (send, wanted) => firstAnswering(send, (await linked(send)).map((request) => ({ ...request, headers: { ...request.headers, ...Object.fromEntries(linkedHeaders(operation).map((name) => [name, '"stale"'])) } })), wanted) }
+        ? {
+            produce: async (send, wanted) =>
+              firstAnswering(
+                send,
+                (await linked(send)).map((request) => ({
+                  ...request,
+                  headers: {
+                    ...request.headers,
+                    ...Object.fromEntries(linkedHeaders(operation).map((name) => [name, '"stale"'])),
+                  },
+                })),
+                wanted,
+              ),
+          }
         : undefined;
     case 428:
       // What a link says exists, without the header the link fills.
       return linkedHeaders(operation).length > 0
         ? {
             produce: async (send, wanted) =>
-              firstAnswering(send, (await linked(send)).map((request) => ({ ...request, headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => !linkedHeaders(operation).includes(name))) })), wanted),
+              firstAnswering(
+                send,
+                (await linked(send)).map((request) => ({
+                  ...request,
+                  headers: Object.fromEntries(
+                    Object.entries(request.headers).filter(([name]) => !linkedHeaders(operation).includes(name)),
+                  ),
+                })),
+                wanted,
+              ),
           }
         : undefined;
     case 422: {
@@ -126,10 +221,21 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       if (!inHeader(operation).some((parameter) => parameter.name === 'Idempotency-Key')) return undefined;
       return {
         async produce(send, wanted) {
-          const keyed = (request: ApiRequest) => ({ ...request, headers: { ...request.headers, ...anyVersion, 'idempotency-key': '"seed"' } });
-          const [first, ...others] = (pathParametersOf(operation.path).length > 0 ? await linked(send) : valid()).map(keyed);
+          const keyed = (request: ApiRequest) => ({
+            ...request,
+            headers: { ...request.headers, ...anyVersion, 'idempotency-key': '"seed"' },
+          });
+          const [first, ...others] = (pathParametersOf(operation.path).length > 0 ? await linked(send) : valid()).map(
+            keyed,
+          );
           await send(first!);
-          return firstAnswering(send, [...others, ...valid().map(keyed)].filter((request) => request.payload !== first!.payload || request.url !== first!.url), wanted);
+          return firstAnswering(
+            send,
+            [...others, ...valid().map(keyed)].filter(
+              (request) => request.payload !== first!.payload || request.url !== first!.url,
+            ),
+            wanted,
+          );
         },
       };
     }
@@ -162,7 +268,10 @@ const stores = {
 t.test('every status of every operation in openapi.yaml has a way to be made here', async (t) => {
   for (const operation of operations) {
     for (const status of documentedStatuses(operation.operationId)) {
-      t.ok(producerOf(operation, status), `${operation.operationId} documents ${status}${producerOf(operation, status) === undefined ? ': nothing here makes it; add how to producerOf in test/contract/contract.test.ts' : ''}`);
+      t.ok(
+        producerOf(operation, status),
+        `${operation.operationId} documents ${status}${producerOf(operation, status) === undefined ? ': nothing here makes it; add how to producerOf in test/contract/contract.test.ts' : ''}`,
+      );
     }
   }
 });
@@ -183,11 +292,22 @@ for (const [storeName, createStore, skip] of realStores) {
         t.test(`${operation.operationId} answers ${status} as documented`, async (t) => {
           const { app } = await buildTestApp(t, {
             store: producer.store === undefined ? await createStore(t) : stores[producer.store],
-            // Its own instant, or buildTestApp's clock, before every sunset: the statuses do not depend on the day the test runs.
+            // Its own instant, or buildTestApp's clock, before every sunset: the statuses do not depend on the day the
+            // test runs.
             ...(producer.at === undefined ? {} : { clock: () => producer.at! }),
-            ...(producer.quota === undefined ? {} : { apiKeys: { table: keyTableOf([API_KEY], rolesOf(spec), { default: { requests: 1, windowSeconds: 3600 }, clients: new Map() }) } }),
+            ...(producer.quota === undefined
+              ? {}
+              : {
+                  apiKeys: {
+                    table: keyTableOf([API_KEY], rolesOf(spec), {
+                      default: { requests: 1, windowSeconds: 3600 },
+                      clients: new Map(),
+                    }),
+                  },
+                }),
           });
-          const send: Send = ({ method, url, headers, payload }) => app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
+          const send: Send = ({ method, url, headers, payload }) =>
+            app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
           const response = await producer.produce(send, status);
           t.equal(response.statusCode, status, `${response.statusCode} ${response.body}`);
           checkContract(t, response, operation.operationId);

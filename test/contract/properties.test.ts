@@ -4,7 +4,13 @@
 // and many cases.
 import fc from 'fast-check';
 import t from 'tap';
-import { apiProperties, createSubject, memoryStoreUnderTest, postgresStoreUnderTest, type StoreUnderTest } from '../../src/contract/in-process.js';
+import {
+  apiProperties,
+  createSubject,
+  memoryStoreUnderTest,
+  postgresStoreUnderTest,
+  type StoreUnderTest,
+} from '../../src/contract/in-process.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 
 const SEED = 20261122;
@@ -48,7 +54,9 @@ for (const [storeName, storeUnderTest, skip, share] of stores) {
         if (FULL_RUNS[name] === undefined) throw new Error(`no case count for "${name}"`);
         const numRuns = Math.round(FULL_RUNS[name] * SCALE * share);
         const result = await fc.check(property, { seed: SEED, numRuns });
-        const report = result.failed ? `${await fc.asyncDefaultReportMessage(result)}\n${String(result.errorInstance)}` : `${numRuns} cases passed`;
+        const report = result.failed
+          ? `${await fc.asyncDefaultReportMessage(result)}\n${String(result.errorInstance)}`
+          : `${numRuns} cases passed`;
         t.notOk(result.failed, report);
         t.equal(result.numRuns, numRuns, `ran all ${numRuns} cases`);
       });

@@ -18,9 +18,15 @@ t.test("openapi.yaml's version is released as this very document, or newer than 
   t.ok(isReleaseVersion(version), `info.version ${version} is MAJOR.MINOR.PATCH`);
   const same = releases.find((release) => release.version === version);
   if (same !== undefined) {
-    t.ok(isDeepStrictEqual(same.spec, spec), `openapi.yaml is ${same.file} as released; an edit needs a new info.version`);
+    t.ok(
+      isDeepStrictEqual(same.spec, spec),
+      `openapi.yaml is ${same.file} as released; an edit needs a new info.version`,
+    );
   } else {
-    t.ok(compareVersions(version, releases.at(-1)!.version) > 0, `${version} is newer than ${releases.at(-1)!.version}, the newest release`);
+    t.ok(
+      compareVersions(version, releases.at(-1)!.version) > 0,
+      `${version} is newer than ${releases.at(-1)!.version}, the newest release`,
+    );
   }
 });
 
@@ -47,21 +53,40 @@ t.test('npm run release records a new version once, byte for byte, and never cha
   };
 
   t.equal(record(DEFAULT_SPEC_PATH), 0, 'the first release');
-  t.equal(readFileSync(join(releasesDir, `openapi-${spec.info.version}.yaml`), 'utf8'), readFileSync(DEFAULT_SPEC_PATH, 'utf8'), 'recorded byte for byte');
+  t.equal(
+    readFileSync(join(releasesDir, `openapi-${spec.info.version}.yaml`), 'utf8'),
+    readFileSync(DEFAULT_SPEC_PATH, 'utf8'),
+    'recorded byte for byte',
+  );
   t.equal(record(DEFAULT_SPEC_PATH), 0, 'the same document again: nothing to do');
   t.match(lines.at(-1), /is released already, as this document/);
 
-  t.equal(record(write('edited.json', (spec) => void (spec.info.title = 'Edited'))), 1, 'an edit under a released version');
+  t.equal(
+    record(write('edited.json', (spec) => void (spec.info.title = 'Edited'))),
+    1,
+    'an edit under a released version',
+  );
   t.match(lines.at(-1), /is released already .* and differs from this document: give it a new info\.version/);
 
   const [major, minor, patch] = spec.info.version.split('.').map(Number) as [number, number, number];
   const next = `${major}.${minor + 1}.0`;
   t.equal(record(write('next.yaml', (spec) => void (spec.info.version = next))), 0, `${next}: a new version`);
-  t.same(loadReleases(releasesDir).map((release) => release.version), [spec.info.version, next]);
+  t.same(
+    loadReleases(releasesDir).map((release) => release.version),
+    [spec.info.version, next],
+  );
 
-  t.equal(record(write('older.json', (spec) => void (spec.info.version = `${major}.${minor}.${patch + 1}`))), 1, 'a version older than the newest release');
+  t.equal(
+    record(write('older.json', (spec) => void (spec.info.version = `${major}.${minor}.${patch + 1}`))),
+    1,
+    'a version older than the newest release',
+  );
   t.match(lines.at(-1), /is older than the newest release/);
-  t.equal(record(write('unversioned.json', (spec) => void (spec.info.version = 'draft'))), 1, 'a version that is not MAJOR.MINOR.PATCH');
+  t.equal(
+    record(write('unversioned.json', (spec) => void (spec.info.version = 'draft'))),
+    1,
+    'a version that is not MAJOR.MINOR.PATCH',
+  );
   t.match(lines.at(-1), /info\.version draft is not MAJOR\.MINOR\.PATCH/);
   t.equal(record(join(dir, 'missing.yaml')), 1, 'no such file');
   t.match(lines.at(-1), /release: ENOENT/);

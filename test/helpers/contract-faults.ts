@@ -26,9 +26,18 @@ export async function misbehaving(t: Test, fault: Fault, store?: PetStore): Prom
 }
 
 /** npm run contract in-process; its clock is the one buildTestApp gives services unless told. */
-export async function contract(args: string[], env: NodeJS.ProcessEnv = ENV, options: ContractOptions = { clock: clockBeforeSunsets() }) {
+export async function contract(
+  args: string[],
+  env: NodeJS.ProcessEnv = ENV,
+  options: ContractOptions = { clock: clockBeforeSunsets() },
+) {
   const lines: string[] = [];
-  const status = await runContract(args, env, { log: (line) => lines.push(line), error: (line) => lines.push(line) }, options);
+  const status = await runContract(
+    args,
+    env,
+    { log: (line) => lines.push(line), error: (line) => lines.push(line) },
+    options,
+  );
   return { status, output: lines.join('\n') };
 }
 
@@ -51,82 +60,128 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     name: 'an undocumented status',
     check: /^FAIL a valid request is accepted/m,
     report: /listPets answered 206, which openapi\.yaml does not document/,
-    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'listPets' && reply.status === 200 ? { ...reply, status: 206 } : reply) },
+    fault: {
+      answer: (exchange, reply) =>
+        operationOf(exchange) === 'listPets' && reply.status === 200 ? { ...reply, status: 206 } : reply,
+    },
   },
   {
     name: 'a server error',
     check: /^FAIL a valid request is accepted/m,
-    // Only valid reads and removals of pets not there break: more cases, so that some meet one however many operations share them.
+    // Only valid reads and removals of pets not there break: more cases, so that some meet one however many operations
+    // share them.
     options: ['--cases', '200'],
     report: /server error 500/,
     // Only where a valid request meets a pet that is not there: a random id, or one this run removed.
     fault: {
       answer: (exchange, reply) =>
-        (operationOf(exchange) === 'getPet' || exchange.method === 'DELETE') && reply.status === 404 ? withJson({ ...reply, status: 500 }, { code: 'INTERNAL_ERROR', message: 'Oops.', status: 500 }) : reply,
+        (operationOf(exchange) === 'getPet' || exchange.method === 'DELETE') && reply.status === 404
+          ? withJson({ ...reply, status: 500 }, { code: 'INTERNAL_ERROR', message: 'Oops.', status: 500 })
+          : reply,
     },
   },
   {
     name: 'a content type other than the documented one',
     check: /^FAIL a valid request is accepted/m,
     report: /content type is text\/plain/,
-    fault: { answer: (_exchange, reply) => ({ ...reply, headers: { ...reply.headers, 'content-type': 'text/plain' } }) },
+    fault: {
+      answer: (_exchange, reply) => ({ ...reply, headers: { ...reply.headers, 'content-type': 'text/plain' } }),
+    },
   },
   {
     name: 'a body outside its schema',
     check: /^FAIL a valid request is accepted/m,
     report: /body does not match openapi\.yaml/,
-    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'createPet' && reply.status === 201 ? withJson(reply, { ...json(reply), id: String(json(reply).id) }) : reply) },
+    fault: {
+      answer: (exchange, reply) =>
+        operationOf(exchange) === 'createPet' && reply.status === 201
+          ? withJson(reply, { ...json(reply), id: String(json(reply).id) })
+          : reply,
+    },
   },
   {
     name: 'a documented header left out',
     check: /^FAIL a valid request is accepted/m,
     report: /lacks the documented Location header/,
-    fault: { answer: (_exchange, { headers: { location: _location, ...headers }, ...reply }) => ({ ...reply, headers }) },
+    fault: {
+      answer: (_exchange, { headers: { location: _location, ...headers }, ...reply }) => ({ ...reply, headers }),
+    },
   },
   {
     name: 'an Error whose status differs from the HTTP status',
     check: /^FAIL a request that breaks one rule/m,
     report: /Error\.status is 422/,
-    fault: { answer: (_exchange, reply) => (reply.status === 400 ? withJson(reply, { ...json(reply), status: 422 }) : reply) },
+    fault: {
+      answer: (_exchange, reply) => (reply.status === 400 ? withJson(reply, { ...json(reply), status: 422 }) : reply),
+    },
   },
   {
     name: 'a complaint other than 401 to a request without a valid key',
     check: /^FAIL a request without a valid key gets 401/m,
     report: /expected status 401/,
     // Looks at the request before the key, as a server that validates first would.
-    fault: { request: (exchange) => ({ ...exchange, headers: { ...exchange.headers, authorization: `Bearer ${API_KEY}` } }) },
+    fault: {
+      request: (exchange) => ({ ...exchange, headers: { ...exchange.headers, authorization: `Bearer ${API_KEY}` } }),
+    },
   },
   {
     name: 'a refusal that does not say what to fix',
     check: /^FAIL a request that breaks one rule/m,
     report: /expected the message to mention/,
-    fault: { answer: (_exchange, reply) => (reply.status === 400 ? withJson(reply, { ...json(reply), message: 'Bad request.' }) : reply) },
+    fault: {
+      answer: (_exchange, reply) =>
+        reply.status === 400 ? withJson(reply, { ...json(reply), message: 'Bad request.' }) : reply,
+    },
   },
   {
     name: 'a broken request accepted',
     check: /^FAIL a request that breaks one rule/m,
     report: /expected status 400/,
-    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'listPets' && reply.status === 400 ? withJson({ ...reply, status: 200 }, []) : reply) },
+    fault: {
+      answer: (exchange, reply) =>
+        operationOf(exchange) === 'listPets' && reply.status === 400 ? withJson({ ...reply, status: 200 }, []) : reply,
+    },
   },
   {
     name: 'a valid request refused',
     check: /^FAIL a valid request is accepted/m,
     report: /expected a 2xx: a valid request must be accepted/,
-    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'createPet' && reply.status === 201 ? withJson({ ...reply, status: 400 }, { code: 'VALIDATION_FAILED', message: 'body.name is not allowed', status: 400 }) : reply) },
+    fault: {
+      answer: (exchange, reply) =>
+        operationOf(exchange) === 'createPet' && reply.status === 201
+          ? withJson(
+              { ...reply, status: 400 },
+              { code: 'VALIDATION_FAILED', message: 'body.name is not allowed', status: 400 },
+            )
+          : reply,
+    },
   },
   {
     name: 'a pet that reads back changed',
     check: /^FAIL what a create answered reads back equal/m,
     report: /read at its Location/,
     // The name's last character changed, its length kept: still a valid Pet, only not the one created.
-    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'getPet' && reply.status === 200 ? withJson(reply, { ...json(reply), name: otherLast(json(reply).name as string) }) : reply) },
+    fault: {
+      answer: (exchange, reply) =>
+        operationOf(exchange) === 'getPet' && reply.status === 200
+          ? withJson(reply, { ...json(reply), name: otherLast(json(reply).name as string) })
+          : reply,
+    },
   },
   {
     name: 'a created pet missing from the pages',
     check: /^FAIL what a create answered reads back equal/m,
     report: /created pets never listed/,
     // Only on the full pages the read-back walks: the pages of generated lists stay whole.
-    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'listPets' && exchange.url.includes('limit=100') && reply.status === 200 ? withJson(reply, (json(reply) as { id: number }[]).filter((pet) => Number(pet.id) % 2 === 1)) : reply) },
+    fault: {
+      answer: (exchange, reply) =>
+        operationOf(exchange) === 'listPets' && exchange.url.includes('limit=100') && reply.status === 200
+          ? withJson(
+              reply,
+              (json(reply) as { id: number }[]).filter((pet) => Number(pet.id) % 2 === 1),
+            )
+          : reply,
+    },
   },
   {
     name: 'an Idempotency-Key that is ignored',
@@ -147,19 +202,28 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     report: /expected a 2xx: a valid request naming what this run created \(by a link of the spec\) must be accepted/,
     fault: {
       answer: (exchange, reply) =>
-        operationOf(exchange) === 'getPet' && reply.status === 200 ? withJson({ ...reply, status: 404 }, { code: 'PET_NOT_FOUND', message: `No pet ${exchange.url.split('/').at(-1)!}.`, status: 404 }) : reply,
+        operationOf(exchange) === 'getPet' && reply.status === 200
+          ? withJson(
+              { ...reply, status: 404 },
+              { code: 'PET_NOT_FOUND', message: `No pet ${exchange.url.split('/').at(-1)!}.`, status: 404 },
+            )
+          : reply,
     },
   },
   {
     name: 'a next link that changes the limit',
     check: /^FAIL a valid request is accepted/m,
-    report: /the next link <[^>]*>; rel="next" does not keep the path, limit \d+ and status[^\n]*\n\s*a next link after a page of \d+ pets, fewer than the limit/,
+    report:
+      /the next link <[^>]*>; rel="next" does not keep the path, limit \d+ and status[^\n]*\n\s*a next link after a page of \d+ pets, fewer than the limit/,
     // On every page, due or not, in the documented form: the limit asked for, plus one.
     fault: {
       answer: (exchange, reply) => {
         if (operationOf(exchange) !== 'listPets' || reply.status !== 200) return reply;
         const limit = Number(new URL(exchange.url, 'http://x').searchParams.get('limit') ?? 20);
-        return { ...reply, headers: { ...reply.headers, link: `</v1/pets?limit=${limit + 1}&cursor=AAAA>; rel="next"` } };
+        return {
+          ...reply,
+          headers: { ...reply.headers, link: `</v1/pets?limit=${limit + 1}&cursor=AAAA>; rel="next"` },
+        };
       },
     },
   },
@@ -171,7 +235,10 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     fault: {
       answer: (exchange, reply) =>
         operationOf(exchange) === 'listPets' && exchange.url.includes('limit=100') && reply.status === 200
-          ? withJson(reply, (json(reply) as { name: string }[]).map((pet) => ({ ...pet, name: otherLast(pet.name) })))
+          ? withJson(
+              reply,
+              (json(reply) as { name: string }[]).map((pet) => ({ ...pet, name: otherLast(pet.name) })),
+            )
           : reply,
     },
   },
@@ -185,7 +252,10 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     fault: {
       answer: (exchange, reply) =>
         operationOf(exchange) === 'getPet' && reply.status === 200
-          ? withJson({ ...reply, status: 429, headers: { ...reply.headers, 'retry-after': '0' } }, { code: 'TOO_MANY_REQUESTS', message: 'Too many requests.', status: 429 })
+          ? withJson(
+              { ...reply, status: 429, headers: { ...reply.headers, 'retry-after': '0' } },
+              { code: 'TOO_MANY_REQUESTS', message: 'Too many requests.', status: 429 },
+            )
           : reply,
     },
   },
@@ -204,7 +274,12 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     fault: {
       answer: (exchange, reply) =>
         exchange.url.startsWith('/v1/pet-events') && reply.status === 200
-          ? withJson(reply, (json(reply) as { type: string; petId: unknown }[]).filter((event) => !(event.type === 'pet.created' && BigInt(String(event.petId)) % 2n === 0n)))
+          ? withJson(
+              reply,
+              (json(reply) as { type: string; petId: unknown }[]).filter(
+                (event) => !(event.type === 'pet.created' && BigInt(String(event.petId)) % 2n === 0n),
+              ),
+            )
           : reply,
     },
   },

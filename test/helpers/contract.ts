@@ -13,7 +13,11 @@ export const contractViolations = current.violations;
 
 /** Asserts the response keeps the contract of `operationId`, and returns its parsed body. */
 export function checkContract(t: Test, response: LightMyRequestResponse, operationId: string): any {
-  t.same(contractViolations(response, operationId), [], `${operationId} ${response.statusCode} keeps the contract of openapi.yaml`);
+  t.same(
+    contractViolations(response, operationId),
+    [],
+    `${operationId} ${response.statusCode} keeps the contract of openapi.yaml`,
+  );
   try {
     return parseJson(response.body);
   } catch {

@@ -12,10 +12,23 @@ const DEV = fileURLToPath(new URL('../../scripts/dev.js', import.meta.url));
 // Each step waits for a rebuild: generate (~2 s) and tsc (~1 s) on 2 cores, more under coverage.
 const STEP_MS = 120_000;
 
-/** A copy of what npm run dev reads (and of `more` entries), with the project's node_modules linked in; removed on teardown. */
+/**
+ * A copy of what npm run dev reads (and of `more` entries), with the project's node_modules linked in; removed on
+ * teardown.
+ */
 export function copyProject(t: Test, more: readonly string[] = []): string {
   const copy = mkdtempSync(join(tmpdir(), 'petstore-dev-'));
-  for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'openapi.yaml', 'src', 'generated', 'scripts', ...more]) {
+  for (const entry of [
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'openapi.yaml',
+    'src',
+    'generated',
+    'scripts',
+    ...more,
+  ]) {
     cpSync(join(PROJECT_ROOT, entry), join(copy, entry), { recursive: true });
   }
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(copy, 'node_modules'));
@@ -38,7 +51,10 @@ export interface Dev {
 
 /** npm run dev (the compiled scripts/dev.ts) in `cwd`, serving on `port`; stopped on teardown. */
 export function startDev(t: Test, cwd: string, port: number): Dev {
-  const child = spawn(process.execPath, [DEV], { cwd, env: { ...process.env, PORT: String(port), METRICS_PORT: 'off', LOG_LEVEL: 'warn' } });
+  const child = spawn(process.execPath, [DEV], {
+    cwd,
+    env: { ...process.env, PORT: String(port), METRICS_PORT: 'off', LOG_LEVEL: 'warn' },
+  });
   let output = '';
   const waiting = new Set<() => void>();
   const onData = (chunk: Buffer) => {
@@ -57,7 +73,10 @@ export function startDev(t: Test, cwd: string, port: number): Dev {
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGINT');
-    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 5_000))]);
+    const code = await Promise.race([
+      exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 5_000)),
+    ]);
     if (code === 0) return;
     child.kill('SIGKILL');
     const pid = servicePid();
@@ -71,7 +90,10 @@ export function startDev(t: Test, cwd: string, port: number): Dev {
   };
   const printed = (pattern: RegExp, times = 1) =>
     new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm run dev did not print ${pattern} ${times} times within ${STEP_MS} ms:\n${output}`)), STEP_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`npm run dev did not print ${pattern} ${times} times within ${STEP_MS} ms:\n${output}`)),
+        STEP_MS,
+      );
       const check = () => {
         if (count(pattern) < times) return;
         clearTimeout(timer);
@@ -109,6 +131,10 @@ export const BUILD_FAILED = /dev: the build failed \(above\); the last good buil
 /** openapi.yaml with a new optional query parameter on listPets, `sort` (`asc` only). */
 export function withSortParameter(spec: string): string {
   const limitParameter = '      parameters:\n        - name: limit\n';
-  if (!spec.includes(limitParameter)) throw new Error("listPets' parameters no longer start with limit: adjust this edit");
-  return spec.replace(limitParameter, `      parameters:\n        - name: sort\n          in: query\n          required: false\n          description: The order.\n          schema:\n            type: string\n            enum: [asc]\n        - name: limit\n`);
+  if (!spec.includes(limitParameter))
+    throw new Error("listPets' parameters no longer start with limit: adjust this edit");
+  return spec.replace(
+    limitParameter,
+    `      parameters:\n        - name: sort\n          in: query\n          required: false\n          description: The order.\n          schema:\n            type: string\n            enum: [asc]\n        - name: limit\n`,
+  );
 }

@@ -42,15 +42,31 @@ const readAll = (stream: IncomingMessage) =>
     stream.on('error', reject);
   });
 
-/** A proxy in front of the service on `upstream` (a port of 127.0.0.1) that applies `fault` to every exchange; its port. */
+/**
+ * A proxy in front of the service on `upstream` (a port of 127.0.0.1) that applies `fault` to every exchange; its port.
+ */
 export async function faultyProxy(t: Test, upstream: number, fault: Fault): Promise<number> {
   const hung = new Set<IncomingMessage>();
   const proxy = createServer(async (incoming, outgoing) => {
-    const sent: Exchange = { method: incoming.method!, url: incoming.url!, headers: { ...incoming.headers }, body: await readAll(incoming) };
+    const sent: Exchange = {
+      method: incoming.method!,
+      url: incoming.url!,
+      headers: { ...incoming.headers },
+      body: await readAll(incoming),
+    };
     const exchange = fault.request?.(sent) ?? sent;
     const { host: _host, ...headers } = exchange.headers;
     const answer = await new Promise<IncomingMessage>((resolve, reject) => {
-      const forwarded = request({ host: '127.0.0.1', port: upstream, method: exchange.method, path: exchange.url, headers: { ...headers, 'content-length': String(exchange.body.length) } }, resolve);
+      const forwarded = request(
+        {
+          host: '127.0.0.1',
+          port: upstream,
+          method: exchange.method,
+          path: exchange.url,
+          headers: { ...headers, 'content-length': String(exchange.body.length) },
+        },
+        resolve,
+      );
       forwarded.on('error', reject);
       forwarded.end(exchange.body);
     });

@@ -28,7 +28,9 @@ export function inFlightCreate(port: number, apiKey: string): InFlightRequest {
   // A reset ends the answer as a close does; what the server had said is kept, and the test's
   // assertions on it say what is missing.
   socket.on('error', (error) => (answer += `\n(${error.message})`));
-  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(answer.startsWith(CONTINUE) ? answer.slice(CONTINUE.length) : answer)));
+  const closed = new Promise<string>((resolve) =>
+    socket.on('close', () => resolve(answer.startsWith(CONTINUE) ? answer.slice(CONTINUE.length) : answer)),
+  );
   socket.write(
     `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\n` +
       `Expect: 100-continue\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY.slice(0, 10)}`,

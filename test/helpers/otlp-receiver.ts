@@ -36,7 +36,11 @@ export interface OtlpReceiver {
 type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
 type KeyValue = { key: string; value: AnyValue };
 
-const valueOf = (value: AnyValue) => value.stringValue ?? (value.intValue === undefined ? undefined : Number(value.intValue)) ?? value.boolValue ?? value.doubleValue!;
+const valueOf = (value: AnyValue) =>
+  value.stringValue ??
+  (value.intValue === undefined ? undefined : Number(value.intValue)) ??
+  value.boolValue ??
+  value.doubleValue!;
 const attributesOf = (list: KeyValue[] = []) => Object.fromEntries(list.map(({ key, value }) => [key, valueOf(value)]));
 
 export async function startOtlpReceiver(t: Test): Promise<OtlpReceiver> {
@@ -51,7 +55,8 @@ export async function startOtlpReceiver(t: Test): Promise<OtlpReceiver> {
         return;
       }
       exports.push({ contentType, body: Buffer.concat(chunks) });
-      if (contentType.startsWith('application/json')) response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      if (contentType.startsWith('application/json'))
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       else response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
     });
   });
@@ -61,11 +66,22 @@ export async function startOtlpReceiver(t: Test): Promise<OtlpReceiver> {
     exports
       .filter(({ contentType }) => contentType.startsWith('application/json'))
       .flatMap(({ body }) =>
-        (JSON.parse(body.toString()) as { resourceSpans: { resource: { attributes: KeyValue[] }; scopeSpans: { spans: (Omit<ReceivedSpan, 'attributes' | 'resource'> & { attributes: KeyValue[] })[] }[] }[] }).resourceSpans.flatMap(
-          ({ resource, scopeSpans }) =>
-            scopeSpans.flatMap(({ spans }) =>
-              spans.map((span) => ({ ...span, parentSpanId: span.parentSpanId ?? '', attributes: attributesOf(span.attributes), resource: attributesOf(resource.attributes) })),
-            ),
+        (
+          JSON.parse(body.toString()) as {
+            resourceSpans: {
+              resource: { attributes: KeyValue[] };
+              scopeSpans: { spans: (Omit<ReceivedSpan, 'attributes' | 'resource'> & { attributes: KeyValue[] })[] }[];
+            }[];
+          }
+        ).resourceSpans.flatMap(({ resource, scopeSpans }) =>
+          scopeSpans.flatMap(({ spans }) =>
+            spans.map((span) => ({
+              ...span,
+              parentSpanId: span.parentSpanId ?? '',
+              attributes: attributesOf(span.attributes),
+              resource: attributesOf(resource.attributes),
+            })),
+          ),
         ),
       );
   return {
@@ -75,7 +91,8 @@ export async function startOtlpReceiver(t: Test): Promise<OtlpReceiver> {
     async until(enough) {
       const deadline = Date.now() + 10_000;
       while (!enough()) {
-        if (Date.now() > deadline) throw new Error(`the receiver did not get what was expected in 10 s; it got ${exports.length} exports`);
+        if (Date.now() > deadline)
+          throw new Error(`the receiver did not get what was expected in 10 s; it got ${exports.length} exports`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

@@ -92,7 +92,8 @@ export function petStoreConformance(t: Test, createStore: StoreFactory): void {
     const store = await createStore(t);
     const [pet] = await addPets(store, 1);
     t.same(await read(store, pet!.id), pet);
-    for (const id of [0, -1, BigInt(pet!.id) + 1n, 2n ** 62n, INT64_MAX, INT64_MIN]) t.equal(await read(store, id), null, String(id));
+    for (const id of [0, -1, BigInt(pet!.id) + 1n, 2n ** 62n, INT64_MAX, INT64_MIN])
+      t.equal(await read(store, id), null, String(id));
   });
 
   t.test('two stores share nothing', async (t) => {
@@ -111,7 +112,11 @@ export function petStoreConformance(t: Test, createStore: StoreFactory): void {
     for (const status of ['available', 'pending', 'sold'] as const) {
       const matching = all.filter((pet) => pet.status === status);
       t.same(await pageOf(store, { limit: 100, status }), { pets: matching, more: false }, `${status}: all of them`);
-      t.same(await pageOf(store, { limit: 1, status }), { pets: matching.slice(0, 1), more: true }, `${status}: the first, more`);
+      t.same(
+        await pageOf(store, { limit: 1, status }),
+        { pets: matching.slice(0, 1), more: true },
+        `${status}: the first, more`,
+      );
     }
   });
 
@@ -123,21 +128,47 @@ export function petStoreConformance(t: Test, createStore: StoreFactory): void {
     t.same(await pageOf(store, { limit: 100, after: middle }), { pets: after(all), more: false });
     t.same(await pageOf(store, { limit: 3, after: middle }), { pets: after(all).slice(0, 3), more: true });
     const sold = all.filter((pet) => pet.status === 'sold');
-    t.same(await pageOf(store, { limit: 100, status: 'sold', after: middle }), { pets: after(sold), more: false }, 'after an id of another status');
+    t.same(
+      await pageOf(store, { limit: 100, status: 'sold', after: middle }),
+      { pets: after(sold), more: false },
+      'after an id of another status',
+    );
     const last = all[all.length - 1]!.id;
     t.same(await pageOf(store, { limit: 5, after: last }), { pets: [], more: false }, 'after the last pet: nothing');
-    for (const position of [0, -1, INT64_MIN]) t.same(await pageOf(store, { limit: 100, after: position }), { pets: all, more: false }, `after ${position}: all`);
-    for (const position of [BigInt(last) + 1000n, 2n ** 53n + 1n, INT64_MAX]) t.same(await pageOf(store, { limit: 5, after: position }), { pets: [], more: false }, `after ${position}: nothing`);
+    for (const position of [0, -1, INT64_MIN])
+      t.same(
+        await pageOf(store, { limit: 100, after: position }),
+        { pets: all, more: false },
+        `after ${position}: all`,
+      );
+    for (const position of [BigInt(last) + 1000n, 2n ** 53n + 1n, INT64_MAX])
+      t.same(
+        await pageOf(store, { limit: 5, after: position }),
+        { pets: [], more: false },
+        `after ${position}: nothing`,
+      );
   });
 
   t.test('walking pages with after reads every pet of the filter exactly once, in id order', async (t) => {
     const store = await createStore(t);
     const all = await addPets(store, 45);
-    for (const [limit, status] of [[1, undefined], [7, undefined], [45, undefined], [100, undefined], [4, 'sold'], [11, 'sold'], [3, 'available']] as const) {
+    for (const [limit, status] of [
+      [1, undefined],
+      [7, undefined],
+      [45, undefined],
+      [100, undefined],
+      [4, 'sold'],
+      [11, 'sold'],
+      [3, 'available'],
+    ] as const) {
       const matching = status === undefined ? all : all.filter((pet) => pet.status === status);
       const walked = await walk(store, limit, status);
       t.same(ids(walked.pets), ids(matching), `limit ${limit}, status ${status ?? 'any'}`);
-      t.equal(walked.pages, Math.max(1, Math.ceil(matching.length / limit)), `limit ${limit}, status ${status ?? 'any'}: no empty last page`);
+      t.equal(
+        walked.pages,
+        Math.max(1, Math.ceil(matching.length / limit)),
+        `limit ${limit}, status ${status ?? 'any'}: no empty last page`,
+      );
     }
   });
 
@@ -152,7 +183,8 @@ export function petStoreConformance(t: Test, createStore: StoreFactory): void {
       seen.push(...page.pets);
       if (!page.more) break;
       after = page.pets[page.pets.length - 1]!.id;
-      if (added.length < 6) added.push(await store.create(newPet(100 + added.length)), await store.create(newPet(200 + added.length)));
+      if (added.length < 6)
+        added.push(await store.create(newPet(100 + added.length)), await store.create(newPet(200 + added.length)));
     }
     t.same(ids(seen), ids([...before, ...added]), 'every pet once, in id order');
   });
@@ -166,13 +198,29 @@ export function idempotencyConformance(t: Test, createStore: StoreFactory): void
     const store = await createStore(t);
     const first = await store.createOnce({ name: 'Rex', categoryId: INT64_MAX, status: 'sold' }, key('k1'));
     t.same(first, { pet: { id: first.pet.id, name: 'Rex', categoryId: INT64_MAX, status: 'sold' }, replayed: false });
-    t.same(await store.createOnce({ name: 'Rex', categoryId: INT64_MAX, status: 'sold' }, key('k1')), { pet: first.pet, replayed: true }, 'the same request: replayed');
-    t.same(await store.createOnce({ name: 'Other', categoryId: 1 }, key('k1')), { pet: first.pet, replayed: true }, 'another body: the recorded pet, for the caller to refuse');
+    t.same(
+      await store.createOnce({ name: 'Rex', categoryId: INT64_MAX, status: 'sold' }, key('k1')),
+      { pet: first.pet, replayed: true },
+      'the same request: replayed',
+    );
+    t.same(
+      await store.createOnce({ name: 'Other', categoryId: 1 }, key('k1')),
+      { pet: first.pet, replayed: true },
+      'another body: the recorded pet, for the caller to refuse',
+    );
     const second = await store.createOnce({ name: 'Rex', categoryId: INT64_MAX, status: 'sold' }, key('k2'));
     t.equal(second.replayed, false, 'another key: a new pet');
     const noStatus = await store.createOnce({ name: 'Tom', categoryId: -1 }, key('k3'));
-    t.same((await store.createOnce({ name: 'Tom', categoryId: -1 }, key('k3'))).pet, { id: noStatus.pet.id, name: 'Tom', categoryId: -1 }, 'a pet without status replays without one');
-    t.same(ids((await store.list({ limit: 10 })).pets), [first.pet.id, second.pet.id, noStatus.pet.id], 'three pets, readable like any other');
+    t.same(
+      (await store.createOnce({ name: 'Tom', categoryId: -1 }, key('k3'))).pet,
+      { id: noStatus.pet.id, name: 'Tom', categoryId: -1 },
+      'a pet without status replays without one',
+    );
+    t.same(
+      ids((await store.list({ limit: 10 })).pets),
+      [first.pet.id, second.pet.id, noStatus.pet.id],
+      'three pets, readable like any other',
+    );
     t.same(await read(store, first.pet.id), first.pet);
   });
 
@@ -187,25 +235,45 @@ export function idempotencyConformance(t: Test, createStore: StoreFactory): void
 
   t.test('concurrent createOnce calls with one key create one pet and all return it', async (t) => {
     const store = await createStore(t);
-    const results = await Promise.all(Array.from({ length: 20 }, () => store.createOnce({ name: 'Rex', categoryId: 7 }, key('race'))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => store.createOnce({ name: 'Rex', categoryId: 7 }, key('race'))),
+    );
     t.equal(results.filter((result) => !result.replayed).length, 1, 'one creation');
-    t.ok(results.every((result) => String(result.pet.id) === String(results[0]!.pet.id)), 'every call returns that pet');
+    t.ok(
+      results.every((result) => String(result.pet.id) === String(results[0]!.pet.id)),
+      'every call returns that pet',
+    );
     t.equal((await store.list({ limit: 100 })).pets.length, 1, 'one pet stored');
   });
 
   t.test('keys with any allowed characters, up to 255 of them, are kept exactly', async (t) => {
     const store = await createStore(t);
-    const keys = ['x'.repeat(255), ' !#$%&\'()*+,-./:;<=>?@[]^_`{|}~', 'A', 'a', 'a ', ' a'];
-    const created = await Promise.all(keys.map((name, index) => store.createOnce({ name: `p${index}`, categoryId: index }, key(name))));
-    t.ok(created.every((result) => !result.replayed), 'each a key of its own (case and spaces count)');
-    for (const [index, name] of keys.entries()) t.same((await store.createOnce({ name: 'other', categoryId: 0 }, key(name))).pet, created[index]!.pet, JSON.stringify(name));
+    const keys = ['x'.repeat(255), " !#$%&'()*+,-./:;<=>?@[]^_`{|}~", 'A', 'a', 'a ', ' a'];
+    const created = await Promise.all(
+      keys.map((name, index) => store.createOnce({ name: `p${index}`, categoryId: index }, key(name))),
+    );
+    t.ok(
+      created.every((result) => !result.replayed),
+      'each a key of its own (case and spaces count)',
+    );
+    for (const [index, name] of keys.entries())
+      t.same(
+        (await store.createOnce({ name: 'other', categoryId: 0 }, key(name))).pet,
+        created[index]!.pet,
+        JSON.stringify(name),
+      );
   });
 }
 
 /** What every store keeps for changes (updatePet, deletePet): versions, preconditions, removal, keys. */
 export function changeConformance(t: Test, createStore: StoreFactory): void {
   const scope = 'c'.repeat(64);
-  const changeKey = (key: string, operation: string, request: string): ChangeKey => ({ scope, key, operation, request });
+  const changeKey = (key: string, operation: string, request: string): ChangeKey => ({
+    scope,
+    key,
+    operation,
+    request,
+  });
 
   t.test('a new pet is at version 1; get and list give each pet with its version', async (t) => {
     const store = await createStore(t);
@@ -219,11 +287,30 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     const store = await createStore(t);
     const [pet] = await addPets(store, 1);
     const id = pet!.id;
-    t.same(await store.update(id, { status: 'sold' }, [1]), { outcome: 'changed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } });
-    t.same(await store.update(id, { name: 'Rexy', categoryId: INT64_MAX }, '*'), { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX, status: 'sold' }, version: 3 } }, "'*': any version");
-    t.same(await store.update(id, { status: null }, [2, 3]), { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } }, 'status: null removes it; a list of versions matches any of them');
-    t.same(await store.update(id, {}, [4]), { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } }, 'an empty patch changes nothing: the same version');
-    t.same(await store.update(id, { name: 'Rexy', status: null }, [4]), { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } }, 'values it has already: the same version');
+    t.same(await store.update(id, { status: 'sold' }, [1]), {
+      outcome: 'changed',
+      pet: { pet: { ...pet, status: 'sold' }, version: 2 },
+    });
+    t.same(
+      await store.update(id, { name: 'Rexy', categoryId: INT64_MAX }, '*'),
+      { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX, status: 'sold' }, version: 3 } },
+      "'*': any version",
+    );
+    t.same(
+      await store.update(id, { status: null }, [2, 3]),
+      { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } },
+      'status: null removes it; a list of versions matches any of them',
+    );
+    t.same(
+      await store.update(id, {}, [4]),
+      { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } },
+      'an empty patch changes nothing: the same version',
+    );
+    t.same(
+      await store.update(id, { name: 'Rexy', status: null }, [4]),
+      { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } },
+      'values it has already: the same version',
+    );
     t.same(await store.get(id), { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 }, 'read back');
   });
 
@@ -234,7 +321,8 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     t.same(await store.update(pet!.id, { name: 'Lost' }, [1]), { outcome: 'failed', version: 2 });
     t.same(await store.update(pet!.id, { name: 'Lost' }, []), { outcome: 'failed', version: 2 }, 'no version at all');
     t.same(await store.get(pet!.id), { pet: { ...pet, status: 'sold' }, version: 2 }, 'unchanged');
-    for (const id of [0, BigInt(pet!.id) + 1n, INT64_MAX]) t.same(await store.update(id, { name: 'x' }, '*'), { outcome: 'missing' }, String(id));
+    for (const id of [0, BigInt(pet!.id) + 1n, INT64_MAX])
+      t.same(await store.update(id, { name: 'x' }, '*'), { outcome: 'missing' }, String(id));
   });
 
   t.test('status changes move a pet between filtered lists, which stay in id order', async (t) => {
@@ -245,7 +333,9 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     await store.update(pets[1]!.id, { status: 'available' }, '*');
     await store.update(pets[0]!.id, { status: 'sold' }, '*');
     await store.update(pets[3]!.id, { status: 'available' }, '*');
-    const expected = [...before.filter((id) => id !== pets[0]!.id), pets[1]!.id, pets[3]!.id].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    const expected = [...before.filter((id) => id !== pets[0]!.id), pets[1]!.id, pets[3]!.id].sort((a, b) =>
+      BigInt(a) < BigInt(b) ? -1 : 1,
+    );
     t.same(await available(), expected);
     t.ok(ids((await store.list({ limit: 100, status: 'sold' })).pets).includes(pets[0]!.id), 'sold now');
   });
@@ -261,9 +351,17 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     t.same(await store.update(pets[2]!.id, { name: 'x' }, '*'), { outcome: 'missing' }, 'updated: missing');
     const left = pets.filter((_, index) => index !== 2 && index !== 4);
     t.same(ids((await store.list({ limit: 100 })).pets), ids(left), 'gone from the list');
-    t.same(ids((await store.list({ limit: 100, status: 'sold' })).pets), ids(left.filter((pet) => pet.status === 'sold')), 'gone from the filtered list');
+    t.same(
+      ids((await store.list({ limit: 100, status: 'sold' })).pets),
+      ids(left.filter((pet) => pet.status === 'sold')),
+      'gone from the filtered list',
+    );
     t.same(await pageOf(store, { limit: 3 }), { pets: left.slice(0, 3), more: true });
-    t.same(await pageOf(store, { limit: 100, after: pets[2]!.id }), { pets: left.slice(2), more: false }, 'a cursor past a removed pet still reads on');
+    t.same(
+      await pageOf(store, { limit: 100, after: pets[2]!.id }),
+      { pets: left.slice(2), more: false },
+      'a cursor past a removed pet still reads on',
+    );
     const next = await store.create(newPet(9));
     t.ok(BigInt(next.id) > BigInt(pets[5]!.id), 'a new pet gets a new id');
   });
@@ -273,7 +371,11 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     const all = await addPets(store, 60);
     // Removed pets, by id, with how many pets the walk had read when each went.
     const gone = new Map<string, number>();
-    for (const [limit, status] of [[7, undefined], [3, 'sold'], [1, undefined]] as const) {
+    for (const [limit, status] of [
+      [7, undefined],
+      [3, 'sold'],
+      [1, undefined],
+    ] as const) {
       const seen: string[] = [];
       gone.forEach((_, id) => gone.set(id, 0));
       let after: PetId | undefined;
@@ -289,9 +391,18 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
       }
       const what = `limit ${limit}, status ${status ?? 'any'}`;
       t.equal(new Set(seen).size, seen.length, `${what}: no pet twice`);
-      const kept = all.filter((pet) => (status === undefined || pet.status === status) && !gone.has(String(pet.id))).map((pet) => String(pet.id));
-      t.same(seen.filter((id) => !gone.has(id)), kept, `${what}: every pet not removed, in id order`);
-      t.ok(seen.every((id, index) => !gone.has(id) || index < gone.get(id)!), `${what}: a removed pet only if read before it went`);
+      const kept = all
+        .filter((pet) => (status === undefined || pet.status === status) && !gone.has(String(pet.id)))
+        .map((pet) => String(pet.id));
+      t.same(
+        seen.filter((id) => !gone.has(id)),
+        kept,
+        `${what}: every pet not removed, in id order`,
+      );
+      t.ok(
+        seen.every((id, index) => !gone.has(id) || index < gone.get(id)!),
+        `${what}: a removed pet only if read before it went`,
+      );
     }
   });
 
@@ -306,10 +417,17 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
   t.test('of concurrent changes holding one version, exactly one succeeds', async (t) => {
     const store = await createStore(t);
     const [pet] = await addPets(store, 1);
-    const outcomes = await Promise.all(Array.from({ length: 12 }, (_, index) => store.update(pet!.id, { name: `writer ${index}` }, [1])));
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => store.update(pet!.id, { name: `writer ${index}` }, [1])),
+    );
     const changed = outcomes.filter((outcome) => outcome.outcome === 'changed');
     t.equal(changed.length, 1, 'one change');
-    t.ok(outcomes.every((outcome) => outcome.outcome === 'changed' || (outcome.outcome === 'failed' && outcome.version === 2)), 'the others failed at version 2');
+    t.ok(
+      outcomes.every(
+        (outcome) => outcome.outcome === 'changed' || (outcome.outcome === 'failed' && outcome.version === 2),
+      ),
+      'the others failed at version 2',
+    );
     t.same(await store.get(pet!.id), (changed[0] as { pet: unknown }).pet, 'the winner is what is stored');
   });
 
@@ -317,41 +435,82 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     const store = await createStore(t);
     const pets = await addPets(store, 8);
     const outcomes = await Promise.all([
-      ...pets.map((pet, index) => store.update(pet.id, { name: `changed ${index}` }, index % 3 === 0 ? [1] : index % 3 === 1 ? '*' : [5])),
+      ...pets.map((pet, index) =>
+        store.update(pet.id, { name: `changed ${index}` }, index % 3 === 0 ? [1] : index % 3 === 1 ? '*' : [5]),
+      ),
       store.update(BigInt(pets[7]!.id) + 100n, { name: 'nobody' }, '*'),
       store.update(pets[0]!.id, { status: null }, [1, 2]),
     ]);
     pets.forEach((pet, index) => {
-      const expected = index % 3 === 2 ? { outcome: 'failed', version: 1 } : { outcome: 'changed', pet: { pet: { ...pet, name: `changed ${index}` }, version: 2 } };
+      const expected =
+        index % 3 === 2
+          ? { outcome: 'failed', version: 1 }
+          : { outcome: 'changed', pet: { pet: { ...pet, name: `changed ${index}` }, version: 2 } };
       t.same(outcomes[index], expected, `pet ${index}`);
     });
     t.same(outcomes[8], { outcome: 'missing' }, 'a pet that is not there');
-    t.same(await store.get(pets[0]!.id), { pet: { id: pets[0]!.id, name: 'changed 0', categoryId: 0 }, version: 3 }, 'a second change of one pet: after the first, on its version');
+    t.same(
+      await store.get(pets[0]!.id),
+      { pet: { id: pets[0]!.id, name: 'changed 0', categoryId: 0 }, version: 3 },
+      'a second change of one pet: after the first, on its version',
+    );
   });
 
-  t.test('a change key replays the first answer, refuses another request, and records nothing for a refusal', async (t) => {
-    const store = await createStore(t);
-    const [pet] = await addPets(store, 1);
-    const id = pet!.id;
-    const sell = changeKey('k1', 'updatePet', `sell ${id}`);
-    t.same(await store.update(id, { status: 'sold' }, [7], sell), { outcome: 'failed', version: 1 }, 'refused: nothing recorded');
-    const first = await store.update(id, { status: 'sold' }, [1], sell);
-    t.same(first, { outcome: 'changed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } });
-    await store.update(id, { name: 'Later' }, '*');
-    t.same(await store.update(id, { status: 'sold' }, [1], sell), { outcome: 'replayed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } }, 'the first answer, not a 412');
-    t.same(await store.update(id, { status: 'pending' }, '*', changeKey('k1', 'updatePet', 'another')), { outcome: 'reused', petId: id });
-    const removal = changeKey('k1', 'deletePet', `remove ${id}`);
-    t.same(await store.remove(id, '*', removal), { outcome: 'changed', pet: null }, "another operation's keys are apart");
-    t.same(await store.remove(id, '*', removal), { outcome: 'replayed', pet: null }, 'a retried removal: replayed, not missing');
-    t.same(await store.update(id, { status: 'sold' }, [1], sell), { outcome: 'replayed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } }, 'replayed after the removal too');
-    t.same(await store.update(id, { status: 'sold' }, [1], { ...sell, scope: 'd'.repeat(64) }), { outcome: 'missing' }, "another API key's key is a new key");
-  });
+  t.test(
+    'a change key replays the first answer, refuses another request, and records nothing for a refusal',
+    async (t) => {
+      const store = await createStore(t);
+      const [pet] = await addPets(store, 1);
+      const id = pet!.id;
+      const sell = changeKey('k1', 'updatePet', `sell ${id}`);
+      t.same(
+        await store.update(id, { status: 'sold' }, [7], sell),
+        { outcome: 'failed', version: 1 },
+        'refused: nothing recorded',
+      );
+      const first = await store.update(id, { status: 'sold' }, [1], sell);
+      t.same(first, { outcome: 'changed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } });
+      await store.update(id, { name: 'Later' }, '*');
+      t.same(
+        await store.update(id, { status: 'sold' }, [1], sell),
+        { outcome: 'replayed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } },
+        'the first answer, not a 412',
+      );
+      t.same(await store.update(id, { status: 'pending' }, '*', changeKey('k1', 'updatePet', 'another')), {
+        outcome: 'reused',
+        petId: id,
+      });
+      const removal = changeKey('k1', 'deletePet', `remove ${id}`);
+      t.same(
+        await store.remove(id, '*', removal),
+        { outcome: 'changed', pet: null },
+        "another operation's keys are apart",
+      );
+      t.same(
+        await store.remove(id, '*', removal),
+        { outcome: 'replayed', pet: null },
+        'a retried removal: replayed, not missing',
+      );
+      t.same(
+        await store.update(id, { status: 'sold' }, [1], sell),
+        { outcome: 'replayed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } },
+        'replayed after the removal too',
+      );
+      t.same(
+        await store.update(id, { status: 'sold' }, [1], { ...sell, scope: 'd'.repeat(64) }),
+        { outcome: 'missing' },
+        "another API key's key is a new key",
+      );
+    },
+  );
 
   t.test('concurrent changes with one key change once; the others replay it', async (t) => {
     const store = await createStore(t);
     const [pet] = await addPets(store, 1);
     const key = changeKey('race', 'updatePet', 'rename');
-    const outcomes = await Promise.all(Array.from({ length: 10 }, () => store.update(pet!.id, { name: 'Once' }, '*', key)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, () => store.update(pet!.id, { name: 'Once' }, '*', key)),
+    );
     t.equal(outcomes.filter((outcome) => outcome.outcome === 'changed').length, 1, 'one change');
     t.equal(outcomes.filter((outcome) => outcome.outcome === 'replayed').length, 9, 'nine replays');
     t.same(await store.get(pet!.id), { pet: { ...pet, name: 'Once' }, version: 2 }, 'one version more');
@@ -361,9 +520,16 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     const store = await createStore(t);
     const created = await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope, key: 'create' });
     await store.update(created.pet.id, { name: 'Changed' }, '*');
-    t.same(await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope, key: 'create' }), { pet: created.pet, replayed: true });
+    t.same(await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope, key: 'create' }), {
+      pet: created.pet,
+      replayed: true,
+    });
     await store.remove(created.pet.id, '*');
-    t.same(await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope, key: 'create' }), { pet: created.pet, replayed: true }, 'and after its removal');
+    t.same(
+      await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope, key: 'create' }),
+      { pet: created.pet, replayed: true },
+      'and after its removal',
+    );
   });
 }
 
@@ -379,7 +545,8 @@ async function allEvents(store: PetStore, limit = 1000): Promise<StoredEvent[]> 
 
 /** What every store keeps for the change feed and the webhooks' ledger. */
 export function eventConformance(t: Test, createStore: StoreFactory): void {
-  const summary = (events: readonly StoredEvent[]) => events.map(({ type, petId, version, pet }) => ({ type, petId: String(petId), version, pet }));
+  const summary = (events: readonly StoredEvent[]) =>
+    events.map(({ type, petId, version, pet }) => ({ type, petId: String(petId), version, pet }));
 
   t.test('each acknowledged change is one event, with the pet after it; refusals and no-ops are none', async (t) => {
     const store = await createStore(t);
@@ -395,7 +562,12 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
     await store.update(rex.id, { status: 'sold' }, [1]);
     await store.update(rex.id, { status: 'sold' }, [2]);
     await store.update(rex.id, { name: 'Lost' }, [1]);
-    await store.update(tom.id, { name: 'Tommy', status: 'pending' }, '*', { scope: key.scope, key: 'change', operation: 'updatePet', request: 'r' });
+    await store.update(tom.id, { name: 'Tommy', status: 'pending' }, '*', {
+      scope: key.scope,
+      key: 'change',
+      operation: 'updatePet',
+      request: 'r',
+    });
     await store.remove(rex.id, [1]);
     await store.remove(rex.id, '*');
     await store.remove(rex.id, '*');
@@ -407,60 +579,79 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
       { type: 'pet.updated', petId: String(tom.id), version: 2, pet: { ...tom, name: 'Tommy', status: 'pending' } },
       { type: 'pet.deleted', petId: String(rex.id), version: 3, pet: undefined },
     ]);
-    t.ok(events.every((event, index) => index === 0 || event.seq > events[index - 1]!.seq), 'seqs grow');
-    t.ok(events.every(({ occurredAt }) => occurredAt >= before - 1000 && occurredAt <= Date.now() + 1000), 'recorded now');
-    t.same(summary((await store.listEvents(events[1]!.seq, 2)).events), summary(events.slice(2, 4)), 'after a seq, up to the limit');
+    t.ok(
+      events.every((event, index) => index === 0 || event.seq > events[index - 1]!.seq),
+      'seqs grow',
+    );
+    t.ok(
+      events.every(({ occurredAt }) => occurredAt >= before - 1000 && occurredAt <= Date.now() + 1000),
+      'recorded now',
+    );
+    t.same(
+      summary((await store.listEvents(events[1]!.seq, 2)).events),
+      summary(events.slice(2, 4)),
+      'after a seq, up to the limit',
+    );
     const copy = (await store.listEvents(undefined, 1)).events[0]!;
     copy.pet!.name = 'changed by a caller';
     t.equal((await store.listEvents(undefined, 1)).events[0]!.pet!.name, 'Rex', 'a returned event is a copy');
   });
 
-  t.test('concurrent writers: every acknowledged change once, each pet without a gap, a concurrent reader skips none', async (t) => {
-    const store = await createStore(t);
-    const pets = await addPets(store, 6);
-    const acknowledged: string[] = pets.map((pet) => `${pet.id}:1`);
-    let writing = true;
-    // A follower reads while the writers write, as listPetEvents' long polls do.
-    const followed: StoredEvent[] = [];
-    // It ends on an empty read that began after the last write was acknowledged: one that began
-    // before could answer before that write commits (a fresh-clone run's walkthrough saw it so).
-    const follower = (async () => {
-      for (;;) {
-        const began = writing;
-        const { events } = await store.listEvents(followed.at(-1)?.seq, 7);
-        followed.push(...events);
-        if (!began && events.length === 0) return;
-      }
-    })();
-    await Promise.all(
-      Array.from({ length: 12 }, async (_, writer) => {
-        for (let round = 0; round < 8; round++) {
-          const pet = pets[(writer + round) % pets.length]!;
-          if (writer === 0 && round === 7) {
-            const outcome = await store.remove(pet.id, '*');
-            if (outcome.outcome === 'changed') acknowledged.push(`${pet.id}:removed`);
-            continue;
-          }
-          const outcome = await store.update(pet.id, { name: `w${writer} r${round}` }, '*');
-          if (outcome.outcome === 'changed') acknowledged.push(`${pet.id}:${outcome.pet!.version}`);
-          if (writer % 4 === 1) acknowledged.push(`${(await store.create(newPet(writer))).id}:1`);
+  t.test(
+    'concurrent writers: every acknowledged change once, each pet without a gap, a concurrent reader skips none',
+    async (t) => {
+      const store = await createStore(t);
+      const pets = await addPets(store, 6);
+      const acknowledged: string[] = pets.map((pet) => `${pet.id}:1`);
+      let writing = true;
+      // A follower reads while the writers write, as listPetEvents' long polls do.
+      const followed: StoredEvent[] = [];
+      // It ends on an empty read that began after the last write was acknowledged: one that began
+      // before could answer before that write commits (a fresh-clone run's walkthrough saw it so).
+      const follower = (async () => {
+        for (;;) {
+          const began = writing;
+          const { events } = await store.listEvents(followed.at(-1)?.seq, 7);
+          followed.push(...events);
+          if (!began && events.length === 0) return;
         }
-      }),
-    );
-    writing = false;
-    await follower;
-    const events = await allEvents(store, 5);
-    const named = events.map(({ type, petId, version }) => (type === 'pet.deleted' ? `${petId}:removed` : `${petId}:${version}`));
-    t.same([...named].sort(), [...acknowledged].sort(), 'the feed holds each acknowledged change, once');
-    const versions = new Map<string, number>();
-    for (const { petId, version } of events) {
-      const last = versions.get(String(petId)) ?? 0;
-      if (version !== last + 1) t.fail(`pet ${petId}: version ${version} after ${last}`);
-      versions.set(String(petId), version);
-    }
-    t.pass('each pet: versions 1, 2, 3… in feed order');
-    t.same(followed.map(({ seq }) => seq), events.map(({ seq }) => seq), 'the follower read exactly the feed, in order');
-  });
+      })();
+      await Promise.all(
+        Array.from({ length: 12 }, async (_, writer) => {
+          for (let round = 0; round < 8; round++) {
+            const pet = pets[(writer + round) % pets.length]!;
+            if (writer === 0 && round === 7) {
+              const outcome = await store.remove(pet.id, '*');
+              if (outcome.outcome === 'changed') acknowledged.push(`${pet.id}:removed`);
+              continue;
+            }
+            const outcome = await store.update(pet.id, { name: `w${writer} r${round}` }, '*');
+            if (outcome.outcome === 'changed') acknowledged.push(`${pet.id}:${outcome.pet!.version}`);
+            if (writer % 4 === 1) acknowledged.push(`${(await store.create(newPet(writer))).id}:1`);
+          }
+        }),
+      );
+      writing = false;
+      await follower;
+      const events = await allEvents(store, 5);
+      const named = events.map(({ type, petId, version }) =>
+        type === 'pet.deleted' ? `${petId}:removed` : `${petId}:${version}`,
+      );
+      t.same([...named].sort(), [...acknowledged].sort(), 'the feed holds each acknowledged change, once');
+      const versions = new Map<string, number>();
+      for (const { petId, version } of events) {
+        const last = versions.get(String(petId)) ?? 0;
+        if (version !== last + 1) t.fail(`pet ${petId}: version ${version} after ${last}`);
+        versions.set(String(petId), version);
+      }
+      t.pass('each pet: versions 1, 2, 3… in feed order');
+      t.same(
+        followed.map(({ seq }) => seq),
+        events.map(({ seq }) => seq),
+        'the follower read exactly the feed, in order',
+      );
+    },
+  );
 
   t.test('purgeEvents drops the oldest; a cursor before them is behind the horizon', async (t) => {
     const store = await createStore(t);
@@ -474,7 +665,11 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
     t.equal(page.horizon, events[2]!.seq, 'the horizon is the last one dropped');
     t.ok((await store.listEvents(events[0]!.seq, 10)).horizon > events[0]!.seq, 'an old cursor can tell it is expired');
     const [pet] = await addPets(store, 1);
-    t.same(summary((await store.listEvents(page.horizon, 10)).events).map(({ petId }) => petId), [String(pet!.id)], 'the feed goes on');
+    t.same(
+      summary((await store.listEvents(page.horizon, 10)).events).map(({ petId }) => petId),
+      [String(pet!.id)],
+      'the feed goes on',
+    );
   });
 
   t.test('the deliveries ledger: one owner at a time, starting after the newest event', async (t) => {
@@ -483,13 +678,26 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
     const newest = (await allEvents(store)).at(-1)!.seq;
     const ledger = store.deliveries;
     const state = await ledger.claim('https://a.example/hook', 'one', 10_000);
-    t.same(state, { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '' }, 'a new endpoint starts after the newest event');
+    t.same(
+      state,
+      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '' },
+      'a new endpoint starts after the newest event',
+    );
     t.equal(await ledger.claim('https://a.example/hook', 'two', 10_000), null, 'held by one');
-    const next = { position: newest + 5, attempt: 2, dueAt: Date.parse('2030-01-01T00:00:00.000Z'), stoppedEntry: 'digest' };
+    const next = {
+      position: newest + 5,
+      attempt: 2,
+      dueAt: Date.parse('2030-01-01T00:00:00.000Z'),
+      stoppedEntry: 'digest',
+    };
     t.ok(await ledger.record('https://a.example/hook', 'one', next, 10_000));
     t.notOk(await ledger.record('https://a.example/hook', 'two', { ...next, attempt: 9 }, 10_000), 'not by another');
     t.same(await ledger.claim('https://a.example/hook', 'one', 10_000), next, 'as recorded');
-    t.same(await ledger.claim('https://b.example/hook', 'two', 50), { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '' }, 'endpoints are apart');
+    t.same(
+      await ledger.claim('https://b.example/hook', 'two', 50),
+      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '' },
+      'endpoints are apart',
+    );
     await ledger.release('https://a.example/hook', 'one');
     t.same(await ledger.claim('https://a.example/hook', 'two', 10_000), next, 'released: another takes it on');
     await new Promise((resolve) => setTimeout(resolve, 120));

@@ -8,9 +8,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { Test } from 'tap';
 import { migrate, MIGRATION_LOCK } from '../../src/store/postgres/migrate.js';
-import { createPostgresPetStore, type PostgresPetStore, type PostgresStoreOptions } from '../../src/store/postgres/postgres-pet-store.js';
+import {
+  createPostgresPetStore,
+  type PostgresPetStore,
+  type PostgresStoreOptions,
+} from '../../src/store/postgres/postgres-pet-store.js';
 import { inSchema } from '../../scripts/postgres/in-schema.js';
-import { startThrowawayCluster, whyNoPostgresBinaries, type Cluster } from '../../scripts/postgres/throwaway-cluster.js';
+import {
+  startThrowawayCluster,
+  whyNoPostgresBinaries,
+  type Cluster,
+} from '../../scripts/postgres/throwaway-cluster.js';
 import { SHARED_CLUSTER_FILE, type SharedCluster } from '../setup/shared-cluster.js';
 
 export type { Cluster };
@@ -38,7 +46,6 @@ export function whyNoPostgres(): string | undefined {
   const missing = whyNoPostgresBinaries();
   return missing === undefined ? undefined : `${missing.slice(0, -1)}, or set TEST_DATABASE_URL)`;
 }
-
 
 /**
  * A database of this test file's own on the run's shared cluster, dropped on teardown: advisory
@@ -70,7 +77,8 @@ async function databaseOnSharedCluster(t: Test): Promise<string | undefined> {
 export async function startTestDatabase(t: Test, { ownCluster = false } = {}): Promise<TestDatabase | undefined> {
   const missing = whyNoPostgres();
   if (missing !== undefined) {
-    if (REQUIRED) throw new Error(`the PostgreSQL tests are required here (REQUIRE_POSTGRES_TEST=1) but there is ${missing}`);
+    if (REQUIRED)
+      throw new Error(`the PostgreSQL tests are required here (REQUIRE_POSTGRES_TEST=1) but there is ${missing}`);
     console.error(`# SKIPPED the PostgreSQL tests: ${missing}`);
     return undefined;
   }
@@ -117,7 +125,10 @@ export function withPassword(url: string): string {
   return withSecret.toString();
 }
 
-/** A session holding the migration lock, as an instance migrating a long change would; the returned function releases it. */
+/**
+ * A session holding the migration lock, as an instance migrating a long change would; the returned function releases
+ * it.
+ */
 export async function holdMigrations(url: string): Promise<() => Promise<void>> {
   const holder = new pg.Client({ connectionString: url });
   await holder.connect();

@@ -47,7 +47,12 @@ export async function startPrometheus(t: Test, targets: readonly string[]): Prom
   );
   const child = spawn(
     PROMETHEUS,
-    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let output = '';
@@ -61,7 +66,10 @@ export async function startPrometheus(t: Test, targets: readonly string[]): Prom
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const ready = await fetch(`${base}/-/ready`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${base}/-/ready`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`Prometheus did not become ready: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -69,7 +77,11 @@ export async function startPrometheus(t: Test, targets: readonly string[]): Prom
 
   const query = async (promql: string): Promise<Sample[]> => {
     const response = await fetch(`${base}/api/v1/query?query=${encodeURIComponent(promql)}`);
-    const body = (await response.json()) as { status: string; error?: string; data: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+    const body = (await response.json()) as {
+      status: string;
+      error?: string;
+      data: { result: { metric: Record<string, string>; value: [number, string] }[] };
+    };
     if (body.status !== 'success') throw new Error(`${promql}: ${body.error}`);
     return body.data.result.map(({ metric, value }) => ({ labels: metric, value: Number(value[1]) }));
   };

@@ -11,7 +11,10 @@ import type { Pet, PetId } from '../../src/types/api.js';
 import { specWith } from './spec.js';
 
 /** openapi.yaml with replacePet added, as a user would write it, as version 1.3.0; `edit` changes it further. */
-export function withReplacePet(stability?: Stability, edit: (replacePet: Record<string, any>, spec: OpenApiDocument) => void = () => {}): OpenApiDocument {
+export function withReplacePet(
+  stability?: Stability,
+  edit: (replacePet: Record<string, any>, spec: OpenApiDocument) => void = () => {},
+): OpenApiDocument {
   return specWith((spec) => {
     spec.info.version = '1.3.0';
     const item = spec.paths['/pets/{petId}']!;
@@ -21,7 +24,11 @@ export function withReplacePet(stability?: Stability, edit: (replacePet: Record<
       type: 'object',
       description: 'What to change in a pet; fields left out stay as they are.',
       additionalProperties: false,
-      properties: { name: { $ref: '#/components/schemas/PetName' }, categoryId: { $ref: '#/components/schemas/CategoryId' }, status: { $ref: '#/components/schemas/PetStatus' } },
+      properties: {
+        name: { $ref: '#/components/schemas/PetName' },
+        categoryId: { $ref: '#/components/schemas/CategoryId' },
+        status: { $ref: '#/components/schemas/PetStatus' },
+      },
     };
     // getPet's own answers, without its deprecation headers.
     const undeprecated = (response: { headers: Record<string, unknown>; links?: unknown }) => {
@@ -37,7 +44,10 @@ export function withReplacePet(stability?: Stability, edit: (replacePet: Record<
       description: 'Sets the fields the body gives; the others stay as they are.',
       ...(stability === undefined ? {} : { 'x-stability': stability }),
       parameters: structuredClone(getPet.parameters),
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/PetChanges' } } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/PetChanges' } } },
+      },
       responses: {
         '200': undeprecated(getPet.responses['200']),
         '400': { $ref: '#/components/responses/BadRequest' },
@@ -52,7 +62,11 @@ export function withReplacePet(stability?: Stability, edit: (replacePet: Record<
     };
     Object.assign(item, { put: replacePet });
     const created = spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, unknown> };
-    created.links['ReplacePetById'] = { operationId: 'replacePet', parameters: { petId: '$response.body#/id' }, description: 'Change the pet just added.' };
+    created.links['ReplacePetById'] = {
+      operationId: 'replacePet',
+      parameters: { petId: '$response.body#/id' },
+      description: 'Change the pet just added.',
+    };
     edit(replacePet, spec);
   });
 }
@@ -69,4 +83,3 @@ export function replacePet(store: PetStore) {
     return updated;
   };
 }
-

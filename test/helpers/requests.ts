@@ -4,4 +4,7 @@ import { API_KEY } from './build-app.js';
 import { current } from './contract.js';
 
 export { inHeader, unauthorized, type ApiRequest, type ValidRequest } from '../../src/contract/api-requests.js';
-export const { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf, relinked } = requestGenerators(current, API_KEY);
+export const { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf, relinked } = requestGenerators(
+  current,
+  API_KEY,
+);

@@ -17,7 +17,12 @@ export interface Running {
  * Starts the server with `env` over a clean environment (and `nodeArgs` for node), and resolves once
  * it listens; `entry` is another build's server (a copy of the project's `dist/server.js`).
  */
-export function startServer(env: Record<string, string>, cwd = process.cwd(), nodeArgs: readonly string[] = [], entry = SERVER): Promise<Running> {
+export function startServer(
+  env: Record<string, string>,
+  cwd = process.cwd(),
+  nodeArgs: readonly string[] = [],
+  entry = SERVER,
+): Promise<Running> {
   const { child, output, exited } = spawnServer(env, cwd, nodeArgs, entry);
   return new Promise((resolve, reject) => {
     const onData = () => {
@@ -41,14 +46,25 @@ export async function startReadyServer(t: Test, env: Record<string, string>): Pr
     return server.exited;
   });
   for (let tries = 0; tries < 100; tries++) {
-    if ((await fetch(`http://127.0.0.1:${server.port}/health/ready`).then((response) => response.status, () => 0)) === 200) return server;
+    if (
+      (await fetch(`http://127.0.0.1:${server.port}/health/ready`).then(
+        (response) => response.status,
+        () => 0,
+      )) === 200
+    )
+      return server;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`instance never became ready: ${server.output()}`);
 }
 
 /** The server process as startServer starts it, without waiting for it to listen. */
-export function spawnServer(env: Record<string, string>, cwd = process.cwd(), nodeArgs: readonly string[] = [], entry = SERVER): Omit<Running, 'port'> {
+export function spawnServer(
+  env: Record<string, string>,
+  cwd = process.cwd(),
+  nodeArgs: readonly string[] = [],
+  entry = SERVER,
+): Omit<Running, 'port'> {
   // The compiled server as npm start runs it, with none of this test's flags; tap's process-info hook
   // follows it into the child all the same, and what the child runs counts towards the coverage.
   const child = spawn(process.execPath, [...nodeArgs, entry], {
@@ -66,6 +82,19 @@ export function spawnServer(env: Record<string, string>, cwd = process.cwd(), no
 }
 
 function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { API_KEYS: _keys, API_KEYS_FILE: _file, HOST: _host, PORT: _port, LOG_LEVEL: _level, DATABASE_URL: _url, DATABASE_POOL_MAX: _max, DATABASE_TIMEOUT_MS: _timeout, IDEMPOTENCY_RETENTION_HOURS: _retention, METRICS_PORT: _metrics, SHUTDOWN_DRAIN_MS: _drain, ...rest } = env;
+  const {
+    API_KEYS: _keys,
+    API_KEYS_FILE: _file,
+    HOST: _host,
+    PORT: _port,
+    LOG_LEVEL: _level,
+    DATABASE_URL: _url,
+    DATABASE_POOL_MAX: _max,
+    DATABASE_TIMEOUT_MS: _timeout,
+    IDEMPOTENCY_RETENTION_HOURS: _retention,
+    METRICS_PORT: _metrics,
+    SHUTDOWN_DRAIN_MS: _drain,
+    ...rest
+  } = env;
   return Object.fromEntries(Object.entries(rest).filter(([name]) => !name.startsWith('OTEL_')));
 }

@@ -3,7 +3,10 @@
 import type { PetStore } from '../../src/store/pet-store.js';
 
 /** Every method rejects with what `fail` makes, unless `methods` gives it. */
-export function standInStore(methods: Partial<PetStore> = {}, fail: () => Error = () => new Error('this test does not expect the store to be used')): PetStore {
+export function standInStore(
+  methods: Partial<PetStore> = {},
+  fail: () => Error = () => new Error('this test does not expect the store to be used'),
+): PetStore {
   const failing = () => Promise.reject(fail());
   return {
     create: failing,

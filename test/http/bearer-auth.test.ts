@@ -13,7 +13,13 @@ const listWith = (authorization?: string) => ({
 
 t.test('a valid key in any accepted spelling of the scheme is let in', async (t) => {
   const { app } = await buildTestApp(t);
-  for (const header of [`Bearer ${API_KEY}`, `bearer ${API_KEY}`, `BEARER  ${API_KEY}`, `Bearer  ${API_KEY}`, `Bearer ${API_KEY} `]) {
+  for (const header of [
+    `Bearer ${API_KEY}`,
+    `bearer ${API_KEY}`,
+    `BEARER  ${API_KEY}`,
+    `Bearer  ${API_KEY}`,
+    `Bearer ${API_KEY} `,
+  ]) {
     t.equal((await app.inject(listWith(header))).statusCode, 200, JSON.stringify(header));
   }
 });
@@ -87,25 +93,47 @@ t.test('an authenticator needs at least one key', async (t) => {
   t.throws(() => fixedKeys([], ROLES), /at least one API key/);
 });
 
-t.test('entries given in code are checked as the keys file\'s are: digest, roles', async (t) => {
-  t.throws(() => fixedKeys([{ client: 'a', sha256: 'abc' }], ROLES), /entry 1: sha256 must be 64 lower-case hex digits/);
-  t.throws(() => fixedKeys([{ client: 'a', key: API_KEY, roles: ['pets:admin'] }], ROLES), /entry 1: role "pets:admin" is not named by openapi\.yaml \(its roles: pets:read, pets:write\)/);
-  t.throws(() => fixedKeys([{ client: 'a', key: API_KEY, roles: ['pets:read'] }], []), /\(its roles: none\)/, 'a spec that names no role');
+t.test("entries given in code are checked as the keys file's are: digest, roles", async (t) => {
+  t.throws(
+    () => fixedKeys([{ client: 'a', sha256: 'abc' }], ROLES),
+    /entry 1: sha256 must be 64 lower-case hex digits/,
+  );
+  t.throws(
+    () => fixedKeys([{ client: 'a', key: API_KEY, roles: ['pets:admin'] }], ROLES),
+    /entry 1: role "pets:admin" is not named by openapi\.yaml \(its roles: pets:read, pets:write\)/,
+  );
+  t.throws(
+    () => fixedKeys([{ client: 'a', key: API_KEY, roles: ['pets:read'] }], []),
+    /\(its roles: none\)/,
+    'a spec that names no role',
+  );
 });
 
 t.test('an authenticator refuses keys that no Authorization header could carry', async (t) => {
   for (const key of ['two words', 'semi;colon', 'é'.repeat(32), '=leading-padding']) {
-    t.throws(() => fixedKeys([API_KEY, key], ROLES), /entry 2: the key must have the bearer token syntax/, JSON.stringify(key));
+    t.throws(
+      () => fixedKeys([API_KEY, key], ROLES),
+      /entry 2: the key must have the bearer token syntax/,
+      JSON.stringify(key),
+    );
   }
 });
 
 t.test('each key authenticates its client: the name given with it, or one made from its hash', async (t) => {
   const { app } = await buildTestApp(t);
   const authenticate = createBearerAuth(fixedKeys([{ client: 'mobile-app', key: API_KEY }, OTHER_API_KEY], ROLES));
-  app.get('/whoami', { onRequest: (request, reply, done) => (authenticate(request, reply, []), done()) }, async (request) => ({ client: request.client }));
-  const whoami = async (authorization: string) => (await app.inject({ method: 'GET', url: '/whoami', headers: { authorization } })).json();
+  app.get(
+    '/whoami',
+    { onRequest: (request, reply, done) => (authenticate(request, reply, []), done()) },
+    async (request) => ({ client: request.client }),
+  );
+  const whoami = async (authorization: string) =>
+    (await app.inject({ method: 'GET', url: '/whoami', headers: { authorization } })).json();
   t.same(await whoami(`Bearer ${API_KEY}`), { client: 'mobile-app' });
   t.same(await whoami(`Bearer ${OTHER_API_KEY}`), { client: unnamedClientOf(OTHER_API_KEY) });
   t.same(await whoami(`bearer  ${API_KEY}`), { client: 'mobile-app' }, 'through the full syntax too');
-  t.throws(() => fixedKeys([{ client: 'Mobile App', key: API_KEY }], ROLES), /entry 1: client must be 1 to 32 characters/);
+  t.throws(
+    () => fixedKeys([{ client: 'Mobile App', key: API_KEY }], ROLES),
+    /entry 1: client must be 1 to 32 characters/,
+  );
 });

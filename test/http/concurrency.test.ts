@@ -22,7 +22,13 @@ interface Sent {
   status?: string;
 }
 
-function send(agent: Agent, port: number, method: string, path: string, body?: unknown): Promise<HttpAnswer & { json: any }> {
+function send(
+  agent: Agent,
+  port: number,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<HttpAnswer & { json: any }> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const outgoing = request(
@@ -32,14 +38,22 @@ function send(agent: Agent, port: number, method: string, path: string, body?: u
         port,
         method,
         path,
-        headers: { authorization: `Bearer ${API_KEY}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${API_KEY}`,
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        },
       },
       (incoming) => {
         const chunks: Buffer[] = [];
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
         incoming.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ statusCode: incoming.statusCode ?? 0, headers: incoming.headers, body: text, json: parseJson(text) });
+          resolve({
+            statusCode: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            body: text,
+            json: parseJson(text),
+          });
         });
       },
     );
@@ -75,7 +89,8 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
     return { name: `pet ${index}`, categoryId: index % 7, ...(status === undefined ? {} : { status }) };
   });
   // Each list remembers which creates had been answered before it was sent: those pets are stored.
-  const lists: { answer: HttpAnswer & { json: any }; path: string; storedBefore: any[]; createsPending: boolean }[] = [];
+  const lists: { answer: HttpAnswer & { json: any }; path: string; storedBefore: any[]; createsPending: boolean }[] =
+    [];
   const answered: any[] = [];
   let creating = true;
   const listing = (async () => {
@@ -98,17 +113,40 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
 
   const problems = created.flatMap((answer) => contractViolations(answer, 'createPet'));
   t.same(problems, [], 'every create answer keeps the contract');
-  t.same(created.map((answer) => answer.statusCode), sent.map(() => 201), `all ${CREATES} creates answered 201`);
+  t.same(
+    created.map((answer) => answer.statusCode),
+    sent.map(() => 201),
+    `all ${CREATES} creates answered 201`,
+  );
   const ids = created.map((answer) => Number(answer.json.id));
   t.equal(new Set(ids).size, CREATES, 'the ids are distinct');
-  t.same([...ids].sort((a, b) => a - b), Array.from({ length: CREATES }, (_, index) => index + 1), 'the ids are 1…n, none skipped');
-  t.same(created.map(({ json: { id: _id, ...rest } }) => rest), sent, 'each create answered with the pet it was sent');
-  t.ok(connections.size > 2 && connections.size <= CONNECTIONS + 1, `requests spread over ${connections.size} connections`);
+  t.same(
+    [...ids].sort((a, b) => a - b),
+    Array.from({ length: CREATES }, (_, index) => index + 1),
+    'the ids are 1…n, none skipped',
+  );
+  t.same(
+    created.map(({ json: { id: _id, ...rest } }) => rest),
+    sent,
+    'each create answered with the pet it was sent',
+  );
+  t.ok(
+    connections.size > 2 && connections.size <= CONNECTIONS + 1,
+    `requests spread over ${connections.size} connections`,
+  );
 
   const byId = new Map(created.map((answer) => [Number(answer.json.id), answer.json]));
   const read = await Promise.all(ids.map((id) => send(agent, port, 'GET', `/v1/pets/${id}`)));
-  t.same(read.flatMap((answer) => contractViolations(answer, 'getPet')), [], 'every read keeps the contract');
-  t.same(read.map((answer) => answer.json), ids.map((id) => byId.get(id)), 'every created pet reads back equal');
+  t.same(
+    read.flatMap((answer) => contractViolations(answer, 'getPet')),
+    [],
+    'every read keeps the contract',
+  );
+  t.same(
+    read.map((answer) => answer.json),
+    ids.map((id) => byId.get(id)),
+    'every created pet reads back equal',
+  );
 
   const during = lists.filter((list) => list.createsPending && list.storedBefore.length > 0).length;
   t.ok(during > 5, `${lists.length} lists taken, ${during} of them between creates`);
@@ -124,7 +162,8 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
     const problems = contractViolations(answer, 'listPets');
     if (pets.length > limit) problems.push(`${pets.length} pets for limit ${limit}`);
     const mustHave = Math.min(limit, storedBefore.filter((pet) => status === null || pet.status === status).length);
-    if (pets.length < mustHave) problems.push(`${pets.length} pets, but ${mustHave} matching pets were stored before the list was asked for`);
+    if (pets.length < mustHave)
+      problems.push(`${pets.length} pets, but ${mustHave} matching pets were stored before the list was asked for`);
     if (JSON.stringify(pets) !== JSON.stringify(matching)) problems.push('not the first pets of the final order');
     if (problems.length > 0) {
       invalid += 1;
@@ -151,7 +190,10 @@ const onPostgres = async (t: Test): Promise<Deployment> => {
     return run();
   };
   const stores = [await database!.openStore(t, url, { instrument }), await database!.openStore(t, url, { instrument })];
-  return { ports: await Promise.all(stores.map(async (store) => (await listening(t, store)).port)), createStatements: () => statements };
+  return {
+    ports: await Promise.all(stores.map(async (store) => (await listening(t, store)).port)),
+    createStatements: () => statements,
+  };
 };
 const noPostgres = database === undefined ? (whyNoPostgres() ?? true) : false;
 const deployments: [string, (t: Test) => Promise<Deployment>, number, string | boolean][] = [
@@ -161,68 +203,119 @@ const deployments: [string, (t: Test) => Promise<Deployment>, number, string | b
 ];
 
 for (const [deployment, start, connections, skip] of deployments) {
-  t.test(`${deployment}: a client walking every page while others create sees each pet once, none skipped`, { skip }, async (t) => {
-    const { ports, createStatements } = await start(t);
-    const portFor = (index: number) => ports[index % ports.length]!;
-    const agent = agentOf(t, connections);
-    const walkAgent = agentOf(t, 2);
-    const body = (index: number) => {
-      const status = STATUSES[index % STATUSES.length];
-      return { name: `pet ${index}`, categoryId: index, ...(status === undefined ? {} : { status }) };
-    };
-    const existing = await Promise.all(Array.from({ length: 300 }, (_, index) => send(agent, portFor(index), 'POST', '/v1/pets', body(index))));
-    const answered: any[] = existing.map((answer) => answer.json);
+  t.test(
+    `${deployment}: a client walking every page while others create sees each pet once, none skipped`,
+    { skip },
+    async (t) => {
+      const { ports, createStatements } = await start(t);
+      const portFor = (index: number) => ports[index % ports.length]!;
+      const agent = agentOf(t, connections);
+      const walkAgent = agentOf(t, 2);
+      const body = (index: number) => {
+        const status = STATUSES[index % STATUSES.length];
+        return { name: `pet ${index}`, categoryId: index, ...(status === undefined ? {} : { status }) };
+      };
+      const existing = await Promise.all(
+        Array.from({ length: 300 }, (_, index) => send(agent, portFor(index), 'POST', '/v1/pets', body(index))),
+      );
+      const answered: any[] = existing.map((answer) => answer.json);
 
-    // Each walk records, for its last request, which creates had been answered before it was sent.
-    const walk = async (port: number, first: string, status?: string) => {
-      const seen: any[] = [];
-      const startedWith = answered.filter((pet) => status === undefined || pet.status === status);
-      let answeredBeforeLast: any[] = [];
-      let pages = 0;
-      const problems: string[] = [];
-      const createdByPage: number[] = [];
-      for (let path: string | undefined = first; path !== undefined; ) {
-        // The first pages wait (a second at most) for a create answered since the page before, so
-        // that the walk meets creates between its pages however fast this machine walks or creates.
-        for (const until = performance.now() + 1000; pages > 0 && pages <= 5 && !createsDone && answered.length === createdByPage.at(-1) && performance.now() < until; ) {
-          await new Promise((resolve) => setTimeout(resolve, 2));
+      // Each walk records, for its last request, which creates had been answered before it was sent.
+      const walk = async (port: number, first: string, status?: string) => {
+        const seen: any[] = [];
+        const startedWith = answered.filter((pet) => status === undefined || pet.status === status);
+        let answeredBeforeLast: any[] = [];
+        let pages = 0;
+        const problems: string[] = [];
+        const createdByPage: number[] = [];
+        for (let path: string | undefined = first; path !== undefined;) {
+          // The first pages wait (a second at most) for a create answered since the page before, so
+          // that the walk meets creates between its pages however fast this machine walks or creates.
+          for (
+            const until = performance.now() + 1000;
+            pages > 0 &&
+            pages <= 5 &&
+            !createsDone &&
+            answered.length === createdByPage.at(-1) &&
+            performance.now() < until;
+          ) {
+            await new Promise((resolve) => setTimeout(resolve, 2));
+          }
+          answeredBeforeLast = [...answered];
+          createdByPage.push(answered.length);
+          const answer = await send(walkAgent, port, 'GET', path);
+          problems.push(...contractViolations(answer, 'listPets'));
+          seen.push(...answer.json);
+          pages += 1;
+          path = nextTarget(answer.headers['link']);
         }
-        answeredBeforeLast = [...answered];
-        createdByPage.push(answered.length);
-        const answer = await send(walkAgent, port, 'GET', path);
-        problems.push(...contractViolations(answer, 'listPets'));
-        seen.push(...answer.json);
-        pages += 1;
-        path = nextTarget(answer.headers['link']);
-      }
-      return { seen, startedWith, answeredBeforeLast: answeredBeforeLast.filter((pet) => status === undefined || pet.status === status), pages, problems, createdByPage };
-    };
-    // 64 connections create so fast (in batches) that 300 would be done a few pages into a walk.
-    const duringWalk = connections > CONNECTIONS ? 2000 : 300;
-    let createsDone = false;
-    const creates = Promise.all(Array.from({ length: duringWalk }, (_, index) => send(agent, portFor(index), 'POST', '/v1/pets', body(300 + index)).then((answer) => {
-      answered.push(answer.json);
-    }))).finally(() => (createsDone = true));
-    const walks = await Promise.all([walk(portFor(0), '/v1/pets?limit=7'), walk(portFor(1), '/v1/pets?limit=3&status=pending', 'pending')]);
-    await creates;
+        return {
+          seen,
+          startedWith,
+          answeredBeforeLast: answeredBeforeLast.filter((pet) => status === undefined || pet.status === status),
+          pages,
+          problems,
+          createdByPage,
+        };
+      };
+      // 64 connections create so fast (in batches) that 300 would be done a few pages into a walk.
+      const duringWalk = connections > CONNECTIONS ? 2000 : 300;
+      let createsDone = false;
+      const creates = Promise.all(
+        Array.from({ length: duringWalk }, (_, index) =>
+          send(agent, portFor(index), 'POST', '/v1/pets', body(300 + index)).then((answer) => {
+            answered.push(answer.json);
+          }),
+        ),
+      ).finally(() => (createsDone = true));
+      const walks = await Promise.all([
+        walk(portFor(0), '/v1/pets?limit=7'),
+        walk(portFor(1), '/v1/pets?limit=3&status=pending', 'pending'),
+      ]);
+      await creates;
 
-    for (const [index, { seen, startedWith, answeredBeforeLast, pages, problems, createdByPage }] of walks.entries()) {
-      const name = index === 0 ? 'walk of all pets, 7 a page' : 'walk of pending pets, 3 a page';
-      t.same(problems, [], `${name}: every page keeps the contract`);
-      const ids = seen.map((pet) => Number(pet.id));
-      t.ok(ids.every((id, position) => position === 0 || id > ids[position - 1]!), `${name}: ${ids.length} pets over ${pages} pages, each id once, ascending`);
-      const seenIds = new Set(ids);
-      t.same(startedWith.filter((pet) => !seenIds.has(Number(pet.id))), [], `${name}: every pet stored when it started was seen`);
-      t.same(answeredBeforeLast.filter((pet) => !seenIds.has(Number(pet.id))), [], `${name}: every pet created before its last page was asked for was seen`);
-      const byId = new Map(answered.map((pet) => [Number(pet.id), pet]));
-      t.same(seen.filter((pet) => JSON.stringify(byId.get(Number(pet.id))) !== JSON.stringify(pet)), [], `${name}: every pet seen is as it was created`);
-      const between = createdByPage.filter((count, page) => page > 0 && count > createdByPage[page - 1]!).length;
-      t.ok(between > 3, `${name}: creates were answered between ${between} of its pages`);
-      t.ok(ids.length > startedWith.length, `${name}: pets created during the walk appeared on later pages (${ids.length - startedWith.length} of them)`);
-    }
-    if (connections > CONNECTIONS && createStatements !== undefined) {
-      const creates = answered.length;
-      t.ok(createStatements() < creates, `the instances wrote ${creates} creates in ${createStatements()} statements: batches of several`);
-    }
-  });
+      for (const [
+        index,
+        { seen, startedWith, answeredBeforeLast, pages, problems, createdByPage },
+      ] of walks.entries()) {
+        const name = index === 0 ? 'walk of all pets, 7 a page' : 'walk of pending pets, 3 a page';
+        t.same(problems, [], `${name}: every page keeps the contract`);
+        const ids = seen.map((pet) => Number(pet.id));
+        t.ok(
+          ids.every((id, position) => position === 0 || id > ids[position - 1]!),
+          `${name}: ${ids.length} pets over ${pages} pages, each id once, ascending`,
+        );
+        const seenIds = new Set(ids);
+        t.same(
+          startedWith.filter((pet) => !seenIds.has(Number(pet.id))),
+          [],
+          `${name}: every pet stored when it started was seen`,
+        );
+        t.same(
+          answeredBeforeLast.filter((pet) => !seenIds.has(Number(pet.id))),
+          [],
+          `${name}: every pet created before its last page was asked for was seen`,
+        );
+        const byId = new Map(answered.map((pet) => [Number(pet.id), pet]));
+        t.same(
+          seen.filter((pet) => JSON.stringify(byId.get(Number(pet.id))) !== JSON.stringify(pet)),
+          [],
+          `${name}: every pet seen is as it was created`,
+        );
+        const between = createdByPage.filter((count, page) => page > 0 && count > createdByPage[page - 1]!).length;
+        t.ok(between > 3, `${name}: creates were answered between ${between} of its pages`);
+        t.ok(
+          ids.length > startedWith.length,
+          `${name}: pets created during the walk appeared on later pages (${ids.length - startedWith.length} of them)`,
+        );
+      }
+      if (connections > CONNECTIONS && createStatements !== undefined) {
+        const creates = answered.length;
+        t.ok(
+          createStatements() < creates,
+          `the instances wrote ${creates} creates in ${createStatements()} statements: batches of several`,
+        );
+      }
+    },
+  );
 }

@@ -30,11 +30,27 @@ t.test('any operation the spec marks deprecated gets the headers, from its own m
 
 t.test('markers that cannot make valid headers stop start-up', async (t) => {
   const cases: [string, Record<string, unknown>, RegExp][] = [
-    ['no deprecation date', { 'x-deprecated-at': undefined }, /operation getPet: a deprecated operation needs x-deprecated-at \(YYYY-MM-DD\)/],
-    ['a deprecation date that is not a date', { 'x-deprecated-at': 'soon' }, /operation getPet: x-deprecated-at must be a date, YYYY-MM-DD/],
+    [
+      'no deprecation date',
+      { 'x-deprecated-at': undefined },
+      /operation getPet: a deprecated operation needs x-deprecated-at \(YYYY-MM-DD\)/,
+    ],
+    [
+      'a deprecation date that is not a date',
+      { 'x-deprecated-at': 'soon' },
+      /operation getPet: x-deprecated-at must be a date, YYYY-MM-DD/,
+    ],
     ['an impossible date', { 'x-sunset': '2030-13-45' }, /operation getPet: x-sunset must be a date, YYYY-MM-DD/],
-    ['an unknown replacement', { 'x-replaced-by': 'findPets' }, /x-replaced-by must name an operation whose path has no parameters/],
-    ['a replacement with a path parameter', { 'x-replaced-by': 'getPet' }, /x-replaced-by must name an operation whose path has no parameters/],
+    [
+      'an unknown replacement',
+      { 'x-replaced-by': 'findPets' },
+      /x-replaced-by must name an operation whose path has no parameters/,
+    ],
+    [
+      'a replacement with a path parameter',
+      { 'x-replaced-by': 'getPet' },
+      /x-replaced-by must name an operation whose path has no parameters/,
+    ],
   ];
   for (const [what, markers, problem] of cases) {
     const spec = specWith((spec) => Object.assign(spec.paths['/pets/{petId}']!.get!, markers));

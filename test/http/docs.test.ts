@@ -22,11 +22,24 @@ t.test('the spec is downloadable, with this instance first among the servers', a
   const served = JSON.parse(json.body);
   t.same(served.servers, [{ url: '/v1', description: 'This instance (the one serving these docs)' }, ...spec.servers]);
   // Each operation's roles are said at the end of its description, as Swagger UI shows no others.
-  t.match(served.paths['/pets'].post.description, /\n\n\*\*Roles\*\*: `pets:write`\. A key without it gets 403 `INSUFFICIENT_SCOPE`\.$/);
-  const withoutRoles = JSON.parse(JSON.stringify(served.paths).replace(/\\n\\n\*\*Roles\*\*: [^"]*INSUFFICIENT_SCOPE`\./g, ''));
-  t.same(withoutRoles, JSON.parse(JSON.stringify(spec.paths, (_key, value) => (typeof value === 'bigint' ? Number(value) : value))), 'the operations are otherwise those of openapi.yaml');
+  t.match(
+    served.paths['/pets'].post.description,
+    /\n\n\*\*Roles\*\*: `pets:write`\. A key without it gets 403 `INSUFFICIENT_SCOPE`\.$/,
+  );
+  const withoutRoles = JSON.parse(
+    JSON.stringify(served.paths).replace(/\\n\\n\*\*Roles\*\*: [^"]*INSUFFICIENT_SCOPE`\./g, ''),
+  );
+  t.same(
+    withoutRoles,
+    JSON.parse(JSON.stringify(spec.paths, (_key, value) => (typeof value === 'bigint' ? Number(value) : value))),
+    'the operations are otherwise those of openapi.yaml',
+  );
   t.equal(served.paths['/pets/{petId}'].get.deprecated, true, 'getPet shows as deprecated');
-  t.same(served.components.securitySchemes.bearerAuth, spec.components.securitySchemes?.['bearerAuth'], 'Authorize takes a bearer key');
+  t.same(
+    served.components.securitySchemes.bearerAuth,
+    spec.components.securitySchemes?.['bearerAuth'],
+    'Authorize takes a bearer key',
+  );
 
   const yaml = await app.inject({ method: 'GET', url: '/docs/yaml' });
   t.equal(yaml.statusCode, 200);
@@ -41,7 +54,17 @@ t.test("Swagger UI is told each operation's roles: one, several, or none, with a
   });
   const { app } = await buildTestApp(t, { spec });
   const served = (await app.inject({ method: 'GET', url: '/docs/json' })).json();
-  t.equal(served.paths['/pets'].get.description, (spec.paths['/pets']!.get! as { description?: string }).description, 'no roles: the description as it is');
-  t.match(served.paths['/pets'].post.description, /\*\*Roles\*\*: `pets:write`, `pets:read`\. A key without them gets 403/);
-  t.equal(served.paths['/pets/{petId}'].get.description, '**Roles**: `pets:read`. A key without it gets 403 `INSUFFICIENT_SCOPE`.');
+  t.equal(
+    served.paths['/pets'].get.description,
+    (spec.paths['/pets']!.get! as { description?: string }).description,
+    'no roles: the description as it is',
+  );
+  t.match(
+    served.paths['/pets'].post.description,
+    /\*\*Roles\*\*: `pets:write`, `pets:read`\. A key without them gets 403/,
+  );
+  t.equal(
+    served.paths['/pets/{petId}'].get.description,
+    '**Roles**: `pets:read`. A key without it gets 403 `INSUFFICIENT_SCOPE`.',
+  );
 });

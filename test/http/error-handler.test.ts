@@ -26,7 +26,12 @@ t.test('an unexpected failure is a 500 that reveals nothing and is logged with t
   t.equal(errorLine?.reqId, requestId, 'the error is logged under the same request id');
   t.match(errorLine?.err?.message, /db-7\.internal/, 'the log has the cause');
 
-  const create = await app.inject({ method: 'POST', url: '/v1/pets', headers: { ...AUTH, ...JSON_TYPE }, payload: '{"name":"a","categoryId":1}' });
+  const create = await app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...AUTH, ...JSON_TYPE },
+    payload: '{"name":"a","categoryId":1}',
+  });
   t.equal(checkContract(t, create, 'createPet').code, 'INTERNAL_ERROR');
 });
 
@@ -46,12 +51,19 @@ t.test('a method a path does not define gets 405 with Allow, before authenticati
   for (const [path, item] of Object.entries(spec.paths)) {
     const defined = HTTP_METHODS.filter((method) => item[method] !== undefined).map((method) => method.toUpperCase());
     const url = `${basePath}${path.replace(/\{[^}]+\}/g, '1')}`;
-    for (const method of ['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'].filter((method) => !defined.includes(method))) {
+    for (const method of ['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'].filter(
+      (method) => !defined.includes(method),
+    )) {
       const payload = method === 'HEAD' ? {} : { payload: '{bad' };
       const response = await app.inject({ method: method as 'GET', url, headers: JSON_TYPE, ...payload });
       t.equal(response.statusCode, 405, `${method} ${url}`);
-      t.same(String(response.headers['allow']).split(', ').sort(), [...defined].sort(), `Allow: the methods the spec defines for ${path}`);
-      if (method !== 'HEAD') t.match(checkErrorBody(t, response, 405, 'METHOD_NOT_ALLOWED').message, `${method} is not allowed`);
+      t.same(
+        String(response.headers['allow']).split(', ').sort(),
+        [...defined].sort(),
+        `Allow: the methods the spec defines for ${path}`,
+      );
+      if (method !== 'HEAD')
+        t.match(checkErrorBody(t, response, 405, 'METHOD_NOT_ALLOWED').message, `${method} is not allowed`);
     }
   }
 });

@@ -9,7 +9,11 @@ const DEPRECATION_HEADERS = {
   link: '</v1/pets>; rel="successor-version"',
 };
 
-const get = (petId: string, headers: Record<string, string> = AUTH) => ({ method: 'GET' as const, url: `/v1/pets/${petId}`, headers });
+const get = (petId: string, headers: Record<string, string> = AUTH) => ({
+  method: 'GET' as const,
+  url: `/v1/pets/${petId}`,
+  headers,
+});
 
 t.test('reads a pet by id', async (t) => {
   const { app } = await buildTestApp(t);
@@ -64,7 +68,10 @@ t.test('query parameters and bodies are refused', async (t) => {
 t.test('every answer of the deprecated operation carries the deprecation headers', async (t) => {
   const { app } = await buildTestApp(t);
   const answers = [await app.inject(get('1')), await app.inject(get('abc')), await app.inject(get('1', {}))];
-  t.same(answers.map((response) => response.statusCode), [404, 400, 401]);
+  t.same(
+    answers.map((response) => response.statusCode),
+    [404, 400, 401],
+  );
   for (const response of answers) {
     checkContract(t, response, 'getPet');
     t.match(response.headers, DEPRECATION_HEADERS, `on the ${response.statusCode}`);

@@ -5,7 +5,10 @@ import { checkErrorBody } from '../helpers/contract.js';
 
 t.test('liveness and readiness answer without a key, outside /v1', async (t) => {
   const { app } = await buildTestApp(t);
-  for (const [url, body] of [['/health/live', { status: 'ok' }], ['/health/ready', { status: 'ready' }]] as const) {
+  for (const [url, body] of [
+    ['/health/live', { status: 'ok' }],
+    ['/health/ready', { status: 'ready' }],
+  ] as const) {
     const response = await app.inject({ method: 'GET', url });
     t.equal(response.statusCode, 200, url);
     t.same(JSON.parse(response.body), body, url);

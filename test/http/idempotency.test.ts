@@ -8,24 +8,28 @@ import { API_KEY, AUTH, JSON_TYPE, OTHER_API_KEY, buildTestApp, postPet } from '
 import { checkContract } from '../helpers/contract.js';
 
 const KEY = '"8e03978e-40d5-43e8-bc93-6894a57f9324"';
-const withKey = (body: unknown, key = KEY, headers: Record<string, string> = {}) => postPet(body, { 'idempotency-key': key, ...headers });
+const withKey = (body: unknown, key = KEY, headers: Record<string, string> = {}) =>
+  postPet(body, { 'idempotency-key': key, ...headers });
 
-t.test('a retry with the same key and body replays the first 201: same pet, same Location, no second pet', async (t) => {
-  const { app } = await buildTestApp(t);
-  const first = await app.inject(withKey({ name: 'Rex', categoryId: 3, status: 'available' }));
-  t.equal(first.statusCode, 201);
-  checkContract(t, first, 'createPet');
-  t.equal(first.headers['idempotent-replayed'], undefined, 'the first answer is not marked');
-  // The same body with other spacing, member order and number spelling is the same request.
-  const retry = await app.inject(withKey('{ "status":"available",  "categoryId": 3.0e0, "name": "Rex" }'));
-  t.equal(retry.statusCode, 201);
-  checkContract(t, retry, 'createPet');
-  t.equal(retry.headers['idempotent-replayed'], 'true');
-  t.equal(retry.body, first.body, 'the same body, the same id');
-  t.equal(retry.headers['location'], first.headers['location']);
-  const list = await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
-  t.same(list.json(), [first.json()], 'one pet stored');
-});
+t.test(
+  'a retry with the same key and body replays the first 201: same pet, same Location, no second pet',
+  async (t) => {
+    const { app } = await buildTestApp(t);
+    const first = await app.inject(withKey({ name: 'Rex', categoryId: 3, status: 'available' }));
+    t.equal(first.statusCode, 201);
+    checkContract(t, first, 'createPet');
+    t.equal(first.headers['idempotent-replayed'], undefined, 'the first answer is not marked');
+    // The same body with other spacing, member order and number spelling is the same request.
+    const retry = await app.inject(withKey('{ "status":"available",  "categoryId": 3.0e0, "name": "Rex" }'));
+    t.equal(retry.statusCode, 201);
+    checkContract(t, retry, 'createPet');
+    t.equal(retry.headers['idempotent-replayed'], 'true');
+    t.equal(retry.body, first.body, 'the same body, the same id');
+    t.equal(retry.headers['location'], first.headers['location']);
+    const list = await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
+    t.same(list.json(), [first.json()], 'one pet stored');
+  },
+);
 
 t.test('the quoted and the bare form name the same key', async (t) => {
   const { app } = await buildTestApp(t);
@@ -41,7 +45,11 @@ t.test('the quoted and the bare form name the same key', async (t) => {
 t.test('the same key with another body is refused with 422 and creates nothing', async (t) => {
   const { app } = await buildTestApp(t);
   const first = await app.inject(withKey({ name: 'Rex', categoryId: 3 }));
-  for (const changed of [{ name: 'Rex ', categoryId: 3 }, { name: 'Rex', categoryId: 4 }, { name: 'Rex', categoryId: 3, status: 'sold' }]) {
+  for (const changed of [
+    { name: 'Rex ', categoryId: 3 },
+    { name: 'Rex', categoryId: 4 },
+    { name: 'Rex', categoryId: 3, status: 'sold' },
+  ]) {
     const answer = await app.inject(withKey(changed));
     t.equal(answer.statusCode, 422, JSON.stringify(changed));
     const body = checkContract(t, answer, 'createPet');
@@ -81,7 +89,7 @@ t.test('keys belong to the API key that sent them', async (t) => {
   const other = { authorization: `Bearer ${OTHER_API_KEY}` };
   const theirs = await app.inject(withKey({ name: 'Rex', categoryId: 3 }, KEY, other));
   t.equal(theirs.statusCode, 201);
-  t.equal(theirs.headers['idempotent-replayed'], undefined, 'not a replay of the other client\'s pet');
+  t.equal(theirs.headers['idempotent-replayed'], undefined, "not a replay of the other client's pet");
   t.not(theirs.json().id, mine.json().id);
   const theirsChanged = await app.inject(withKey({ name: 'Tom', categoryId: 9 }, KEY, other));
   t.equal(theirsChanged.statusCode, 422, 'and their own key is theirs to conflict with');
@@ -100,7 +108,23 @@ t.test('without the header every create is a new pet, as before', async (t) => {
 
 t.test('a malformed Idempotency-Key is a 400 naming the header', async (t) => {
   const { app } = await buildTestApp(t);
-  const malformed = ['', '""', '"a\\"b"', '"a\\\\b"', 'a b', 'a,b', '"a", "b"', '"a";p=1', 'a;b', `"${'x'.repeat(256)}"`, 'x'.repeat(256), '"é"', '"\u007f"', "'abc'x\"", '"abc'];
+  const malformed = [
+    '',
+    '""',
+    '"a\\"b"',
+    '"a\\\\b"',
+    'a b',
+    'a,b',
+    '"a", "b"',
+    '"a";p=1',
+    'a;b',
+    `"${'x'.repeat(256)}"`,
+    'x'.repeat(256),
+    '"é"',
+    '"\u007f"',
+    "'abc'x\"",
+    '"abc',
+  ];
   for (const key of malformed) {
     const answer = await app.inject(withKey({ name: 'Rex', categoryId: 3 }, key));
     t.equal(answer.statusCode, 400, JSON.stringify(key));
@@ -108,7 +132,14 @@ t.test('a malformed Idempotency-Key is a 400 naming the header', async (t) => {
     t.equal(body.code, 'VALIDATION_FAILED');
     t.match(body.message, /^header idempotency-key /i, JSON.stringify(key));
   }
-  for (const key of [`"${'x'.repeat(255)}"`, 'x'.repeat(255), '" !#$%&\'()*+,-./:;<=>?@[]^_`{|}~"', "!#$%&'*+-./:<=>?@[]^_`{|}~", '"a"', 'a']) {
+  for (const key of [
+    `"${'x'.repeat(255)}"`,
+    'x'.repeat(255),
+    '" !#$%&\'()*+,-./:;<=>?@[]^_`{|}~"',
+    "!#$%&'*+-./:<=>?@[]^_`{|}~",
+    '"a"',
+    'a',
+  ]) {
     const answer = await app.inject(withKey({ name: 'Rex', categoryId: 3 }, key));
     t.equal(answer.statusCode, 201, `accepted: ${key.slice(0, 40)}`);
   }
@@ -118,7 +149,10 @@ t.test('a malformed Idempotency-Key is a 400 naming the header', async (t) => {
 
 t.test('a request without a valid API key is a 401 before its Idempotency-Key is looked at', async (t) => {
   const { app } = await buildTestApp(t);
-  const answer = await app.inject({ ...withKey({ name: 'Rex', categoryId: 3 }, 'a b'), headers: { ...JSON_TYPE, authorization: 'Bearer wrong-key-0123456789', 'idempotency-key': 'a b' } });
+  const answer = await app.inject({
+    ...withKey({ name: 'Rex', categoryId: 3 }, 'a b'),
+    headers: { ...JSON_TYPE, authorization: 'Bearer wrong-key-0123456789', 'idempotency-key': 'a b' },
+  });
   t.equal(answer.statusCode, 401);
 });
 

@@ -9,30 +9,57 @@ import { specCopy, specWith } from '../helpers/spec.js';
 
 const READER = 'reader-key-0123456789abcdefghij';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const create = (key: string) => ({ method: 'POST' as const, url: '/v1/pets', headers: { authorization: `Bearer ${key}`, ...JSON_TYPE }, payload: '{"name":"Rex","categoryId":1}' });
-const list = (key: string) => ({ method: 'GET' as const, url: '/v1/pets', headers: { authorization: `Bearer ${key}` } });
+const create = (key: string) => ({
+  method: 'POST' as const,
+  url: '/v1/pets',
+  headers: { authorization: `Bearer ${key}`, ...JSON_TYPE },
+  payload: '{"name":"Rex","categoryId":1}',
+});
+const list = (key: string) => ({
+  method: 'GET' as const,
+  url: '/v1/pets',
+  headers: { authorization: `Bearer ${key}` },
+});
 
 t.test('the roles are those the spec names: pets:read on listPets and getPet, pets:write on createPet', async (t) => {
   const spec = specCopy();
   t.match(rolesOf(spec), ['pets:read', 'pets:write']);
-  t.match(Object.fromEntries(operationsOf(spec).map((operation) => [operation.operationId, requiredRolesOf(operation, spec)])), {
-    listPets: ['pets:read'],
-    createPet: ['pets:write'],
-    getPet: ['pets:read'],
-  });
+  t.match(
+    Object.fromEntries(
+      operationsOf(spec).map((operation) => [operation.operationId, requiredRolesOf(operation, spec)]),
+    ),
+    {
+      listPets: ['pets:read'],
+      createPet: ['pets:write'],
+      getPet: ['pets:read'],
+    },
+  );
 });
 
 t.test('a key given by its sha256 with pets:read lists, and gets the documented 403 on createPet', async (t) => {
-  const { app, logs } = await buildTestApp(t, { apiKeys: [{ client: 'reporting', sha256: sha256(READER), roles: ['pets:read'] }] });
+  const { app, logs } = await buildTestApp(t, {
+    apiKeys: [{ client: 'reporting', sha256: sha256(READER), roles: ['pets:read'] }],
+  });
   const listed = await app.inject(list(READER));
   t.equal(listed.statusCode, 200);
   const refused = await app.inject(create(READER));
   t.equal(refused.statusCode, 403);
-  t.same(refused.json(), { code: 'INSUFFICIENT_SCOPE', message: 'This operation needs the role pets:write, which this API key does not have.', status: 403 });
-  t.equal(refused.headers['www-authenticate'], 'Bearer realm="petstore", error="insufficient_scope", scope="pets:write"');
+  t.same(refused.json(), {
+    code: 'INSUFFICIENT_SCOPE',
+    message: 'This operation needs the role pets:write, which this API key does not have.',
+    status: 403,
+  });
+  t.equal(
+    refused.headers['www-authenticate'],
+    'Bearer realm="petstore", error="insufficient_scope", scope="pets:write"',
+  );
   checkContract(t, refused, 'createPet');
   t.equal((await app.inject(list(`${READER}x`))).statusCode, 401, 'another key is still refused');
-  t.equal((await app.inject(list(READER))).statusCode, 200, 'and the key still lets in, found the second time without a hash');
+  t.equal(
+    (await app.inject(list(READER))).statusCode,
+    200,
+    'and the key still lets in, found the second time without a hash',
+  );
   t.notMatch(logs(), READER, 'the key never reaches the log');
   t.match(logs(), /"client":"reporting"/);
 });
@@ -44,31 +71,51 @@ t.test('a key without roles listed carries every role the spec names', async (t)
 
 t.test('an expired key gets 401, from the instant it expires', async (t) => {
   let now = Date.parse('2027-01-30T23:59:59.999Z');
-  const { app } = await buildTestApp(t, { apiKeys: [{ client: 'temp', sha256: sha256(READER), expiresAt: Date.parse('2027-01-31T00:00:00Z') }], clock: () => now });
+  const { app } = await buildTestApp(t, {
+    apiKeys: [{ client: 'temp', sha256: sha256(READER), expiresAt: Date.parse('2027-01-31T00:00:00Z') }],
+    clock: () => now,
+  });
   t.equal((await app.inject(list(READER))).statusCode, 200, 'a millisecond before');
   now += 1;
   const expired = await app.inject(list(READER));
   t.equal(expired.statusCode, 401);
-  t.match(expired.json(), { code: 'UNAUTHORIZED', message: 'The API key expired at 2027-01-31T00:00:00.000Z; ask for a new one.' });
+  t.match(expired.json(), {
+    code: 'UNAUTHORIZED',
+    message: 'The API key expired at 2027-01-31T00:00:00.000Z; ask for a new one.',
+  });
   t.equal(expired.headers['www-authenticate'], 'Bearer realm="petstore", error="invalid_token"');
   checkContract(t, expired, 'listPets');
 });
 
-t.test('a new operation\'s roles come from its security requirement alone', async (t) => {
+t.test("a new operation's roles come from its security requirement alone", async (t) => {
   const spec = specWith((spec) => (spec.paths['/pets']!.get!.security = [{ bearerAuth: ['pets:audit'] }]));
   t.same(rolesOf(spec), ['pets:audit', 'pets:read', 'pets:write']);
   const { app } = await buildTestApp(t, { spec, apiKeys: [{ client: 'reader', key: READER, roles: ['pets:read'] }] });
   const refused = await app.inject(list(READER));
   t.equal(refused.statusCode, 403);
-  t.equal(refused.headers['www-authenticate'], 'Bearer realm="petstore", error="insufficient_scope", scope="pets:audit"');
-  await t.rejects(buildTestApp(t, { apiKeys: [{ client: 'reader', key: READER, roles: ['pets:audit'] }] }), /entry 1: role "pets:audit" is not named by openapi\.yaml/);
+  t.equal(
+    refused.headers['www-authenticate'],
+    'Bearer realm="petstore", error="insufficient_scope", scope="pets:audit"',
+  );
+  await t.rejects(
+    buildTestApp(t, { apiKeys: [{ client: 'reader', key: READER, roles: ['pets:audit'] }] }),
+    /entry 1: role "pets:audit" is not named by openapi\.yaml/,
+  );
 });
 
 t.test('an operation needing two roles names both in its 403', async (t) => {
-  const spec = specWith((spec) => (spec.paths['/pets']!.post!.security = [{ bearerAuth: ['pets:write', 'pets:read'] }]));
+  const spec = specWith(
+    (spec) => (spec.paths['/pets']!.post!.security = [{ bearerAuth: ['pets:write', 'pets:read'] }]),
+  );
   const { app } = await buildTestApp(t, { spec, apiKeys: [{ client: 'writer', key: READER, roles: ['pets:write'] }] });
   const refused = await app.inject(create(READER));
   t.equal(refused.statusCode, 403);
-  t.equal(refused.json().message, 'This operation needs the roles pets:write, pets:read, which this API key does not have.');
-  t.equal(refused.headers['www-authenticate'], 'Bearer realm="petstore", error="insufficient_scope", scope="pets:write pets:read"');
+  t.equal(
+    refused.json().message,
+    'This operation needs the roles pets:write, pets:read, which this API key does not have.',
+  );
+  t.equal(
+    refused.headers['www-authenticate'],
+    'Bearer realm="petstore", error="insufficient_scope", scope="pets:write pets:read"',
+  );
 });

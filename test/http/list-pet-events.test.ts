@@ -26,10 +26,20 @@ t.test('every acknowledged change is an event, in order, each pet counting its v
   t.equal((await app.inject(patch(1, { status: 'sold' }, '"1"'))).statusCode, 200);
   t.equal((await app.inject(patch(1, { status: 'sold' }, '"2"'))).statusCode, 200, 'a patch that changes nothing');
   t.equal((await app.inject(patch(2, {}, '"2"'))).statusCode, 412, 'a refused change');
-  t.equal((await app.inject({ method: 'DELETE', url: '/v1/pets/1', headers: { ...AUTH, 'if-match': '"2"' } })).statusCode, 204);
+  t.equal(
+    (await app.inject({ method: 'DELETE', url: '/v1/pets/1', headers: { ...AUTH, 'if-match': '"2"' } })).statusCode,
+    204,
+  );
 
   const page = await app.inject(feed(start));
-  const events = checkContract(t, page, 'listPetEvents') as { id: string; type: string; petId: number; version: number; occurredAt: string; pet?: unknown }[];
+  const events = checkContract(t, page, 'listPetEvents') as {
+    id: string;
+    type: string;
+    petId: number;
+    version: number;
+    occurredAt: string;
+    pet?: unknown;
+  }[];
   t.same(
     events.map(({ type, petId, version, pet }) => ({ type, petId, version, pet })),
     [
@@ -42,7 +52,11 @@ t.test('every acknowledged change is an event, in order, each pet counting its v
   t.match(page.body, /"categoryId":9007199254740993\b/, 'int64 exactly');
   t.equal(new Set(events.map(({ id }) => id)).size, 4, 'ids are distinct');
   for (const { occurredAt } of events) t.match(occurredAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-  t.equal(nextOf(page.headers.link), `?after=${events[3]!.id}&limit=100&wait=0`, 'the next link starts after the last event');
+  t.equal(
+    nextOf(page.headers.link),
+    `?after=${events[3]!.id}&limit=100&wait=0`,
+    'the next link starts after the last event',
+  );
   t.same((await app.inject(feed(nextOf(page.headers.link)))).json(), [], 'and finds nothing more');
   t.same((await app.inject(feed())).json().length, 4, 'without after: from the oldest kept');
 });
@@ -62,7 +76,10 @@ t.test('limit pages through the feed; each id is the cursor after it', async (t)
   }
   t.same(seen, [1, 2, 3, 4, 5]);
   const all = (await app.inject(feed())).json() as { id: string }[];
-  t.same(((await app.inject(feed(`?after=${all[1]!.id}`))).json() as { id: string }[]).map(({ id }) => id), all.slice(2).map(({ id }) => id));
+  t.same(
+    ((await app.inject(feed(`?after=${all[1]!.id}`))).json() as { id: string }[]).map(({ id }) => id),
+    all.slice(2).map(({ id }) => id),
+  );
 });
 
 t.test('a long poll answers as soon as an event arrives, or empty when wait has passed', async (t) => {
@@ -100,7 +117,14 @@ t.test('cursors: malformed is 400, from another store or older than kept is 410'
   let now = Date.parse('2026-11-27T10:00:00Z');
   const store = createMemoryPetStore({ now: () => now, maxEvents: 3 });
   const { app } = await buildTestApp(t, { store });
-  for (const after of ['abc', '0123456g-1', '01234567-01', '01234567--1', '01234567-99999999999999999999', '01234567-1%20']) {
+  for (const after of [
+    'abc',
+    '0123456g-1',
+    '01234567-01',
+    '01234567--1',
+    '01234567-99999999999999999999',
+    '01234567-1%20',
+  ]) {
     const response = await app.inject(feed(`?after=${after}`));
     t.equal(response.statusCode, 400, after);
     t.match(checkContract(t, response, 'listPetEvents'), { code: 'VALIDATION_FAILED', message: /after/ }, after);
@@ -113,7 +137,9 @@ t.test('cursors: malformed is 400, from another store or older than kept is 410'
 
   await app.inject(postPet({ name: 'Rex', categoryId: 3 }));
   const [first] = (await app.inject(feed())).json() as [{ id: string }];
-  const foreign = await app.inject(feed(`?after=${first.id.replace(/^[0-9a-f]{8}/, (epoch) => (epoch === '00000000' ? '00000001' : '00000000'))}`));
+  const foreign = await app.inject(
+    feed(`?after=${first.id.replace(/^[0-9a-f]{8}/, (epoch) => (epoch === '00000000' ? '00000001' : '00000000'))}`),
+  );
   t.equal(foreign.statusCode, 410);
   t.match(checkContract(t, foreign, 'listPetEvents'), { code: 'CURSOR_EXPIRED', message: /another|replaced/ });
 
@@ -121,8 +147,15 @@ t.test('cursors: malformed is 400, from another store or older than kept is 410'
   for (let index = 0; index < 4; index++) await app.inject(postPet({ name: `Pet ${index}`, categoryId: index }));
   const expired = await app.inject(feed(`?after=${first.id}`));
   t.equal(expired.statusCode, 410);
-  t.match(checkContract(t, expired, 'listPetEvents'), { code: 'CURSOR_EXPIRED', message: /older than the events kept.*listPets/ });
-  t.same(((await app.inject(feed())).json() as { petId: number }[]).map(({ petId }) => petId), [3, 4, 5], 'the three kept');
+  t.match(checkContract(t, expired, 'listPetEvents'), {
+    code: 'CURSOR_EXPIRED',
+    message: /older than the events kept.*listPets/,
+  });
+  t.same(
+    ((await app.inject(feed())).json() as { petId: number }[]).map(({ petId }) => petId),
+    [3, 4, 5],
+    'the three kept',
+  );
 
   now += 2 * 3_600_000;
   t.equal(await store.purgeEvents(3_600_000), 3, 'retention by age');
@@ -133,7 +166,11 @@ t.test('cursors: malformed is 400, from another store or older than kept is 410'
 
 t.test('the feed needs pets:read', async (t) => {
   const { app } = await buildTestApp(t);
-  const response = await app.inject({ method: 'GET', url: '/v1/pet-events', headers: { authorization: `Bearer ${NO_ROLE_API_KEY}` } });
+  const response = await app.inject({
+    method: 'GET',
+    url: '/v1/pet-events',
+    headers: { authorization: `Bearer ${NO_ROLE_API_KEY}` },
+  });
   t.equal(response.statusCode, 403);
   checkContract(t, response, 'listPetEvents');
   t.equal((await app.inject({ method: 'GET', url: '/v1/pet-events' })).statusCode, 401);

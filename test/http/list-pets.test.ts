@@ -28,7 +28,10 @@ t.test('lists at most 20 pets by default, in ascending id order', async (t) => {
   const { app } = await buildTestApp(t);
   await addPets(app, 25);
   const pets = checkContract(t, await app.inject(list()), 'listPets');
-  t.same(pets.map((pet: { id: number }) => pet.id), Array.from({ length: 20 }, (_, i) => i + 1));
+  t.same(
+    pets.map((pet: { id: number }) => pet.id),
+    Array.from({ length: 20 }, (_, i) => i + 1),
+  );
 });
 
 t.test('limit is honoured from 1 to 100', async (t) => {
@@ -38,7 +41,11 @@ t.test('limit is honoured from 1 to 100', async (t) => {
     const pets = checkContract(t, await app.inject(list(`?limit=${limit}`)), 'listPets');
     t.equal(pets.length, limit, `limit=${limit}`);
   }
-  t.equal(checkContract(t, await app.inject(list('?limit=007')), 'listPets').length, 7, 'leading zeros are the same decimal');
+  t.equal(
+    checkContract(t, await app.inject(list('?limit=007')), 'listPets').length,
+    7,
+    'leading zeros are the same decimal',
+  );
 });
 
 t.test('the status filter returns only, and all, pets of that status up to the limit', async (t) => {
@@ -47,7 +54,10 @@ t.test('the status filter returns only, and all, pets of that status up to the l
   for (const status of ['available', 'pending', 'sold']) {
     const pets = checkContract(t, await app.inject(list(`?status=${status}&limit=100`)), 'listPets');
     t.equal(pets.length, 10, `${status}: all ten`);
-    t.ok(pets.every((pet: { status: string }) => pet.status === status), `${status}: only ${status}`);
+    t.ok(
+      pets.every((pet: { status: string }) => pet.status === status),
+      `${status}: only ${status}`,
+    );
     const limited = checkContract(t, await app.inject(list(`?status=${status}&limit=3`)), 'listPets');
     t.same(limited, pets.slice(0, 3), `${status}: the first three by id`);
   }
@@ -59,11 +69,21 @@ t.test('more than 100 pets of a status are all reachable through next links', as
   const { app } = await buildTestApp(t);
   for (let i = 1; i <= 105; i++) await app.inject(postPet({ name: `pet ${i}`, categoryId: i, status: 'sold' }));
   const first = await app.inject(list('?limit=100&status=sold'));
-  t.same(checkContract(t, first, 'listPets').map((pet: { id: number }) => pet.id), Array.from({ length: 100 }, (_, i) => i + 1));
+  t.same(
+    checkContract(t, first, 'listPets').map((pet: { id: number }) => pet.id),
+    Array.from({ length: 100 }, (_, i) => i + 1),
+  );
   const next = nextOf(first);
-  t.match(next, /^\/v1\/pets\?limit=100&status=sold&cursor=[A-Za-z0-9_-]+$/, 'the link keeps limit and status, and adds a cursor');
+  t.match(
+    next,
+    /^\/v1\/pets\?limit=100&status=sold&cursor=[A-Za-z0-9_-]+$/,
+    'the link keeps limit and status, and adds a cursor',
+  );
   const second = await app.inject({ method: 'GET', url: next!, headers: AUTH });
-  t.same(checkContract(t, second, 'listPets').map((pet: { id: number }) => pet.id), [101, 102, 103, 104, 105]);
+  t.same(
+    checkContract(t, second, 'listPets').map((pet: { id: number }) => pet.id),
+    [101, 102, 103, 104, 105],
+  );
   t.equal(second.headers['link'], undefined, 'the last page has no next link');
 });
 
@@ -71,11 +91,22 @@ t.test('a next link is sent only while more pets of the filter follow', async (t
   const { app } = await buildTestApp(t);
   await addPets(app, 40);
   t.equal((await app.inject(list('?limit=40'))).headers['link'], undefined, 'exactly limit pets: no link');
-  t.equal((await app.inject(list('?limit=10&status=sold'))).headers['link'], undefined, 'exactly limit pets of the status: no link');
-  t.equal(nextOf(await app.inject(list('?limit=39'))), `/v1/pets?limit=39&cursor=${encodeCursor({ after: 39, status: undefined })}`);
-  t.equal(nextOf(await app.inject(list())), `/v1/pets?limit=20&cursor=${encodeCursor({ after: 20, status: undefined })}`, 'the default limit is written out');
+  t.equal(
+    (await app.inject(list('?limit=10&status=sold'))).headers['link'],
+    undefined,
+    'exactly limit pets of the status: no link',
+  );
+  t.equal(
+    nextOf(await app.inject(list('?limit=39'))),
+    `/v1/pets?limit=39&cursor=${encodeCursor({ after: 39, status: undefined })}`,
+  );
+  t.equal(
+    nextOf(await app.inject(list())),
+    `/v1/pets?limit=20&cursor=${encodeCursor({ after: 20, status: undefined })}`,
+    'the default limit is written out',
+  );
   const pages: number[][] = [];
-  for (let url: string | undefined = '/v1/pets?limit=3&status=pending'; url !== undefined; ) {
+  for (let url: string | undefined = '/v1/pets?limit=3&status=pending'; url !== undefined;) {
     const response = await app.inject({ method: 'GET', url, headers: AUTH });
     pages.push(checkContract(t, response, 'listPets').map((pet: { id: number }) => pet.id));
     url = nextOf(response);
@@ -88,7 +119,10 @@ t.test('the page size may change between pages; the filter may not', async (t) =
   await addPets(app, 40);
   const cursor = encodeCursor({ after: 10, status: 'sold' });
   const response = await app.inject(list(`?limit=2&status=sold&cursor=${cursor}`));
-  t.same(checkContract(t, response, 'listPets').map((pet: { id: number }) => pet.id), [14, 18]);
+  t.same(
+    checkContract(t, response, 'listPets').map((pet: { id: number }) => pet.id),
+    [14, 18],
+  );
   for (const query of [`?cursor=${cursor}`, `?status=available&cursor=${cursor}`]) {
     const refused = await app.inject(list(query));
     t.equal(refused.statusCode, 400, query);
@@ -122,7 +156,10 @@ t.test('bad query parameters get 400 naming the parameter', async (t) => {
     ['?cursor=a+b', /query parameter cursor must match pattern/],
     [`?cursor=${'A'.repeat(65)}`, /query parameter cursor must have at most 64 characters/],
     ['?cursor=abcdef', /query parameter cursor is not a cursor this service issued/],
-    [`?cursor=${encodeCursor({ after: 1, status: undefined })}&cursor=${encodeCursor({ after: 2, status: undefined })}`, /query parameter cursor must be given at most once/],
+    [
+      `?cursor=${encodeCursor({ after: 1, status: undefined })}&cursor=${encodeCursor({ after: 2, status: undefined })}`,
+      /query parameter cursor must be given at most once/,
+    ],
     ['?constructor=1', /unknown query parameter 'constructor'/],
   ];
   for (const [query, message] of cases) {

@@ -23,7 +23,9 @@ async function requestCounts(metrics: ServiceMetrics): Promise<Record<string, nu
   const counts: Record<string, number> = {};
   for (const { labels, value, metricName } of await valuesOf(metrics, 'http_server_request_duration_seconds')) {
     if (metricName !== 'http_server_request_duration_seconds_count') continue;
-    counts[`${labels['http_request_method']} ${labels['http_route']} ${labels['http_response_status_code']} ${labels['operation_id']}`] = value;
+    counts[
+      `${labels['http_request_method']} ${labels['http_route']} ${labels['http_response_status_code']} ${labels['operation_id']}`
+    ] = value;
   }
   return counts;
 }
@@ -37,7 +39,8 @@ t.test('every answer is counted by method, route template, status and operation'
   await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH });
   await app.inject({ method: 'GET', url: '/v1/pets/99', headers: AUTH });
   await app.inject({ method: 'GET', url: '/v1/pets' });
-  for (const path of ['/v1/nothing', '/v1/pets/1/toys', `/${API_KEY}`]) await app.inject({ method: 'GET', url: path, headers: AUTH });
+  for (const path of ['/v1/nothing', '/v1/pets/1/toys', `/${API_KEY}`])
+    await app.inject({ method: 'GET', url: path, headers: AUTH });
   await app.inject({ method: 'DELETE', url: '/v1/pets', headers: AUTH });
   await app.inject({ method: 'PROPFIND', url: '/v1/pets', headers: AUTH });
   await app.inject({ method: 'GET', url: '/health/live' });
@@ -66,8 +69,14 @@ t.test('the histogram counts each observation in the first bucket that holds it,
   const record = metrics.requestRecorder('/v1/pets', 'listPets');
   for (const seconds of [0.00003, 0.0001, 0.0004, 0.003, 12]) record('GET', 200, seconds);
   const values = await valuesOf(metrics, 'http_server_request_duration_seconds');
-  const bucketValues = values.filter(({ metricName }) => metricName?.endsWith('_bucket')).map(({ labels, value }) => [String(labels['le']), value] as const);
-  t.same(bucketValues.map(([le]) => le), [...DURATION_BUCKETS, '+Inf'].map(String), 'every bound in order, then +Inf');
+  const bucketValues = values
+    .filter(({ metricName }) => metricName?.endsWith('_bucket'))
+    .map(({ labels, value }) => [String(labels['le']), value] as const);
+  t.same(
+    bucketValues.map(([le]) => le),
+    [...DURATION_BUCKETS, '+Inf'].map(String),
+    'every bound in order, then +Inf',
+  );
   const buckets = Object.fromEntries(bucketValues);
   t.match(buckets, { '0.0001': 2, '0.00025': 2, '0.0005': 3, '0.001': 3, '0.0025': 3, '0.005': 4, '10': 4, '+Inf': 5 });
   t.equal(values.find(({ metricName }) => metricName?.endsWith('_count'))!.value, 5);
@@ -79,7 +88,10 @@ t.test('the histogram counts each observation in the first bucket that holds it,
     // prom-client writes le first; Prometheus reads labels in any order.
     'http_server_request_duration_seconds_bucket{le="0.0005",http_request_method="GET",http_route="/v1/pets",http_response_status_code="200",operation_id="listPets"} 3',
   );
-  t.match(text, 'http_server_request_duration_seconds_count{http_request_method="GET",http_route="/v1/pets",http_response_status_code="200",operation_id="listPets"} 5');
+  t.match(
+    text,
+    'http_server_request_duration_seconds_count{http_request_method="GET",http_route="/v1/pets",http_response_status_code="200",operation_id="listPets"} 5',
+  );
 });
 
 t.test('authenticated calls of the deprecated operation are counted per client', async (t) => {
@@ -93,7 +105,10 @@ t.test('authenticated calls of the deprecated operation are counted per client',
   await app.inject({ method: 'GET', url: '/v1/pets/1', headers: { authorization: `Bearer ${API_KEY}x` } });
   await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
   t.same(
-    (await valuesOf(metrics, 'petstore_deprecated_operation_requests_total')).map(({ labels, value }) => ({ ...labels, value })),
+    (await valuesOf(metrics, 'petstore_deprecated_operation_requests_total')).map(({ labels, value }) => ({
+      ...labels,
+      value,
+    })),
     [
       { operation_id: 'getPet', client: 'mobile-app', value: 3 },
       { operation_id: 'getPet', client: unnamedClientOf(OTHER_API_KEY), value: 2 },
@@ -105,20 +120,38 @@ t.test('authenticated calls of the deprecated operation are counted per client',
 t.test('replays of an Idempotency-Key and answers 503 for the database are counted', async (t) => {
   const metrics = createServiceMetrics({ runtime: false });
   const store = createMemoryPetStore();
-  const { app } = await buildTestApp(t, { metrics, store: { ...store, list: () => Promise.reject(new ServiceUnavailable()) } });
+  const { app } = await buildTestApp(t, {
+    metrics,
+    store: { ...store, list: () => Promise.reject(new ServiceUnavailable()) },
+  });
   const keyed = postPet({ name: 'Rex', categoryId: 1 }, { 'idempotency-key': 'k-1' });
   for (let attempt = 0; attempt < 3; attempt++) t.equal((await app.inject(keyed)).statusCode, 201);
-  const change = { method: 'DELETE' as const, url: '/v1/pets/1', headers: { ...AUTH, 'if-match': '"1"', 'idempotency-key': 'k-2' } };
-  for (let attempt = 0; attempt < 2; attempt++) t.equal((await app.inject(change)).statusCode, 204, 'a change retried: replayed too');
+  const change = {
+    method: 'DELETE' as const,
+    url: '/v1/pets/1',
+    headers: { ...AUTH, 'if-match': '"1"', 'idempotency-key': 'k-2' },
+  };
+  for (let attempt = 0; attempt < 2; attempt++)
+    t.equal((await app.inject(change)).statusCode, 204, 'a change retried: replayed too');
   t.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).statusCode, 503);
-  t.same((await valuesOf(metrics, 'petstore_idempotent_replays_total')).map(({ value }) => value), [3]);
-  t.same((await valuesOf(metrics, 'petstore_database_unavailable_responses_total')).map(({ value }) => value), [1]);
+  t.same(
+    (await valuesOf(metrics, 'petstore_idempotent_replays_total')).map(({ value }) => value),
+    [3],
+  );
+  t.same(
+    (await valuesOf(metrics, 'petstore_database_unavailable_responses_total')).map(({ value }) => value),
+    [1],
+  );
 });
 
 t.test('statements are timed by name and outcome; the pool is read at each scrape', async (t) => {
   const metrics = createServiceMetrics({ runtime: false });
   t.equal(await metrics.statementInstrument('get-pet', async () => 'row'), 'row');
-  await t.rejects(metrics.statementInstrument('list-pets', () => Promise.reject(Object.assign(new Error('gone'), { code: 'ECONNREFUSED' }))));
+  await t.rejects(
+    metrics.statementInstrument('list-pets', () =>
+      Promise.reject(Object.assign(new Error('gone'), { code: 'ECONNREFUSED' })),
+    ),
+  );
   await t.rejects(metrics.statementInstrument('list-pets', () => Promise.reject(new Error('syntax'))));
   const counts = (await valuesOf(metrics, 'db_client_operation_duration_seconds'))
     .filter(({ metricName }) => metricName === 'db_client_operation_duration_seconds_count')
@@ -131,7 +164,10 @@ t.test('statements are timed by name and outcome; the pool is read at each scrap
   const pool = { totalCount: 7, idleCount: 3, waitingCount: 2 };
   metrics.observePool(pool, 10);
   const text = async () => metrics.registry.metrics();
-  t.match(await text(), /db_client_connection_count\{db_client_connection_state="used"\} 4\n.*db_client_connection_count\{db_client_connection_state="idle"\} 3/s);
+  t.match(
+    await text(),
+    /db_client_connection_count\{db_client_connection_state="used"\} 4\n.*db_client_connection_count\{db_client_connection_state="idle"\} 3/s,
+  );
   t.match(await text(), /db_client_connection_pending_requests 2\n/);
   t.match(await text(), /db_client_connection_max 10\n/);
   pool.idleCount = 7;
@@ -140,19 +176,27 @@ t.test('statements are timed by name and outcome; the pool is read at each scrap
 
 t.test('the runtime metrics of prom-client come with them', async (t) => {
   const text = await createServiceMetrics().registry.metrics();
-  for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_gc_duration_seconds']) {
+  for (const name of [
+    'process_cpu_seconds_total',
+    'process_resident_memory_bytes',
+    'nodejs_heap_size_used_bytes',
+    'nodejs_eventloop_lag_p99_seconds',
+    'nodejs_gc_duration_seconds',
+  ]) {
     t.match(text, `# TYPE ${name} `, name);
   }
 });
 
 t.test('instruments compose around a statement, the first outermost', async (t) => {
   const order: string[] = [];
-  const named = (name: string) => async <T>(statement: string, run: () => Promise<T>) => {
-    order.push(`${name} ${statement}`);
-    const result = await run();
-    order.push(`${name} done`);
-    return result;
-  };
+  const named =
+    (name: string) =>
+    async <T>(statement: string, run: () => Promise<T>) => {
+      order.push(`${name} ${statement}`);
+      const result = await run();
+      order.push(`${name} done`);
+      return result;
+    };
   t.equal(composeInstruments([undefined, undefined]), undefined);
   const only = named('only');
   t.equal(composeInstruments([undefined, only]), only);
@@ -174,11 +218,20 @@ t.test('the metrics listener serves GET /metrics and nothing else', async (t) =>
   const head = await fetch(`${url}/metrics`, { method: 'HEAD' });
   t.equal(head.status, 200);
   t.equal(await head.text(), '');
-  for (const [method, path] of [['GET', '/'], ['GET', '/v1/pets'], ['POST', '/metrics']] as const) {
+  for (const [method, path] of [
+    ['GET', '/'],
+    ['GET', '/v1/pets'],
+    ['POST', '/metrics'],
+  ] as const) {
     t.equal((await fetch(`${url}${path}`, { method })).status, 404, `${method} ${path}`);
   }
   const { Gauge } = await import('prom-client');
-  new Gauge({ name: 'broken', help: 'fails to collect', registers: [metrics.registry], collect: () => Promise.reject(new Error('no reading')) });
+  new Gauge({
+    name: 'broken',
+    help: 'fails to collect',
+    registers: [metrics.registry],
+    collect: () => Promise.reject(new Error('no reading')),
+  });
   const failed = await fetch(`${url}/metrics`);
   t.equal(failed.status, 500);
   t.match(await failed.text(), 'no reading');

@@ -9,7 +9,11 @@ import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import { API_KEY, buildTestApp } from '../helpers/build-app.js';
 import { specWith } from '../helpers/spec.js';
 
-const handlers = createHandlers({ store: createMemoryPetStore(), events: createEventSignal(), pathOf: (operationId) => (operationId === 'getPet' ? '/v1/pets/{petId}' : '/v1/pets') });
+const handlers = createHandlers({
+  store: createMemoryPetStore(),
+  events: createEventSignal(),
+  pathOf: (operationId) => (operationId === 'getPet' ? '/v1/pets/{petId}' : '/v1/pets'),
+});
 const authenticators = { bearerAuth: createBearerAuth(fixedKeys([API_KEY], ['pets:read', 'pets:write'])) };
 
 t.test('gaps between the spec and the service fail at start-up, not at request time', async (t) => {
@@ -29,11 +33,7 @@ t.test('gaps between the spec and the service fail at start-up, not at request t
       (spec) => (spec.paths['/pets']!.get!.security = [{ bearerAuth: ['pets:read'] }, { bearerAuth: [] }]),
       /needs security \[bearerAuth, bearerAuth\]/,
     ],
-    [
-      'a requirement naming no scheme',
-      (spec) => (spec.paths['/pets']!.get!.security = [{}]),
-      /needs security \[\]/,
-    ],
+    ['a requirement naming no scheme', (spec) => (spec.paths['/pets']!.get!.security = [{}]), /needs security \[\]/],
     [
       'an operation with two success responses',
       (spec) => (spec.paths['/pets']!.post!.responses['200'] = { description: 'also' }),
@@ -41,7 +41,11 @@ t.test('gaps between the spec and the service fail at start-up, not at request t
     ],
   ];
   for (const [what, change, problem] of cases) {
-    t.throws(() => createOperationResolver({ spec: specWith(change), handlers, authenticators, headers: {} }), problem, what);
+    t.throws(
+      () => createOperationResolver({ spec: specWith(change), handlers, authenticators, headers: {} }),
+      problem,
+      what,
+    );
   }
 });
 
@@ -55,7 +59,8 @@ t.test('an operation the spec opens to everyone needs no key', async (t) => {
 t.test('a spec without security requirements needs no key anywhere', async (t) => {
   const spec = specWith((spec) => {
     delete spec.security;
-    for (const item of Object.values(spec.paths)) for (const operation of Object.values(item)) delete operation.security;
+    for (const item of Object.values(spec.paths))
+      for (const operation of Object.values(item)) delete operation.security;
   });
   const { app } = await buildTestApp(t, { spec });
   t.equal((await app.inject({ method: 'GET', url: '/v1/pets' })).statusCode, 200);
@@ -66,4 +71,3 @@ t.test('a handler lives in a file named after its operationId, in kebab case', a
   t.equal(handlerFileOf('updatePetStatus'), 'src/handlers/update-pet-status.ts');
   t.equal(handlerFileOf('ping'), 'src/handlers/ping.ts');
 });
-

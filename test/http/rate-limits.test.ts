@@ -10,44 +10,74 @@ import { API_KEY, buildTestApp, OTHER_API_KEY } from '../helpers/build-app.js';
 import { checkContract } from '../helpers/contract.js';
 import { specCopy } from '../helpers/spec.js';
 
-const list = (key: string) => ({ method: 'GET' as const, url: '/v1/pets', headers: { authorization: `Bearer ${key}` } });
+const list = (key: string) => ({
+  method: 'GET' as const,
+  url: '/v1/pets',
+  headers: { authorization: `Bearer ${key}` },
+});
 const HOUR = 3600;
 
-t.test('over its quota a client gets the documented 429, with Retry-After and the RateLimit fields; others keep theirs', async (t) => {
-  const table = keyTableOf([{ client: 'reporting', key: API_KEY }, { client: 'app', key: OTHER_API_KEY }], rolesOf(specCopy()), {
-    default: { requests: 3, windowSeconds: HOUR },
-    clients: new Map([['reporting', { requests: 2, windowSeconds: HOUR }]]),
-  });
-  const metrics = createServiceMetrics({ runtime: false });
-  // Refusals sent at once (the service waits REFUSAL_DELAY_MS; the benchmark measures them so).
-  const { app, logs } = await buildTestApp(t, { apiKeys: { table }, metrics, refusalDelayMs: 0 });
-  t.equal((await app.inject(list(API_KEY))).statusCode, 200);
-  t.equal((await app.inject(list(API_KEY))).statusCode, 200);
-  const refused = await app.inject(list(API_KEY));
-  t.equal(refused.statusCode, 429);
-  t.same(refused.json(), { code: 'TOO_MANY_REQUESTS', message: `This client has used its quota of 2 requests per ${HOUR} s; retry after 1800 s (Retry-After).`, status: 429 });
-  t.equal(refused.headers['retry-after'], '1800', 'half an hour: one request of two an hour');
-  t.equal(refused.headers['ratelimit-policy'], `"client";q=2;w=${HOUR}`);
-  t.equal(refused.headers['ratelimit'], '"client";r=0;t=1800');
-  checkContract(t, refused, 'listPets');
+t.test(
+  'over its quota a client gets the documented 429, with Retry-After and the RateLimit fields; others keep theirs',
+  async (t) => {
+    const table = keyTableOf(
+      [
+        { client: 'reporting', key: API_KEY },
+        { client: 'app', key: OTHER_API_KEY },
+      ],
+      rolesOf(specCopy()),
+      {
+        default: { requests: 3, windowSeconds: HOUR },
+        clients: new Map([['reporting', { requests: 2, windowSeconds: HOUR }]]),
+      },
+    );
+    const metrics = createServiceMetrics({ runtime: false });
+    // Refusals sent at once (the service waits REFUSAL_DELAY_MS; the benchmark measures them so).
+    const { app, logs } = await buildTestApp(t, { apiKeys: { table }, metrics, refusalDelayMs: 0 });
+    t.equal((await app.inject(list(API_KEY))).statusCode, 200);
+    t.equal((await app.inject(list(API_KEY))).statusCode, 200);
+    const refused = await app.inject(list(API_KEY));
+    t.equal(refused.statusCode, 429);
+    t.same(refused.json(), {
+      code: 'TOO_MANY_REQUESTS',
+      message: `This client has used its quota of 2 requests per ${HOUR} s; retry after 1800 s (Retry-After).`,
+      status: 429,
+    });
+    t.equal(refused.headers['retry-after'], '1800', 'half an hour: one request of two an hour');
+    t.equal(refused.headers['ratelimit-policy'], `"client";q=2;w=${HOUR}`);
+    t.equal(refused.headers['ratelimit'], '"client";r=0;t=1800');
+    checkContract(t, refused, 'listPets');
 
-  for (let index = 0; index < 3; index++) t.equal((await app.inject(list(OTHER_API_KEY))).statusCode, 200, 'another client has its own, the default');
-  const byDefault = await app.inject({ method: 'POST', url: '/v1/pets', headers: { authorization: `Bearer ${OTHER_API_KEY}`, 'content-type': 'application/json' }, payload: '{"name":"Rex","categoryId":1}' });
-  t.equal(byDefault.statusCode, 429, 'every operation counts against it');
-  t.equal(byDefault.headers['ratelimit-policy'], `"default";q=3;w=${HOUR}`);
-  checkContract(t, byDefault, 'createPet');
+    for (let index = 0; index < 3; index++)
+      t.equal((await app.inject(list(OTHER_API_KEY))).statusCode, 200, 'another client has its own, the default');
+    const byDefault = await app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { authorization: `Bearer ${OTHER_API_KEY}`, 'content-type': 'application/json' },
+      payload: '{"name":"Rex","categoryId":1}',
+    });
+    t.equal(byDefault.statusCode, 429, 'every operation counts against it');
+    t.equal(byDefault.headers['ratelimit-policy'], `"default";q=3;w=${HOUR}`);
+    checkContract(t, byDefault, 'createPet');
 
-  const counted = (await metrics.registry.getSingleMetric('petstore_rate_limited_requests_total')!.get()).values;
-  t.same(
-    counted.map(({ labels, value }) => ({ ...labels, value })),
-    [
-      { client: 'reporting', reason: 'quota', value: 1 },
-      { client: 'app', reason: 'quota', value: 1 },
-    ],
-  );
-  t.equal(logs().split('\n').filter((line) => line.includes('"statusCode":429') || line.includes('"status":429')).length, 0, 'no line per refused request');
-  t.match(logs(), /"statusCode":200|"status":200/, 'the admitted ones are logged');
-});
+    const counted = (await metrics.registry.getSingleMetric('petstore_rate_limited_requests_total')!.get()).values;
+    t.same(
+      counted.map(({ labels, value }) => ({ ...labels, value })),
+      [
+        { client: 'reporting', reason: 'quota', value: 1 },
+        { client: 'app', reason: 'quota', value: 1 },
+      ],
+    );
+    t.equal(
+      logs()
+        .split('\n')
+        .filter((line) => line.includes('"statusCode":429') || line.includes('"status":429')).length,
+      0,
+      'no line per refused request',
+    );
+    t.match(logs(), /"statusCode":200|"status":200/, 'the admitted ones are logged');
+  },
+);
 
 t.test('the refusals are summed up in the log, a line per client and reason, not one per request', async (t) => {
   const lines: Record<string, unknown>[] = [];
@@ -63,7 +93,12 @@ t.test('the refusals are summed up in the log, a line per client and reason, not
   const request = { client: 'flood', rateLimited: false } as never;
   const sent: unknown[] = [];
   const reply: Record<string, (value?: unknown) => unknown> = {};
-  Object.assign(reply, { code: () => reply, headers: () => reply, type: () => reply, send: (body: unknown) => void sent.push(body) });
+  Object.assign(reply, {
+    code: () => reply,
+    headers: () => reply,
+    type: () => reply,
+    send: (body: unknown) => void sent.push(body),
+  });
   t.equal(limiter.limit(request, reply as never), false, 'the first is admitted');
   let refused = 0;
   for (let index = 0; index < 50; index++) if (limiter.limit(request, reply as never)) refused += 1;
@@ -71,5 +106,12 @@ t.test('the refusals are summed up in the log, a line per client and reason, not
   t.equal(sent.length, 0, 'not yet answered: a refusal waits REFUSAL_DELAY_MS');
   await new Promise((resolve) => setTimeout(resolve, REFUSAL_DELAY_MS + 50));
   t.equal(sent.length, 50, 'then each is answered');
-  t.same(lines, [{ client: 'flood', reason: 'quota', refused: 50, message: 'refused 50 requests of client flood in the last 0.02 s (quota)' }]);
+  t.same(lines, [
+    {
+      client: 'flood',
+      reason: 'quota',
+      refused: 50,
+      message: 'refused 50 requests of client flood in the last 0.02 s (quota)',
+    },
+  ]);
 });

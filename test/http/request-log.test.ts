@@ -11,13 +11,18 @@ const TRACEPARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
 /** A destination that keeps every line written to it. */
 function lineSink() {
   const lines: string[] = [];
-  return { lines, stream: new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) }) };
+  return {
+    lines,
+    stream: new Writable({ write: (chunk, _encoding, done) => void (lines.push(String(chunk)), done()) }),
+  };
 }
 
 t.test('one line per answered request: method, path, status, time, request id and operation', async (t) => {
   // At info, as npm start runs.
   const { lines, stream } = lineSink();
-  const { app: logged } = await buildTestApp(t, { logger: { level: 'info', stream, redact: ['req.headers.authorization'] } });
+  const { app: logged } = await buildTestApp(t, {
+    logger: { level: 'info', stream, redact: ['req.headers.authorization'] },
+  });
   await logged.inject(postPet({ name: 'Rex', categoryId: 1 }));
   await logged.inject({ method: 'GET', url: '/v1/pets?limit=5&status=sold', headers: AUTH });
   await logged.inject({ method: 'GET', url: '/v1/pets/9', headers: { authorization: `Bearer ${API_KEY}x` } });
@@ -33,7 +38,12 @@ t.test('one line per answered request: method, path, status, time, request id an
     ],
     'one line each, the query left out',
   );
-  t.ok(entries.every((entry) => typeof entry.reqId === 'string' && typeof entry.responseTime === 'number' && entry.responseTime >= 0), 'with request id and response time');
+  t.ok(
+    entries.every(
+      (entry) => typeof entry.reqId === 'string' && typeof entry.responseTime === 'number' && entry.responseTime >= 0,
+    ),
+    'with request id and response time',
+  );
   t.notMatch(lines.join(''), API_KEY, 'no key, right or wrong, reaches the log');
   t.notMatch(lines.join(''), /authorization/i, 'no Authorization header');
   t.same(
@@ -41,18 +51,32 @@ t.test('one line per answered request: method, path, status, time, request id an
     [unnamedClientOf(API_KEY), unnamedClientOf(API_KEY), undefined, undefined],
     'the client once authenticated (a key configured without a name is named after its hash); none for a wrong key or where no operation authenticates',
   );
-  t.ok(entries.every((entry) => entry.trace_id === undefined && entry.span_id === undefined), 'no trace ids when no trace came in');
-  t.same(entries.map(({ deprecated }) => deprecated), [undefined, undefined, true, undefined], 'deprecated: true on the line of a call of a deprecated operation (getPet), whatever its answer');
+  t.ok(
+    entries.every((entry) => entry.trace_id === undefined && entry.span_id === undefined),
+    'no trace ids when no trace came in',
+  );
+  t.same(
+    entries.map(({ deprecated }) => deprecated),
+    [undefined, undefined, true, undefined],
+    'deprecated: true on the line of a call of a deprecated operation (getPet), whatever its answer',
+  );
 });
 
 t.test('the line names the client of the key, and the trace a valid traceparent names', async (t) => {
   const { lines, stream } = lineSink();
   const { app } = await buildTestApp(t, {
-    apiKeys: [{ client: 'mobile-app', key: API_KEY }, { client: 'mobile-app', key: OTHER_API_KEY }],
+    apiKeys: [
+      { client: 'mobile-app', key: API_KEY },
+      { client: 'mobile-app', key: OTHER_API_KEY },
+    ],
     logger: { level: 'info', stream },
   });
   const list = (authorization: string, traceparent?: string) =>
-    app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization, ...(traceparent === undefined ? {} : { traceparent }) } });
+    app.inject({
+      method: 'GET',
+      url: '/v1/pets',
+      headers: { authorization, ...(traceparent === undefined ? {} : { traceparent }) },
+    });
   t.equal((await list(`Bearer ${API_KEY}`, TRACEPARENT)).statusCode, 200);
   t.equal((await list(`Bearer ${OTHER_API_KEY}`, TRACEPARENT)).statusCode, 200);
   const invalid = [
@@ -65,14 +89,25 @@ t.test('the line names the client of the key, and the trace a valid traceparent 
     `${TRACEPARENT}, ${TRACEPARENT}`,
     'garbage',
   ];
-  for (const traceparent of invalid) t.equal((await list(`Bearer ${API_KEY}`, traceparent)).statusCode, 200, `ignored, never a 400: ${traceparent}`);
+  for (const traceparent of invalid)
+    t.equal((await list(`Bearer ${API_KEY}`, traceparent)).statusCode, 200, `ignored, never a 400: ${traceparent}`);
   t.equal((await list(`Bearer ${API_KEY}`, `01-${TRACE_ID}-00f067aa0ba902b7-01-later-fields`)).statusCode, 200);
   const entries = lines.map((line) => JSON.parse(line) as Record<string, string>);
-  t.same(entries.map(({ client }) => client), Array(entries.length).fill('mobile-app'), 'two keys, one client: rotation');
+  t.same(
+    entries.map(({ client }) => client),
+    Array(entries.length).fill('mobile-app'),
+    'two keys, one client: rotation',
+  );
   const traced = entries.filter((entry) => entry['trace_id'] !== undefined);
   t.equal(traced.length, 3, 'the two valid version-00 headers and the later version');
-  t.ok(traced.every((entry) => entry['trace_id'] === TRACE_ID), "the caller's trace id");
-  t.ok(traced.every((entry) => /^[0-9a-f]{16}$/.test(entry['span_id']!) && entry['span_id'] !== '00f067aa0ba902b7'), 'a span id of the service, not the caller\'s');
+  t.ok(
+    traced.every((entry) => entry['trace_id'] === TRACE_ID),
+    "the caller's trace id",
+  );
+  t.ok(
+    traced.every((entry) => /^[0-9a-f]{16}$/.test(entry['span_id']!) && entry['span_id'] !== '00f067aa0ba902b7'),
+    "a span id of the service, not the caller's",
+  );
   t.not(traced[0]!['span_id'], traced[1]!['span_id'], 'one per request');
 });
 
@@ -103,22 +138,51 @@ t.test('the request line is the line pino writes, for any path, method and reque
   const lines = await requestLines(t, options);
   t.equal(lines.length, 4);
   t.same(lines, pinoLines(options, lines));
-  t.match(JSON.parse(lines[2]!), { path: '/v1/pets/%22%5C%C3%A9', operationId: 'getPet', deprecated: true, status: 400 });
-  t.match(JSON.parse(lines[1]!), { client: unnamedClientOf(API_KEY), trace_id: TRACE_ID, span_id: /^[0-9a-f]{16}$/ }, 'with client and trace ids');
+  t.match(JSON.parse(lines[2]!), {
+    path: '/v1/pets/%22%5C%C3%A9',
+    operationId: 'getPet',
+    deprecated: true,
+    status: 400,
+  });
+  t.match(
+    JSON.parse(lines[1]!),
+    { client: unnamedClientOf(API_KEY), trace_id: TRACE_ID, span_id: /^[0-9a-f]{16}$/ },
+    'with client and trace ids',
+  );
 });
 
 t.test('a logger whose options change its lines writes the request line through pino', async (t) => {
   type Entry = Record<string, unknown>;
   const variants: [string, LoggerOptions, (entry: Entry) => boolean][] = [
     ['a mixin', { mixin: () => ({ service: 'petstore' }) }, (entry) => entry['service'] === 'petstore'],
-    ['a log formatter', { formatters: { log: (fields) => ({ ...fields, formatted: true }) } }, (entry) => entry['formatted'] === true],
+    [
+      'a log formatter',
+      { formatters: { log: (fields) => ({ ...fields, formatted: true }) } },
+      (entry) => entry['formatted'] === true,
+    ],
     ['level labels', { formatters: { level: (label) => ({ level: label }) } }, (entry) => entry['level'] === 'info'],
-    ['a nested key', { nestedKey: 'fields' }, (entry) => entry['path'] === undefined && typeof (entry['fields'] as Entry)['path'] === 'string'],
+    [
+      'a nested key',
+      { nestedKey: 'fields' },
+      (entry) => entry['path'] === undefined && typeof (entry['fields'] as Entry)['path'] === 'string',
+    ],
     ['a message prefix', { msgPrefix: '[petstore] ' }, (entry) => entry['msg'] === '[petstore] request completed'],
-    ['a message key', { messageKey: 'message' }, (entry) => entry['message'] === 'request completed' && entry['msg'] === undefined],
-    ['a serializer', { serializers: { path: (path: string) => path.toUpperCase() } }, (entry) => String(entry['path']).startsWith('/V1/')],
+    [
+      'a message key',
+      { messageKey: 'message' },
+      (entry) => entry['message'] === 'request completed' && entry['msg'] === undefined,
+    ],
+    [
+      'a serializer',
+      { serializers: { path: (path: string) => path.toUpperCase() } },
+      (entry) => String(entry['path']).startsWith('/V1/'),
+    ],
     ['redaction', { redact: ['path'] }, (entry) => entry['path'] === '[Redacted]'],
-    ['base bindings', { base: { service: 'petstore' } }, (entry) => entry['service'] === 'petstore' && entry['pid'] === undefined],
+    [
+      'base bindings',
+      { base: { service: 'petstore' } },
+      (entry) => entry['service'] === 'petstore' && entry['pid'] === undefined,
+    ],
     ['a time format', { timestamp: pino.stdTimeFunctions.isoTime }, (entry) => typeof entry['time'] === 'string'],
   ];
   for (const [name, variant, holds] of variants) {
@@ -128,7 +192,8 @@ t.test('a logger whose options change its lines writes the request line through 
     t.ok(entries.every(holds), name);
     const traced = entries[1]!;
     t.ok(
-      (traced['fields'] as Entry | undefined ?? traced)['client'] === unnamedClientOf(API_KEY) && (traced['fields'] as Entry | undefined ?? traced)['trace_id'] === TRACE_ID,
+      ((traced['fields'] as Entry | undefined) ?? traced)['client'] === unnamedClientOf(API_KEY) &&
+        ((traced['fields'] as Entry | undefined) ?? traced)['trace_id'] === TRACE_ID,
       `${name}: client and trace id through pino`,
     );
   }
@@ -200,14 +265,35 @@ t.test('no request lines below info', async (t) => {
 t.test('an answer that fails while it is sent is logged as an error, with its request', async (t) => {
   const entries: { fields: Record<string, unknown>; message: string }[] = [];
   const log = { error: (fields: Record<string, unknown>, message: string) => void entries.push({ fields, message }) };
-  const request = { log, url: '/v1/pets?limit=1', method: 'GET', client: 'mobile-app', headers: { traceparent: TRACEPARENT }, routeOptions: { schema: { operationId: 'listPets' }, config: {} } };
+  const request = {
+    log,
+    url: '/v1/pets?limit=1',
+    method: 'GET',
+    client: 'mobile-app',
+    headers: { traceparent: TRACEPARENT },
+    routeOptions: { schema: { operationId: 'listPets' }, config: {} },
+  };
   const failure = new Error('socket hang up');
   const trace = { traceId: TRACE_ID, spanId: '00f067aa0ba902b7' };
-  new RequestLog(() => trace).requestCompleted(failure, request as never, { statusCode: 200, elapsedTime: 1.234 } as never);
+  new RequestLog(() => trace).requestCompleted(
+    failure,
+    request as never,
+    { statusCode: 200, elapsedTime: 1.234 } as never,
+  );
   t.same(entries, [
     {
       message: 'request failed while answering',
-      fields: { method: 'GET', path: '/v1/pets', status: 200, responseTime: 1.23, operationId: 'listPets', client: 'mobile-app', trace_id: TRACE_ID, span_id: trace.spanId, err: failure },
+      fields: {
+        method: 'GET',
+        path: '/v1/pets',
+        status: 200,
+        responseTime: 1.23,
+        operationId: 'listPets',
+        client: 'mobile-app',
+        trace_id: TRACE_ID,
+        span_id: trace.spanId,
+        err: failure,
+      },
     },
   ]);
 });
@@ -223,5 +309,6 @@ t.test('response times are written as JSON writes them', async (t) => {
 t.test('text in the line is escaped as JSON.stringify escapes it, and only then', async (t) => {
   // A raw backslash reaches a path only over a socket: URL parsing (inject, fetch) makes it a slash.
   const texts = ['/v1/pets', 'a\\b', 'a"b', 'tab\there', '\u00e9', '\u2028', '\u007f', ''];
-  for (const [index, text] of texts.entries()) t.equal(escaped(text), JSON.stringify(text).slice(1, -1), `text ${index}`);
+  for (const [index, text] of texts.entries())
+    t.equal(escaped(text), JSON.stringify(text).slice(1, -1), `text ${index}`);
 });

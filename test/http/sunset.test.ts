@@ -49,8 +49,15 @@ t.test('from 00:00 UTC on the sunset date: 410 for every authenticated call, wha
       t.equal(gone.statusCode, 410, `${url} at ${new Date(at).toISOString()}`);
       const body = checkContract(t, gone, 'getPet');
       t.equal(body.code, 'OPERATION_GONE');
-      t.equal(body.message, `getPet was retired on ${SUNSET} (its sunset); use listPets: GET /v1/pets.`, 'names the date and the replacement');
-      t.ok(gone.headers['deprecation'] !== undefined && gone.headers['sunset'] !== undefined, 'with Deprecation and Sunset');
+      t.equal(
+        body.message,
+        `getPet was retired on ${SUNSET} (its sunset); use listPets: GET /v1/pets.`,
+        'names the date and the replacement',
+      );
+      t.ok(
+        gone.headers['deprecation'] !== undefined && gone.headers['sunset'] !== undefined,
+        'with Deprecation and Sunset',
+      );
       t.equal(gone.headers['link'], '</v1/pets>; rel="successor-version"');
     }
   }
@@ -58,9 +65,17 @@ t.test('from 00:00 UTC on the sunset date: 410 for every authenticated call, wha
   t.equal(unauthenticated.statusCode, 401, 'a call without a valid key still gets its 401 first');
   checkContract(t, unauthenticated, 'getPet');
   const listed = await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
-  t.same(JSON.parse(listed.body).map((pet: { id: number }) => pet.id), [1], 'listPets, the replacement, still reaches the pet');
+  t.same(
+    JSON.parse(listed.body).map((pet: { id: number }) => pet.id),
+    [1],
+    'listPets, the replacement, still reaches the pet',
+  );
   setClock(SUNSET_AT - 1);
-  t.equal((await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH })).statusCode, 200, 'the clock, not a flag, decides');
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH })).statusCode,
+    200,
+    'the clock, not a flag, decides',
+  );
 });
 
 t.test('after the sunset the store is not read', async (t) => {
@@ -83,14 +98,26 @@ t.test('a spec whose x-sunset is edited: the service follows it, over HTTP, on t
     ['1999-01-01', '2000-01-01', 410],
     ['2026-11-22', '9999-12-31', 200],
   ] as const) {
-    const edited = specWith((spec) => Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-deprecated-at': deprecatedAt, 'x-sunset': sunset }));
+    const edited = specWith((spec) =>
+      Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-deprecated-at': deprecatedAt, 'x-sunset': sunset }),
+    );
     const { app } = await buildTestApp(t, { spec: edited, clock: Date.now });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    await (await fetch(`${base}/v1/pets`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' })).arrayBuffer();
+    await (
+      await fetch(`${base}/v1/pets`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: '{"name":"Rex","categoryId":1}',
+      })
+    ).arrayBuffer();
     const answer = await fetch(`${base}/v1/pets/1`, { headers: AUTH });
     t.equal(answer.status, status, `x-sunset ${sunset}: ${status}`);
-    t.equal(answer.headers.get('sunset'), new Date(`${sunset}T00:00:00Z`).toUTCString(), 'the Sunset header follows the edit');
+    t.equal(
+      answer.headers.get('sunset'),
+      new Date(`${sunset}T00:00:00Z`).toUTCString(),
+      'the Sunset header follows the edit',
+    );
     if (status === 410) t.match(((await answer.json()) as { message: string }).message, `retired on ${sunset}`);
     else await answer.arrayBuffer();
   }

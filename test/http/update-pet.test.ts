@@ -25,13 +25,19 @@ t.test('a pet is sold: 200 with the pet as stored, and a new ETag', async (t) =>
   const sold = await app.inject({ method: 'GET', url: '/v1/pets?status=sold', headers: AUTH });
   t.same(sold.json(), [{ id: 1, name: 'Rex', categoryId: 3, status: 'sold' }], 'listed under its new status');
   t.equal(sold.headers['pet-etags'], '"2"', 'with its tag in Pet-ETags');
-  t.same((await app.inject({ method: 'GET', url: '/v1/pets?status=available', headers: AUTH })).json(), [], 'and no longer under its old one');
+  t.same(
+    (await app.inject({ method: 'GET', url: '/v1/pets?status=available', headers: AUTH })).json(),
+    [],
+    'and no longer under its old one',
+  );
 });
 
 t.test('a merge patch: members left out stay, status null removes the status', async (t) => {
   const { app } = await buildTestApp(t);
   await app.inject(postPet({ name: 'Rex', categoryId: 3, status: 'pending' }));
-  const renamed = await app.inject(patch('1', '{"name":"Rexy","categoryId":9223372036854775807,"status":null}', { 'if-match': '*' }));
+  const renamed = await app.inject(
+    patch('1', '{"name":"Rexy","categoryId":9223372036854775807,"status":null}', { 'if-match': '*' }),
+  );
   t.equal(renamed.statusCode, 200);
   t.equal(renamed.body, '{"id":1,"name":"Rexy","categoryId":9223372036854775807}', 'exact int64, no status');
   checkContract(t, renamed, 'updatePet');
@@ -51,7 +57,10 @@ t.test('If-Match: required, compared strongly, a list matches any of its tags', 
   for (const tag of ['"2"', 'W/"1"', '"x"', '""']) {
     const stale = await app.inject(patch('1', { status: 'sold' }, { 'if-match': tag }));
     t.equal(stale.statusCode, 412, tag);
-    t.match(checkContract(t, stale, 'updatePet'), { code: 'PRECONDITION_FAILED', message: `Pet 1 changed since you read it: If-Match ${tag} is not its current entity tag "1"; read it again and retry with its ETag.` });
+    t.match(checkContract(t, stale, 'updatePet'), {
+      code: 'PRECONDITION_FAILED',
+      message: `Pet 1 changed since you read it: If-Match ${tag} is not its current entity tag "1"; read it again and retry with its ETag.`,
+    });
     t.equal(stale.headers['etag'], '"1"', 'the 412 carries the current tag');
   }
   const listed = await app.inject(patch('1', { status: 'sold' }, { 'if-match': '"7", "1"' }));
@@ -61,7 +70,11 @@ t.test('If-Match: required, compared strongly, a list matches any of its tags', 
     t.equal(response.statusCode, 400, malformed);
     t.match(checkContract(t, response, 'updatePet'), { code: 'VALIDATION_FAILED', message: /if-match/ });
   }
-  t.same((await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH })).json(), { id: 1, name: 'Rex', categoryId: 3, status: 'sold' }, 'only the matching change was made');
+  t.same(
+    (await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH })).json(),
+    { id: 1, name: 'Rex', categoryId: 3, status: 'sold' },
+    'only the matching change was made',
+  );
 });
 
 t.test('a body that is not a patch of a pet gets 400 naming the member', async (t) => {
@@ -81,7 +94,11 @@ t.test('a body that is not a patch of a pet gets 400 naming the member', async (
     t.equal(response.statusCode, 400, JSON.stringify(body));
     t.match(checkContract(t, response, 'updatePet'), { code: 'VALIDATION_FAILED', message });
   }
-  t.equal((await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH })).headers['etag'], '"1"', 'nothing changed');
+  t.equal(
+    (await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH })).headers['etag'],
+    '"1"',
+    'nothing changed',
+  );
 });
 
 t.test('a patch sent as application/json gets 415 with Accept-Patch', async (t) => {
@@ -90,10 +107,15 @@ t.test('a patch sent as application/json gets 415 with Accept-Patch', async (t) 
   for (const type of ['application/json', 'text/plain', 'application/merge-patch+json; charset=latin1']) {
     const response = await app.inject(patch('1', { status: 'sold' }, { 'if-match': '*', 'content-type': type }));
     t.equal(response.statusCode, 415, type);
-    t.match(checkContract(t, response, 'updatePet'), { code: 'UNSUPPORTED_MEDIA_TYPE', message: `Content-Type ${type} is not supported; send the body as UTF-8 application/merge-patch+json.` });
+    t.match(checkContract(t, response, 'updatePet'), {
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: `Content-Type ${type} is not supported; send the body as UTF-8 application/merge-patch+json.`,
+    });
     t.equal(response.headers['accept-patch'], 'application/merge-patch+json');
   }
-  const utf8 = await app.inject(patch('1', { status: 'sold' }, { 'if-match': '*', 'content-type': 'Application/Merge-Patch+JSON; charset=UTF-8' }));
+  const utf8 = await app.inject(
+    patch('1', { status: 'sold' }, { 'if-match': '*', 'content-type': 'Application/Merge-Patch+JSON; charset=UTF-8' }),
+  );
   t.equal(utf8.statusCode, 200, 'the media type in any case, with charset utf-8');
 });
 
@@ -106,22 +128,31 @@ t.test('a pet that is not there gets 404, whatever If-Match says', async (t) => 
   }
 });
 
-t.test('Idempotency-Key: a retry replays the first answer, not a 412; another request with the key gets 422', async (t) => {
-  const { app } = await buildTestApp(t, { apiKeys: [API_KEY, OTHER_API_KEY] });
-  await app.inject(postPet({ name: 'Rex', categoryId: 3 }));
-  const key = { 'if-match': '"1"', 'idempotency-key': '"sell-rex"' };
-  const first = await app.inject(patch('1', { status: 'sold' }, key));
-  t.equal(first.statusCode, 200);
-  t.notOk(first.headers['idempotent-replayed']);
-  await app.inject(patch('1', { name: 'Later' }, { 'if-match': '*' }));
-  const retry = await app.inject(patch('1', '{ "status" : "sold" }', { ...key, 'idempotency-key': 'sell-rex' }));
-  t.equal(retry.statusCode, 200, 'the same request (the bare key form, other spacing)');
-  t.equal(retry.headers['idempotent-replayed'], 'true');
-  t.equal(retry.headers['etag'], '"2"', "the first answer's tag");
-  t.same(checkContract(t, retry, 'updatePet'), first.json(), "the first answer's pet");
-  const other = await app.inject(patch('1', { status: 'pending' }, key));
-  t.equal(other.statusCode, 422);
-  t.match(checkContract(t, other, 'updatePet'), { code: 'IDEMPOTENCY_KEY_REUSED', message: 'This Idempotency-Key was already used for another updatePet request (pet 1); send a new key for a new request.' });
-  const otherClient = await app.inject(patch('1', { status: 'sold' }, { ...key, authorization: `Bearer ${OTHER_API_KEY}` }));
-  t.equal(otherClient.statusCode, 412, "another API key's key is a new key: checked like any request");
-});
+t.test(
+  'Idempotency-Key: a retry replays the first answer, not a 412; another request with the key gets 422',
+  async (t) => {
+    const { app } = await buildTestApp(t, { apiKeys: [API_KEY, OTHER_API_KEY] });
+    await app.inject(postPet({ name: 'Rex', categoryId: 3 }));
+    const key = { 'if-match': '"1"', 'idempotency-key': '"sell-rex"' };
+    const first = await app.inject(patch('1', { status: 'sold' }, key));
+    t.equal(first.statusCode, 200);
+    t.notOk(first.headers['idempotent-replayed']);
+    await app.inject(patch('1', { name: 'Later' }, { 'if-match': '*' }));
+    const retry = await app.inject(patch('1', '{ "status" : "sold" }', { ...key, 'idempotency-key': 'sell-rex' }));
+    t.equal(retry.statusCode, 200, 'the same request (the bare key form, other spacing)');
+    t.equal(retry.headers['idempotent-replayed'], 'true');
+    t.equal(retry.headers['etag'], '"2"', "the first answer's tag");
+    t.same(checkContract(t, retry, 'updatePet'), first.json(), "the first answer's pet");
+    const other = await app.inject(patch('1', { status: 'pending' }, key));
+    t.equal(other.statusCode, 422);
+    t.match(checkContract(t, other, 'updatePet'), {
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      message:
+        'This Idempotency-Key was already used for another updatePet request (pet 1); send a new key for a new request.',
+    });
+    const otherClient = await app.inject(
+      patch('1', { status: 'sold' }, { ...key, authorization: `Bearer ${OTHER_API_KEY}` }),
+    );
+    t.equal(otherClient.statusCode, 412, "another API key's key is a new key: checked like any request");
+  },
+);

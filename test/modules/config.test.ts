@@ -48,25 +48,61 @@ t.test('settings from the environment', async (t) => {
   });
 });
 
-t.test('the feed and the webhooks: EVENTS_RETENTION_HOURS, WEBHOOKS_FILE, WEBHOOK_RETRY_DELAYS, WEBHOOK_TIMEOUT_SECONDS', async (t) => {
-  const config = readConfig({ EVENTS_RETENTION_HOURS: '24', WEBHOOKS_FILE: 'hooks.yaml', WEBHOOK_RETRY_DELAYS: '1, 2,0', WEBHOOK_TIMEOUT_SECONDS: '3' });
-  t.same(
-    { eventsRetentionMs: config.eventsRetentionMs, webhooksFile: config.webhooksFile, webhookRetryDelaysMs: config.webhookRetryDelaysMs, webhookTimeoutMs: config.webhookTimeoutMs },
-    { eventsRetentionMs: 24 * 3_600_000, webhooksFile: 'hooks.yaml', webhookRetryDelaysMs: [1000, 2000, 0], webhookTimeoutMs: 3000 },
-  );
-  t.equal(readConfig({ WEBHOOKS_FILE: '' }).webhooksFile, undefined);
-  for (const bad of ['0', '8761', 'week']) t.throws(() => readConfig({ EVENTS_RETENTION_HOURS: bad }), /EVENTS_RETENTION_HOURS must be an integer from 1 to 8760/, bad);
-  for (const bad of ['1,,2', '5s', '-1', '86401', Array(21).fill('1').join(',')]) {
-    t.throws(() => readConfig({ WEBHOOK_RETRY_DELAYS: bad }), /WEBHOOK_RETRY_DELAYS must be 1 to 20 whole numbers of seconds/, bad);
-  }
-  for (const bad of ['0', '61']) t.throws(() => readConfig({ WEBHOOK_TIMEOUT_SECONDS: bad }), /WEBHOOK_TIMEOUT_SECONDS must be an integer from 1 to 60/, bad);
-});
+t.test(
+  'the feed and the webhooks: EVENTS_RETENTION_HOURS, WEBHOOKS_FILE, WEBHOOK_RETRY_DELAYS, WEBHOOK_TIMEOUT_SECONDS',
+  async (t) => {
+    const config = readConfig({
+      EVENTS_RETENTION_HOURS: '24',
+      WEBHOOKS_FILE: 'hooks.yaml',
+      WEBHOOK_RETRY_DELAYS: '1, 2,0',
+      WEBHOOK_TIMEOUT_SECONDS: '3',
+    });
+    t.same(
+      {
+        eventsRetentionMs: config.eventsRetentionMs,
+        webhooksFile: config.webhooksFile,
+        webhookRetryDelaysMs: config.webhookRetryDelaysMs,
+        webhookTimeoutMs: config.webhookTimeoutMs,
+      },
+      {
+        eventsRetentionMs: 24 * 3_600_000,
+        webhooksFile: 'hooks.yaml',
+        webhookRetryDelaysMs: [1000, 2000, 0],
+        webhookTimeoutMs: 3000,
+      },
+    );
+    t.equal(readConfig({ WEBHOOKS_FILE: '' }).webhooksFile, undefined);
+    for (const bad of ['0', '8761', 'week'])
+      t.throws(
+        () => readConfig({ EVENTS_RETENTION_HOURS: bad }),
+        /EVENTS_RETENTION_HOURS must be an integer from 1 to 8760/,
+        bad,
+      );
+    for (const bad of ['1,,2', '5s', '-1', '86401', Array(21).fill('1').join(',')]) {
+      t.throws(
+        () => readConfig({ WEBHOOK_RETRY_DELAYS: bad }),
+        /WEBHOOK_RETRY_DELAYS must be 1 to 20 whole numbers of seconds/,
+        bad,
+      );
+    }
+    for (const bad of ['0', '61'])
+      t.throws(
+        () => readConfig({ WEBHOOK_TIMEOUT_SECONDS: bad }),
+        /WEBHOOK_TIMEOUT_SECONDS must be an integer from 1 to 60/,
+        bad,
+      );
+  },
+);
 
 t.test('SHUTDOWN_DRAIN_MS: how long SIGTERM drains, 0 for no drain', async (t) => {
   t.equal(readConfig({ SHUTDOWN_DRAIN_MS: '0' }).drainMs, 0);
   t.equal(readConfig({ SHUTDOWN_DRAIN_MS: '30000' }).drainMs, 30_000);
   for (const bad of ['-1', '1.5', '600001', 'soon']) {
-    t.throws(() => readConfig({ SHUTDOWN_DRAIN_MS: bad }), /SHUTDOWN_DRAIN_MS must be an integer from 0 to 600000/, bad);
+    t.throws(
+      () => readConfig({ SHUTDOWN_DRAIN_MS: bad }),
+      /SHUTDOWN_DRAIN_MS must be an integer from 0 to 600000/,
+      bad,
+    );
   }
 });
 
@@ -79,7 +115,11 @@ t.test('API_KEYS entries name their client as name:key; a bare key is named afte
     { client: 'key-ea390ecc', key: `${other}y` },
   ]);
   t.equal(unnamedClientOf(`${other}y`), 'key-ea390ecc', 'key- and the first 8 hex digits of the SHA-256 of the key');
-  t.equal(readConfig({ API_KEYS: `${'n'.repeat(32)}:${KEY}` }).apiKeys?.[0]?.client, 'n'.repeat(32), '32 characters is the most');
+  t.equal(
+    readConfig({ API_KEYS: `${'n'.repeat(32)}:${KEY}` }).apiKeys?.[0]?.client,
+    'n'.repeat(32),
+    '32 characters is the most',
+  );
 });
 
 t.test('a malformed API_KEYS entry stops start-up, naming its position and never its text', async (t) => {
@@ -135,31 +175,61 @@ t.test('IDEMPOTENCY_RETENTION_HOURS sets how long idempotency keys are kept', as
   t.equal(readConfig({ IDEMPOTENCY_RETENTION_HOURS: '48' }).idempotencyRetentionMs, 48 * 3_600_000);
   t.equal(readConfig({ IDEMPOTENCY_RETENTION_HOURS: '' }).idempotencyRetentionMs, 24 * 3_600_000, 'empty is unset');
   for (const bad of ['0', '8761', '1.5', '24h', '-1']) {
-    t.throws(() => readConfig({ IDEMPOTENCY_RETENTION_HOURS: bad }), /IDEMPOTENCY_RETENTION_HOURS must be an integer from 1 to 8760/, bad);
+    t.throws(
+      () => readConfig({ IDEMPOTENCY_RETENTION_HOURS: bad }),
+      /IDEMPOTENCY_RETENTION_HOURS must be an integer from 1 to 8760/,
+      bad,
+    );
   }
 });
 
 t.test('DATABASE_URL selects PostgreSQL, with the pool size, time limit and create batch bound', async (t) => {
   const url = 'postgres://pets:s3cret@db.internal:5432/petstore?sslmode=verify-full';
   t.same(readConfig({ DATABASE_URL: url }).database, { url, poolMax: 10, timeoutMs: 2000, createBatchMax: 100 });
-  t.same(readConfig({ DATABASE_URL: 'postgresql://db/petstore', DATABASE_POOL_MAX: '40', DATABASE_TIMEOUT_MS: '500', DATABASE_CREATE_BATCH_MAX: '1' }).database, {
-    url: 'postgresql://db/petstore',
-    poolMax: 40,
-    timeoutMs: 500,
-    createBatchMax: 1,
-  });
+  t.same(
+    readConfig({
+      DATABASE_URL: 'postgresql://db/petstore',
+      DATABASE_POOL_MAX: '40',
+      DATABASE_TIMEOUT_MS: '500',
+      DATABASE_CREATE_BATCH_MAX: '1',
+    }).database,
+    {
+      url: 'postgresql://db/petstore',
+      poolMax: 40,
+      timeoutMs: 500,
+      createBatchMax: 1,
+    },
+  );
   t.equal(readConfig({ DATABASE_URL: '' }).database, undefined, 'empty is unset');
 });
 
 t.test('a bad database setting stops start-up without repeating the connection string', async (t) => {
   for (const [env, message] of [
     [{ DATABASE_URL: '//pets:s3cret@db/petstore' }, /DATABASE_URL is not a URL/],
-    [{ DATABASE_URL: 'pets:s3cret@db/petstore' }, /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, not pets:\/\//],
-    [{ DATABASE_URL: 'mysql://pets:s3cret@db/petstore' }, /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, not mysql:\/\//],
-    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_POOL_MAX: '0' }, /DATABASE_POOL_MAX must be an integer from 1 to 1000, not "0"/],
-    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_TIMEOUT_MS: '2s' }, /DATABASE_TIMEOUT_MS must be an integer from 100 to 600000/],
-    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_CREATE_BATCH_MAX: '0' }, /DATABASE_CREATE_BATCH_MAX must be an integer from 1 to 10000, not "0"/],
-    [{ DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_CREATE_BATCH_MAX: '10001' }, /DATABASE_CREATE_BATCH_MAX must be an integer from 1 to 10000/],
+    [
+      { DATABASE_URL: 'pets:s3cret@db/petstore' },
+      /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, not pets:\/\//,
+    ],
+    [
+      { DATABASE_URL: 'mysql://pets:s3cret@db/petstore' },
+      /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, not mysql:\/\//,
+    ],
+    [
+      { DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_POOL_MAX: '0' },
+      /DATABASE_POOL_MAX must be an integer from 1 to 1000, not "0"/,
+    ],
+    [
+      { DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_TIMEOUT_MS: '2s' },
+      /DATABASE_TIMEOUT_MS must be an integer from 100 to 600000/,
+    ],
+    [
+      { DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_CREATE_BATCH_MAX: '0' },
+      /DATABASE_CREATE_BATCH_MAX must be an integer from 1 to 10000, not "0"/,
+    ],
+    [
+      { DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_CREATE_BATCH_MAX: '10001' },
+      /DATABASE_CREATE_BATCH_MAX must be an integer from 1 to 10000/,
+    ],
   ] as const) {
     const error = t.throws(() => readConfig(env), message) as Error;
     t.notMatch(error.message, 's3cret', 'no password in the message');
@@ -172,8 +242,15 @@ t.test('invalid settings stop start-up without echoing keys', async (t) => {
   t.throws(() => readConfig({ LOG_LEVEL: 'loud' }), /LOG_LEVEL must be one of/);
   t.throws(() => readConfig({ API_KEYS: '' }), /API_KEYS is set but holds no key/);
   t.throws(() => readConfig({ API_KEYS: ' , ' }), /API_KEYS is set but holds no key/);
-  for (const [keys, entry] of [['short', 1], [`${KEY},,${KEY}`, 2], [`${KEY},has space in it 123456`, 2]] as const) {
-    const error = t.throws(() => readConfig({ API_KEYS: keys }), new RegExp(`API_KEYS entry ${entry} is not a usable key`)) as Error;
+  for (const [keys, entry] of [
+    ['short', 1],
+    [`${KEY},,${KEY}`, 2],
+    [`${KEY},has space in it 123456`, 2],
+  ] as const) {
+    const error = t.throws(
+      () => readConfig({ API_KEYS: keys }),
+      new RegExp(`API_KEYS entry ${entry} is not a usable key`),
+    ) as Error;
     t.notMatch(error.message, keys, 'the message does not repeat the keys');
   }
 });

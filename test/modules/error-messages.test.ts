@@ -21,7 +21,10 @@ t.test('messages name the part and path of each problem, once', async (t) => {
     ],
     'body',
   );
-  t.equal(formatted.message, "body.owner.first/last must be a string; body.nickname must be null; body.owner has unknown field 'age'; body is invalid");
+  t.equal(
+    formatted.message,
+    "body.owner.first/last must be a string; body.nickname must be null; body.owner has unknown field 'age'; body is invalid",
+  );
   t.equal(
     formatSchemaErrors([error('required', '', { missingProperty: 'x-trace' })], 'headers').message,
     'header x-trace is required',
@@ -29,7 +32,9 @@ t.test('messages name the part and path of each problem, once', async (t) => {
 });
 
 t.test('int32 is checked by its own format', async (t) => {
-  const validate = createAjv().compile(toAjvSchema({ type: 'object', properties: { n: { type: 'integer', format: 'int32' } } }));
+  const validate = createAjv().compile(
+    toAjvSchema({ type: 'object', properties: { n: { type: 'integer', format: 'int32' } } }),
+  );
   t.ok(validate({ n: 2 ** 31 - 1 }));
   t.notOk(validate({ n: 2 ** 31 }));
 });

@@ -66,11 +66,16 @@ t.test('an abort ends a wait; close ends every wait, and every later one, with f
 
 t.test('retention purges now and on its timer; a failure is logged, not thrown', async (t) => {
   const lines: string[] = [];
-  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) as unknown as FastifyBaseLogger;
+  const log = pino(
+    { level: 'info' },
+    { write: (line: string) => void lines.push(line) },
+  ) as unknown as FastifyBaseLogger;
   // Made when asked: a rejected promise made ahead would be unhandled until then.
   const answers = [() => Promise.resolve(3), () => Promise.reject(new Error('database away'))];
   const asked: number[] = [];
-  const store = standInStore({ purgeEvents: (olderThanMs) => (asked.push(olderThanMs), (answers.shift() ?? (() => Promise.resolve(0)))()) });
+  const store = standInStore({
+    purgeEvents: (olderThanMs) => (asked.push(olderThanMs), (answers.shift() ?? (() => Promise.resolve(0)))()),
+  });
   const retention = startEventRetention(store, 7_000, log, 20);
   await after(100);
   await retention.close();
@@ -79,23 +84,29 @@ t.test('retention purges now and on its timer; a failure is logged, not thrown',
   t.match(lines.join(''), /"reason":"database away".*cannot purge old events now/);
 });
 
-t.test('the poll reads the first event after a seq from the store; a signalled store tells of every write', async (t) => {
-  const store = createMemoryPetStore();
-  const first = firstEventAfter(store);
-  t.equal(await first(0), undefined, 'none yet');
-  let told = 0;
-  const signalled = signalling({ ...store, ready: async () => true }, { notify: () => void told++, wait: async () => true, close: () => undefined });
-  const pet = await signalled.create({ name: 'Rex', categoryId: 1 });
-  await signalled.createOnce({ name: 'Tom', categoryId: 2 }, { scope: 'a'.repeat(64), key: 'k' });
-  await signalled.update(pet.id, { status: 'sold' }, '*');
-  await signalled.remove(pet.id, '*');
-  t.equal(told, 4, 'each write');
-  t.equal(await first(0), 1, 'the first event');
-  t.equal(await first(3), 4, 'the one after seq 3');
-  t.equal(await signalled.ready!(), true, "the store's readiness, passed on");
-  t.equal(signalled.deliveries, store.deliveries, 'its ledger');
-  t.equal((await signalled.listEvents(undefined, 10)).events.length, 4);
-  t.equal(await signalled.purgeEvents(3_600_000), 0);
-  t.same((await signalled.get(pet.id)), null);
-  t.equal((await signalled.list({ limit: 10 })).pets.length, 1);
-});
+t.test(
+  'the poll reads the first event after a seq from the store; a signalled store tells of every write',
+  async (t) => {
+    const store = createMemoryPetStore();
+    const first = firstEventAfter(store);
+    t.equal(await first(0), undefined, 'none yet');
+    let told = 0;
+    const signalled = signalling(
+      { ...store, ready: async () => true },
+      { notify: () => void told++, wait: async () => true, close: () => undefined },
+    );
+    const pet = await signalled.create({ name: 'Rex', categoryId: 1 });
+    await signalled.createOnce({ name: 'Tom', categoryId: 2 }, { scope: 'a'.repeat(64), key: 'k' });
+    await signalled.update(pet.id, { status: 'sold' }, '*');
+    await signalled.remove(pet.id, '*');
+    t.equal(told, 4, 'each write');
+    t.equal(await first(0), 1, 'the first event');
+    t.equal(await first(3), 4, 'the one after seq 3');
+    t.equal(await signalled.ready!(), true, "the store's readiness, passed on");
+    t.equal(signalled.deliveries, store.deliveries, 'its ledger');
+    t.equal((await signalled.listEvents(undefined, 10)).events.length, 4);
+    t.equal(await signalled.purgeEvents(3_600_000), 0);
+    t.same(await signalled.get(pet.id), null);
+    t.equal((await signalled.list({ limit: 10 })).pets.length, 1);
+  },
+);

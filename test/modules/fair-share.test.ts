@@ -1,7 +1,13 @@
 // Fair share on its own: busy or not (the loop's utilization, given here); the client holding more
 // than twice what any other holds is refused, and stays refused for its Retry-After.
 import t, { type Test } from 'tap';
-import { BUSY_UTILIZATION, createFairShare, HELD_BURST, HELD_FOR_MS, REFUSED_FOR_MS } from '../../src/limits/fair-share.js';
+import {
+  BUSY_UTILIZATION,
+  createFairShare,
+  HELD_BURST,
+  HELD_FOR_MS,
+  REFUSED_FOR_MS,
+} from '../../src/limits/fair-share.js';
 
 const tick = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,7 +32,10 @@ t.test('while busy, the client holding more than twice the next one is refused; 
   t.ok(fair.admit('flood'), 'then admitted again');
 });
 
-/** A busy instance, on a clock the test moves, whose flood (100 requests beside a calm client's 20) has just been refused. */
+/**
+ * A busy instance, on a clock the test moves, whose flood (100 requests beside a calm client's 20) has just been
+ * refused.
+ */
 async function withRefusedFlood(t: Test) {
   const clock = { now: 0 };
   const fair = createFairShare({ utilization: () => 1, tickMs: 10, clock: () => clock.now });
@@ -38,30 +47,33 @@ async function withRefusedFlood(t: Test) {
   return { fair, clock };
 }
 
-t.test("a client refused is no one's competitor: while it waits, the calm client is not refused in its place", async (t) => {
-  const { fair, clock } = await withRefusedFlood(t);
-  // Its count decays while it waits (0.9 a tick: 100 becomes about 5 in 30 ticks); the calm client's
-  // goes on, and is soon many times the flood's.
-  let refused = 0;
-  for (let round = 0; round < 30; round++) {
-    for (let index = 0; index < 20; index++) if (!fair.admit('calm')) refused += 1;
-    await tick(12);
-  }
-  t.equal(refused, 0, 'the calm client, 600 requests while the flood waits and the loop stays busy: none refused');
-  t.notOk(fair.admit('flood'), 'the flood, still within its Retry-After, is still refused (not forgotten)');
-  clock.now += REFUSED_FOR_MS;
-  t.ok(fair.admit('flood'), 'then admitted again, below its share');
-  // Just let in, its count is still low: for a while it is not what the calm client is measured
-  // against either, and it is refused again as soon as it holds more than its share.
-  let floodRefused = false;
-  for (let round = 0; round < 10; round++) {
-    for (let index = 0; index < 20; index++) if (!fair.admit('calm')) refused += 1;
-    for (let index = 0; index < 100 && !floodRefused; index++) floodRefused = !fair.admit('flood');
-    await tick(12);
-  }
-  t.equal(refused, 0, 'the calm client, 200 requests more while the flood comes back: none refused');
-  t.ok(floodRefused, 'the flood, back over its share, refused again');
-});
+t.test(
+  "a client refused is no one's competitor: while it waits, the calm client is not refused in its place",
+  async (t) => {
+    const { fair, clock } = await withRefusedFlood(t);
+    // Its count decays while it waits (0.9 a tick: 100 becomes about 5 in 30 ticks); the calm client's
+    // goes on, and is soon many times the flood's.
+    let refused = 0;
+    for (let round = 0; round < 30; round++) {
+      for (let index = 0; index < 20; index++) if (!fair.admit('calm')) refused += 1;
+      await tick(12);
+    }
+    t.equal(refused, 0, 'the calm client, 600 requests while the flood waits and the loop stays busy: none refused');
+    t.notOk(fair.admit('flood'), 'the flood, still within its Retry-After, is still refused (not forgotten)');
+    clock.now += REFUSED_FOR_MS;
+    t.ok(fair.admit('flood'), 'then admitted again, below its share');
+    // Just let in, its count is still low: for a while it is not what the calm client is measured
+    // against either, and it is refused again as soon as it holds more than its share.
+    let floodRefused = false;
+    for (let round = 0; round < 10; round++) {
+      for (let index = 0; index < 20; index++) if (!fair.admit('calm')) refused += 1;
+      for (let index = 0; index < 100 && !floodRefused; index++) floodRefused = !fair.admit('flood');
+      await tick(12);
+    }
+    t.equal(refused, 0, 'the calm client, 200 requests more while the flood comes back: none refused');
+    t.ok(floodRefused, 'the flood, back over its share, refused again');
+  },
+);
 
 t.test('a client alone is never refused, however busy; nor are clients that call alike', async (t) => {
   const fair = createFairShare({ utilization: () => 1, tickMs: 10 });
@@ -75,7 +87,8 @@ t.test('a client alone is never refused, however busy; nor are clients that call
   const alike = createFairShare({ utilization: () => 1, tickMs: 10 });
   t.teardown(() => alike.close());
   for (let round = 0; round < 3; round++) {
-    for (let index = 0; index < 500; index++) for (const client of ['first', 'second', 'third']) if (!alike.admit(client)) refused += 1;
+    for (let index = 0; index < 500; index++)
+      for (const client of ['first', 'second', 'third']) if (!alike.admit(client)) refused += 1;
     await tick();
   }
   t.equal(refused, 0, 'three clients calling alike: none refused');

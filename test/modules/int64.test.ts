@@ -19,7 +19,10 @@ t.test('JSON number literals are read without loss', async (t) => {
     ['-2.25e-1', -0.225],
   ];
   for (const [literal, value] of cases) t.equal(parseJsonNumber(literal), value, literal);
-  t.ok(Number.isNaN(parseJsonNumber('1.0000000000000001')), 'a fraction that rounds to an integer is never that integer');
+  t.ok(
+    Number.isNaN(parseJsonNumber('1.0000000000000001')),
+    'a fraction that rounds to an integer is never that integer',
+  );
   t.ok(Number.isNaN(parseJsonNumber('1e-400')), 'nor is one that underflows to 0');
   t.equal(parseJsonNumber('1e400'), Infinity, 'far out of range stays out of range');
   t.ok(Number.isNaN(parseJsonNumber('NaN')), 'anything else is not a number');

@@ -60,22 +60,37 @@ t.test('flushSync writes what is held at once', async (t) => {
 t.test('a full pipe (EAGAIN) is retried, a short write goes on, a failed write is reported and skipped', async (t) => {
   const written: string[] = [];
   const outcomes = ['EAGAIN', 3, 'rest', 'EIO', 'rest'];
-  const fakeWrite = ((_fd: number, block: Buffer, offset: number, length: number, _position: null, callback: (error: NodeJS.ErrnoException | null, written: number) => void) => {
+  const fakeWrite = ((
+    _fd: number,
+    block: Buffer,
+    offset: number,
+    length: number,
+    _position: null,
+    callback: (error: NodeJS.ErrnoException | null, written: number) => void,
+  ) => {
     const outcome = outcomes.shift();
-    if (typeof outcome === 'string' && outcome !== 'rest') return setImmediate(() => callback(Object.assign(new Error(outcome), { code: outcome }), 0));
+    if (typeof outcome === 'string' && outcome !== 'rest')
+      return setImmediate(() => callback(Object.assign(new Error(outcome), { code: outcome }), 0));
     const count = typeof outcome === 'number' ? outcome : length;
     written.push(block.subarray(offset, offset + count).toString());
     setImmediate(() => callback(null, count));
   }) as unknown as typeof write;
   // Captured, not only listened to: Node would print it in the middle of npm test's output.
   const warned = t.capture(process, 'emitWarning');
-  const destination = createLogDestination(1, { minBytes: 1, flushEveryMs: 10, fs: { write: fakeWrite, writeSync: writeSync } });
+  const destination = createLogDestination(1, {
+    minBytes: 1,
+    flushEveryMs: 10,
+    fs: { write: fakeWrite, writeSync: writeSync },
+  });
   destination.write('first line\n');
   await until(() => written.join('') === 'first line\n');
   t.same(written, ['fir', 'st line\n'], 'retried after EAGAIN, then the rest of a short write');
   destination.write('lost line\n');
   await until(() => warned.calls.length > 0);
-  t.match(warned().map(({ args }) => args[0]), [/10 bytes of log lines could not be written: EIO/]);
+  t.match(
+    warned().map(({ args }) => args[0]),
+    [/10 bytes of log lines could not be written: EIO/],
+  );
   destination.write('next line\n');
   await until(() => written.includes('next line\n'));
   t.same(written, ['fir', 'st line\n', 'next line\n'], 'later lines are still written');
@@ -84,7 +99,14 @@ t.test('a full pipe (EAGAIN) is retried, a short write goes on, a failed write i
 t.test('a line logged during a write below the block size waits for the timer, after that write', async (t) => {
   const written: string[] = [];
   const pending: (() => void)[] = [];
-  const fakeWrite = ((_fd: number, block: Buffer, offset: number, length: number, _position: null, callback: (error: null, written: number) => void) => {
+  const fakeWrite = ((
+    _fd: number,
+    block: Buffer,
+    offset: number,
+    length: number,
+    _position: null,
+    callback: (error: null, written: number) => void,
+  ) => {
     pending.push(() => {
       written.push(block.subarray(offset, offset + length).toString());
       callback(null, length);

@@ -15,7 +15,8 @@ const META_SCHEMA_ID = /^https:\/\/spec\.openapis\.org\/oas\/3\.1\/schema\//;
 const spec = loadSpec();
 
 /** The meta-schema check a fresh validator (as glue makes one) uses for an OpenAPI version. */
-const metaCheckFor = (version: string): MetaValidate => (new Validator() as unknown as ValidatorInternals).getAjvValidator(version);
+const metaCheckFor = (version: string): MetaValidate =>
+  (new Validator() as unknown as ValidatorInternals).getAjvValidator(version);
 
 // Taken before usePrecompiledMetaSchema() replaces it: the validator compiling the meta-schema itself.
 const compiled = metaCheckFor('3.1');
@@ -45,7 +46,11 @@ function documents(): [string, unknown][] {
 t.test('a check compiled from another meta-schema is not used: glue compiles as it always did', async (t) => {
   t.equal(usePrecompiledMetaSchema('0'.repeat(64)), false);
   t.not(metaCheckFor('3.1'), precompiledCheck);
-  t.equal(installedMetaSchemaSha256(new URL('./no-such-schema.json', import.meta.url)), undefined, 'an unreadable schema matches nothing');
+  t.equal(
+    installedMetaSchemaSha256(new URL('./no-such-schema.json', import.meta.url)),
+    undefined,
+    'an unreadable schema matches nothing',
+  );
 });
 
 // Still before this file installs the precompiled check itself: buildApp must do it.
@@ -63,13 +68,21 @@ t.test('glue still checks the spec at start-up, without compiling the meta-schem
   const app = await buildApp({ apiKeys: ['k'.repeat(32)] });
   await app.ready();
   await app.close();
-  t.same(compiledIds.filter((id) => META_SCHEMA_ID.test(id)), []);
+  t.same(
+    compiledIds.filter((id) => META_SCHEMA_ID.test(id)),
+    [],
+  );
 
   // A spec the meta-schema refuses still stops the start-up; glue prints why.
   const printed = t.capture(console, 'log');
   const invalid = { ...spec, info: { version: '1' } } as unknown as OpenApiDocument;
   await t.rejects(buildApp({ apiKeys: ['k'.repeat(32)], spec: invalid }), /valid specification/);
-  t.match(printed().map((call) => call.args.join(' ')).join('\n'), /"missingProperty": "title"/);
+  t.match(
+    printed()
+      .map((call) => call.args.join(' '))
+      .join('\n'),
+    /"missingProperty": "title"/,
+  );
 });
 
 t.test('the generated check matches the meta-schema installed, so it is used', async (t) => {

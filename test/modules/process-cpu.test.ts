@@ -17,7 +17,10 @@ t.test('every thread of a process, to less than a tick, and the same as the tick
   while (process.hrtime.bigint() < longer);
   const threads = threadsCpuSeconds(process.pid)! - before;
   const ticks = processCpu(process.pid)!.seconds - ticksBefore;
-  t.ok(Math.abs(threads - ticks) < 0.05, `0.3 s of work: ${threads.toFixed(3)} s by thread, ${ticks.toFixed(2)} s in ticks`);
+  t.ok(
+    Math.abs(threads - ticks) < 0.05,
+    `0.3 s of work: ${threads.toFixed(3)} s by thread, ${ticks.toFixed(2)} s in ticks`,
+  );
 });
 
 t.test('a process that has exited: no reading', async (t) => {

@@ -8,7 +8,9 @@ import { RequestLogger, withLazyChildren } from '../../src/logging/request-logge
 
 function sinkLogger(level: string) {
   const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({ write: (chunk, _encoding, done) => void (lines.push(JSON.parse(String(chunk))), done()) });
+  const stream = new Writable({
+    write: (chunk, _encoding, done) => void (lines.push(JSON.parse(String(chunk))), done()),
+  });
   return { lines, logger: pino({ level }, stream) as FastifyBaseLogger };
 }
 
@@ -21,28 +23,38 @@ t.test('every level writes through the child, bound to its bindings, made once o
   child.silent('nothing');
   t.same(
     lines.map(({ msg, reqId, level }) => ({ msg, reqId, level })),
-    [60, 50, 40, 30, 20, 10].map((level, index) => ({ msg: `a ${['fatal', 'error', 'warn', 'info', 'debug', 'trace'][index]} line`, reqId: 'r1', level })),
+    [60, 50, 40, 30, 20, 10].map((level, index) => ({
+      msg: `a ${['fatal', 'error', 'warn', 'info', 'debug', 'trace'][index]} line`,
+      reqId: 'r1',
+      level,
+    })),
   );
   t.equal(child.level, 'trace', "the child's level once it is made");
 });
 
-t.test('levels: of the options before the child is made, then of the child; isLevelEnabled asks the right one', async (t) => {
-  const { lines, logger } = sinkLogger('info');
-  const quiet = withLazyChildren(logger).child({ reqId: 'r2' }, { level: 'warn' }) as RequestLogger;
-  t.equal(quiet.level, 'warn', 'the level the child will have');
-  t.notOk(quiet.isLevelEnabled('info'), 'asked of the child, which is made for it');
-  t.ok(quiet.isLevelEnabled('error'));
-  const plain = withLazyChildren(logger).child({ reqId: 'r3' }) as RequestLogger;
-  t.ok(plain.isLevelEnabled('info'), 'asked of the parent while no child exists');
-  t.notOk(plain.isLevelEnabled('debug'));
-  plain.level = 'debug';
-  t.ok(plain.isLevelEnabled('debug'), 'a level set makes the child and holds for it');
-  plain.debug('now written');
-  t.same(lines.map(({ msg }) => msg), ['now written']);
-  const grandchild = plain.child({ step: 1 });
-  grandchild.info('from a child of a child');
-  t.match(lines[1], { reqId: 'r3', step: 1, msg: 'from a child of a child' });
-});
+t.test(
+  'levels: of the options before the child is made, then of the child; isLevelEnabled asks the right one',
+  async (t) => {
+    const { lines, logger } = sinkLogger('info');
+    const quiet = withLazyChildren(logger).child({ reqId: 'r2' }, { level: 'warn' }) as RequestLogger;
+    t.equal(quiet.level, 'warn', 'the level the child will have');
+    t.notOk(quiet.isLevelEnabled('info'), 'asked of the child, which is made for it');
+    t.ok(quiet.isLevelEnabled('error'));
+    const plain = withLazyChildren(logger).child({ reqId: 'r3' }) as RequestLogger;
+    t.ok(plain.isLevelEnabled('info'), 'asked of the parent while no child exists');
+    t.notOk(plain.isLevelEnabled('debug'));
+    plain.level = 'debug';
+    t.ok(plain.isLevelEnabled('debug'), 'a level set makes the child and holds for it');
+    plain.debug('now written');
+    t.same(
+      lines.map(({ msg }) => msg),
+      ['now written'],
+    );
+    const grandchild = plain.child({ step: 1 });
+    grandchild.info('from a child of a child');
+    t.match(lines[1], { reqId: 'r3', step: 1, msg: 'from a child of a child' });
+  },
+);
 
 t.test('a logger without isLevelEnabled is taken as enabled for nothing', async (t) => {
   const bare = { level: 'info', child: () => bare } as unknown as FastifyBaseLogger;

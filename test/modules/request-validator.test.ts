@@ -7,21 +7,24 @@ type Compiled = ((data: unknown) => boolean) & { errors?: unknown };
 const bodyValidator = (compiler: ReturnType<typeof createValidatorCompiler>, schema: object) =>
   compiler({ schema, httpPart: 'body', method: 'POST', url: '/pets' }) as Compiled;
 
-t.test('two apps with the same body schema share one validator; the oldest of more than 1,000 is dropped', async (t) => {
-  const first = createValidatorCompiler();
-  const second = createValidatorCompiler();
-  const schema = (n: number) => ({ type: 'object', properties: { n: { const: n } }, required: ['n'] });
+t.test(
+  'two apps with the same body schema share one validator; the oldest of more than 1,000 is dropped',
+  async (t) => {
+    const first = createValidatorCompiler();
+    const second = createValidatorCompiler();
+    const schema = (n: number) => ({ type: 'object', properties: { n: { const: n } }, required: ['n'] });
 
-  const shared = bodyValidator(first, schema(0));
-  t.equal(bodyValidator(second, schema(0)), shared, 'the same schema text: the same function');
-  t.not(bodyValidator(second, schema(1)), shared, 'another schema: another function');
-  t.ok(shared({ n: 0 }), 'it validates');
-  t.notOk(shared({ n: 1 }), 'and refuses');
+    const shared = bodyValidator(first, schema(0));
+    t.equal(bodyValidator(second, schema(0)), shared, 'the same schema text: the same function');
+    t.not(bodyValidator(second, schema(1)), shared, 'another schema: another function');
+    t.ok(shared({ n: 0 }), 'it validates');
+    t.notOk(shared({ n: 1 }), 'and refuses');
 
-  for (let n = 1; n <= 1_000; n++) bodyValidator(first, schema(n));
-  const newest = bodyValidator(first, schema(1_000));
-  t.equal(bodyValidator(second, schema(1_000)), newest, 'the newest is kept');
-  const again = bodyValidator(second, schema(0));
-  t.not(again, shared, 'the oldest was dropped and is compiled again');
-  t.ok(again({ n: 0 }), 'and validates as before');
-});
+    for (let n = 1; n <= 1_000; n++) bodyValidator(first, schema(n));
+    const newest = bodyValidator(first, schema(1_000));
+    t.equal(bodyValidator(second, schema(1_000)), newest, 'the newest is kept');
+    const again = bodyValidator(second, schema(0));
+    t.not(again, shared, 'the oldest was dropped and is compiled again');
+    t.ok(again({ n: 0 }), 'and validates as before');
+  },
+);

@@ -5,13 +5,21 @@ import { isLowered, lifecycleOf, STABILITIES } from '../../src/openapi/lifecycle
 import type { Operation } from '../../src/openapi/openapi-spec.js';
 
 const operation = (marker?: unknown) =>
-  ({ operationId: 'listPets', method: 'get', path: '/pets', object: { operationId: 'listPets', responses: {}, ...(marker === undefined ? {} : { 'x-stability': marker }) } }) as unknown as Operation;
+  ({
+    operationId: 'listPets',
+    method: 'get',
+    path: '/pets',
+    object: { operationId: 'listPets', responses: {}, ...(marker === undefined ? {} : { 'x-stability': marker }) },
+  }) as unknown as Operation;
 const stabilityOf = (marker?: unknown) => lifecycleOf(operation(marker), []).stability;
 
 t.test('an operation is stable unless its x-stability says experimental or beta', async (t) => {
   t.equal(stabilityOf(), 'stable');
   for (const stability of STABILITIES) t.equal(stabilityOf(stability), stability);
-  t.throws(() => stabilityOf('alpha'), /openapi.yaml: operation listPets: x-stability must be one of experimental, beta, stable, not "alpha"/);
+  t.throws(
+    () => stabilityOf('alpha'),
+    /openapi.yaml: operation listPets: x-stability must be one of experimental, beta, stable, not "alpha"/,
+  );
 });
 
 t.test('a promise may grow from experimental to beta to stable, never shrink', async (t) => {

@@ -10,14 +10,19 @@ function manualSend<Item>() {
   const batches: { items: Item[]; settle(error?: Error): void }[] = [];
   const send = (items: Item[]) =>
     new Promise<string[]>((resolve, reject) => {
-      batches.push({ items, settle: (error) => (error === undefined ? resolve(items.map((item) => `done ${String(item)}`)) : reject(error)) });
+      batches.push({
+        items,
+        settle: (error) => (error === undefined ? resolve(items.map((item) => `done ${String(item)}`)) : reject(error)),
+      });
     });
   return { batches, send };
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-/** The queue's timer does not keep a process alive (in the service, the request's socket does): this does, for the test. */
+/**
+ * The queue's timer does not keep a process alive (in the service, the request's socket does): this does, for the test.
+ */
 function keepAlive(t: Test) {
   const alive = setInterval(() => undefined, 1000);
   t.teardown(() => clearInterval(alive));
@@ -27,14 +32,22 @@ t.test('a lone item is sent at once; what arrives meanwhile goes together in the
   const { batches, send } = manualSend<number>();
   const submit = createBatchQueue(send, { maxBatch: 100, maxWaitMs: 10_000 });
   const first = submit(1);
-  t.same(batches.map((batch) => batch.items), [[1]], 'sent within the submit call: no timer, no wait');
+  t.same(
+    batches.map((batch) => batch.items),
+    [[1]],
+    'sent within the submit call: no timer, no wait',
+  );
   const later = [submit(2), submit(3), submit(4)];
   await tick();
   t.equal(batches.length, 1, 'nothing else is sent while a batch is being written');
   batches[0]!.settle();
   t.equal(await first, 'done 1');
   await tick();
-  t.same(batches.map((batch) => batch.items), [[1], [2, 3, 4]], 'the three that waited, as one batch, in arrival order');
+  t.same(
+    batches.map((batch) => batch.items),
+    [[1], [2, 3, 4]],
+    'the three that waited, as one batch, in arrival order',
+  );
   batches[1]!.settle();
   t.same(await Promise.all(later), ['done 2', 'done 3', 'done 4'], 'each item gets its own result');
   const alone = submit(5);
@@ -51,8 +64,14 @@ t.test('no batch holds more than maxBatch items', async (t) => {
     await tick();
     batches[settled]!.settle();
   }
-  t.same(await Promise.all(all), Array.from({ length: 11 }, (_, index) => `done ${index}`));
-  t.same(batches.map((batch) => batch.items), [[0], [1, 2, 3], [4, 5, 6], [7, 8, 9], [10]]);
+  t.same(
+    await Promise.all(all),
+    Array.from({ length: 11 }, (_, index) => `done ${index}`),
+  );
+  t.same(
+    batches.map((batch) => batch.items),
+    [[0], [1, 2, 3], [4, 5, 6], [7, 8, 9], [10]],
+  );
 });
 
 t.test('a failed batch fails each of its items with its error, and the next batch goes on', async (t) => {
@@ -67,7 +86,10 @@ t.test('a failed batch fails each of its items with its error, and the next batc
   const fault = new ServiceUnavailable();
   const after = submit(4);
   batches[1]!.settle(fault);
-  t.same(await failing, [{ status: 'rejected', reason: fault }, { status: 'rejected', reason: fault }]);
+  t.same(await failing, [
+    { status: 'rejected', reason: fault },
+    { status: 'rejected', reason: fault },
+  ]);
   await tick();
   t.same(batches[2]?.items, [4], 'the item that arrived during the failed batch is sent after it');
   batches[2]!.settle();
@@ -115,7 +137,11 @@ t.test('maxBatch 1: every item is sent at once, on its own, without waiting for 
   const { batches, send } = manualSend<number>();
   const submit = createBatchQueue(send, { maxBatch: 1, maxWaitMs: 10 });
   const all = [submit(1), submit(2), submit(3)];
-  t.same(batches.map((batch) => batch.items), [[1], [2], [3]], 'three sends under way at once');
+  t.same(
+    batches.map((batch) => batch.items),
+    [[1], [2], [3]],
+    'three sends under way at once',
+  );
   await new Promise((resolve) => setTimeout(resolve, 50));
   for (const batch of batches.reverse()) batch.settle();
   t.same(await Promise.all(all), ['done 1', 'done 2', 'done 3'], 'none expired: they wait for no other');
@@ -140,5 +166,9 @@ t.test('with keepContext, a batch is sent in the async context of its first item
   await tick();
   batches[1]!.settle();
   await Promise.all(rest);
-  t.same(contexts, ['request 1', 'request 2'], "each batch in its first item's context, not in the one that happened to send it");
+  t.same(
+    contexts,
+    ['request 1', 'request 2'],
+    "each batch in its first item's context, not in the one that happened to send it",
+  );
 });

@@ -2,9 +2,18 @@ import t, { type Test } from 'tap';
 import pg from 'pg';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { STATEMENTS, createPostgresPetStore, type PostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
+import {
+  STATEMENTS,
+  createPostgresPetStore,
+  type PostgresPetStore,
+} from '../../src/store/postgres/postgres-pet-store.js';
 import { INT64_MAX, INT64_MIN } from '../../src/validation/int64.js';
-import { changeConformance, eventConformance, idempotencyConformance, petStoreConformance } from '../helpers/pet-store-conformance.js';
+import {
+  changeConformance,
+  eventConformance,
+  idempotencyConformance,
+  petStoreConformance,
+} from '../helpers/pet-store-conformance.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 
 const database = await startTestDatabase(t);
@@ -28,11 +37,32 @@ t.test('the shared event conformance suite', { skip }, async (t) => {
 
 t.test('int64 values round-trip digit for digit, never through a double', { skip }, async (t) => {
   const store = await database!.createStore(t);
-  for (const categoryId of [INT64_MIN, INT64_MIN + 1n, -(2n ** 53n) - 1n, -(2 ** 53) + 1, 0, 2 ** 53 - 1, 2n ** 53n, 2n ** 53n + 1n, INT64_MAX - 1n, INT64_MAX]) {
+  for (const categoryId of [
+    INT64_MIN,
+    INT64_MIN + 1n,
+    -(2n ** 53n) - 1n,
+    -(2 ** 53) + 1,
+    0,
+    2 ** 53 - 1,
+    2n ** 53n,
+    2n ** 53n + 1n,
+    INT64_MAX - 1n,
+    INT64_MAX,
+  ]) {
     const created = await store.create({ name: 'n', categoryId });
-    t.equal(typeof created.categoryId === 'bigint' ? created.categoryId : BigInt(created.categoryId), BigInt(categoryId), `${categoryId} as created`);
+    t.equal(
+      typeof created.categoryId === 'bigint' ? created.categoryId : BigInt(created.categoryId),
+      BigInt(categoryId),
+      `${categoryId} as created`,
+    );
     t.same((await store.get(created.id))?.pet, created, `${categoryId} as read`);
-    t.equal(typeof created.categoryId, Number.isSafeInteger(Number(categoryId)) && BigInt(Number(categoryId)) === BigInt(categoryId) ? 'number' : 'bigint', `${categoryId}: number when a double holds it exactly`);
+    t.equal(
+      typeof created.categoryId,
+      Number.isSafeInteger(Number(categoryId)) && BigInt(Number(categoryId)) === BigInt(categoryId)
+        ? 'number'
+        : 'bigint',
+      `${categoryId}: number when a double holds it exactly`,
+    );
   }
 });
 
@@ -41,63 +71,103 @@ t.test('migrations: instances starting at once on an empty database apply each v
   const pools = Array.from({ length: 3 }, () => new pg.Pool({ connectionString: url, max: 1 }));
   t.teardown(() => Promise.all(pools.map((pool) => pool.end())));
   const applied = await Promise.all(pools.map((pool) => migrate(pool)));
-  t.same(applied.flat().sort(), MIGRATIONS.map((migration) => migration.version), 'every version applied, by exactly one of them');
+  t.same(
+    applied.flat().sort(),
+    MIGRATIONS.map((migration) => migration.version),
+    'every version applied, by exactly one of them',
+  );
   t.same(await migrate(pools[0]!), [], 'a later start finds the schema current');
   const { rows } = await pools[0]!.query('SELECT version, name FROM schema_migrations ORDER BY version');
-  t.same(rows, MIGRATIONS.map(({ version, name }) => ({ version, name })));
+  t.same(
+    rows,
+    MIGRATIONS.map(({ version, name }) => ({ version, name })),
+  );
 });
 
-t.test('migration 4 rewrites no row and keeps 1.0.0 instances working, while they serve and after', { skip }, async (t) => {
-  const url = await database!.freshSchema();
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
-  t.teardown(() => pool.end());
-  await migrate(pool, MIGRATIONS.filter((migration) => migration.version < 4));
-  // What a 1.0.0 instance sends: it names its columns, and knows of no version.
-  const insert = "INSERT INTO pets (name, category_id, status) VALUES ($1, $2, 'sold') RETURNING id, name, category_id, status";
-  const read = 'SELECT id, name, category_id, status FROM pets WHERE id = $1';
-  for (let index = 0; index < 1000; index++) await pool.query(insert, [`old ${index}`, index]);
-  const fileOf = async () => (await pool.query("SELECT relfilenode FROM pg_class WHERE oid = 'pets'::regclass")).rows[0].relfilenode as number;
-  const before = await fileOf();
-  // The old instance keeps inserting while the migration runs.
-  let serving = true;
-  const old = (async () => {
-    let sent = 0;
-    for (; serving; sent++) await pool.query(insert, [`during ${sent}`, sent]);
-    return sent;
-  })();
-  t.same(await migrate(pool), MIGRATIONS.filter((migration) => migration.version >= 4).map((migration) => migration.version));
-  serving = false;
-  t.ok((await old) > 0, 'the old instance inserted while the migration ran');
-  t.equal(await fileOf(), before, 'the same table file: no row was rewritten');
-  const { rows } = await pool.query(insert, ['after', 1]);
-  t.same((await pool.query(read, [rows[0].id])).rows, rows, "a 1.0.0 instance's insert and read, after it");
-  const store = createPostgresPetStore({ connectionString: url });
-  t.teardown(() => store.close());
-  const id = Number(rows[0].id);
-  t.same(await store.get(id), { pet: { id, name: 'after', categoryId: 1, status: 'sold' }, version: 1 }, 'its pets are at version 1');
-  t.equal((await store.update(id, { status: 'pending' }, [1])).outcome, 'changed', 'and change like any other');
-});
+t.test(
+  'migration 4 rewrites no row and keeps 1.0.0 instances working, while they serve and after',
+  { skip },
+  async (t) => {
+    const url = await database!.freshSchema();
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    t.teardown(() => pool.end());
+    await migrate(
+      pool,
+      MIGRATIONS.filter((migration) => migration.version < 4),
+    );
+    // What a 1.0.0 instance sends: it names its columns, and knows of no version.
+    const insert =
+      "INSERT INTO pets (name, category_id, status) VALUES ($1, $2, 'sold') RETURNING id, name, category_id, status";
+    const read = 'SELECT id, name, category_id, status FROM pets WHERE id = $1';
+    for (let index = 0; index < 1000; index++) await pool.query(insert, [`old ${index}`, index]);
+    const fileOf = async () =>
+      (await pool.query("SELECT relfilenode FROM pg_class WHERE oid = 'pets'::regclass")).rows[0].relfilenode as number;
+    const before = await fileOf();
+    // The old instance keeps inserting while the migration runs.
+    let serving = true;
+    const old = (async () => {
+      let sent = 0;
+      for (; serving; sent++) await pool.query(insert, [`during ${sent}`, sent]);
+      return sent;
+    })();
+    t.same(
+      await migrate(pool),
+      MIGRATIONS.filter((migration) => migration.version >= 4).map((migration) => migration.version),
+    );
+    serving = false;
+    t.ok((await old) > 0, 'the old instance inserted while the migration ran');
+    t.equal(await fileOf(), before, 'the same table file: no row was rewritten');
+    const { rows } = await pool.query(insert, ['after', 1]);
+    t.same((await pool.query(read, [rows[0].id])).rows, rows, "a 1.0.0 instance's insert and read, after it");
+    const store = createPostgresPetStore({ connectionString: url });
+    t.teardown(() => store.close());
+    const id = Number(rows[0].id);
+    t.same(
+      await store.get(id),
+      { pet: { id, name: 'after', categoryId: 1, status: 'sold' }, version: 1 },
+      'its pets are at version 1',
+    );
+    t.equal((await store.update(id, { status: 'pending' }, [1])).outcome, 'changed', 'and change like any other');
+  },
+);
 
 t.test('a failing migration leaves nothing behind', { skip }, async (t) => {
   const url = await database!.freshSchema();
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   t.teardown(() => pool.end());
-  const broken = [...MIGRATIONS, { version: 99, name: 'broken', sql: 'CREATE TABLE later (x int); SELECT * FROM no_such_table' }];
+  const broken = [
+    ...MIGRATIONS,
+    { version: 99, name: 'broken', sql: 'CREATE TABLE later (x int); SELECT * FROM no_such_table' },
+  ];
   await t.rejects(migrate(pool, broken), /no_such_table/);
-  const { rows } = await pool.query("SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname = current_schema()");
+  const { rows } = await pool.query(
+    'SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname = current_schema()',
+  );
   t.same(rows, [{ tables: 0 }], 'not even the first migration or the bookkeeping table');
-  t.same(await migrate(pool), MIGRATIONS.map((migration) => migration.version), 'the good ones apply later');
+  t.same(
+    await migrate(pool),
+    MIGRATIONS.map((migration) => migration.version),
+    'the good ones apply later',
+  );
 });
 
-t.test('a migration whose connection is lost reports that loss, and the pool opens a new connection', { skip }, async (t) => {
-  const url = await database!.freshSchema();
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  pool.on('error', () => undefined);
-  t.teardown(() => pool.end());
-  const lost = [...MIGRATIONS, { version: 99, name: 'lost', sql: 'SELECT pg_terminate_backend(pg_backend_pid())' }];
-  await t.rejects(migrate(pool, lost), /terminat/, 'the loss itself, not the failed ROLLBACK after it, and no crash');
-  t.same(await migrate(pool), MIGRATIONS.map((migration) => migration.version), 'nothing was applied, and the next run works on a new connection');
-});
+t.test(
+  'a migration whose connection is lost reports that loss, and the pool opens a new connection',
+  { skip },
+  async (t) => {
+    const url = await database!.freshSchema();
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    pool.on('error', () => undefined);
+    t.teardown(() => pool.end());
+    const lost = [...MIGRATIONS, { version: 99, name: 'lost', sql: 'SELECT pg_terminate_backend(pg_backend_pid())' }];
+    await t.rejects(migrate(pool, lost), /terminat/, 'the loss itself, not the failed ROLLBACK after it, and no crash');
+    t.same(
+      await migrate(pool),
+      MIGRATIONS.map((migration) => migration.version),
+      'nothing was applied, and the next run works on a new connection',
+    );
+  },
+);
 
 t.test('creates commit in id order: no page passes an id whose create has yet to commit', { skip }, async (t) => {
   const store = await database!.createStore(t);
@@ -114,13 +184,21 @@ t.test('creates commit in id order: no page passes an id whose create has yet to
   await new Promise((resolve) => setTimeout(resolve, 300));
   t.notOk(settled, 'a second create waits for the one before it to commit');
   // Had it taken its id before waiting, two waiting creates could commit out of order.
-  const { rows: sequence } = await store.pool.query("SELECT last_value FROM pets_id_seq");
+  const { rows: sequence } = await store.pool.query('SELECT last_value FROM pets_id_seq');
   t.equal(String(sequence[0].last_value), String(first.id), 'and has not taken its id yet');
-  t.same((await store.list({ limit: 10 })).pets, [], 'meanwhile a page shows neither, so its cursor cannot pass the held id');
+  t.same(
+    (await store.list({ limit: 10 })).pets,
+    [],
+    'meanwhile a page shows neither, so its cursor cannot pass the held id',
+  );
   await held.query('COMMIT');
   const later = await second;
   t.ok(BigInt(later.id) > BigInt(first.id), `then it commits, with the next id (${first.id}, then ${later.id})`);
-  t.same((await store.list({ limit: 10 })).pets.map((pet) => pet.name), ['held', 'later'], 'a page then shows both, in id order');
+  t.same(
+    (await store.list({ limit: 10 })).pets.map((pet) => pet.name),
+    ['held', 'later'],
+    'a page then shows both, in id order',
+  );
 });
 
 t.test('a page reads about as many rows as it returns, wherever it starts: no scan', { skip }, async (t) => {
@@ -143,10 +221,14 @@ t.test('a page reads about as many rows as it returns, wherever it starts: no sc
   for (const [statement, values] of cases) {
     // A named statement is prepared and soon runs a generic plan, blind to its values; an unnamed
     // one is planned with its values every time.
-    for (const mode of statement.name === undefined ? ['force_custom_plan'] : ['force_custom_plan', 'force_generic_plan']) {
+    for (const mode of statement.name === undefined
+      ? ['force_custom_plan']
+      : ['force_custom_plan', 'force_generic_plan']) {
       await client.query(`SET plan_cache_mode = ${mode}`);
       await client.query(`PREPARE page AS ${statement.text}`);
-      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page(${values.map((value) => `'${value}'`).join(', ')})`);
+      const { rows } = await client.query(
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE page(${values.map((value) => `'${value}'`).join(', ')})`,
+      );
       await client.query('DEALLOCATE page');
       const scans: string[] = [];
       let read = 0;
@@ -154,7 +236,8 @@ t.test('a page reads about as many rows as it returns, wherever it starts: no sc
         const type: string = node['Node Type'];
         if (/Scan$/.test(type) && type !== 'Bitmap Index Scan') {
           scans.push(`${type}${node['Index Name'] === undefined ? '' : ` on ${node['Index Name']}`}`);
-          read += node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
+          read +=
+            node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
         }
         for (const child of node.Plans ?? []) visit(child);
       };
@@ -167,48 +250,64 @@ t.test('a page reads about as many rows as it returns, wherever it starts: no sc
   }
 });
 
-t.test('a keyed create waits for one with the same key under way: a replay if it commits, a creation if it rolls back', { skip }, async (t) => {
-  const store = await database!.createStore(t);
-  const scope = 'ab'.repeat(32);
-  const held = await store.pool.connect();
-  t.teardown(() => held.release());
-  for (const outcome of ['COMMIT', 'ROLLBACK'] as const) {
-    const key = `held-${outcome}`;
-    await held.query('BEGIN');
-    const first = (await held.query(STATEMENTS.createOnce.text, ['first', 1, null, `\\x${scope}`, key])).rows[0];
-    let settled = false;
-    const retry = store.createOnce({ name: 'first', categoryId: 1 }, { scope, key }).finally(() => {
-      settled = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    t.notOk(settled, `${outcome}: the retry waits while the first is under way (no "in progress" answer)`);
-    await held.query(outcome);
-    const result = await retry;
-    if (outcome === 'COMMIT') t.same([result.replayed, String(result.pet.id)], [true, String(first.id)], 'committed: the retry replays it');
-    else t.same([result.replayed, result.pet.name], [false, 'first'], 'rolled back: nothing was recorded, and the retry creates the pet');
-  }
-  t.equal((await store.list({ limit: 10 })).pets.length, 2, 'two keys, two pets: none stuck, none doubled');
-});
+t.test(
+  'a keyed create waits for one with the same key under way: a replay if it commits, a creation if it rolls back',
+  { skip },
+  async (t) => {
+    const store = await database!.createStore(t);
+    const scope = 'ab'.repeat(32);
+    const held = await store.pool.connect();
+    t.teardown(() => held.release());
+    for (const outcome of ['COMMIT', 'ROLLBACK'] as const) {
+      const key = `held-${outcome}`;
+      await held.query('BEGIN');
+      const first = (await held.query(STATEMENTS.createOnce.text, ['first', 1, null, `\\x${scope}`, key])).rows[0];
+      let settled = false;
+      const retry = store.createOnce({ name: 'first', categoryId: 1 }, { scope, key }).finally(() => {
+        settled = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      t.notOk(settled, `${outcome}: the retry waits while the first is under way (no "in progress" answer)`);
+      await held.query(outcome);
+      const result = await retry;
+      if (outcome === 'COMMIT')
+        t.same([result.replayed, String(result.pet.id)], [true, String(first.id)], 'committed: the retry replays it');
+      else
+        t.same(
+          [result.replayed, result.pet.name],
+          [false, 'first'],
+          'rolled back: nothing was recorded, and the retry creates the pet',
+        );
+    }
+    t.equal((await store.list({ limit: 10 })).pets.length, 2, 'two keys, two pets: none stuck, none doubled');
+  },
+);
 
 t.test('expired idempotency keys are purged, in batches, and a purged key creates anew', { skip }, async (t) => {
   const store = await database!.createStore(t);
   const scope = 'cd'.repeat(32);
   const old = await store.createOnce({ name: 'old', categoryId: 1 }, { scope, key: 'old' });
   const recent = await store.createOnce({ name: 'recent', categoryId: 2 }, { scope, key: 'recent' });
-  await store.pool.query("UPDATE idempotency_keys SET created_at = now() - interval '24 hours 1 second' WHERE key = 'old'");
+  await store.pool.query(
+    "UPDATE idempotency_keys SET created_at = now() - interval '24 hours 1 second' WHERE key = 'old'",
+  );
   // More expired records than one batch holds.
   await store.pool.query(
     "INSERT INTO idempotency_keys (scope, key, pet_id, name, category_id, created_at) SELECT '\\x00', 'k' || n, n, 'n', 0, now() - interval '2 days' FROM generate_series(1, 25000) AS n",
   );
   t.equal(await store.purgeExpiredKeys(), 25_001, 'every record older than 24 hours');
   t.equal(await store.purgeExpiredKeys(), 0, 'and nothing more');
-  t.same(await store.createOnce({ name: 'recent', categoryId: 2 }, { scope, key: 'recent' }), { pet: recent.pet, replayed: true }, 'a recent key is kept');
+  t.same(
+    await store.createOnce({ name: 'recent', categoryId: 2 }, { scope, key: 'recent' }),
+    { pet: recent.pet, replayed: true },
+    'a recent key is kept',
+  );
   const anew = await store.createOnce({ name: 'old', categoryId: 1 }, { scope, key: 'old' });
   t.equal(anew.replayed, false, 'a purged key creates a new pet');
   t.not(String(anew.pet.id), String(old.pet.id));
 });
 
-t.test('the retention period is the store\'s option', { skip }, async (t) => {
+t.test("the retention period is the store's option", { skip }, async (t) => {
   const url = await database!.freshSchema();
   const store = createPostgresPetStore({ connectionString: url }, { retentionMs: 60_000 });
   t.teardown(() => store.close());
@@ -247,98 +346,156 @@ async function holdIdOrder(t: Test, store: PostgresPetStore) {
 
 /** How many pets each transaction wrote, in id order: the batches, as the database saw them. */
 async function petsPerTransaction(store: PostgresPetStore): Promise<number[]> {
-  const { rows } = await store.pool.query("SELECT count(*)::int AS pets FROM pets WHERE name <> 'held' GROUP BY xmin ORDER BY min(id)");
+  const { rows } = await store.pool.query(
+    "SELECT count(*)::int AS pets FROM pets WHERE name <> 'held' GROUP BY xmin ORDER BY min(id)",
+  );
   return rows.map((row) => row.pets);
 }
 
-t.test('creates that arrive while a batch commits are written together: one statement, one transaction, at most maxCreateBatch', { skip }, async (t) => {
-  const store = await database!.openStore(t, await database!.freshSchema(), { maxCreateBatch: 3 });
-  const lock = await holdIdOrder(t, store);
-  const first = store.create({ name: 'first', categoryId: 1 });
-  await lock.waiting(1);
-  const rest = Array.from({ length: 7 }, (_, index) => store.create({ name: `pet ${index}`, categoryId: index }));
-  await lock.release();
-  const created = [await first, ...(await Promise.all(rest))];
-  t.same(created.map((pet) => pet.name), ['first', ...Array.from({ length: 7 }, (_, index) => `pet ${index}`)], 'each create answered with its own pet');
-  t.same(await petsPerTransaction(store), [1, 3, 3, 1], 'the lone first create, then the seven that waited, three at the most per commit');
-  const ids = created.map((pet) => BigInt(pet.id));
-  t.equal(new Set(ids).size, 8, 'distinct ids');
-  t.same((await store.list({ limit: 20 })).pets.filter((pet) => pet.name !== 'held'), [...created].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)), 'every pet stored as answered');
-});
+t.test(
+  'creates that arrive while a batch commits are written together: one statement, one transaction, at most maxCreateBatch',
+  { skip },
+  async (t) => {
+    const store = await database!.openStore(t, await database!.freshSchema(), { maxCreateBatch: 3 });
+    const lock = await holdIdOrder(t, store);
+    const first = store.create({ name: 'first', categoryId: 1 });
+    await lock.waiting(1);
+    const rest = Array.from({ length: 7 }, (_, index) => store.create({ name: `pet ${index}`, categoryId: index }));
+    await lock.release();
+    const created = [await first, ...(await Promise.all(rest))];
+    t.same(
+      created.map((pet) => pet.name),
+      ['first', ...Array.from({ length: 7 }, (_, index) => `pet ${index}`)],
+      'each create answered with its own pet',
+    );
+    t.same(
+      await petsPerTransaction(store),
+      [1, 3, 3, 1],
+      'the lone first create, then the seven that waited, three at the most per commit',
+    );
+    const ids = created.map((pet) => BigInt(pet.id));
+    t.equal(new Set(ids).size, 8, 'distinct ids');
+    t.same(
+      (await store.list({ limit: 20 })).pets.filter((pet) => pet.name !== 'held'),
+      [...created].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)),
+      'every pet stored as answered',
+    );
+  },
+);
 
-t.test('a batch with a key twice makes one pet, the later ones replays; a key recorded before is replayed', { skip }, async (t) => {
-  const store = await database!.createStore(t);
-  const scope = 'ab'.repeat(32);
-  const recorded = await store.createOnce({ name: 'recorded', categoryId: 1 }, { scope, key: 'before' });
-  const lock = await holdIdOrder(t, store);
-  const first = store.create({ name: 'first', categoryId: 1 });
-  await lock.waiting(1);
-  const keyed = [
-    store.createOnce({ name: 'twice', categoryId: 2 }, { scope, key: 'twice' }),
-    store.createOnce({ name: 'twice', categoryId: 2 }, { scope, key: 'twice' }),
-    store.createOnce({ name: 'other body', categoryId: 3 }, { scope, key: 'twice' }),
-    store.createOnce({ name: 'changed', categoryId: 4 }, { scope, key: 'before' }),
-    store.createOnce({ name: 'twice', categoryId: 2 }, { scope: 'cd'.repeat(32), key: 'twice' }),
-  ];
-  const unkeyed = store.create({ name: 'no key', categoryId: 5 });
-  await lock.release();
-  await first;
-  const [once, again, otherBody, before, otherScope] = await Promise.all(keyed);
-  t.equal((await unkeyed).name, 'no key', 'a create without a key rides in the same batch');
-  t.same([once!.replayed, once!.pet.name], [false, 'twice'], 'the first with the key creates');
-  t.same(again, { pet: once!.pet, replayed: true }, 'the second in the same batch replays it');
-  t.same(otherBody, { pet: once!.pet, replayed: true }, 'so does one with another body (the handler answers it 422)');
-  t.same(before, { pet: recorded.pet, replayed: true }, 'a key recorded before the batch: its pet, nothing created');
-  t.same([otherScope!.replayed, otherScope!.pet.name], [false, 'twice'], 'the same key of another API key is another key');
-  t.not(String(otherScope!.pet.id), String(once!.pet.id));
-  t.same(await petsPerTransaction(store), [1, 1, 3], 'the recorded pet, the lone create, then one commit for the batch: 3 new pets of 6 creates');
-  const { rows } = await store.pool.query('SELECT count(*)::int AS keys FROM idempotency_keys');
-  t.same(rows, [{ keys: 3 }], 'three keys recorded, each once');
-});
+t.test(
+  'a batch with a key twice makes one pet, the later ones replays; a key recorded before is replayed',
+  { skip },
+  async (t) => {
+    const store = await database!.createStore(t);
+    const scope = 'ab'.repeat(32);
+    const recorded = await store.createOnce({ name: 'recorded', categoryId: 1 }, { scope, key: 'before' });
+    const lock = await holdIdOrder(t, store);
+    const first = store.create({ name: 'first', categoryId: 1 });
+    await lock.waiting(1);
+    const keyed = [
+      store.createOnce({ name: 'twice', categoryId: 2 }, { scope, key: 'twice' }),
+      store.createOnce({ name: 'twice', categoryId: 2 }, { scope, key: 'twice' }),
+      store.createOnce({ name: 'other body', categoryId: 3 }, { scope, key: 'twice' }),
+      store.createOnce({ name: 'changed', categoryId: 4 }, { scope, key: 'before' }),
+      store.createOnce({ name: 'twice', categoryId: 2 }, { scope: 'cd'.repeat(32), key: 'twice' }),
+    ];
+    const unkeyed = store.create({ name: 'no key', categoryId: 5 });
+    await lock.release();
+    await first;
+    const [once, again, otherBody, before, otherScope] = await Promise.all(keyed);
+    t.equal((await unkeyed).name, 'no key', 'a create without a key rides in the same batch');
+    t.same([once!.replayed, once!.pet.name], [false, 'twice'], 'the first with the key creates');
+    t.same(again, { pet: once!.pet, replayed: true }, 'the second in the same batch replays it');
+    t.same(otherBody, { pet: once!.pet, replayed: true }, 'so does one with another body (the handler answers it 422)');
+    t.same(before, { pet: recorded.pet, replayed: true }, 'a key recorded before the batch: its pet, nothing created');
+    t.same(
+      [otherScope!.replayed, otherScope!.pet.name],
+      [false, 'twice'],
+      'the same key of another API key is another key',
+    );
+    t.not(String(otherScope!.pet.id), String(once!.pet.id));
+    t.same(
+      await petsPerTransaction(store),
+      [1, 1, 3],
+      'the recorded pet, the lone create, then one commit for the batch: 3 new pets of 6 creates',
+    );
+    const { rows } = await store.pool.query('SELECT count(*)::int AS keys FROM idempotency_keys');
+    t.same(rows, [{ keys: 3 }], 'three keys recorded, each once');
+  },
+);
 
-t.test('a batch whose connection dies mid-statement: every create in it gets 503, and nothing of it is stored', { skip }, async (t) => {
-  const store = await database!.createStore(t);
-  const scope = 'ef'.repeat(32);
-  // Each outcome is taken as soon as it settles: the creates of a batch fail together, before the
-  // test gets to each of them.
-  const outcome = (create: Promise<unknown>) => create.then(() => 'stored', (error: { code?: string }) => error.code ?? String(error));
-  const lock = await holdIdOrder(t, store);
-  const first = outcome(store.create({ name: 'first', categoryId: 1 }));
-  const [firstBackend] = await lock.waiting(1);
-  const batch = [
-    store.create({ name: 'a', categoryId: 1 }),
-    store.createOnce({ name: 'b', categoryId: 2 }, { scope, key: 'b' }),
-    store.create({ name: 'c', categoryId: 3 }),
-  ].map(outcome);
-  await store.pool.query('SELECT pg_terminate_backend($1)', [firstBackend]);
-  t.equal(await first, 'SERVICE_UNAVAILABLE', 'the lone create whose statement was cut: 503');
-  const [batchBackend] = await lock.waiting(1, [firstBackend!]);
-  await store.pool.query('SELECT pg_terminate_backend($1)', [batchBackend]);
-  t.same(await Promise.all(batch), ['SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE'], 'every create of the batch: 503');
-  await lock.release('ROLLBACK');
-  t.same((await store.list({ limit: 10 })).pets, [], 'no pet stored');
-  const { rows } = await store.pool.query('SELECT count(*)::int AS keys FROM idempotency_keys');
-  t.same(rows, [{ keys: 0 }], 'no key recorded');
-  const retried = await store.createOnce({ name: 'b', categoryId: 2 }, { scope, key: 'b' });
-  t.same([retried.replayed, retried.pet.name], [false, 'b'], 'a retry with the key creates the pet, once the database answers again');
-});
+t.test(
+  'a batch whose connection dies mid-statement: every create in it gets 503, and nothing of it is stored',
+  { skip },
+  async (t) => {
+    const store = await database!.createStore(t);
+    const scope = 'ef'.repeat(32);
+    // Each outcome is taken as soon as it settles: the creates of a batch fail together, before the
+    // test gets to each of them.
+    const outcome = (create: Promise<unknown>) =>
+      create.then(
+        () => 'stored',
+        (error: { code?: string }) => error.code ?? String(error),
+      );
+    const lock = await holdIdOrder(t, store);
+    const first = outcome(store.create({ name: 'first', categoryId: 1 }));
+    const [firstBackend] = await lock.waiting(1);
+    const batch = [
+      store.create({ name: 'a', categoryId: 1 }),
+      store.createOnce({ name: 'b', categoryId: 2 }, { scope, key: 'b' }),
+      store.create({ name: 'c', categoryId: 3 }),
+    ].map(outcome);
+    await store.pool.query('SELECT pg_terminate_backend($1)', [firstBackend]);
+    t.equal(await first, 'SERVICE_UNAVAILABLE', 'the lone create whose statement was cut: 503');
+    const [batchBackend] = await lock.waiting(1, [firstBackend!]);
+    await store.pool.query('SELECT pg_terminate_backend($1)', [batchBackend]);
+    t.same(
+      await Promise.all(batch),
+      ['SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE'],
+      'every create of the batch: 503',
+    );
+    await lock.release('ROLLBACK');
+    t.same((await store.list({ limit: 10 })).pets, [], 'no pet stored');
+    const { rows } = await store.pool.query('SELECT count(*)::int AS keys FROM idempotency_keys');
+    t.same(rows, [{ keys: 0 }], 'no key recorded');
+    const retried = await store.createOnce({ name: 'b', categoryId: 2 }, { scope, key: 'b' });
+    t.same(
+      [retried.replayed, retried.pet.name],
+      [false, 'b'],
+      'a retry with the key creates the pet, once the database answers again',
+    );
+  },
+);
 
-t.test('batches of changes from two instances, naming the same pets in opposite orders, never deadlock', { skip }, async (t) => {
-  const url = await database!.freshSchema();
-  const first = createPostgresPetStore({ connectionString: url });
-  const second = createPostgresPetStore({ connectionString: url });
-  t.teardown(() => Promise.all([first.close(), second.close()]));
-  await migrate(first.pool);
-  const pets = await Promise.all(Array.from({ length: 20 }, (_, index) => first.create({ name: `p${index}`, categoryId: index })));
-  const forward = pets.map((pet) => pet.id);
-  const backward = [...forward].reverse();
-  for (let round = 0; round < 10; round++) {
-    const outcomes = await Promise.all([
-      ...forward.map((id) => first.update(id, { name: `first ${round}` }, '*')),
-      ...backward.map((id) => second.update(id, { name: `second ${round}` }, '*')),
-    ]);
-    t.ok(outcomes.every((outcome) => outcome.outcome === 'changed'), `round ${round}: all 40 changed`);
-  }
-  const versions = await Promise.all(forward.map(async (id) => (await first.get(id))!.version));
-  t.ok(versions.every((version) => version === 21), 'every change counted: two a round for ten rounds, on version 1');
-});
+t.test(
+  'batches of changes from two instances, naming the same pets in opposite orders, never deadlock',
+  { skip },
+  async (t) => {
+    const url = await database!.freshSchema();
+    const first = createPostgresPetStore({ connectionString: url });
+    const second = createPostgresPetStore({ connectionString: url });
+    t.teardown(() => Promise.all([first.close(), second.close()]));
+    await migrate(first.pool);
+    const pets = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => first.create({ name: `p${index}`, categoryId: index })),
+    );
+    const forward = pets.map((pet) => pet.id);
+    const backward = [...forward].reverse();
+    for (let round = 0; round < 10; round++) {
+      const outcomes = await Promise.all([
+        ...forward.map((id) => first.update(id, { name: `first ${round}` }, '*')),
+        ...backward.map((id) => second.update(id, { name: `second ${round}` }, '*')),
+      ]);
+      t.ok(
+        outcomes.every((outcome) => outcome.outcome === 'changed'),
+        `round ${round}: all 40 changed`,
+      );
+    }
+    const versions = await Promise.all(forward.map(async (id) => (await first.get(id))!.version));
+    t.ok(
+      versions.every((version) => version === 21),
+      'every change counted: two a round for ten rounds, on version 1',
+    );
+  },
+);

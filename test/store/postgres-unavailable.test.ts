@@ -24,7 +24,14 @@ t.test('failures that mean "the database cannot be reached for now"', async (t) 
 });
 
 t.test('failures that are faults, answered 500', async (t) => {
-  for (const error of [withCode('42P01', 'relation "pets" does not exist'), withCode('23505'), withCode('22P02'), new Error('boom'), 'not an error', undefined]) {
+  for (const error of [
+    withCode('42P01', 'relation "pets" does not exist'),
+    withCode('23505'),
+    withCode('22P02'),
+    new Error('boom'),
+    'not an error',
+    undefined,
+  ]) {
     t.notOk(isUnavailable(error), String((error as { code?: string })?.code ?? error));
   }
 });

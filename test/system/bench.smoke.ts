@@ -12,7 +12,11 @@ import { whyNoPostgresBinaries } from '../../scripts/postgres/throwaway-cluster.
  * its PostgreSQL cluster and kills its servers, which would otherwise outlive it under valgrind.
  */
 function runBench(t: Test, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  const child = spawn('npm', ['run', '-s', 'bench', '--', ...args], { env, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('npm', ['run', '-s', 'bench', '--', ...args], {
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const killGroup = () => {
     try {
       process.kill(-child.pid!, 'SIGTERM');
@@ -26,7 +30,9 @@ function runBench(t: Test, args: string[], env: NodeJS.ProcessEnv): Promise<stri
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('close', (code, signal) => (code === 0 ? resolve(stdout) : reject(new Error(`npm run bench exited with ${code ?? signal}`))));
+    child.once('close', (code, signal) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`npm run bench exited with ${code ?? signal}`)),
+    );
   });
 }
 
@@ -41,7 +47,10 @@ const hasValgrind = (() => {
     return false;
   }
 })();
-if (!hasValgrind && !REQUIRED) console.error('# SKIPPED npm run bench -- --instructions: no valgrind (install it with "apt-get install -y valgrind")');
+if (!hasValgrind && !REQUIRED)
+  console.error(
+    '# SKIPPED npm run bench -- --instructions: no valgrind (install it with "apt-get install -y valgrind")',
+  );
 const countInstructions = hasValgrind || REQUIRED;
 // The PostgreSQL table needs Debian's server binaries; .ci/run installs them and sets this.
 const postgresMissing = process.env['REQUIRE_POSTGRES_TEST'] === '1' ? undefined : whyNoPostgresBinaries();
@@ -59,8 +68,31 @@ t.setTimeout(LIMIT_MS);
 const COUNTED = 'get random id';
 
 t.test('npm run bench runs end to end on a tiny store and prints its tables', { timeout: LIMIT_MS }, async (t) => {
-  const options = ['--sizes', '100', '--rounds', '1', '--comparison-rounds', '1', '--duration', '0.3', '--connections', '2', '--startup-rounds', '1'];
-  const instructions = countInstructions ? ['--instructions', '--instruction-requests', '20', '--instruction-rounds', '1', '--instruction-workloads', COUNTED] : [];
+  const options = [
+    '--sizes',
+    '100',
+    '--rounds',
+    '1',
+    '--comparison-rounds',
+    '1',
+    '--duration',
+    '0.3',
+    '--connections',
+    '2',
+    '--startup-rounds',
+    '1',
+  ];
+  const instructions = countInstructions
+    ? [
+        '--instructions',
+        '--instruction-requests',
+        '20',
+        '--instruction-rounds',
+        '1',
+        '--instruction-workloads',
+        COUNTED,
+      ]
+    : [];
   // The script is run, not measured for coverage: its figures are what matters, and those come from full runs.
   const env = { ...process.env, npm_config_loglevel: 'error', _TAPJS_PROCESSINFO_COVERAGE_: '0' };
   // With PostgreSQL, three runs side by side, each about one core, whose tables together are one
@@ -78,26 +110,76 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
   const stdout = (await Promise.all(runs.map((args) => runBench(t, args, env)))).join('\n');
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   t.match(stdout, /^\| pets \| workload \| req\/s service \|/m, 'the markdown table');
-  for (const workload of ['list 20', 'list 100, 1% status', 'page of 100 from the middle', 'get random id', 'create', 'update']) {
-    t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){10}$`, 'm'), `a row for ${workload}, logs on beside off`);
+  for (const workload of [
+    'list 20',
+    'list 100, 1% status',
+    'page of 100 from the middle',
+    'get random id',
+    'create',
+    'update',
+  ]) {
+    t.match(
+      stdout,
+      new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){10}$`, 'm'),
+      `a row for ${workload}, logs on beside off`,
+    );
     // Only get is also counted against the baseline sending getPet's deprecation headers.
     const reference = `${workload === 'get random id' ? '( [\\d.,]+ \\|){2}' : ' – \\| – \\|'}( [\\d.,]+ \\|){4}`;
     if (countInstructions && workload === COUNTED) {
-      t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}${reference}$`, 'm'), `an instruction count for ${workload}, logs and metrics on beside off`);
+      t.match(
+        stdout,
+        new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}${reference}$`, 'm'),
+        `an instruction count for ${workload}, logs and metrics on beside off`,
+      );
     } else if (countInstructions) {
-      t.notMatch(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}${reference}$`, 'm'), `no instruction count for ${workload}: not asked for`);
+      t.notMatch(
+        stdout,
+        new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}${reference}$`, 'm'),
+        `no instruction count for ${workload}: not asked for`,
+      );
     }
-    t.match(stdout, new RegExp(`^\\| ${escape(workload)} \\|( [\\d.,]+ \\|){5}$`, 'm'), `a row for ${workload}: metrics and tracing on beside off`);
+    t.match(
+      stdout,
+      new RegExp(`^\\| ${escape(workload)} \\|( [\\d.,]+ \\|){5}$`, 'm'),
+      `a row for ${workload}: metrics and tracing on beside off`,
+    );
   }
-  t.match(stdout, /^\| workload \| CPU µs\/req metrics off \| CPU µs\/req metrics on \| metrics on ÷ off \|/m, 'the metrics and tracing table');
-  t.match(stdout, /^\| workload \| as shipped \| hand-written \| hand-written, `logger: true` \| as shipped ÷ hand-written \|/m, 'the table against the hand-written app');
+  t.match(
+    stdout,
+    /^\| workload \| CPU µs\/req metrics off \| CPU µs\/req metrics on \| metrics on ÷ off \|/m,
+    'the metrics and tracing table',
+  );
+  t.match(
+    stdout,
+    /^\| workload \| as shipped \| hand-written \| hand-written, `logger: true` \| as shipped ÷ hand-written \|/m,
+    'the table against the hand-written app',
+  );
   for (const workload of ['list 20', 'list 100, 1% status', 'get random id', 'create']) {
-    t.match(stdout, new RegExp(`^\\| ${escape(workload)} \\|( [\\d.,]+ \\([\\d.,]+–[\\d.,]+\\) \\|){3}( [\\d.]+ \\|){2}( [\\d.,]+ \\([\\d.,]+–[\\d.,]+\\) \\|){2} [\\d.]+ \\|$`, 'm'), `a comparison row for ${workload}: medians with their spread`);
+    t.match(
+      stdout,
+      new RegExp(
+        `^\\| ${escape(workload)} \\|( [\\d.,]+ \\([\\d.,]+–[\\d.,]+\\) \\|){3}( [\\d.]+ \\|){2}( [\\d.,]+ \\([\\d.,]+–[\\d.,]+\\) \\|){2} [\\d.]+ \\|$`,
+        'm',
+      ),
+      `a comparison row for ${workload}: medians with their spread`,
+    );
   }
-  t.match(stdout, /Page of 100 from the middle \(after a cursor\), service CPU per request at 100 pets ÷ at 100: [\d.]+/, 'the flat-page line');
+  t.match(
+    stdout,
+    /Page of 100 from the middle \(after a cursor\), service CPU per request at 100 pets ÷ at 100: [\d.]+/,
+    'the flat-page line',
+  );
   t.match(stdout, /Resident memory per stored pet/, 'the memory line');
-  t.match(stdout, /^\| round \| calm p99 alone ms \| calm p99 flooded ms \| calm req\/s alone \| calm req\/s flooded \| paced p99 alone ms \| paced p99 flooded ms \|/m, 'the fair-share table');
-  t.match(stdout, /^Calm p99 flooded ÷ alone: \*\*[\d.]+\*\* as fast as one connection goes, \*\*[\d.]+\*\* paced \(goal: at most 3 for both\); calm answers a second flooded ÷ alone: \*\*[\d.]+\*\*; calm requests failed: \*\*\d+\*\*; a refusal's CPU ÷ a served list 20: \*\*[\d.]+\*\*\.$/m, 'its ratios');
+  t.match(
+    stdout,
+    /^\| round \| calm p99 alone ms \| calm p99 flooded ms \| calm req\/s alone \| calm req\/s flooded \| paced p99 alone ms \| paced p99 flooded ms \|/m,
+    'the fair-share table',
+  );
+  t.match(
+    stdout,
+    /^Calm p99 flooded ÷ alone: \*\*[\d.]+\*\* as fast as one connection goes, \*\*[\d.]+\*\* paced \(goal: at most 3 for both\); calm answers a second flooded ÷ alone: \*\*[\d.]+\*\*; calm requests failed: \*\*\d+\*\*; a refusal's CPU ÷ a served list 20: \*\*[\d.]+\*\*\.$/m,
+    'its ratios',
+  );
   t.match(
     stdout,
     postgresMissing === undefined
@@ -106,18 +188,55 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
     'a refusal against the floor and against a list 20 on PostgreSQL',
   );
   t.match(stdout, /Start-up, spawn to first 200 .*: service \d[\d,]* ms, baseline \d[\d,]* ms/, 'the start-up line');
-  if (countInstructions) t.match(stdout, /Instructions per request, counted by valgrind's callgrind/, 'the instructions table');
+  if (countInstructions)
+    t.match(stdout, /Instructions per request, counted by valgrind's callgrind/, 'the instructions table');
   if (postgresMissing === undefined) {
-    t.match(stdout, /^\| pets \| workload \| req\/s service \| req\/s baseline \| ratio \| p99 ms service \| p99 ms baseline \| CPU µs\/req service \| CPU µs\/req baseline \| CPU ratio \| statements\/req service \|/m, 'the PostgreSQL table');
-    for (const workload of ['list 20', 'list 100, 1% status', 'page of 100 from the middle', 'get random id', 'create', 'update']) {
-      t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){12}$`, 'm'), `a PostgreSQL row for ${workload}, with statements and database CPU per request`);
-      if (countInstructions && workload === COUNTED) t.match(stdout, new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}$`, 'm'), `a PostgreSQL instruction count for ${workload}`);
+    t.match(
+      stdout,
+      /^\| pets \| workload \| req\/s service \| req\/s baseline \| ratio \| p99 ms service \| p99 ms baseline \| CPU µs\/req service \| CPU µs\/req baseline \| CPU ratio \| statements\/req service \|/m,
+      'the PostgreSQL table',
+    );
+    for (const workload of [
+      'list 20',
+      'list 100, 1% status',
+      'page of 100 from the middle',
+      'get random id',
+      'create',
+      'update',
+    ]) {
+      t.match(
+        stdout,
+        new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){12}$`, 'm'),
+        `a PostgreSQL row for ${workload}, with statements and database CPU per request`,
+      );
+      if (countInstructions && workload === COUNTED)
+        t.match(
+          stdout,
+          new RegExp(`^\\| 100 \\| ${escape(workload)} \\|( [\\d.,]+ \\|){3}$`, 'm'),
+          `a PostgreSQL instruction count for ${workload}`,
+        );
     }
-    t.match(stdout, /^\| commit \| instances \| clients \| creates\/s before \| creates\/s after \|/m, 'the create throughput table');
+    t.match(
+      stdout,
+      /^\| commit \| instances \| clients \| creates\/s before \| creates\/s after \|/m,
+      'the create throughput table',
+    );
     const cells = stdout.match(/^\| (local disk|\+1 ms) \| [12] \| (1|16|64) \|( [\d.,]+ \|){9}$/gm) ?? [];
     t.equal(cells.length, 12, 'a row for each commit latency, number of instances and of clients, before and after');
-    t.match(stdout, /^\| clients \| creates\/s with events \| creates\/s without \| throughput cost \|/m, 'the change feed table');
-    t.equal((stdout.match(/^\| (16|64) \| [\d,]+ \| [\d,]+ \| -?[\d.]+% \|/gm) ?? []).length, 2, 'what events cost creates, at 16 and 64 clients');
-    t.match(stdout, /^\| another instance \| \d+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/m, 'how soon a follower on another instance sees a change');
+    t.match(
+      stdout,
+      /^\| clients \| creates\/s with events \| creates\/s without \| throughput cost \|/m,
+      'the change feed table',
+    );
+    t.equal(
+      (stdout.match(/^\| (16|64) \| [\d,]+ \| [\d,]+ \| -?[\d.]+% \|/gm) ?? []).length,
+      2,
+      'what events cost creates, at 16 and 64 clients',
+    );
+    t.match(
+      stdout,
+      /^\| another instance \| \d+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/m,
+      'how soon a follower on another instance sees a change',
+    );
   }
 });

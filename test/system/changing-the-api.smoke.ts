@@ -41,9 +41,16 @@ const KEY = 'walkthrough-key-0123456789abcdef';
 t.test("adding replacePet as the README's 'Changing the API' says: each command does what it says", async (t) => {
   const copy = copyProject(t, ['test', 'docs', '.spectral.yaml', 'redocly.yaml', '.taprc']);
   const npm = async (args: string[], env: Record<string, string> = {}) =>
-    promisify(execFile)('npm', ['run', '-s', ...args], { cwd: copy, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 }).then(
+    promisify(execFile)('npm', ['run', '-s', ...args], {
+      cwd: copy,
+      env: { ...process.env, ...env },
+      maxBuffer: 16 * 1024 * 1024,
+    }).then(
       ({ stdout, stderr }) => ({ code: 0, output: `${stdout}${stderr}` }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        output: `${error.stdout}${error.stderr}`,
+      }),
     );
 
   // 1. The spec: the operation, its schemas, a link from createPet's 201; a new info.version.
@@ -55,7 +62,10 @@ t.test("adding replacePet as the README's 'Changing the API' says: each command 
   // 3. The compiler names the file to write.
   const missing = await npm(['build']);
   t.not(missing.code, 0, 'the type check fails');
-  t.match(missing.output, /openapi\.yaml has replacePet without a handler: write src\/handlers\/replace-pet\.ts and add it to src\/handlers\/index\.ts/);
+  t.match(
+    missing.output,
+    /openapi\.yaml has replacePet without a handler: write src\/handlers\/replace-pet\.ts and add it to src\/handlers\/index\.ts/,
+  );
   // 4. The handler, and its line in the index.
   writeFileSync(join(copy, 'src', 'handlers', 'replace-pet.ts'), HANDLER);
   const index = join(copy, 'src', 'handlers', 'index.ts');
@@ -64,26 +74,42 @@ t.test("adding replacePet as the README's 'Changing the API' says: each command 
   writeFileSync(
     index,
     source
-      .replace("import { getPet } from './get-pet.js';\n", "import { getPet } from './get-pet.js';\nimport { replacePet } from './replace-pet.js';\n")
+      .replace(
+        "import { getPet } from './get-pet.js';\n",
+        "import { getPet } from './get-pet.js';\nimport { replacePet } from './replace-pet.js';\n",
+      )
       .replace('    getPet: getPet(store),\n', '    getPet: getPet(store),\n    replacePet: replacePet(store),\n'),
   );
   const typed = await npm(['build']);
   t.equal(typed.code, 0, typed.output);
-  // 7. npm test (its build and spec lint included): every suite passes with replacePet in the spec, none of them edited.
+  // 7. npm test (its build and spec lint included): every suite passes with replacePet in the spec, none of them
+  //    edited.
   const tested = await npm(['test']);
   t.equal(tested.code, 0, tested.code === 0 ? 'npm test passed' : tested.output.slice(-20_000));
   // Under tap, the inner run writes raw TAP, its comments escaped (\#).
   t.notMatch(tested.output, /^\s*not ok /m, 'no test failed');
   t.notMatch(tested.output, /\\?# (SKIP|TODO)/, 'none skipped');
-  for (const status of [200, 400, 401, 404, 413, 415, 500, 503]) t.match(tested.output, new RegExp(`ok \\d+ - replacePet answers ${status} as documented`), `contract.test.ts made replacePet's ${status}`);
+  for (const status of [200, 400, 401, 404, 413, 415, 500, 503])
+    t.match(
+      tested.output,
+      new RegExp(`ok \\d+ - replacePet answers ${status} as documented`),
+      `contract.test.ts made replacePet's ${status}`,
+    );
   // The service, as npm test built it.
   const server = await startServer({ API_KEYS: KEY }, copy, [], join(copy, 'dist', 'server.js'));
   t.teardown(() => void server.child.kill('SIGKILL'));
 
   // npm run contract against it: replacePet is sent valid requests, with ids from the link, and answers 2xx.
-  const contract = await npm(['contract', '--', '--url', `http://127.0.0.1:${server.port}/v1`, '--seed', '5', '--cases', '120'], { CONTRACT_API_KEY: KEY });
+  const contract = await npm(
+    ['contract', '--', '--url', `http://127.0.0.1:${server.port}/v1`, '--seed', '5', '--cases', '120'],
+    { CONTRACT_API_KEY: KEY },
+  );
   t.equal(contract.code, 0, contract.output);
-  t.match(contract.output, /^ {2}PUT \/pets\/\{petId\} +replacePet +\d+ sent +\d+ valid +[1-9]\d* answered 2xx$/m, 'replacePet: valid requests, answered 2xx');
+  t.match(
+    contract.output,
+    /^ {2}PUT \/pets\/\{petId\} +replacePet +\d+ sent +\d+ valid +[1-9]\d* answered 2xx$/m,
+    'replacePet: valid requests, answered 2xx',
+  );
   t.match(contract.output, /^ok {3}every operation answered a valid request with a 2xx$/m);
 
   // 8. The gate: a new operation breaks no released client.

@@ -7,7 +7,15 @@ import { mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } f
 import { join } from 'node:path';
 import t from 'tap';
 import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
-import { BUILD_FAILED, copyProject, SERVING, servedAfter, startDev, statusOf, withSortParameter } from '../helpers/dev-watcher.js';
+import {
+  BUILD_FAILED,
+  copyProject,
+  SERVING,
+  servedAfter,
+  startDev,
+  statusOf,
+  withSortParameter,
+} from '../helpers/dev-watcher.js';
 
 t.setTimeout(600_000);
 
@@ -22,7 +30,11 @@ t.test('npm run dev regenerates, type-checks and restarts on every change, and n
   const key = readFileSync(join(copy, '.api-key'), 'utf8').trim();
   t.equal(statSync(join(copy, '.api-key')).mode & 0o777, 0o600, 'the key is written once, readable by its owner only');
   t.equal(await statusOf(port, '/v1/pets', key), 200, 'the service serves with the key in .api-key');
-  t.equal(await statusOf(port, '/v1/pets?sort=asc', key), 400, 'before the edit, an unknown query parameter is refused');
+  t.equal(
+    await statusOf(port, '/v1/pets?sort=asc', key),
+    400,
+    'before the edit, an unknown query parameter is refused',
+  );
 
   // A new optional query parameter, as an editor saves it.
   const spec = readFileSync(join(copy, 'openapi.yaml'), 'utf8');
@@ -30,7 +42,11 @@ t.test('npm run dev regenerates, type-checks and restarts on every change, and n
   await servedAfter(dev, () => writeFileSync(join(copy, 'openapi.yaml'), edited));
   t.equal(await statusOf(port, '/v1/pets?sort=asc', key), 200, 'the new parameter is served after the rebuild');
   t.equal(await statusOf(port, '/v1/pets?sort=desc', key), 400, 'and validated against its schema');
-  t.match(readFileSync(join(copy, 'generated', 'openapi.d.ts'), 'utf8'), /sort\?: "asc"/, 'generated/ was regenerated from the edit');
+  t.match(
+    readFileSync(join(copy, 'generated', 'openapi.d.ts'), 'utf8'),
+    /sort\?: "asc"/,
+    'generated/ was regenerated from the edit',
+  );
   t.equal(readFileSync(join(copy, '.api-key'), 'utf8').trim(), key, 'the key is the same after the restart');
 
   // A handler that does not compile: reported, and the last good build keeps serving.
@@ -38,7 +54,9 @@ t.test('npm run dev regenerates, type-checks and restarts on every change, and n
   const source = readFileSync(handler, 'utf8');
   writeFileSync(handler, source.replace('return found.pet;', 'return { ...found.pet, name: 42 };'));
   await dev.printed(BUILD_FAILED);
-  await dev.printed(/get-pet\.ts\(\d+,\d+\): error TS1360: .* does not satisfy the expected type .OperationHandler<"getPet">/);
+  await dev.printed(
+    /get-pet\.ts\(\d+,\d+\): error TS1360: .* does not satisfy the expected type .OperationHandler<"getPet">/,
+  );
   t.equal(await statusOf(port, '/v1/pets?sort=asc', key), 200, 'the last good build still serves');
   // The fix, saved with a new folder under src/, which is watched from then on.
   await servedAfter(dev, () => {

@@ -18,13 +18,21 @@ async function stop(server: Running): Promise<void> {
 }
 
 async function get(port: number, key: string): Promise<LightMyRequestResponse> {
-  const response = await fetch(`http://127.0.0.1:${port}/v1/pets?limit=20`, { headers: { authorization: `Bearer ${key}` } });
+  const response = await fetch(`http://127.0.0.1:${port}/v1/pets?limit=20`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   const body = await response.text();
   // The shape the contract checks read (light-my-request's).
-  return { statusCode: response.status, headers: Object.fromEntries(response.headers), body, json: () => JSON.parse(body) } as unknown as LightMyRequestResponse;
+  return {
+    statusCode: response.status,
+    headers: Object.fromEntries(response.headers),
+    body,
+    json: () => JSON.parse(body),
+  } as unknown as LightMyRequestResponse;
 }
 
-const floodOf = (port: number, key: string, seconds: number) => flood(`http://127.0.0.1:${port}/v1/pets?limit=20`, `Bearer ${key}`, seconds);
+const floodOf = (port: number, key: string, seconds: number) =>
+  flood(`http://127.0.0.1:${port}/v1/pets?limit=20`, `Bearer ${key}`, seconds);
 
 t.test('a client alone, at full speed from 64 connections, is never refused', async (t) => {
   const server = await startServer({ API_KEYS: `calm:${CALM},flood:${FLOOD}` });
@@ -34,35 +42,55 @@ t.test('a client alone, at full speed from 64 connections, is never refused', as
   t.equal(result.total, result.answered, 'not one refused');
 });
 
-t.test('a flood from one key is refused with the documented 429; the calm client with another key never is', async (t) => {
-  const server = await startServer({ API_KEYS: `calm:${CALM},flood:${FLOOD}`, LOG_LEVEL: 'info' });
-  t.teardown(() => stop(server));
-  const flooding = floodOf(server.port, FLOOD, 5);
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const calm = new Map<number, number>();
-  let refusal: LightMyRequestResponse | undefined;
-  const until = performance.now() + 3_000;
-  while (performance.now() < until) {
-    const answer = await get(server.port, CALM);
-    calm.set(answer.statusCode, (calm.get(answer.statusCode) ?? 0) + 1);
-    if (refusal === undefined) {
-      const flooded = await get(server.port, FLOOD);
-      if (flooded.statusCode === 429) refusal = flooded;
+t.test(
+  'a flood from one key is refused with the documented 429; the calm client with another key never is',
+  async (t) => {
+    const server = await startServer({ API_KEYS: `calm:${CALM},flood:${FLOOD}`, LOG_LEVEL: 'info' });
+    t.teardown(() => stop(server));
+    const flooding = floodOf(server.port, FLOOD, 5);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const calm = new Map<number, number>();
+    let refusal: LightMyRequestResponse | undefined;
+    const until = performance.now() + 3_000;
+    while (performance.now() < until) {
+      const answer = await get(server.port, CALM);
+      calm.set(answer.statusCode, (calm.get(answer.statusCode) ?? 0) + 1);
+      if (refusal === undefined) {
+        const flooded = await get(server.port, FLOOD);
+        if (flooded.statusCode === 429) refusal = flooded;
+      }
     }
-  }
-  const floodResult = await flooding;
-  t.same([...calm.keys()], [200], `the calm client: every request answered 200 (${calm.get(200)})`);
-  t.ok(floodResult.refused > 0, `the flood was refused (${floodResult.refused} of ${floodResult.total})`);
-  t.ok(floodResult.answered > 0, 'and still served its share');
-  t.ok(refusal, 'a refusal caught');
-  checkContract(t, refusal!, 'listPets');
-  t.match(refusal!.json(), { code: 'TOO_MANY_REQUESTS', status: 429, message: /busy and this client holds more than its share/ });
-  t.equal(refusal!.headers['retry-after'], '1');
-  t.match(refusal!.headers['ratelimit-policy'], /^"fair";q=\d+;w=1$/);
-  t.equal(refusal!.headers['ratelimit'], '"fair";r=0;t=1');
-  // The log: no line per refused request; a summary per client and reason.
-  await new Promise((resolve) => setTimeout(resolve, 10_500));
-  const lines = server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-  t.equal(lines.filter((line) => line['msg'] === 'request completed' && line['status'] === 429).length, 0, 'no request line for a refused request');
-  t.ok(lines.some((line) => line['client'] === 'flood' && line['reason'] === 'fair-share' && typeof line['refused'] === 'number'), 'a summary line for the flood');
-});
+    const floodResult = await flooding;
+    t.same([...calm.keys()], [200], `the calm client: every request answered 200 (${calm.get(200)})`);
+    t.ok(floodResult.refused > 0, `the flood was refused (${floodResult.refused} of ${floodResult.total})`);
+    t.ok(floodResult.answered > 0, 'and still served its share');
+    t.ok(refusal, 'a refusal caught');
+    checkContract(t, refusal!, 'listPets');
+    t.match(refusal!.json(), {
+      code: 'TOO_MANY_REQUESTS',
+      status: 429,
+      message: /busy and this client holds more than its share/,
+    });
+    t.equal(refusal!.headers['retry-after'], '1');
+    t.match(refusal!.headers['ratelimit-policy'], /^"fair";q=\d+;w=1$/);
+    t.equal(refusal!.headers['ratelimit'], '"fair";r=0;t=1');
+    // The log: no line per refused request; a summary per client and reason.
+    await new Promise((resolve) => setTimeout(resolve, 10_500));
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    t.equal(
+      lines.filter((line) => line['msg'] === 'request completed' && line['status'] === 429).length,
+      0,
+      'no request line for a refused request',
+    );
+    t.ok(
+      lines.some(
+        (line) => line['client'] === 'flood' && line['reason'] === 'fair-share' && typeof line['refused'] === 'number',
+      ),
+      'a summary line for the flood',
+    );
+  },
+);

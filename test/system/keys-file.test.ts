@@ -44,56 +44,72 @@ async function until(what: string, check: () => Promise<boolean>, limitMs: numbe
   return performance.now() - started;
 }
 
-t.test('rotation under load: a new key added by SIGHUP, the old one removed by a file change; no request fails', async (t) => {
-  const file = join(t.testdir(), 'keys.yaml');
-  writeFileSync(file, keysFile(entry('app', OLD)));
-  const server = await startServer({ API_KEYS_FILE: file, LOG_LEVEL: 'info' });
-  t.teardown(() => stop(server));
-  const pid = server.child.pid;
-  t.equal(await status(server.port, NEW), 401, 'the new key is not yet valid');
+t.test(
+  'rotation under load: a new key added by SIGHUP, the old one removed by a file change; no request fails',
+  async (t) => {
+    const file = join(t.testdir(), 'keys.yaml');
+    writeFileSync(file, keysFile(entry('app', OLD)));
+    const server = await startServer({ API_KEYS_FILE: file, LOG_LEVEL: 'info' });
+    t.teardown(() => stop(server));
+    const pid = server.child.pid;
+    t.equal(await status(server.port, NEW), 401, 'the new key is not yet valid');
 
-  let key = OLD;
-  let running = true;
-  const answers = new Map<number, number>();
-  const caller = async () => {
-    while (running) {
-      const answer = await status(server.port, key);
-      answers.set(answer, (answers.get(answer) ?? 0) + 1);
-    }
-  };
-  const callers = Array.from({ length: 4 }, caller);
+    let key = OLD;
+    let running = true;
+    const answers = new Map<number, number>();
+    const caller = async () => {
+      while (running) {
+        const answer = await status(server.port, key);
+        answers.set(answer, (answers.get(answer) ?? 0) + 1);
+      }
+    };
+    const callers = Array.from({ length: 4 }, caller);
 
-  // 1. The new key beside the old one, under the same client; SIGHUP.
-  writeFileSync(file, keysFile(entry('app', OLD), entry('app', NEW)));
-  server.child.kill('SIGHUP');
-  await until('the new key works after SIGHUP', async () => (await status(server.port, NEW)) === 200, 5_000);
-  // 2. The caller moves to it; what was in flight with the old key ends first.
-  key = NEW;
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  // 3. The old key removed, with no signal: the file's change is enough.
-  writeFileSync(file, keysFile(entry('app', NEW)));
-  const tookMs = await until('the old key refused after the file changed', async () => (await status(server.port, OLD)) === 401, 5_000);
-  t.ok(tookMs < 5_000, `the change was read within 5 s (${Math.round(tookMs)} ms)`);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  running = false;
-  await Promise.all(callers);
+    // 1. The new key beside the old one, under the same client; SIGHUP.
+    writeFileSync(file, keysFile(entry('app', OLD), entry('app', NEW)));
+    server.child.kill('SIGHUP');
+    await until('the new key works after SIGHUP', async () => (await status(server.port, NEW)) === 200, 5_000);
+    // 2. The caller moves to it; what was in flight with the old key ends first.
+    key = NEW;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // 3. The old key removed, with no signal: the file's change is enough.
+    writeFileSync(file, keysFile(entry('app', NEW)));
+    const tookMs = await until(
+      'the old key refused after the file changed',
+      async () => (await status(server.port, OLD)) === 401,
+      5_000,
+    );
+    t.ok(tookMs < 5_000, `the change was read within 5 s (${Math.round(tookMs)} ms)`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    running = false;
+    await Promise.all(callers);
 
-  t.same([...answers.keys()], [200], `every request of the callers was answered 200 (${[...answers.values()][0]} requests)`);
-  t.ok((answers.get(200) ?? 0) > 100, 'under load');
-  t.equal(server.child.exitCode, null, 'the same process serves on');
-  t.equal(server.child.pid, pid);
-  t.match(server.output(), /API_KEYS_FILE .* read again: 2 keys in use/);
-  t.match(server.output(), /API_KEYS_FILE .* read again: 1 keys in use/);
-  t.notMatch(server.output(), OLD, 'keys never reach the log');
-  t.notMatch(server.output(), NEW);
-});
+    t.same(
+      [...answers.keys()],
+      [200],
+      `every request of the callers was answered 200 (${[...answers.values()][0]} requests)`,
+    );
+    t.ok((answers.get(200) ?? 0) > 100, 'under load');
+    t.equal(server.child.exitCode, null, 'the same process serves on');
+    t.equal(server.child.pid, pid);
+    t.match(server.output(), /API_KEYS_FILE .* read again: 2 keys in use/);
+    t.match(server.output(), /API_KEYS_FILE .* read again: 1 keys in use/);
+    t.notMatch(server.output(), OLD, 'keys never reach the log');
+    t.notMatch(server.output(), NEW);
+  },
+);
 
 t.test('an unusable file stops start-up with its line and reason, never the key', async (t) => {
   const file = join(t.testdir(), 'keys.yaml');
   writeFileSync(file, `keys:\n  - client: app\n    key: ${OLD}\n  - client: other\n    key: ${OLD}\n`);
   const server = spawnServer({ API_KEYS_FILE: file });
   t.equal(await server.exited, 1);
-  t.match(server.output(), new RegExp(`petstore: cannot start: API_KEYS_FILE ${file} line 4: entry 2: the same key as an earlier entry \\(client app\\)`));
+  t.match(
+    server.output(),
+    new RegExp(
+      `petstore: cannot start: API_KEYS_FILE ${file} line 4: entry 2: the same key as an earlier entry \\(client app\\)`,
+    ),
+  );
   t.notMatch(server.output(), OLD);
   const missing = spawnServer({ API_KEYS_FILE: join(file, 'missing.yaml') });
   t.equal(await missing.exited, 1);
@@ -111,13 +127,22 @@ t.test('an unusable file at reload keeps the keys in use, says why, and shows in
   const server = await startServer({ API_KEYS_FILE: file, METRICS_PORT: String(metricsPort), LOG_LEVEL: 'info' });
   t.teardown(() => stop(server));
   const metrics = async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  t.match(await metrics(), /^petstore_api_keys_expiring\{client="soon"\} 1$/m, 'the client whose key expires within 14 days, by name');
+  t.match(
+    await metrics(),
+    /^petstore_api_keys_expiring\{client="soon"\} 1$/m,
+    'the client whose key expires within 14 days, by name',
+  );
   t.notMatch(await metrics(), /petstore_api_keys_expiring\{client="app"\}/);
   t.match(await metrics(), /^petstore_api_keys_file_unusable 0$/m);
 
   writeFileSync(file, keysFile(entry('app', OLD), '  - client: bad\n    sha256: nothex\n'));
   server.child.kill('SIGHUP');
-  await until('the reload failure logged', async () => /line 5: entry 2: sha256 must be 64 lower-case hex digits; the keys in use are kept/.test(server.output()), 5_000);
+  await until(
+    'the reload failure logged',
+    async () =>
+      /line 5: entry 2: sha256 must be 64 lower-case hex digits; the keys in use are kept/.test(server.output()),
+    5_000,
+  );
   t.equal(await status(server.port, OLD), 200, 'the keys in use still serve');
   t.equal(await status(server.port, NEW), 200);
   t.match(await metrics(), /^petstore_api_keys_file_unusable 1$/m);
@@ -134,12 +159,20 @@ t.test('SIGHUP with API_KEYS: nothing to reload, and the process goes on', async
   const server = await startServer({ API_KEYS: OLD, LOG_LEVEL: 'info' });
   t.teardown(() => stop(server));
   server.child.kill('SIGHUP');
-  await until('the SIGHUP logged', async () => /nothing to reload: the keys come from API_KEYS/.test(server.output()), 5_000);
+  await until(
+    'the SIGHUP logged',
+    async () => /nothing to reload: the keys come from API_KEYS/.test(server.output()),
+    5_000,
+  );
   t.equal(await status(server.port, OLD), 200);
 });
 
 t.test("npm run key's output, used as written: the key works with its roles, and the entry holds no key", async (t) => {
-  const { stdout } = await promisify(execFile)('npm', ['run', '-s', 'key', '--', '--client', 'reporting', '--roles', 'pets:read', '--expires', '2099-01-31'], { cwd: PROJECT_ROOT });
+  const { stdout } = await promisify(execFile)(
+    'npm',
+    ['run', '-s', 'key', '--', '--client', 'reporting', '--roles', 'pets:read', '--expires', '2099-01-31'],
+    { cwd: PROJECT_ROOT },
+  );
   const key = /^ {2}([A-Za-z0-9_-]{43})$/m.exec(stdout)?.[1];
   t.ok(key, 'a key of 32 random bytes, base64url');
   const entryText = stdout.slice(stdout.indexOf('  - client:'));
@@ -151,6 +184,8 @@ t.test("npm run key's output, used as written: the key works with its roles, and
   t.teardown(() => stop(server));
   t.equal(await status(server.port, key!), 200, 'it lists');
   t.equal(await status(server.port, key!, 'POST'), 403, 'and lacks pets:write');
-  const again = await promisify(execFile)('npm', ['run', '-s', 'key', '--', '--client', 'reporting'], { cwd: PROJECT_ROOT });
+  const again = await promisify(execFile)('npm', ['run', '-s', 'key', '--', '--client', 'reporting'], {
+    cwd: PROJECT_ROOT,
+  });
   t.not(/^ {2}([A-Za-z0-9_-]{43})$/m.exec(again.stdout)?.[1], key, 'each run makes a new key');
 });

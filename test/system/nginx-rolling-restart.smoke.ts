@@ -47,7 +47,15 @@ interface Instance {
 async function startInstance(dir: string, port: number, databaseUrl: string): Promise<Instance> {
   const log = openSync(join(dir, `instance-${port}.log`), 'a');
   const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'server.js')], {
-    env: { PATH: process.env['PATH'], API_KEYS: `load:${KEY}`, DATABASE_URL: databaseUrl, PORT: String(port), METRICS_PORT: 'off', SHUTDOWN_DRAIN_MS: String(DEFAULT_DRAIN_MS), LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env['PATH'],
+      API_KEYS: `load:${KEY}`,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      METRICS_PORT: 'off',
+      SHUTDOWN_DRAIN_MS: String(DEFAULT_DRAIN_MS),
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', log, log],
   });
   closeSync(log);
@@ -75,7 +83,11 @@ function startLoad(base: string) {
 
   const attempt = async (method: string, path: string, headers: Record<string, string> = {}, body?: string) => {
     try {
-      const response = await fetch(`${base}${path}`, { method, headers: { ...AUTH, ...headers }, ...(body === undefined ? {} : { body }) });
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { ...AUTH, ...headers },
+        ...(body === undefined ? {} : { body }),
+      });
       return { status: response.status, text: await response.text() };
     } catch (error) {
       return { status: 0, text: String((error as Error).cause ?? error) };
@@ -97,11 +109,22 @@ function startLoad(base: string) {
         const name = `load-${number}-${sequence}-${randomBytes(4).toString('hex')}`;
         const key = `key-${name}`;
         const body = JSON.stringify({ name, categoryId: number });
-        let answer = await attempt('POST', '/v1/pets', { 'content-type': 'application/json', 'idempotency-key': `"${key}"` }, body);
-        if (answer.status !== 201) counts.failedFirstAttempts.push(`POST /v1/pets (${key}): ${answer.status} ${answer.text.slice(0, 200)}`);
+        let answer = await attempt(
+          'POST',
+          '/v1/pets',
+          { 'content-type': 'application/json', 'idempotency-key': `"${key}"` },
+          body,
+        );
+        if (answer.status !== 201)
+          counts.failedFirstAttempts.push(`POST /v1/pets (${key}): ${answer.status} ${answer.text.slice(0, 200)}`);
         for (let retry = 0; answer.status !== 201 && retry < 100; retry++) {
           await sleep(100);
-          answer = await attempt('POST', '/v1/pets', { 'content-type': 'application/json', 'idempotency-key': `"${key}"` }, body);
+          answer = await attempt(
+            'POST',
+            '/v1/pets',
+            { 'content-type': 'application/json', 'idempotency-key': `"${key}"` },
+            body,
+          );
         }
         if (answer.status !== 201) throw new Error(`a keyed create never succeeded: ${answer.status} ${answer.text}`);
         const { id } = JSON.parse(answer.text.replace(/"id":(\d+)/, '"id":"$1"')) as { id: string };
@@ -180,14 +203,20 @@ async function allPets(port: number): Promise<{ id: string; name: string }[]> {
 function lostAndDoubled(pets: { id: string; name: string }[], acknowledged: Map<string, { id: string }>) {
   const byName = new Map<string, string[]>();
   for (const pet of pets) byName.set(pet.name, [...(byName.get(pet.name) ?? []), pet.id]);
-  const lost = [...acknowledged].filter(([name, { id }]) => !(byName.get(name) ?? []).includes(id)).map(([name]) => name);
+  const lost = [...acknowledged]
+    .filter(([name, { id }]) => !(byName.get(name) ?? []).includes(id))
+    .map(([name]) => name);
   const doubled = [...byName].filter(([, found]) => found.length > 1).map(([name]) => name);
   return { lost, doubled };
 }
 
 function nginxRetries(dir: string) {
-  const access = readFileSync(join(dir, 'logs', 'access.log'), 'utf8').split('\n').filter(Boolean);
-  const errors = readFileSync(join(dir, 'logs', 'error.log'), 'utf8').split('\n').filter(Boolean);
+  const access = readFileSync(join(dir, 'logs', 'access.log'), 'utf8')
+    .split('\n')
+    .filter(Boolean);
+  const errors = readFileSync(join(dir, 'logs', 'error.log'), 'utf8')
+    .split('\n')
+    .filter(Boolean);
   return {
     requests: access.length,
     retried: access.filter((line) => /upstream=\S+, /.test(line)).length,
@@ -237,10 +266,14 @@ t.test('nginx in front of three instances: a rolling restart under load, then a 
   await sleep(1_000);
   const rolling = load.take();
   const rollingSeconds = (Date.now() - started) / 1000;
-  t.comment(`rolling restart of 3 instances (drain ${DEFAULT_DRAIN_MS} ms each, the first replacement's migration held ${MIGRATION_HELD_MS} ms): ${rolling.requests} requests in ${rollingSeconds.toFixed(0)} s, ${rolling.failedFirstAttempts.length} failed at the first attempt`);
+  t.comment(
+    `rolling restart of 3 instances (drain ${DEFAULT_DRAIN_MS} ms each, the first replacement's migration held ${MIGRATION_HELD_MS} ms): ${rolling.requests} requests in ${rollingSeconds.toFixed(0)} s, ${rolling.failedFirstAttempts.length} failed at the first attempt`,
+  );
   t.same(rolling.failedFirstAttempts, [], 'no request failed at its first attempt');
   const afterRolling = nginxRetries(dir);
-  t.comment(`nginx: ${afterRolling.retried} requests retried on another instance (${afterRolling.refused} connections refused, ${afterRolling.resets} reset)`);
+  t.comment(
+    `nginx: ${afterRolling.retried} requests retried on another instance (${afterRolling.refused} connections refused, ${afterRolling.resets} reset)`,
+  );
   const clientRolling = clientLoad.take();
   const bareRolling = nginxRetries(bare);
   t.comment(
@@ -258,37 +291,63 @@ t.test('nginx in front of three instances: a rolling restart under load, then a 
   instances[1] = await startInstance(dir, victim.port, databaseUrl);
   await sleep(2_000);
   const killed = load.take();
-  t.comment(`SIGKILL of one instance: ${killed.requests} requests, ${killed.failedFirstAttempts.length} failed at the first attempt${killed.failedFirstAttempts.length > 0 ? `: ${killed.failedFirstAttempts.slice(0, 5).join('; ')}` : ''}`);
+  t.comment(
+    `SIGKILL of one instance: ${killed.requests} requests, ${killed.failedFirstAttempts.length} failed at the first attempt${killed.failedFirstAttempts.length > 0 ? `: ${killed.failedFirstAttempts.slice(0, 5).join('; ')}` : ''}`,
+  );
   const afterKill = nginxRetries(dir);
-  t.comment(`nginx since: ${afterKill.retried - afterRolling.retried} requests retried (${afterKill.refused - afterRolling.refused} refused, ${afterKill.resets - afterRolling.resets} reset)`);
+  t.comment(
+    `nginx since: ${afterKill.retried - afterRolling.retried} requests retried (${afterKill.refused - afterRolling.refused} refused, ${afterKill.resets - afterRolling.resets} reset)`,
+  );
 
   const clientKilled = clientLoad.take();
-  t.comment(`SIGKILL, through the client: ${clientKilled.calls} creates, ${clientKilled.retried} retried, ${clientKilled.failures.length} failed at the caller${clientKilled.failures.length > 0 ? `: ${clientKilled.failures.slice(0, 3).join('; ')}` : ''}`);
+  t.comment(
+    `SIGKILL, through the client: ${clientKilled.calls} creates, ${clientKilled.retried} retried, ${clientKilled.failures.length} failed at the caller${clientKilled.failures.length > 0 ? `: ${clientKilled.failures.slice(0, 3).join('; ')}` : ''}`,
+  );
 
   await load.stop();
   await clientLoad.stop();
   const everyPet = await allPets(instances[0]!.port);
   const clientPets = everyPet.filter((pet) => pet.name.startsWith('client-'));
   const client = lostAndDoubled(clientPets, clientLoad.acknowledged);
-  t.comment(`${clientLoad.acknowledged.size} creates through the client acknowledged; ${clientPets.length} of their pets stored`);
+  t.comment(
+    `${clientLoad.acknowledged.size} creates through the client acknowledged; ${clientPets.length} of their pets stored`,
+  );
   t.same(client.lost, [], 'no pet the client was told about is lost');
   t.same(client.doubled, [], 'none is stored twice');
-  t.equal(clientPets.length, clientLoad.acknowledged.size, 'every pet stored through that nginx is one the client was told about');
+  t.equal(
+    clientPets.length,
+    clientLoad.acknowledged.size,
+    'every pet stored through that nginx is one the client was told about',
+  );
   const pets = everyPet.filter((pet) => !pet.name.startsWith('client-'));
   const { lost, doubled } = lostAndDoubled(pets, load.acknowledged);
   t.comment(`${load.acknowledged.size} keyed creates acknowledged; ${pets.length} pets stored`);
-  const forced = readdirSync(dir).filter((file) => file.startsWith('instance-') && readFileSync(join(dir, file), 'utf8').includes('connections still open'));
-  t.same(forced, [], 'every instance saw its connections end on their own after its drain: nginx closed its idle ones first');
+  const forced = readdirSync(dir).filter(
+    (file) => file.startsWith('instance-') && readFileSync(join(dir, file), 'utf8').includes('connections still open'),
+  );
+  t.same(
+    forced,
+    [],
+    'every instance saw its connections end on their own after its drain: nginx closed its idle ones first',
+  );
   t.same(lost, [], 'no acknowledged pet lost');
   t.same(doubled, [], 'no keyed create made twice');
   t.equal(pets.length, load.acknowledged.size, 'every stored pet is one a client was told about');
 
   // What nginx answers itself reads as the service's answers do.
   const base = `http://127.0.0.1:${listen}`;
-  const tooLarge = await fetch(`${base}/v1/pets`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(17_000), categoryId: 1 }) });
+  const tooLarge = await fetch(`${base}/v1/pets`, {
+    method: 'POST',
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'x'.repeat(17_000), categoryId: 1 }),
+  });
   t.equal(tooLarge.status, 413);
   t.equal(tooLarge.headers.get('content-type'), 'application/json; charset=utf-8');
-  t.same(await tooLarge.json(), { code: 'PAYLOAD_TOO_LARGE', message: 'The body is larger than 16384 bytes.', status: 413 }, 'the body limit, in the service\'s words');
+  t.same(
+    await tooLarge.json(),
+    { code: 'PAYLOAD_TOO_LARGE', message: 'The body is larger than 16384 bytes.', status: 413 },
+    "the body limit, in the service's words",
+  );
   for (const instance of instances) {
     instance.child.kill('SIGINT');
     await instance.exited;
@@ -297,5 +356,9 @@ t.test('nginx in front of three instances: a rolling restart under load, then a 
   t.equal(none.status, 503, 'no instance answers: 503, not a 502 the API does not document');
   t.equal(none.headers.get('retry-after'), '2');
   t.equal(none.headers.get('cache-control'), 'no-store');
-  t.same(await none.json(), { code: 'SERVICE_UNAVAILABLE', message: 'The pet store is unavailable for a moment; retry after 2 seconds.', status: 503 });
+  t.same(await none.json(), {
+    code: 'SERVICE_UNAVAILABLE',
+    message: 'The pet store is unavailable for a moment; retry after 2 seconds.',
+    status: 503,
+  });
 });

@@ -6,7 +6,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
 import { API_KEY } from '../helpers/build-app.js';
-import { holdMigrations, SECRET_PASSWORD, startTestDatabase, whyNoPostgres, withPassword } from '../helpers/postgres.js';
+import {
+  holdMigrations,
+  SECRET_PASSWORD,
+  startTestDatabase,
+  whyNoPostgres,
+  withPassword,
+} from '../helpers/postgres.js';
 import { nextTarget } from '../../src/contract/next-link.js';
 import { RETRY_AFTER_SECONDS } from '../../src/errors/api-errors.js';
 import { spawnServer, startReadyServer, type Running } from '../helpers/server-process.js';
@@ -18,18 +24,22 @@ t.setTimeout(180_000);
 
 const AUTH = { authorization: `Bearer ${API_KEY}` };
 
-const instance = (t: Test, url: string): Promise<Running> => startReadyServer(t, { API_KEYS: API_KEY, DATABASE_URL: url, LOG_LEVEL: 'info' });
+const instance = (t: Test, url: string): Promise<Running> =>
+  startReadyServer(t, { API_KEYS: API_KEY, DATABASE_URL: url, LOG_LEVEL: 'info' });
 
 const create = (port: number, index: number) =>
   fetch(`http://127.0.0.1:${port}/v1/pets`, {
     method: 'POST',
     headers: { ...AUTH, 'content-type': 'application/json' },
     body: JSON.stringify({ name: `pet ${index}`, categoryId: index, ...(index % 2 === 0 ? { status: 'sold' } : {}) }),
-  }).then(async (response) => ({ status: response.status, body: await response.json() as Record<string, unknown> }), () => undefined);
+  }).then(
+    async (response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown> }),
+    () => undefined,
+  );
 
 async function allPets(port: number): Promise<Record<string, unknown>[]> {
   const pets: Record<string, unknown>[] = [];
-  for (let path: string | undefined = '/v1/pets?limit=100'; path !== undefined; ) {
+  for (let path: string | undefined = '/v1/pets?limit=100'; path !== undefined;) {
     const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: AUTH });
     pets.push(...((await response.json()) as Record<string, unknown>[]));
     path = nextTarget(response.headers.get('link'));
@@ -58,35 +68,69 @@ t.test('every pet answered 201 survives a SIGKILL mid-load, unchanged', { skip }
   const second = await instance(t, url);
   const stored = new Map((await allPets(second.port)).map((pet) => [String(pet['id']), pet]));
   t.ok(answered.length >= 300, `${answered.length} creates answered 201 before the kill`);
-  t.same(answered.filter((pet) => JSON.stringify(stored.get(String(pet['id']))) !== JSON.stringify(pet)), [], 'every one of them is stored, as answered');
-  t.ok(stored.size >= answered.length, `${stored.size} pets stored (creates in flight at the kill may have been stored unanswered)`);
+  t.same(
+    answered.filter((pet) => JSON.stringify(stored.get(String(pet['id']))) !== JSON.stringify(pet)),
+    [],
+    'every one of them is stored, as answered',
+  );
+  t.ok(
+    stored.size >= answered.length,
+    `${stored.size} pets stored (creates in flight at the kill may have been stored unanswered)`,
+  );
   t.notMatch(first.output() + second.output(), API_KEY, 'no key in the logs');
   t.notMatch(first.output() + second.output(), SECRET_PASSWORD, 'no database password in the logs');
-  t.match(first.output(), /pets are kept in PostgreSQL at 127\.0\.0\.1:\d+\/\w+"/, 'the log names where, without credentials');
+  t.match(
+    first.output(),
+    /pets are kept in PostgreSQL at 127\.0\.0\.1:\d+\/\w+"/,
+    'the log names where, without credentials',
+  );
 });
 
-t.test('several instances on one database: distinct ids, and each reads what the others created', { skip }, async (t) => {
-  const url = await database!.freshSchema();
-  // Started together on an empty schema: they take turns migrating, and all come up.
-  const instances = await Promise.all([instance(t, url), instance(t, url), instance(t, url)]);
-  const created = await Promise.all(Array.from({ length: 150 }, (_, index) => create(instances[index % 3]!.port, index)));
-  t.same(created.map((result) => result?.status), created.map(() => 201), 'all 150 creates answered 201');
-  const ids = created.map((result) => String(result!.body['id']));
-  t.equal(new Set(ids).size, 150, 'the ids are distinct across instances');
-  for (const [index, server] of instances.entries()) {
-    const listed = await allPets(server.port);
-    t.same(listed.map((pet) => String(pet['id'])).sort(), [...ids].sort(), `instance ${index + 1} lists every pet, through its next links`);
-    const one = created[(index + 1) % 150]!.body;
-    const read = await fetch(`http://127.0.0.1:${server.port}/v1/pets/${String(one['id'])}`, { headers: AUTH });
-    t.same(await read.json(), one, `instance ${index + 1} reads a pet another instance created`);
-  }
-  // Each instance logs what it applied; lines reach the output in blocks (up to a second later), so wait for all three.
-  const appliedBy = (server: Running) => /"applied":\[([\d,]*)\]/.exec(server.output())?.[1];
-  for (let tries = 0; tries < 50 && instances.some((server) => appliedBy(server) === undefined); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
-  const applied = instances.map(appliedBy);
-  t.ok(applied.every((versions) => versions !== undefined), `each instance logged what it applied (${JSON.stringify(applied)})`);
-  t.equal(applied.filter((versions) => versions !== '').length, 1, `exactly one instance applied the migrations (${JSON.stringify(applied)})`);
-});
+t.test(
+  'several instances on one database: distinct ids, and each reads what the others created',
+  { skip },
+  async (t) => {
+    const url = await database!.freshSchema();
+    // Started together on an empty schema: they take turns migrating, and all come up.
+    const instances = await Promise.all([instance(t, url), instance(t, url), instance(t, url)]);
+    const created = await Promise.all(
+      Array.from({ length: 150 }, (_, index) => create(instances[index % 3]!.port, index)),
+    );
+    t.same(
+      created.map((result) => result?.status),
+      created.map(() => 201),
+      'all 150 creates answered 201',
+    );
+    const ids = created.map((result) => String(result!.body['id']));
+    t.equal(new Set(ids).size, 150, 'the ids are distinct across instances');
+    for (const [index, server] of instances.entries()) {
+      const listed = await allPets(server.port);
+      t.same(
+        listed.map((pet) => String(pet['id'])).sort(),
+        [...ids].sort(),
+        `instance ${index + 1} lists every pet, through its next links`,
+      );
+      const one = created[(index + 1) % 150]!.body;
+      const read = await fetch(`http://127.0.0.1:${server.port}/v1/pets/${String(one['id'])}`, { headers: AUTH });
+      t.same(await read.json(), one, `instance ${index + 1} reads a pet another instance created`);
+    }
+    // Each instance logs what it applied; lines reach the output in blocks (up to a second later), so wait for all
+    // three.
+    const appliedBy = (server: Running) => /"applied":\[([\d,]*)\]/.exec(server.output())?.[1];
+    for (let tries = 0; tries < 50 && instances.some((server) => appliedBy(server) === undefined); tries++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const applied = instances.map(appliedBy);
+    t.ok(
+      applied.every((versions) => versions !== undefined),
+      `each instance logged what it applied (${JSON.stringify(applied)})`,
+    );
+    t.equal(
+      applied.filter((versions) => versions !== '').length,
+      1,
+      `exactly one instance applied the migrations (${JSON.stringify(applied)})`,
+    );
+  },
+);
 
 const createWithKey = (port: number, key: string, index: number) =>
   fetch(`http://127.0.0.1:${port}/v1/pets`, {
@@ -94,7 +138,11 @@ const createWithKey = (port: number, key: string, index: number) =>
     headers: { ...AUTH, 'content-type': 'application/json', 'idempotency-key': `"${key}"` },
     body: JSON.stringify({ name: `pet ${index}`, categoryId: index }),
   }).then(
-    async (response) => ({ status: response.status, replayed: response.headers.get('idempotent-replayed'), body: (await response.json()) as Record<string, unknown> }),
+    async (response) => ({
+      status: response.status,
+      replayed: response.headers.get('idempotent-replayed'),
+      body: (await response.json()) as Record<string, unknown>,
+    }),
     () => undefined,
   );
 
@@ -102,14 +150,32 @@ t.test('concurrent retries with one Idempotency-Key through two instances create
   const url = await database!.freshSchema();
   const instances = await Promise.all([instance(t, url), instance(t, url)]);
   for (const round of [1, 2, 3]) {
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, index) => createWithKey(instances[index % 2]!.port, `key-${round}`, round)));
-    t.same(answers.map((answer) => answer?.status), answers.map(() => 201), `round ${round}: all 30 answered 201`);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, index) => createWithKey(instances[index % 2]!.port, `key-${round}`, round)),
+    );
+    t.same(
+      answers.map((answer) => answer?.status),
+      answers.map(() => 201),
+      `round ${round}: all 30 answered 201`,
+    );
     t.equal(answers.filter((answer) => answer!.replayed === null).length, 1, `round ${round}: one created the pet`);
-    t.equal(answers.filter((answer) => answer!.replayed === 'true').length, 29, `round ${round}: the other 29 replayed it`);
-    t.equal(new Set(answers.map((answer) => JSON.stringify(answer!.body))).size, 1, `round ${round}: all with the same pet`);
+    t.equal(
+      answers.filter((answer) => answer!.replayed === 'true').length,
+      29,
+      `round ${round}: the other 29 replayed it`,
+    );
+    t.equal(
+      new Set(answers.map((answer) => JSON.stringify(answer!.body))).size,
+      1,
+      `round ${round}: all with the same pet`,
+    );
   }
   const pets = await allPets(instances[0]!.port);
-  t.same(pets.map((pet) => pet['name']), ['pet 1', 'pet 2', 'pet 3'], 'three keys, three pets');
+  t.same(
+    pets.map((pet) => pet['name']),
+    ['pet 1', 'pet 2', 'pet 3'],
+    'three keys, three pets',
+  );
 });
 
 t.test('keyed creates killed mid-load and retried after the restart: no pet lost, none twice', { skip }, async (t) => {
@@ -152,15 +218,25 @@ t.test('keyed creates killed mid-load and retried after the restart: no pet lost
   // A retry of an answered request replays what was answered.
   for (const index of [0, 1, 2, 150, 299]) {
     const retry = await createWithKey(second.port, `crash-${index}`, index);
-    t.same([retry?.replayed, retry?.body], ['true', answered.get(index)], `request ${index}, answered before the kill, replays`);
+    t.same(
+      [retry?.replayed, retry?.body],
+      ['true', answered.get(index)],
+      `request ${index}, answered before the kill, replays`,
+    );
   }
   const stored = await allPets(second.port);
   const names = stored.map((pet) => String(pet['name']));
   t.equal(new Set(names).size, names.length, `no pet stored twice (${stored.length} pets)`);
   t.equal(stored.length, sent, `one pet for each of the ${sent} keys`);
   const byId = new Map(stored.map((pet) => [String(pet['id']), pet]));
-  t.same([...answered.values()].filter((pet) => JSON.stringify(byId.get(String(pet['id']))) !== JSON.stringify(pet)), [], 'every answer, before and after, is a stored pet, as answered');
-  t.comment(`${replayed} of the ${lost.length} lost answers were for pets stored before the kill: their retries replayed (${unavailable} retries answered 503 first)`);
+  t.same(
+    [...answered.values()].filter((pet) => JSON.stringify(byId.get(String(pet['id']))) !== JSON.stringify(pet)),
+    [],
+    'every answer, before and after, is a stored pet, as answered',
+  );
+  t.comment(
+    `${replayed} of the ${lost.length} lost answers were for pets stored before the kill: their retries replayed (${unavailable} retries answered 503 first)`,
+  );
 });
 
 const RETRYING = 'cannot bring the database schema up to date yet';
@@ -170,7 +246,11 @@ async function untilOutput(server: Omit<Running, 'port'>, text: string) {
   if (!server.output().includes(text)) throw new Error(`no "${text}" in: ${server.output()}`);
 }
 
-const refused = (port: number) => fetch(`http://127.0.0.1:${port}/health/live`).then(() => false, () => true);
+const refused = (port: number) =>
+  fetch(`http://127.0.0.1:${port}/health/live`).then(
+    () => false,
+    () => true,
+  );
 
 // A proxy without active health checks (nginx, as deploy/ ships it) sends requests to any port that
 // accepts connections: an instance listening before it can serve would answer them 503 (issue 39).
@@ -179,13 +259,22 @@ t.test('the port opens only once the schema is current: the first request to it 
   const release = await holdMigrations(url);
   const port = await freePort();
   // A short time limit, so that the migration's wait for the lock fails and is retried within the test.
-  const server = spawnServer({ API_KEYS: API_KEY, DATABASE_URL: url, DATABASE_TIMEOUT_MS: '300', PORT: String(port), LOG_LEVEL: 'info' });
+  const server = spawnServer({
+    API_KEYS: API_KEY,
+    DATABASE_URL: url,
+    DATABASE_TIMEOUT_MS: '300',
+    PORT: String(port),
+    LOG_LEVEL: 'info',
+  });
   t.teardown(() => {
     server.child.kill('SIGKILL');
     return server.exited;
   });
   await untilOutput(server, RETRYING);
-  t.ok(await refused(port), 'while the schema cannot be brought up to date, connections are refused (a proxy retries them elsewhere)');
+  t.ok(
+    await refused(port),
+    'while the schema cannot be brought up to date, connections are refused (a proxy retries them elsewhere)',
+  );
   t.notMatch(server.output(), /Server listening/, 'and the service says it does not listen yet');
   await release();
   await untilOutput(server, 'Server listening');
@@ -193,7 +282,10 @@ t.test('the port opens only once the schema is current: the first request to it 
   t.equal(first.status, 200, 'the first API request after the port opened is served');
   t.equal((await fetch(`http://127.0.0.1:${port}/health/ready`)).status, 200, 'and the instance is ready');
   const current = server.output().indexOf('the database schema is current');
-  t.ok(current >= 0 && current < server.output().indexOf('Server listening'), 'the schema is current before the port opens');
+  t.ok(
+    current >= 0 && current < server.output().indexOf('Server listening'),
+    'the schema is current before the port opens',
+  );
 });
 
 t.test('SIGTERM before the port opened: the instance exits at once, with no drain', { skip }, async (t) => {
@@ -201,7 +293,14 @@ t.test('SIGTERM before the port opened: the instance exits at once, with no drai
   const release = await holdMigrations(url);
   t.teardown(release);
   const port = await freePort();
-  const server = spawnServer({ API_KEYS: API_KEY, DATABASE_URL: url, DATABASE_TIMEOUT_MS: '300', PORT: String(port), SHUTDOWN_DRAIN_MS: '60000', LOG_LEVEL: 'info' });
+  const server = spawnServer({
+    API_KEYS: API_KEY,
+    DATABASE_URL: url,
+    DATABASE_TIMEOUT_MS: '300',
+    PORT: String(port),
+    SHUTDOWN_DRAIN_MS: '60000',
+    LOG_LEVEL: 'info',
+  });
   t.teardown(() => {
     server.child.kill('SIGKILL');
     return server.exited;

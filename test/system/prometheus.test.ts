@@ -41,14 +41,18 @@ async function knownRequests({ base }: Instance): Promise<void> {
   const call = async (method: string, path: string, key?: string, body?: unknown) => {
     const response = await fetch(`${base}${path}`, {
       method,
-      headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     await response.arrayBuffer();
     return response.status;
   };
   const created = [];
-  for (const name of ['Rex', 'Tom', 'Kit']) created.push(await call('POST', '/v1/pets', MOBILE, { name, categoryId: 1 }));
+  for (const name of ['Rex', 'Tom', 'Kit'])
+    created.push(await call('POST', '/v1/pets', MOBILE, { name, categoryId: 1 }));
   const answers = [
     ...created,
     await call('POST', '/v1/pets', MOBILE, { name: 'Rex' }),
@@ -63,7 +67,8 @@ async function knownRequests({ base }: Instance): Promise<void> {
     await call('GET', '/v1/pets'),
     await call('GET', '/v1/pets/1', `${MOBILE}x`),
   ];
-  if (answers.join() !== '201,201,201,400,200,200,200,200,404,200,200,200,401,401') throw new Error(`unexpected answers ${answers.join()}`);
+  if (answers.join() !== '201,201,201,400,200,200,200,200,404,200,200,200,401,401')
+    throw new Error(`unexpected answers ${answers.join()}`);
 }
 
 const byLabels = (samples: { labels: Record<string, string>; value: number }[], names: string[]) =>
@@ -74,7 +79,10 @@ async function checkCounts(t: Test, prometheus: Prometheus, instance: Instance) 
   await prometheus.until(`sum(http_server_request_duration_seconds_count{${where}})`, 14);
   const labels = ['http_request_method', 'http_route', 'http_response_status_code', 'operation_id'];
   t.same(
-    byLabels(await prometheus.query(`sum by (${labels.join(', ')}) (http_server_request_duration_seconds_count{${where}})`), labels),
+    byLabels(
+      await prometheus.query(`sum by (${labels.join(', ')}) (http_server_request_duration_seconds_count{${where}})`),
+      labels,
+    ),
     {
       'POST /v1/pets 201 createPet': 3,
       'POST /v1/pets 400 createPet': 1,
@@ -87,20 +95,32 @@ async function checkCounts(t: Test, prometheus: Prometheus, instance: Instance) 
     `${instance.name}: every request, by method, route, status and operation`,
   );
   t.same(
-    byLabels(await prometheus.query(`sum by (operation_id, client) (petstore_deprecated_operation_requests_total{${where}})`), ['operation_id', 'client']),
+    byLabels(
+      await prometheus.query(`sum by (operation_id, client) (petstore_deprecated_operation_requests_total{${where}})`),
+      ['operation_id', 'client'],
+    ),
     { 'getPet mobile-app': 3, 'getPet billing': 1, [`getPet ${unnamedClientOf(UNNAMED)}`]: 1 },
     `${instance.name}: deprecated calls per client; the call with a wrong key is not one`,
   );
-  const p99 = (await prometheus.value(`histogram_quantile(0.99, sum by (le) (http_server_request_duration_seconds_bucket{${where}, operation_id="createPet"}))`))!;
+  const p99 = (await prometheus.value(
+    `histogram_quantile(0.99, sum by (le) (http_server_request_duration_seconds_bucket{${where}, operation_id="createPet"}))`,
+  ))!;
   t.ok(p99 > 0 && p99 <= 10, `${instance.name}: a p99 from the buckets, in seconds (${p99})`);
   t.ok((await prometheus.value(`process_resident_memory_bytes{${where}}`))! > 0, 'runtime metrics');
-  t.equal(await prometheus.value(`nodejs_eventloop_lag_p99_seconds{${where}} >= 0`) !== undefined, true, 'event-loop delay');
+  t.equal(
+    (await prometheus.value(`nodejs_eventloop_lag_p99_seconds{${where}} >= 0`)) !== undefined,
+    true,
+    'event-loop delay',
+  );
 }
 
 async function checkNoSecrets(t: Test, instance: Instance) {
   const text = await (await fetch(`http://${instance.metrics}/metrics`)).text();
   // Request lines are written in blocks, at the latest a second after they were logged.
-  for (const deadline = Date.now() + 10_000; !instance.server.output().includes('"status":401') && Date.now() < deadline; ) {
+  for (
+    const deadline = Date.now() + 10_000;
+    !instance.server.output().includes('"status":401') && Date.now() < deadline;
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const logs = instance.server.output();
@@ -124,9 +144,15 @@ t.test('Prometheus scrapes exact counts per operation, status and client, in mem
   if (whyNoPrometheus(t) !== undefined) return;
   const memory = await startInstance(t, 'in memory');
   const database = await startTestDatabase(t);
-  const postgres = database === undefined ? undefined : await startInstance(t, 'PostgreSQL', { DATABASE_URL: await database.freshSchema() });
+  const postgres =
+    database === undefined
+      ? undefined
+      : await startInstance(t, 'PostgreSQL', { DATABASE_URL: await database.freshSchema() });
   const instances = postgres === undefined ? [memory] : [memory, postgres];
-  const prometheus = await startPrometheus(t, instances.map(({ metrics }) => metrics));
+  const prometheus = await startPrometheus(
+    t,
+    instances.map(({ metrics }) => metrics),
+  );
   await prometheus.until(`count(up{job="petstore"} == 1)`, instances.length);
 
   for (const instance of instances) await knownRequests(instance);
@@ -135,13 +161,34 @@ t.test('Prometheus scrapes exact counts per operation, status and client, in mem
   if (postgres !== undefined) {
     const where = `instance="${postgres.metrics}"`;
     t.same(
-      byLabels(await prometheus.query(`sum by (db_operation_name, error_type) (db_client_operation_duration_seconds_count{${where}})`), ['db_operation_name', 'error_type']),
-      { 'create-pet ': 3, 'list-pets ': 2, 'list-pets-by-status ': 1, 'get-pet ': 5, 'purge-idempotency-keys ': 1, 'purge-change-keys ': 1, 'purge-pet-events ': 1 },
+      byLabels(
+        await prometheus.query(
+          `sum by (db_operation_name, error_type) (db_client_operation_duration_seconds_count{${where}})`,
+        ),
+        ['db_operation_name', 'error_type'],
+      ),
+      {
+        'create-pet ': 3,
+        'list-pets ': 2,
+        'list-pets-by-status ': 1,
+        'get-pet ': 5,
+        'purge-idempotency-keys ': 1,
+        'purge-change-keys ': 1,
+        'purge-pet-events ': 1,
+      },
       'one statement per operation that reached the store, by name, and the purge an instance runs once its schema is current',
     );
     t.equal(await prometheus.value(`db_client_connection_max{${where}}`), 10, 'DATABASE_POOL_MAX');
-    t.equal(await prometheus.value(`sum(db_client_connection_count{${where}})`) !== undefined, true, 'pool connections by state');
-    t.equal(await prometheus.value(`db_client_connection_pending_requests{${where}}`), 0, 'nothing waits for a connection at rest');
+    t.equal(
+      (await prometheus.value(`sum(db_client_connection_count{${where}})`)) !== undefined,
+      true,
+      'pool connections by state',
+    );
+    t.equal(
+      await prometheus.value(`db_client_connection_pending_requests{${where}}`),
+      0,
+      'nothing waits for a connection at rest',
+    );
   }
   for (const instance of instances) await checkNoSecrets(t, instance);
 
@@ -161,5 +208,10 @@ t.test('Prometheus scrapes exact counts per operation, status and client, in mem
   await unknown(100);
   await prometheus.until(`sum(http_server_request_duration_seconds_count{instance="${memory.metrics}"})`, 115);
   t.equal(await prometheus.value(series), known + 19, 'a hundred random unknown paths after it: no new series');
-  t.equal(await prometheus.value(`sum(http_server_request_duration_seconds_count{instance="${memory.metrics}", http_route="", http_response_status_code="404"})`), 101);
+  t.equal(
+    await prometheus.value(
+      `sum(http_server_request_duration_seconds_count{instance="${memory.metrics}", http_route="", http_response_status_code="404"})`,
+    ),
+    101,
+  );
 });

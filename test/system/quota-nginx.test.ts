@@ -26,12 +26,22 @@ if (noNginx !== undefined) {
     const database = await startTestDatabase(t);
     if (database === undefined) return;
     const databaseUrl = await database.freshSchema();
-    const dir = t.testdir({ 'keys.yaml': `keys:\n  - client: metered\n    key: ${KEY}\nquotas:\n  clients:\n    metered: ${QUOTA}/1s\n` });
+    const dir = t.testdir({
+      'keys.yaml': `keys:\n  - client: metered\n    key: ${KEY}\nquotas:\n  clients:\n    metered: ${QUOTA}/1s\n`,
+    });
     const ports = [await freePort(), await freePort(), await freePort()];
     for (const port of ports) {
       const log = openSync(join(dir, `instance-${port}.log`), 'a');
       const child = spawn(process.execPath, [join(PROJECT_ROOT, 'dist', 'server.js')], {
-        env: { PATH: process.env['PATH'], API_KEYS_FILE: join(dir, 'keys.yaml'), DATABASE_URL: databaseUrl, PORT: String(port), METRICS_PORT: 'off', SHUTDOWN_DRAIN_MS: '0', LOG_LEVEL: 'warn' },
+        env: {
+          PATH: process.env['PATH'],
+          API_KEYS_FILE: join(dir, 'keys.yaml'),
+          DATABASE_URL: databaseUrl,
+          PORT: String(port),
+          METRICS_PORT: 'off',
+          SHUTDOWN_DRAIN_MS: '0',
+          LOG_LEVEL: 'warn',
+        },
         stdio: ['ignore', log, log],
       });
       closeSync(log);
@@ -47,25 +57,39 @@ if (noNginx !== undefined) {
     // Each instance has seen the others' heartbeats (one a second).
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     const load = (seconds: number) =>
-      autocannon({ url: `http://127.0.0.1:${listen}/v1/pets?limit=5`, connections: 16, duration: seconds, headers: { authorization: `Bearer ${KEY}` } });
+      autocannon({
+        url: `http://127.0.0.1:${listen}/v1/pets?limit=5`,
+        connections: 16,
+        duration: seconds,
+        headers: { authorization: `Bearer ${KEY}` },
+      });
     // The first second drains the buckets the instances start with.
     await load(1);
     const seconds = 6;
     const measured = await load(seconds);
     const rate = measured['2xx'] / seconds;
-    t.ok(Math.abs(rate - QUOTA) <= QUOTA * 0.2, `accepted ${rate.toFixed(1)} requests a second through nginx (quota ${QUOTA})`);
+    t.ok(
+      Math.abs(rate - QUOTA) <= QUOTA * 0.2,
+      `accepted ${rate.toFixed(1)} requests a second through nginx (quota ${QUOTA})`,
+    );
     t.ok((measured.statusCodeStats?.['429']?.count ?? 0) > measured['2xx'], 'the rest was refused 429');
     t.equal(measured.errors, 0);
 
     // A long poll of the feed (nothing written: it is held for its whole wait) passes through nginx.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const began = performance.now();
-    const polled = await fetch(`http://127.0.0.1:${listen}/v1/pet-events?wait=3`, { headers: { authorization: `Bearer ${KEY}` } });
+    const polled = await fetch(`http://127.0.0.1:${listen}/v1/pet-events?wait=3`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
     t.equal(polled.status, 200);
     t.same(await polled.json(), []);
     t.ok(performance.now() - began >= 2_900, 'held for its wait, through nginx');
     // And the longest one the spec allows fits nginx's read timeout, with its database read after it.
-    const readTimeout = Number(/proxy_read_timeout (\d+)s;/.exec(readFileSync(join(PROJECT_ROOT, 'deploy', 'nginx', 'petstore.conf'), 'utf8'))![1]);
+    const readTimeout = Number(
+      /proxy_read_timeout (\d+)s;/.exec(
+        readFileSync(join(PROJECT_ROOT, 'deploy', 'nginx', 'petstore.conf'), 'utf8'),
+      )![1],
+    );
     t.ok(readTimeout >= 30 + 10, `proxy_read_timeout ${readTimeout} s is above listPetEvents' wait of 30 s`);
   });
 }

@@ -27,8 +27,16 @@ t.test('serves with the keys from API_KEYS and closes gracefully on SIGTERM', as
   t.equal(await server.exited, 0);
   t.match(server.output(), /"signal":"SIGTERM".*closing gracefully/);
   t.notMatch(server.output(), API_KEY, 'keys never reach the log');
-  const requests = server.output().split('\n').filter((line) => line.includes('"request completed"')).map((line) => JSON.parse(line));
-  t.same(requests.map(({ method, path, status, operationId }) => ({ method, path, status, operationId })), [200, 200, 401].map((status) => ({ method: 'GET', path: '/v1/pets', status, operationId: 'listPets' })), 'one line per request, all written before the exit');
+  const requests = server
+    .output()
+    .split('\n')
+    .filter((line) => line.includes('"request completed"'))
+    .map((line) => JSON.parse(line));
+  t.same(
+    requests.map(({ method, path, status, operationId }) => ({ method, path, status, operationId })),
+    [200, 200, 401].map((status) => ({ method: 'GET', path: '/v1/pets', status, operationId: 'listPets' })),
+    'one line per request, all written before the exit',
+  );
 });
 
 t.test('a request in flight when SIGINT arrives is still answered', async (t) => {
@@ -72,5 +80,10 @@ t.test('invalid settings stop start-up with the reason', async (t) => {
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise((resolve) => taken.close(resolve)));
   const { port } = taken.address() as AddressInfo;
-  await t.rejects(start({ API_KEYS: API_KEY, METRICS_PORT: String(port) }), new RegExp(`metrics cannot listen on 127\\.0\\.0\\.1:${port} \\(METRICS_PORT; off turns metrics off\\): .*EADDRINUSE`));
+  await t.rejects(
+    start({ API_KEYS: API_KEY, METRICS_PORT: String(port) }),
+    new RegExp(
+      `metrics cannot listen on 127\\.0\\.0\\.1:${port} \\(METRICS_PORT; off turns metrics off\\): .*EADDRINUSE`,
+    ),
+  );
 });

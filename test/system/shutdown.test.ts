@@ -40,26 +40,39 @@ async function keptAlive(port: number) {
 }
 
 const request = (socket: Socket) => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-/** A server that answers "answered", closing the connection once `closing()` says so (as the service does while it drains). */
-const answering = (closing = () => false) => createServer((_request, response) => (closing() ? response.setHeader('connection', 'close') : response).end('answered'));
+/**
+ * A server that answers "answered", closing the connection once `closing()` says so (as the service does while it
+ * drains).
+ */
+const answering = (closing = () => false) =>
+  createServer((_request, response) =>
+    (closing() ? response.setHeader('connection', 'close') : response).end('answered'),
+  );
 
-t.test('a connection still in the kernel\'s accept queue is reset when the listener closes: what no process can answer', async (t) => {
-  // A proxy connects and writes at once; the kernel completes the handshake before the process
-  // accepts. Here another process connects and writes while this one's event loop is held (as
-  // under load), then the listener closes before it could accept.
-  const server = answering();
-  const port = await listening(server);
-  const client = spawn(process.execPath, ['-e', CLIENT, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let outcome = '';
-  client.stdout.on('data', (chunk) => (outcome += chunk));
-  const exited = new Promise((resolve) => client.on('exit', resolve));
-  await new Promise((resolve) => client.stdout.once('data', resolve));
-  const until = Date.now() + 500;
-  while (Date.now() < until);
-  server.close();
-  await exited;
-  t.equal(outcome.trim(), 'writing\nECONNRESET', 'reset: the request was written, never read (nginx retries it elsewhere when that is safe)');
-});
+t.test(
+  "a connection still in the kernel's accept queue is reset when the listener closes: what no process can answer",
+  async (t) => {
+    // A proxy connects and writes at once; the kernel completes the handshake before the process
+    // accepts. Here another process connects and writes while this one's event loop is held (as
+    // under load), then the listener closes before it could accept.
+    const server = answering();
+    const port = await listening(server);
+    const client = spawn(process.execPath, ['-e', CLIENT, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let outcome = '';
+    client.stdout.on('data', (chunk) => (outcome += chunk));
+    const exited = new Promise((resolve) => client.on('exit', resolve));
+    await new Promise((resolve) => client.stdout.once('data', resolve));
+    const until = Date.now() + 500;
+    while (Date.now() < until);
+    server.close();
+    await exited;
+    t.equal(
+      outcome.trim(),
+      'writing\nECONNRESET',
+      'reset: the request was written, never read (nginx retries it elsewhere when that is safe)',
+    );
+  },
+);
 
 // Connects, writes a request, and prints what became of it: an error code, or what came back.
 const CLIENT = `
@@ -73,15 +86,18 @@ socket.on('close', () => { process.stdout.write('closed: ' + received); process.
 setTimeout(() => { process.stdout.write('no outcome: ' + received); process.exit(0); }, 5000);
 `;
 
-t.test('http.Server#close destroys an idle keep-alive connection, though its client may be sending on it', async (t) => {
-  const server = answering();
-  const port = await listening(server);
-  const { socket, ended } = await keptAlive(port);
-  server.close();
-  request(socket);
-  const outcome = await ended;
-  t.ok(['', 'ECONNRESET', 'EPIPE'].includes(outcome), `never answered (${JSON.stringify(outcome)})`);
-});
+t.test(
+  'http.Server#close destroys an idle keep-alive connection, though its client may be sending on it',
+  async (t) => {
+    const server = answering();
+    const port = await listening(server);
+    const { socket, ended } = await keptAlive(port);
+    server.close();
+    request(socket);
+    const outcome = await ended;
+    t.ok(['', 'ECONNRESET', 'EPIPE'].includes(outcome), `never answered (${JSON.stringify(outcome)})`);
+  },
+);
 
 t.test('closeListener stops accepting, and lets each connection it has end after its answer', async (t) => {
   let closing = false;
@@ -109,38 +125,55 @@ t.test('closeListener gives up waiting after its time limit', async (t) => {
 });
 
 /** A request written in two parts, so that it is in flight across a signal; resolves with the raw answer. */
-t.test('SIGTERM: a drain in which the instance serves, not ready, closing each connection; then it closes', async (t) => {
-  const server = await startServer({ API_KEYS: API_KEY, SHUTDOWN_DRAIN_MS: '1500' });
-  const base = `http://127.0.0.1:${server.port}`;
-  t.equal((await fetch(`${base}/health/ready`)).status, 200);
-  const keepAlive = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${API_KEY}` } });
-  t.equal(keepAlive.headers.get('connection'), 'keep-alive', 'before: connections are kept');
-  await keepAlive.arrayBuffer();
-  const inFlight = inFlightCreate(server.port, API_KEY);
-  await inFlight.headRead;
+t.test(
+  'SIGTERM: a drain in which the instance serves, not ready, closing each connection; then it closes',
+  async (t) => {
+    const server = await startServer({ API_KEYS: API_KEY, SHUTDOWN_DRAIN_MS: '1500' });
+    const base = `http://127.0.0.1:${server.port}`;
+    t.equal((await fetch(`${base}/health/ready`)).status, 200);
+    const keepAlive = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    t.equal(keepAlive.headers.get('connection'), 'keep-alive', 'before: connections are kept');
+    await keepAlive.arrayBuffer();
+    const inFlight = inFlightCreate(server.port, API_KEY);
+    await inFlight.headRead;
 
-  server.child.kill('SIGTERM');
-  await sleep(300);
-  const ready = await fetch(`${base}/health/ready`);
-  t.equal(ready.status, 503, 'not ready at once');
-  t.same(await ready.json(), { code: 'SERVICE_UNAVAILABLE', message: 'This instance is shutting down; send requests to another one.', status: 503 });
-  t.equal((await fetch(`${base}/health/live`)).status, 200, 'still alive');
-  const served = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${API_KEY}` } });
-  t.equal(served.status, 200, 'still serving');
-  t.equal(served.headers.get('connection'), 'close', 'every answer closes its connection');
-  await served.arrayBuffer();
+    server.child.kill('SIGTERM');
+    await sleep(300);
+    const ready = await fetch(`${base}/health/ready`);
+    t.equal(ready.status, 503, 'not ready at once');
+    t.same(await ready.json(), {
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'This instance is shutting down; send requests to another one.',
+      status: 503,
+    });
+    t.equal((await fetch(`${base}/health/live`)).status, 200, 'still alive');
+    const served = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    t.equal(served.status, 200, 'still serving');
+    t.equal(served.headers.get('connection'), 'close', 'every answer closes its connection');
+    await served.arrayBuffer();
 
-  await sleep(1500);
-  await t.rejects(fetch(`${base}/health/live`), 'after the drain the listener is closed');
-  inFlight.finish();
-  t.match(await inFlight.closed, /^HTTP\/1\.1 201 Created[\s\S]*connection: close[\s\S]*\{"id":1,"name":"Rex","categoryId":1\}$/i, 'a request in flight across the drain is answered');
-  t.equal(await server.exited, 0);
-  const log = server.output();
-  const at = (message: string) => log.indexOf(message);
-  t.ok(at('"drainMs":1500') >= 0 && at('draining: /health/ready answers 503') >= 0, 'the log says when draining starts, and for how long');
-  t.ok(at('"msg":"drained"') > at('draining:'), 'and when it ends');
-  t.ok(at('closing gracefully') > at('"msg":"drained"') && at('"msg":"closed"') > at('closing gracefully'), 'then the close');
-});
+    await sleep(1500);
+    await t.rejects(fetch(`${base}/health/live`), 'after the drain the listener is closed');
+    inFlight.finish();
+    t.match(
+      await inFlight.closed,
+      /^HTTP\/1\.1 201 Created[\s\S]*connection: close[\s\S]*\{"id":1,"name":"Rex","categoryId":1\}$/i,
+      'a request in flight across the drain is answered',
+    );
+    t.equal(await server.exited, 0);
+    const log = server.output();
+    const at = (message: string) => log.indexOf(message);
+    t.ok(
+      at('"drainMs":1500') >= 0 && at('draining: /health/ready answers 503') >= 0,
+      'the log says when draining starts, and for how long',
+    );
+    t.ok(at('"msg":"drained"') > at('draining:'), 'and when it ends');
+    t.ok(
+      at('closing gracefully') > at('"msg":"drained"') && at('"msg":"closed"') > at('closing gracefully'),
+      'then the close',
+    );
+  },
+);
 
 t.test('SIGINT skips the drain', async (t) => {
   const server = await startServer({ API_KEYS: API_KEY, SHUTDOWN_DRAIN_MS: '60000' });

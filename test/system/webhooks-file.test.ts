@@ -47,7 +47,11 @@ t.test('deliveries from start; SIGHUP adds an endpoint; an unusable file keeps t
   const server = await startServer({ API_KEYS: API_KEY, WEBHOOKS_FILE: file, LOG_LEVEL: 'info', METRICS_PORT: '0' });
   t.teardown(() => stop(server));
   const create = (name: string) =>
-    fetch(`http://127.0.0.1:${server.port}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, categoryId: 1 }) }).then((response) => response.json());
+    fetch(`http://127.0.0.1:${server.port}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, categoryId: 1 }),
+    }).then((response) => response.json());
 
   await new Promise((resolve) => setTimeout(resolve, 200));
   await create('one');
@@ -55,7 +59,11 @@ t.test('deliveries from start; SIGHUP adds an endpoint; an unusable file keeps t
 
   writeFileSync(file, `endpoints: [`);
   server.child.kill('SIGHUP');
-  await until('the unusable file is reported', () => server.output().includes('the endpoints in use are kept until it is fixed'), 5000);
+  await until(
+    'the unusable file is reported',
+    () => server.output().includes('the endpoints in use are kept until it is fixed'),
+    5000,
+  );
   await create('two');
   await until('a still receives', () => received.filter((line) => line.startsWith('a ')).length === 2, 5000);
 
@@ -64,13 +72,27 @@ t.test('deliveries from start; SIGHUP adds an endpoint; an unusable file keeps t
   await until('read again', () => server.output().includes('read again: 2 endpoints'), 5000);
   await new Promise((resolve) => setTimeout(resolve, 300));
   await create('three');
-  await until('both receive the third', () => received.filter((line) => line.startsWith('b ')).length === 1 && received.filter((line) => line.startsWith('a ')).length === 3, 5000);
+  await until(
+    'both receive the third',
+    () =>
+      received.filter((line) => line.startsWith('b ')).length === 1 &&
+      received.filter((line) => line.startsWith('a ')).length === 3,
+    5000,
+  );
   t.pass('b, added by SIGHUP, gets the events from then on; a goes on');
   const metricsPort = /metrics at http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(server.output())![1];
   const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   const label = (url: string) => new URL(url).host + new URL(url).pathname;
-  t.match(metrics, `petstore_webhook_deliveries_total{endpoint="${label(receivers[0]!)}",result="delivered"} 3`, 'deliveries counted by endpoint and result');
-  t.match(metrics, `petstore_webhook_oldest_undelivered_seconds{endpoint="${label(receivers[1]!)}"} 0`, 'nothing waits for b');
+  t.match(
+    metrics,
+    `petstore_webhook_deliveries_total{endpoint="${label(receivers[0]!)}",result="delivered"} 3`,
+    'deliveries counted by endpoint and result',
+  );
+  t.match(
+    metrics,
+    `petstore_webhook_oldest_undelivered_seconds{endpoint="${label(receivers[1]!)}"} 0`,
+    'nothing waits for b',
+  );
   t.notOk(server.output().includes(SECRET.slice(6)), 'no secret in the log');
 });
 
@@ -78,7 +100,11 @@ t.test('a file of no endpoints, metrics off: the service serves, and stops clean
   const file = join(t.testdir(), 'webhooks.yaml');
   writeFileSync(file, 'endpoints: []\n');
   const server = await startServer({ API_KEYS: API_KEY, WEBHOOKS_FILE: file, LOG_LEVEL: 'info' });
-  const created = await fetch(`http://127.0.0.1:${server.port}/v1/pets`, { method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' });
+  const created = await fetch(`http://127.0.0.1:${server.port}/v1/pets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    body: '{"name":"Rex","categoryId":1}',
+  });
   t.equal(created.status, 201);
   t.match(server.output(), /webhook endpoints from WEBHOOKS_FILE .* \(0\)/);
   await stop(server);
@@ -90,6 +116,9 @@ t.test('an unusable file stops start-up, naming the entry and never the secret',
   writeFileSync(file, `endpoints:\n  - url: https://a.example/h\n    secret: ${SECRET.slice(0, 20)}\n`);
   const server = spawnServer({ API_KEYS: API_KEY, WEBHOOKS_FILE: file });
   t.equal(await server.exited, 1);
-  t.match(server.output(), /petstore: cannot start: WEBHOOKS_FILE .*webhooks\.yaml line 3: entry 1: secret is required/);
+  t.match(
+    server.output(),
+    /petstore: cannot start: WEBHOOKS_FILE .*webhooks\.yaml line 3: entry 1: secret is required/,
+  );
   t.notOk(server.output().includes(SECRET.slice(6, 20)), 'no secret in the message');
 });

@@ -7,12 +7,15 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 
 t.test('no import circles in the project', async (t) => {
-  const graph = await madge(['src', 'scripts', 'generated', 'test'].map((dir) => join(PROJECT_ROOT, dir)), {
-    baseDir: PROJECT_ROOT,
-    fileExtensions: ['ts'],
-    tsConfig: join(PROJECT_ROOT, 'tsconfig.json'),
-    excludeRegExp: [/(^|\/)dist\//, /\.d\.ts$/],
-  });
+  const graph = await madge(
+    ['src', 'scripts', 'generated', 'test'].map((dir) => join(PROJECT_ROOT, dir)),
+    {
+      baseDir: PROJECT_ROOT,
+      fileExtensions: ['ts'],
+      tsConfig: join(PROJECT_ROOT, 'tsconfig.json'),
+      excludeRegExp: [/(^|\/)dist\//, /\.d\.ts$/],
+    },
+  );
   t.ok(Object.keys(graph.obj()).length > 200, `madge read the project (${Object.keys(graph.obj()).length} files)`);
   t.same(graph.circular(), [], 'no circle');
 });

@@ -20,7 +20,10 @@ function testFiles(dir: string): string[] {
 
 /** What one tap run with these arguments runs: its files, each batch's files in its place. */
 function runBy(args: string[]): string[] {
-  const listed = execFileSync(process.execPath, [join(PROJECT_ROOT, 'node_modules', '.bin', 'tap'), 'list', ...args], { cwd: PROJECT_ROOT, encoding: 'utf8' })
+  const listed = execFileSync(process.execPath, [join(PROJECT_ROOT, 'node_modules', '.bin', 'tap'), 'list', ...args], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => join(PROJECT_ROOT, line));
@@ -33,21 +36,41 @@ const all = testFiles(TESTS).filter((file) => !file.startsWith(BATCHES + '/'));
 t.test('test:all runs every test file once', async (t) => {
   const run = runBy([]).map(name);
   t.same([...run].sort(), all.map(name).sort());
-  t.ok(run.some((file) => file.startsWith('http/')) && run.some((file) => file.startsWith('system/')), 'the run has files of test/http/ and test/system/');
+  t.ok(
+    run.some((file) => file.startsWith('http/')) && run.some((file) => file.startsWith('system/')),
+    'the run has files of test/http/ and test/system/',
+  );
 });
 
 t.test('npm test runs every test file outside test/system/ and test/tooling/ once', async (t) => {
-  const script = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['test']!;
+  const script = (
+    JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts['test']!;
   const excludes = [...script.matchAll(/--exclude='([^']+)'/g)].map((match) => `--exclude=${match[1]}`);
   t.same(excludes.length, 2, `npm test's --exclude arguments: ${excludes.join(' ')}`);
   const run = runBy(excludes).map(name);
-  t.same([...run].sort(), all.map(name).filter((file) => !/^(system|tooling)\//.test(file)).sort());
+  t.same(
+    [...run].sort(),
+    all
+      .map(name)
+      .filter((file) => !/^(system|tooling)\//.test(file))
+      .sort(),
+  );
 });
 
 t.test('a batch runs its share of its folder: every other file in name order for 1-of-2', async (t) => {
   const http = testFiles(join(TESTS, 'http')).sort();
-  t.same(filesOf(join(BATCHES, 'http-1-of-2.test.js')), http.filter((_file, index) => index % 2 === 0));
-  t.same(filesOf(join(BATCHES, 'http-2-of-2.test.js')), http.filter((_file, index) => index % 2 === 1));
+  t.same(
+    filesOf(join(BATCHES, 'http-1-of-2.test.js')),
+    http.filter((_file, index) => index % 2 === 0),
+  );
+  t.same(
+    filesOf(join(BATCHES, 'http-2-of-2.test.js')),
+    http.filter((_file, index) => index % 2 === 1),
+  );
   t.same(filesOf(join(BATCHES, 'modules.test.js')), testFiles(join(TESTS, 'modules')).sort());
-  t.throws(() => filesOf(join(BATCHES, 'http_1.test.js')), /http_1\.test\.js is not named <folder>\.test\.js or <folder>-<part>-of-<parts>\.test\.js/);
+  t.throws(
+    () => filesOf(join(BATCHES, 'http_1.test.js')),
+    /http_1\.test\.js is not named <folder>\.test\.js or <folder>-<part>-of-<parts>\.test\.js/,
+  );
 });

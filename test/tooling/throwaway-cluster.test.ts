@@ -3,7 +3,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
-import { destroyClusterAt, startThrowawayCluster, whyNoPostgresBinaries } from '../../scripts/postgres/throwaway-cluster.js';
+import {
+  destroyClusterAt,
+  startThrowawayCluster,
+  whyNoPostgresBinaries,
+} from '../../scripts/postgres/throwaway-cluster.js';
 
 const missing = process.env['REQUIRE_POSTGRES_TEST'] === '1' ? undefined : whyNoPostgresBinaries();
 const skip = missing ?? false;

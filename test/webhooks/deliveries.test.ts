@@ -23,7 +23,11 @@ import { contractOf } from '../../src/contract/document-contract.js';
 import { specCopy } from '../helpers/spec.js';
 
 /** Endpoints that never change, as a file never edited gives them. */
-const fixedEndpoints = (endpoints: readonly WebhookEndpoint[]): Endpoints => ({ current: () => endpoints, onChange: () => undefined, close: () => undefined });
+const fixedEndpoints = (endpoints: readonly WebhookEndpoint[]): Endpoints => ({
+  current: () => endpoints,
+  onChange: () => undefined,
+  close: () => undefined,
+});
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const spec = contractOf(specCopy());
@@ -59,12 +63,20 @@ const endpoint = (url: string, extra = '') => webhooksFileEndpoints(endpointsYam
 
 function logs() {
   const lines: string[] = [];
-  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) as unknown as FastifyBaseLogger;
+  const log = pino(
+    { level: 'info' },
+    { write: (line: string) => void lines.push(line) },
+  ) as unknown as FastifyBaseLogger;
   return { log, text: () => lines.join('') };
 }
 
 /** Deliveries of `store` (signalled) to `endpoints`, stopped on teardown, with their metrics recorded. */
-function deliver(t: Test, store: PetStore, endpoints: Parameters<typeof startDeliveries>[0]['endpoints'], options: Partial<Parameters<typeof startDeliveries>[0]> = {}) {
+function deliver(
+  t: Test,
+  store: PetStore,
+  endpoints: Parameters<typeof startDeliveries>[0]['endpoints'],
+  options: Partial<Parameters<typeof startDeliveries>[0]> = {},
+) {
   const signal = createEventSignal();
   const results: [string, DeliveryResult][] = [];
   const backlog = new Map<string, number>();
@@ -76,7 +88,10 @@ function deliver(t: Test, store: PetStore, endpoints: Parameters<typeof startDel
     log,
     retryDelaysMs: [50, 50],
     timeoutMs: 500,
-    metrics: { delivered: (label, result) => results.push([label, result]), backlog: (label, seconds) => backlog.set(label, seconds) },
+    metrics: {
+      delivered: (label, result) => results.push([label, result]),
+      backlog: (label, seconds) => backlog.set(label, seconds),
+    },
     ...options,
   });
   t.teardown(() => deliveries.close());
@@ -91,7 +106,7 @@ const until = async (what: string, condition: () => boolean, ms = 5000) => {
   }
 };
 
-t.test('each event is POSTed once, in feed order, signed as Standard Webhooks, its body the spec\'s', async (t) => {
+t.test("each event is POSTed once, in feed order, signed as Standard Webhooks, its body the spec's", async (t) => {
   const { url, received } = await receiver(t);
   const { store, results, backlog } = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(url)]));
   await until('the endpoint is registered', () => backlog.size > 0);
@@ -106,15 +121,44 @@ t.test('each event is POSTed once, in feed order, signed as Standard Webhooks, i
     t.equal((parseJson(body) as { id: string }).id, headers['webhook-id'], 'webhook-id is the event id');
     t.match(headers['webhook-signature'], /^v1,[A-Za-z0-9+/]{43}=$/);
     t.ok(Math.abs(Number(headers['webhook-timestamp']) - Date.now() / 1000) < 10, 'timestamp: now, in seconds');
-    t.doesNotThrow(() => verifier.verify(body, headers as Record<string, string>), 'verifies with the standardwebhooks package');
+    t.doesNotThrow(
+      () => verifier.verify(body, headers as Record<string, string>),
+      'verifies with the standardwebhooks package',
+    );
     return parseJson(body) as { type: string; version: number; pet?: unknown };
   });
-  t.same(bodies.map(({ type, version }) => [type, version]), [['pet.created', 1], ['pet.updated', 2], ['pet.deleted', 3]]);
+  t.same(
+    bodies.map(({ type, version }) => [type, version]),
+    [
+      ['pet.created', 1],
+      ['pet.updated', 2],
+      ['pet.deleted', 3],
+    ],
+  );
   t.match(received[0]!.body, /"categoryId":9007199254740993\b/, 'int64 exactly');
-  for (const { body } of received) t.same(spec.deliveryViolations(body), [], 'the body the spec\'s webhooks declare for its type');
-  t.match(spec.deliveryViolations(received[2]!.body.replace('"pet.deleted"', '"pet.created"')), [/pet.created delivery does not match/], 'a created event without its pet breaks it');
-  t.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 8).toString('base64')}`).verify(received[0]!.body, received[0]!.headers as Record<string, string>), 'another secret does not verify');
-  t.same(results, [['127.0.0.1:' + new URL(url).port + '/hooks', 'delivered'], ...Array(2).fill(['127.0.0.1:' + new URL(url).port + '/hooks', 'delivered'])], 'metrics by endpoint, without the query');
+  for (const { body } of received)
+    t.same(spec.deliveryViolations(body), [], "the body the spec's webhooks declare for its type");
+  t.match(
+    spec.deliveryViolations(received[2]!.body.replace('"pet.deleted"', '"pet.created"')),
+    [/pet.created delivery does not match/],
+    'a created event without its pet breaks it',
+  );
+  t.throws(
+    () =>
+      new Webhook(`whsec_${Buffer.alloc(32, 8).toString('base64')}`).verify(
+        received[0]!.body,
+        received[0]!.headers as Record<string, string>,
+      ),
+    'another secret does not verify',
+  );
+  t.same(
+    results,
+    [
+      ['127.0.0.1:' + new URL(url).port + '/hooks', 'delivered'],
+      ...Array(2).fill(['127.0.0.1:' + new URL(url).port + '/hooks', 'delivered']),
+    ],
+    'metrics by endpoint, without the query',
+  );
 });
 
 t.test('an endpoint takes only its types; a new endpoint starts after the newest event', async (t) => {
@@ -128,7 +172,10 @@ t.test('an endpoint takes only its types; a new endpoint starts after the newest
   await store.remove(pet.id, '*');
   await until('one delivery', () => received.length === 1);
   await new Promise((resolve) => setTimeout(resolve, 100));
-  t.same(received.map(({ body }) => (parseJson(body) as { type: string }).type), ['pet.deleted']);
+  t.same(
+    received.map(({ body }) => (parseJson(body) as { type: string }).type),
+    ['pet.deleted'],
+  );
 });
 
 t.test('a failure is retried on the schedule, holding later events back; then they come in order', async (t) => {
@@ -140,7 +187,10 @@ t.test('a failure is retried on the schedule, holding later events back; then th
   await until('four attempts', () => received.length === 4 && results.length === 4);
   const ids = received.map(({ body }) => (parseJson(body) as { pet: { name: string } }).pet.name);
   t.same(ids, ['one', 'one', 'one', 'two'], 'the first retried twice, the second after it');
-  t.same(results.map(([, result]) => result), ['failed', 'failed', 'delivered', 'delivered']);
+  t.same(
+    results.map(([, result]) => result),
+    ['failed', 'failed', 'delivered', 'delivered'],
+  );
   t.equal(received[0]!.headers['webhook-id'], received[2]!.headers['webhook-id'], 'a retry has the same webhook-id');
   t.match(logs(), /"reason":"answered 500".*a delivery failed; retrying/);
   t.notMatch(logs(), new RegExp(SECRET.slice(6, 20)), 'no secret in the logs');
@@ -162,7 +212,11 @@ t.test('410 stops the endpoint until its entry changes; then it resumes where it
   t.match(logs(), /answered 410 Gone; no more deliveries until its entry changes/);
   writeFileSync(file, endpointsYaml(url, '    events: [pet.created, pet.updated, pet.deleted]\n'));
   await until('both delivered after the change', () => received.length === 3, 8000);
-  t.same(received.slice(1).map(({ body }) => (parseJson(body) as { pet: { name: string } }).pet.name), ['one', 'two'], 'from the event that was refused');
+  t.same(
+    received.slice(1).map(({ body }) => (parseJson(body) as { pet: { name: string } }).pet.name),
+    ['one', 'two'],
+    'from the event that was refused',
+  );
   // Refused from now on, the endpoint falls behind; taken out of the file, it holds nothing back here.
   await store.create({ name: 'three', categoryId: 3 });
   await until('a backlog', () => (backlog.get(endpoint(url).label) ?? 0) > 0, 5000);
@@ -178,7 +232,12 @@ t.test('a schedule run out stops the endpoint; timeouts and unreachable endpoint
   const nobody = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/nobody`;
   await new Promise((resolve) => closed.close(resolve));
   // Port 1 is one fetch refuses to call at all ("bad port"): not reached either.
-  const { store, results, logs } = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(url), endpoint(nobody), endpoint('http://127.0.0.1:1/refused')]), { timeoutMs: 100 });
+  const { store, results, logs } = deliver(
+    t,
+    createMemoryPetStore(),
+    fixedEndpoints([endpoint(url), endpoint(nobody), endpoint('http://127.0.0.1:1/refused')]),
+    { timeoutMs: 100 },
+  );
   await new Promise((resolve) => setTimeout(resolve, 50));
   await store.create({ name: 'one', categoryId: 1 });
   await until('three attempts each', () => results.length === 9, 8000).catch((error: Error) => {
@@ -199,29 +258,42 @@ t.test('an attempt times out though garbage collections run while it waits (node
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   const { url } = await receiver(t, () => 'hang');
-  const { store, results, logs } = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(url)]), { timeoutMs: 100, retryDelaysMs: [] });
+  const { store, results, logs } = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(url)]), {
+    timeoutMs: 100,
+    retryDelaysMs: [],
+  });
   const collections = setInterval(gc, 10);
   t.teardown(() => clearInterval(collections));
   await new Promise((resolve) => setTimeout(resolve, 50));
   await store.create({ name: 'one', categoryId: 1 });
   await until('the attempt fails', () => results.length === 1, 3000);
-  t.same(results.map(([, result]) => result), ['failed']);
+  t.same(
+    results.map(([, result]) => result),
+    ['failed'],
+  );
   t.match(logs(), /no answer within 100 ms/);
 });
 
-t.test('an endpoint leased to another instance is left to it; one behind the retention skips to what is kept', async (t) => {
-  const { url, received } = await receiver(t);
-  const memory = createMemoryPetStore({ maxEvents: 2 });
-  await memory.deliveries.claim(url, 'another instance', 60_000);
-  const { store, backlog } = deliver(t, memory, fixedEndpoints([endpoint(url)]));
-  for (let index = 0; index < 4; index++) await store.create({ name: `pet ${index}`, categoryId: index });
-  await new Promise((resolve) => setTimeout(resolve, 1200));
-  t.equal(received.length, 0, 'the other instance delivers it');
-  t.equal(backlog.get(endpoint(url).label), 0, 'and reports its backlog');
-  await memory.deliveries.release(url, 'another instance');
-  await until('the kept events delivered', () => received.length === 2, 5000);
-  t.same(received.map(({ body }) => (parseJson(body) as { pet: { name: string } }).pet.name), ['pet 2', 'pet 3'], 'the two the feed keeps');
-});
+t.test(
+  'an endpoint leased to another instance is left to it; one behind the retention skips to what is kept',
+  async (t) => {
+    const { url, received } = await receiver(t);
+    const memory = createMemoryPetStore({ maxEvents: 2 });
+    await memory.deliveries.claim(url, 'another instance', 60_000);
+    const { store, backlog } = deliver(t, memory, fixedEndpoints([endpoint(url)]));
+    for (let index = 0; index < 4; index++) await store.create({ name: `pet ${index}`, categoryId: index });
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    t.equal(received.length, 0, 'the other instance delivers it');
+    t.equal(backlog.get(endpoint(url).label), 0, 'and reports its backlog');
+    await memory.deliveries.release(url, 'another instance');
+    await until('the kept events delivered', () => received.length === 2, 5000);
+    t.same(
+      received.map(({ body }) => (parseJson(body) as { pet: { name: string } }).pet.name),
+      ['pet 2', 'pet 3'],
+      'the two the feed keeps',
+    );
+  },
+);
 
 t.test('the webhooks file: every mistake named by its place, never with the secret', async (t) => {
   const cases: [string, RegExp][] = [
@@ -239,11 +311,26 @@ t.test('the webhooks file: every mistake named by its place, never with the secr
     ['endpoints:\n  - url: not a url\n    secret: s', /entry 1: url is required/],
     [`endpoints:\n  - url: https://a.example\n    secret: whsec_c2hvcnQ=`, /entry 1: secret is required: whsec_/],
     [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET.slice(6)}`, /entry 1: secret is required/],
-    [`endpoints:\n  - url: https://a.example\n    secret: whsec_${Buffer.alloc(80).toString('base64')}`, /24 to 64 random bytes/],
-    [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n  - url: https://a.example\n    secret: ${SECRET}`, /line 4: entry 2: url is the url of an earlier entry/],
-    [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: []`, /events must be a list of at least one/],
-    [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: [pet.sold]`, /events holds "pet.sold"; the types are pet.created, pet.updated, pet.deleted/],
-    [`endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: [[pet.created]]`, /events holds undefined/],
+    [
+      `endpoints:\n  - url: https://a.example\n    secret: whsec_${Buffer.alloc(80).toString('base64')}`,
+      /24 to 64 random bytes/,
+    ],
+    [
+      `endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n  - url: https://a.example\n    secret: ${SECRET}`,
+      /line 4: entry 2: url is the url of an earlier entry/,
+    ],
+    [
+      `endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: []`,
+      /events must be a list of at least one/,
+    ],
+    [
+      `endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: [pet.sold]`,
+      /events holds "pet.sold"; the types are pet.created, pet.updated, pet.deleted/,
+    ],
+    [
+      `endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: [[pet.created]]`,
+      /events holds undefined/,
+    ],
   ];
   for (const [text, message] of cases) {
     t.throws(() => webhooksFileEndpoints(text, 'WEBHOOKS_FILE x'), { message }, text);
@@ -251,13 +338,18 @@ t.test('the webhooks file: every mistake named by its place, never with the secr
       webhooksFileEndpoints(text, 'x');
     } catch (error) {
       const secret = /secret: (\S+)/.exec(text)?.[1];
-      if (secret !== undefined && secret.length >= 8) t.notOk((error as Error).message.includes(secret), 'no secret in the message');
+      if (secret !== undefined && secret.length >= 8)
+        t.notOk((error as Error).message.includes(secret), 'no secret in the message');
     }
   }
   t.same(webhooksFileEndpoints('endpoints: []', 'x'), [], 'none');
   const [one] = webhooksFileEndpoints(endpointsYaml('https://a.example/h?token=t'), 'x');
   t.equal(one!.label, 'a.example/h', 'its label leaves the query out');
-  t.not(one!.digest, webhooksFileEndpoints(endpointsYaml('https://a.example/h?token=t', '    events: [pet.created]\n'), 'x')[0]!.digest, 'another entry, another digest');
+  t.not(
+    one!.digest,
+    webhooksFileEndpoints(endpointsYaml('https://a.example/h?token=t', '    events: [pet.created]\n'), 'x')[0]!.digest,
+    'another entry, another digest',
+  );
 });
 
 t.test('the webhooks file is read again when it changes; an unusable one keeps the endpoints in use', async (t) => {
@@ -280,7 +372,10 @@ t.test('the webhooks file is read again when it changes; an unusable one keeps t
   writeFileSync(file, 'endpoints: [');
   t.notOk(endpoints.reload());
   t.equal(endpoints.current().length, 1, 'kept');
-  t.match(reloads, [{ ok: true, endpoints: 1 }, { ok: false, reason: /not valid YAML/ }]);
+  t.match(reloads, [
+    { ok: true, endpoints: 1 },
+    { ok: false, reason: /not valid YAML/ },
+  ]);
   t.ok(changed >= 1);
 });
 
@@ -291,8 +386,13 @@ t.test('the ledger or the feed failing for a moment delays deliveries, and loses
   let readFails = 1;
   const flaky: PetStore = {
     ...memory,
-    listEvents: (after, limit) => (readFails-- > 0 ? Promise.reject(new Error('database away')) : memory.listEvents(after, limit)),
-    deliveries: { ...memory.deliveries, claim: (...args) => (claimFails-- > 0 ? Promise.reject(new Error('database away')) : memory.deliveries.claim(...args)) },
+    listEvents: (after, limit) =>
+      readFails-- > 0 ? Promise.reject(new Error('database away')) : memory.listEvents(after, limit),
+    deliveries: {
+      ...memory.deliveries,
+      claim: (...args) =>
+        claimFails-- > 0 ? Promise.reject(new Error('database away')) : memory.deliveries.claim(...args),
+    },
   };
   await memory.create({ name: 'first', categoryId: 1 });
   const { logs } = deliver(t, flaky, fixedEndpoints([endpoint(url)]));
@@ -316,5 +416,9 @@ t.test('closing abandons a delivery under way without counting it against the en
   await deliveries.close();
   t.ok(performance.now() - began < 2000, 'close does not wait for the endpoint');
   t.same(results, [], 'no attempt recorded');
-  t.same(await memory.deliveries.claim(url, 'the next instance', 1000), { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '' }, 'the next instance sends it again, as a first attempt');
+  t.same(
+    await memory.deliveries.claim(url, 'the next instance', 1000),
+    { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '' },
+    'the next instance sends it again, as a first attempt',
+  );
 });

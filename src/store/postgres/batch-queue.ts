@@ -67,13 +67,15 @@ export function createBatchQueue<Item, Result>(
     }
     sending = true;
     const run = () => {
-      send(batch.map((waiting) => waiting.item)).then(
-        (results) => batch.forEach((waiting, index) => waiting.resolve(results[index]!)),
-        (error: unknown) => batch.forEach((waiting) => waiting.reject(error)),
-      ).finally(() => {
-        sending = false;
-        if (queue.length > 0) flush();
-      });
+      send(batch.map((waiting) => waiting.item))
+        .then(
+          (results) => batch.forEach((waiting, index) => waiting.resolve(results[index]!)),
+          (error: unknown) => batch.forEach((waiting) => waiting.reject(error)),
+        )
+        .finally(() => {
+          sending = false;
+          if (queue.length > 0) flush();
+        });
     };
     const first = batch[0]!;
     if (first.inContext === undefined) run();
@@ -82,7 +84,13 @@ export function createBatchQueue<Item, Result>(
 
   return (item) =>
     new Promise<Result>((resolve, reject) => {
-      queue.push({ item, resolve, reject, arrived: performance.now(), inContext: keepContext ? AsyncResource.bind((run: () => void) => run()) : undefined });
+      queue.push({
+        item,
+        resolve,
+        reject,
+        arrived: performance.now(),
+        inContext: keepContext ? AsyncResource.bind((run: () => void) => run()) : undefined,
+      });
       if (sending) watch();
       else flush();
     });

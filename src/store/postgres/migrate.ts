@@ -19,10 +19,15 @@ export function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATION
     )`);
     const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
     const applied = new Set(rows.map((row) => row.version));
-    const pending = [...migrations].sort((a, b) => a.version - b.version).filter((migration) => !applied.has(migration.version));
+    const pending = [...migrations]
+      .sort((a, b) => a.version - b.version)
+      .filter((migration) => !applied.has(migration.version));
     for (const migration of pending) {
       await client.query(migration.sql);
-      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+        migration.version,
+        migration.name,
+      ]);
     }
     await client.query('COMMIT');
     return pending.map((migration) => migration.version);

@@ -6,7 +6,21 @@ import { ServiceUnavailable } from '../../errors/api-errors.js';
 import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetPatch, PetStatus } from '../../types/api.js';
 import { exactInteger } from '../../validation/int64.js';
-import type { ChangeKey, ChangeOutcome, CreatedOnce, DeliveryLedger, DeliveryState, EventPage, ListOptions, PetEventType, PetPage, PetStore, Precondition, StoredEvent, VersionedPet } from '../pet-store.js';
+import type {
+  ChangeKey,
+  ChangeOutcome,
+  CreatedOnce,
+  DeliveryLedger,
+  DeliveryState,
+  EventPage,
+  ListOptions,
+  PetEventType,
+  PetPage,
+  PetStore,
+  Precondition,
+  StoredEvent,
+  VersionedPet,
+} from '../pet-store.js';
 import { createBatchQueue } from './batch-queue.js';
 import type { StatementInstrument } from './statement-instrument.js';
 import { inTransaction } from './transaction.js';
@@ -29,7 +43,9 @@ interface VersionedRow extends PetRow {
   version: number;
 }
 
-/** A change's row: the pet afterwards (nulls when nothing changed), and the version it had before (null: no such pet). */
+/**
+ * A change's row: the pet afterwards (nulls when nothing changed), and the version it had before (null: no such pet).
+ */
 interface ChangedRow {
   id: PetId | null;
   name: string | null;
@@ -87,7 +103,11 @@ const COLUMNS = 'id, name, category_id, status';
 const VERSIONED = `${COLUMNS}, version`;
 // The values a merge patch leaves a pet with: $2 the name, $3 the category, each null to keep it;
 // $4 whether the patch has a status, $5 that status (null removes it).
-const PATCHED = { name: 'COALESCE($2::text, name)', categoryId: 'COALESCE($3::bigint, category_id)', status: 'CASE WHEN $4::boolean THEN $5::text ELSE status END' };
+const PATCHED = {
+  name: 'COALESCE($2::text, name)',
+  categoryId: 'COALESCE($3::bigint, category_id)',
+  status: 'CASE WHEN $4::boolean THEN $5::text ELSE status END',
+};
 // The first half of the two-integer advisory lock key of the create lock: "pets" as ASCII.
 const ID_ORDER_LOCK_SPACE = 0x7065_7473;
 // Changes take the create lock too, before they lock a row: every write to pets records its events
@@ -316,7 +336,9 @@ export const STATEMENTS = {
 
 /** What metrics and spans call each statement. */
 const STATEMENT_NAMES: ReadonlyMap<pg.QueryConfig['text'], string> = new Map([
-  ...Object.values(STATEMENTS).flatMap((statement) => ('name' in statement ? [[statement.text, statement.name] as const] : [])),
+  ...Object.values(STATEMENTS).flatMap((statement) =>
+    'name' in statement ? [[statement.text, statement.name] as const] : [],
+  ),
   [STATEMENTS.listByStatus.text, 'list-pets-by-status'],
 ]);
 
@@ -366,15 +388,21 @@ export function createPostgresPetStore(
     ...config,
     // int8 is read digit for digit: a number when a double holds it exactly, else a bigint. Set on
     // this pool only, not on the driver's global parsers.
-    types: { getTypeParser: ((oid: number, format?: 'text') => (oid === INT8 ? exactInteger : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: 'text') =>
+        oid === INT8 ? exactInteger : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
   });
   pool.on('error', onPoolError);
   // A database that cannot be reached is the client's to retry (503), anything else is a fault (500).
   const query =
     instrument === undefined
       ? <Row extends pg.QueryResultRow>(config: pg.QueryConfig) => pool.query<Row>(config)
-      : <Row extends pg.QueryResultRow>(config: pg.QueryConfig) => instrument(STATEMENT_NAMES.get(config.text)!, () => pool.query<Row>(config));
-  const result = async <Row extends pg.QueryResultRow = PetRow>(config: pg.QueryConfig): Promise<pg.QueryResult<Row>> => {
+      : <Row extends pg.QueryResultRow>(config: pg.QueryConfig) =>
+          instrument(STATEMENT_NAMES.get(config.text)!, () => pool.query<Row>(config));
+  const result = async <Row extends pg.QueryResultRow = PetRow>(
+    config: pg.QueryConfig,
+  ): Promise<pg.QueryResult<Row>> => {
     try {
       return await query<Row>(config);
     } catch (error) {
@@ -382,14 +410,19 @@ export function createPostgresPetStore(
     }
   };
   const petOf = (row: PetRow): Pet =>
-    row.status === null ? { id: row.id, name: row.name, categoryId: row.category_id } : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status };
+    row.status === null
+      ? { id: row.id, name: row.name, categoryId: row.category_id }
+      : { id: row.id, name: row.name, categoryId: row.category_id, status: row.status };
   const versionedOf = (row: VersionedRow): VersionedPet => ({ pet: petOf(row), version: row.version });
   // The rows, each mapped, and then the driver's array emptied. V8 may decide to allocate the array
   // that pg's Result makes for every statement in the old generation (allocation-site pretenuring);
   // such an array, dead but not yet collected, keeps every young row it holds alive through young
   // collections, so every row of every answer was copied and promoted: CPU per page of 100 rows
   // cost 20-35% more (docs/performance.md). Emptied, it holds nothing young.
-  const rowsOf = async <T, Row extends pg.QueryResultRow = PetRow>(config: pg.QueryConfig, map: (row: Row) => T): Promise<T[]> => {
+  const rowsOf = async <T, Row extends pg.QueryResultRow = PetRow>(
+    config: pg.QueryConfig,
+    map: (row: Row) => T,
+  ): Promise<T[]> => {
     const { rows } = await result<Row>(config);
     const mapped = rows.map(map);
     rows.length = 0;
@@ -428,13 +461,21 @@ export function createPostgresPetStore(
     const created = await rowsOf(
       {
         ...STATEMENTS.createPetsOnce,
-        values: [...columnsOf(written), written.map(({ key }) => (key === undefined ? null : `\\x${key.scope}`)), written.map(({ key }) => key?.key ?? null)],
+        values: [
+          ...columnsOf(written),
+          written.map(({ key }) => (key === undefined ? null : `\\x${key.scope}`)),
+          written.map(({ key }) => key?.key ?? null),
+        ],
       },
       createdOf,
     );
-    return sources.map((source) => (source >= 0 ? created[source]! : { pet: created[-1 - source]!.pet, replayed: true }));
+    return sources.map((source) =>
+      source >= 0 ? created[source]! : { pet: created[-1 - source]!.pet, replayed: true },
+    );
   };
-  /** What a change statement's row says: changed (with the pet afterwards, or none after a removal), failed or missing. */
+  /**
+   * What a change statement's row says: changed (with the pet afterwards, or none after a removal), failed or missing.
+   */
   const outcomeOf = (rows: ChangedRow[], removal: boolean): ChangeOutcome => {
     const [row] = rows;
     if (row === undefined || row.current === null) return { outcome: 'missing' };
@@ -452,12 +493,22 @@ export function createPostgresPetStore(
         const claimed = await client.query({ ...STATEMENTS.claimChangeKey, values: [...keyValues, key.request, id] });
         if (claimed.rows.length === 0) {
           await client.query('ROLLBACK');
-          const [recorded] = (await client.query<ChangeKeyRow>({ ...STATEMENTS.recordedChangeKey, values: keyValues })).rows;
-          /* c8 ignore next -- a claim refused is a key recorded: purged in between, it would be claimed anew on the next try */
+          const [recorded] = (await client.query<ChangeKeyRow>({ ...STATEMENTS.recordedChangeKey, values: keyValues }))
+            .rows;
+          // Purged in between, the key would be claimed anew on the next try.
+          /* c8 ignore next -- a claim refused is a key recorded */
           if (recorded === undefined) throw new ServiceUnavailable();
           if (recorded.request !== key.request) return { outcome: 'reused', petId: recorded.pet_id };
           const answer =
-            recorded.name === null ? null : versionedOf({ id: recorded.pet_id, name: recorded.name, category_id: recorded.category_id!, status: recorded.status, version: recorded.version! });
+            recorded.name === null
+              ? null
+              : versionedOf({
+                  id: recorded.pet_id,
+                  name: recorded.name,
+                  category_id: recorded.category_id!,
+                  status: recorded.status,
+                  version: recorded.version!,
+                });
           return { outcome: 'replayed', pet: answer };
         }
         const outcome = outcomeOf((await client.query<ChangedRow>(statement)).rows, removal);
@@ -468,7 +519,13 @@ export function createPostgresPetStore(
         const pet = outcome.pet;
         await client.query({
           ...STATEMENTS.recordChange,
-          values: [...keyValues, pet?.pet.name ?? null, pet?.pet.categoryId ?? null, pet?.pet.status ?? null, pet?.version ?? null],
+          values: [
+            ...keyValues,
+            pet?.pet.name ?? null,
+            pet?.pet.categoryId ?? null,
+            pet?.pet.status ?? null,
+            pet?.version ?? null,
+          ],
         });
         await client.query('COMMIT');
         return outcome;
@@ -478,11 +535,18 @@ export function createPostgresPetStore(
     return instrument === undefined ? run() : instrument(`${STATEMENT_NAMES.get(statement.text)!}-once`, run);
   };
 
-  const updateValues = ({ id, patch, precondition }: Update) => [id, patch.name ?? null, patch.categoryId ?? null, patch.status !== undefined, patch.status ?? null, versionsOf(precondition)];
+  const updateValues = ({ id, patch, precondition }: Update) => [
+    id,
+    patch.name ?? null,
+    patch.categoryId ?? null,
+    patch.status !== undefined,
+    patch.status ?? null,
+    versionsOf(precondition),
+  ];
   /** A batch of changes: the single-row statement for one, else rounds of update-pets, each naming a pet once. */
   const writeUpdates = async (updates: Update[]): Promise<ChangeOutcome[]> => {
     const outcomes = new Array<ChangeOutcome>(updates.length);
-    for (let pending = updates.map((_, index) => index); pending.length > 0; ) {
+    for (let pending = updates.map((_, index) => index); pending.length > 0;) {
       const named = new Set<string>();
       const round: number[] = [];
       const later: number[] = [];
@@ -492,7 +556,10 @@ export function createPostgresPetStore(
         named.add(id);
       }
       if (round.length === 1) {
-        outcomes[round[0]!] = outcomeOf((await result<ChangedRow>({ ...STATEMENTS.update, values: updateValues(updates[round[0]!]!) })).rows, false);
+        outcomes[round[0]!] = outcomeOf(
+          (await result<ChangedRow>({ ...STATEMENTS.update, values: updateValues(updates[round[0]!]!) })).rows,
+          false,
+        );
       } else {
         const batch = round.map((index) => updates[index]!);
         const values = [
@@ -510,14 +577,30 @@ export function createPostgresPetStore(
     }
     return outcomes;
   };
-  const submitUpdate = createBatchQueue(writeUpdates, { maxBatch: maxCreateBatch, maxWaitMs: maxCreateWaitMs, keepContext: instrument !== undefined });
+  const submitUpdate = createBatchQueue(writeUpdates, {
+    maxBatch: maxCreateBatch,
+    maxWaitMs: maxCreateWaitMs,
+    keepContext: instrument !== undefined,
+  });
 
   const eventOf = (row: EventRow): StoredEvent => {
-    const event: StoredEvent = { seq: row.seq!, type: row.type, petId: row.pet_id, version: row.version, occurredAt: row.occurred_at.getTime() };
-    if (row.name !== null) event.pet = petOf({ id: row.pet_id, name: row.name, category_id: row.category_id, status: row.status });
+    const event: StoredEvent = {
+      seq: row.seq!,
+      type: row.type,
+      petId: row.pet_id,
+      version: row.version,
+      occurredAt: row.occurred_at.getTime(),
+    };
+    if (row.name !== null)
+      event.pet = petOf({ id: row.pet_id, name: row.name, category_id: row.category_id, status: row.status });
     return event;
   };
-  const stateOf = (row: DeliveryRow): DeliveryState => ({ position: row.position, attempt: row.attempt, dueAt: row.due_at?.getTime() ?? 0, stoppedEntry: row.stopped_entry });
+  const stateOf = (row: DeliveryRow): DeliveryState => ({
+    position: row.position,
+    attempt: row.attempt,
+    dueAt: row.due_at?.getTime() ?? 0,
+    stoppedEntry: row.stopped_entry,
+  });
   const deliveries: DeliveryLedger = {
     async claim(endpoint, owner, leaseMs) {
       const values = [endpoint, owner, leaseMs];
@@ -535,7 +618,11 @@ export function createPostgresPetStore(
     },
   };
 
-  const submitCreate = createBatchQueue(writeBatch, { maxBatch: maxCreateBatch, maxWaitMs: maxCreateWaitMs, keepContext: instrument !== undefined });
+  const submitCreate = createBatchQueue(writeBatch, {
+    maxBatch: maxCreateBatch,
+    maxWaitMs: maxCreateWaitMs,
+    keepContext: instrument !== undefined,
+  });
 
   return {
     pool,
@@ -582,7 +669,9 @@ export function createPostgresPetStore(
     },
 
     update(id: PetId, patch: PetPatch, precondition: Precondition, key?: ChangeKey) {
-      return key === undefined ? submitUpdate({ id, patch, precondition }) : change({ ...STATEMENTS.update, values: updateValues({ id, patch, precondition }) }, key, id);
+      return key === undefined
+        ? submitUpdate({ id, patch, precondition })
+        : change({ ...STATEMENTS.update, values: updateValues({ id, patch, precondition }) }, key, id);
     },
 
     remove(id: PetId, precondition: Precondition, key?: ChangeKey) {
@@ -602,7 +691,9 @@ export function createPostgresPetStore(
     async purgeEvents(olderThanMs: number) {
       let purged = 0;
       for (;;) {
-        const [{ purged: deleted }] = (await result<{ purged: number }>({ ...STATEMENTS.purgeEvents, values: [olderThanMs / 1000, PURGE_BATCH] })).rows as [{ purged: number }];
+        const [{ purged: deleted }] = (
+          await result<{ purged: number }>({ ...STATEMENTS.purgeEvents, values: [olderThanMs / 1000, PURGE_BATCH] })
+        ).rows as [{ purged: number }];
         purged += deleted;
         if (deleted < PURGE_BATCH) return purged;
       }

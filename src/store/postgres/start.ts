@@ -37,10 +37,19 @@ export interface StartedPostgresStore extends PetStore {
 
 export function startPostgresStore(
   config: pg.PoolConfig,
-  { log, firstRetryMs = 250, maxRetryMs = 5000, retentionMs, purgeEveryMs = PURGE_EVERY_MS, instrument, maxCreateBatch }: StartOptions,
+  {
+    log,
+    firstRetryMs = 250,
+    maxRetryMs = 5000,
+    retentionMs,
+    purgeEveryMs = PURGE_EVERY_MS,
+    instrument,
+    maxCreateBatch,
+  }: StartOptions,
 ): StartedPostgresStore {
   const store = createPostgresPetStore(config, {
-    onPoolError: (error) => log.warn({ reason: error.message }, 'a database connection was lost; the pool will open another'),
+    onPoolError: (error) =>
+      log.warn({ reason: error.message }, 'a database connection was lost; the pool will open another'),
     ...(retentionMs === undefined ? {} : { retentionMs }),
     ...(maxCreateBatch === undefined ? {} : { maxCreateBatch }),
     instrument,
@@ -51,7 +60,8 @@ export function startPostgresStore(
   const purge = () => {
     purging = store.purgeExpiredKeys().then(
       (purged) => void (purged > 0 && log.info({ purged }, 'purged expired idempotency keys')),
-      (error: Error) => log.warn({ reason: error.message }, 'cannot purge expired idempotency keys now; retrying later'),
+      (error: Error) =>
+        log.warn({ reason: error.message }, 'cannot purge expired idempotency keys now; retrying later'),
     );
   };
   let current = false;
@@ -66,7 +76,10 @@ export function startPostgresStore(
         purge();
         return;
       } catch (error) {
-        log.warn({ reason: (error as Error).message, retryInMs: delay }, 'cannot bring the database schema up to date yet; retrying');
+        log.warn(
+          { reason: (error as Error).message, retryInMs: delay },
+          'cannot bring the database schema up to date yet; retrying',
+        );
         await sleep(delay, undefined, { signal: closing.signal }).catch(() => undefined);
       }
     }
@@ -84,7 +97,8 @@ export function startPostgresStore(
     purgeEvents: (olderThanMs) => (current ? store.purgeEvents(olderThanMs) : unavailable()),
     deliveries: {
       claim: (endpoint, owner, leaseMs) => (current ? store.deliveries.claim(endpoint, owner, leaseMs) : unavailable()),
-      record: (endpoint, owner, state, leaseMs) => (current ? store.deliveries.record(endpoint, owner, state, leaseMs) : unavailable()),
+      record: (endpoint, owner, state, leaseMs) =>
+        current ? store.deliveries.record(endpoint, owner, state, leaseMs) : unavailable(),
       release: (endpoint, owner) => (current ? store.deliveries.release(endpoint, owner) : unavailable()),
     },
     ready: async () => current && (await store.ready()),

@@ -1,12 +1,22 @@
 // Which failures of the database mean "not reachable for the moment" (answered 503, retry later)
 // rather than a fault in the service (500): the connection could not be made, was lost, or timed
 // out, or the server is starting, stopping or out of connections.
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 // SQLSTATE classes and codes: 08 connection exception, 53 insufficient resources, 57014 query
 // canceled (statement_timeout), 57P01-57P05 shutdown, cannot connect now, idle session timeout.
 const UNAVAILABLE_SQLSTATE = /^(08|53|57014|57P0[1-5])/;
 // What node-postgres throws for its own time limits and lost connections, which carry no code.
-const DRIVER_MESSAGES = /timeout exceeded when trying to connect|Query read timeout|Connection terminated|Client has encountered a connection error/i;
+const DRIVER_MESSAGES =
+  /timeout exceeded when trying to connect|Query read timeout|Connection terminated|Client has encountered a connection error/i;
 
 export function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
