@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # npm run test:all: every suite, as CI runs it (.ci/run). npm test is the quick loop; this adds what
-# it leaves out: the tests that start the service as processes, Prometheus, the OTLP receiver,
-# Chromium, all the property cases and the 100% coverage gate (one tap run), then
+# it leaves out: the type-aware lint rules (npm run lint:types), the tests that start the service
+# as processes, Prometheus, the OTLP receiver, Chromium, all the property cases and the 100% coverage gate (one tap run), then
 # the README's walkthrough of adding an operation in a copy of the project; then, side by side,
 # the benchmark's smoke test (valgrind), nginx in front of three instances, a short soak on each store, the contract
 # runner against the running service (in memory, and two instances on one PostgreSQL) and the
@@ -27,7 +27,7 @@ step() {
 }
 total_started=$SECONDS
 
-step build bash -c 'rm -rf dist-test && npm run -s build && node dist-test/scripts/generate.js --check && node dist-test/scripts/lint/lint.js'
+step build bash -c 'rm -rf dist-test && npm run -s build && node dist-test/scripts/generate.js --check && node dist-test/scripts/lint/lint.js && npm run -s lint:code && npm run -s lint:types'
 step tap env PROPERTY_CASES=full npx tap
 # The README's "Changing the API" in a copy of the project, whose whole npm test it runs: a step of
 # its own, since that is a second four-job tap run, which beside the first would starve its timings.

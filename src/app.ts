@@ -133,7 +133,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     schemaErrorFormatter: formatSchemaErrors,
-    frameworkErrors: handleError,
+    frameworkErrors: (error, request, reply) => void handleError(error, request, reply),
     clientErrorHandler: createClientErrorHandler(headers),
   });
   // Set by authentication; declared here so every request object has the same shape.

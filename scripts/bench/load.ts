@@ -56,9 +56,12 @@ export async function createLoad(
     headers: { ...AUTH, 'content-type': 'application/json' },
     body,
   }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
-  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-    if (statusCode === 201) latencies.push(responseTime);
-  });
+  (instance as autocannon.Instance).on(
+    'response',
+    (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+      if (statusCode === 201) latencies.push(responseTime);
+    },
+  );
   const result = await instance;
   requireAll2xx(label, result, { warmUp });
   return { creates: result['2xx'], seconds: result.duration || seconds, latencies };

@@ -108,7 +108,7 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
   try {
     currentLinks = linksOf(spec, specName);
   } catch (error) {
-    cannotRun(`${(error as Error).message} (npm run lint says more)`);
+    cannotRun(`${(error as Error).message} (npm run lint:spec says more)`);
   }
   const suites: { version: string; name: string; outcomes: Outcome[] }[] = [];
   const started = performance.now();

@@ -250,6 +250,7 @@ export function junitReport(title: string, suites: readonly { name: string; outc
   const xml = (text: string) =>
     text
       .replace(/[&<>"]/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[character]!)
+      // eslint-disable-next-line no-control-regex -- the characters XML 1.0 allows, tab and newlines among them
       .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD]/gu, '?');
   const totals = (outcomes: readonly Outcome[]) => ({
     tests: outcomes.length,

@@ -179,7 +179,7 @@ async function run(
   try {
     checks = liveChecks(target, { readOnly: values['read-only'], runId, maxPages, contract, apiKey, clock });
   } catch (error) {
-    cannotRun(`${(error as Error).message} (npm run lint says more)`);
+    cannotRun(`${(error as Error).message} (npm run lint:spec says more)`);
   }
   console.log(
     `contract: ${urls.join(', ')} against ${contract.name}; seed ${seed}; ${cases} cases; run ${runId}${values['read-only'] ? '; read-only' : ''}`,

@@ -8,6 +8,8 @@ import type { Contract, HttpAnswer } from './document-contract.js';
 import type { ApiRequest, BrokenRequest, Expectation } from './api-requests.js';
 
 export interface Answer extends HttpAnswer {
+  // Parsed JSON of any shape: the checks read into it where the schema has already held.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
 
@@ -18,6 +20,8 @@ export interface Sender {
 
 export interface NamedProperty {
   name: string;
+  // Properties over different generated values stand in one list.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   property: fc.IAsyncPropertyWithHooks<any>;
 }
 

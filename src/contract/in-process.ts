@@ -577,6 +577,7 @@ function everyOperation(subject: Subject): NamedProperty[] {
  * they created.
  */
 export function apiProperties(subject: Subject): NamedProperty[] {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any property's values
   const fresh = <T extends fc.IAsyncPropertyWithHooks<any>>(property: T) =>
     property.beforeEach(async (previous) => {
       await subject.resetStore();

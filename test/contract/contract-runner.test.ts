@@ -61,7 +61,7 @@ t.test('against the real service every check holds: exit 0', async (t) => {
   );
   t.match(
     output,
-    /^ok   every create of this run is in the change feed once, as answered, each pet's versions without a gap$/m,
+    /^ok {3}every create of this run is in the change feed once, as answered, each pet's versions without a gap$/m,
     'the feed holds what the run created',
   );
   t.match(
@@ -354,7 +354,7 @@ t.test('when it cannot run: exit 2, saying why', async (t) => {
       'a spec whose link leads nowhere',
       ['--url', `http://127.0.0.1:${port}/v1`, '--spec', badLink],
       ENV,
-      /bad-link\.json: createPet 201 link Gone: no operation readPet \(npm run lint says more\)/,
+      /bad-link\.json: createPet 201 link Gone: no operation readPet \(npm run lint:spec says more\)/,
     ],
     ['no URL', [], ENV, /--url is required/],
     [

@@ -1,4 +1,4 @@
-// The project's own lint rules: `npm run lint` refuses lifecycle markers the service would
+// The project's own lint rules: `npm run lint:spec` refuses lifecycle markers the service would
 // refuse at start-up, a sunset announced with less than the notice we give (by x-stability) and an
 // x-stability that is not one of ours (scripts/lint/lifecycle.ts, with the service's reader), and
 // links the contract checks could not follow, and security requirements naming roles without the
@@ -177,7 +177,7 @@ const cases: [string, ReturnType<typeof specWith>, string | string[] | undefined
 ];
 
 t.test(
-  'npm run lint refuses lifecycle markers, stability markers and links that cannot be kept, and only those',
+  'npm run lint:spec refuses lifecycle markers, stability markers and links that cannot be kept, and only those',
   async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'petstore-spectral-'));
     t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -217,7 +217,7 @@ t.test(
   },
 );
 
-t.test('the lifecycle lint as npm run lint runs it: each problem at its line, and exit 1', async (t) => {
+t.test('the lifecycle lint as npm run lint:spec runs it: each problem at its line, and exit 1', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'petstore-lifecycle-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const good = join(dir, 'good.yaml');
@@ -270,41 +270,44 @@ t.test('the lifecycle lint as npm run lint runs it: each problem at its line, an
   );
 });
 
-t.test('npm run lint: the three linters on one file, each one heard, exit 1 when any finds a problem', async (t) => {
-  const lint = fileURLToPath(new URL('../../scripts/lint/lint.js', import.meta.url));
-  const clean = await run(process.execPath, [lint], { cwd: tmpdir() });
-  t.match(
-    clean.stdout,
-    /No results with a severity of 'hint' or higher found!/,
-    "Spectral's verdict on openapi.yaml, run from any folder",
-  );
-  t.match(clean.stdout, /openapi\.yaml: validated in/, "and Redocly's");
+t.test(
+  'npm run lint:spec: the three linters on one file, each one heard, exit 1 when any finds a problem',
+  async (t) => {
+    const lint = fileURLToPath(new URL('../../scripts/lint/lint.js', import.meta.url));
+    const clean = await run(process.execPath, [lint], { cwd: tmpdir() });
+    t.match(
+      clean.stdout,
+      /No results with a severity of 'hint' or higher found!/,
+      "Spectral's verdict on openapi.yaml, run from any folder",
+    );
+    t.match(clean.stdout, /openapi\.yaml: validated in/, "and Redocly's");
 
-  const dir = await mkdtemp(join(tmpdir(), 'petstore-lint-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const bad = join(dir, 'bad.yaml');
-  const spec = createPetLink({ operationId: 'readPet', parameters: { petId: '$response.body#/id' } });
-  Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-sunset': '2027-05-20' });
-  await writeFile(bad, stringify(spec));
-  const failed = await run(process.execPath, [lint, bad]).then(
-    () => ({ code: 0, stdout: '' }),
-    (error: { code: number; stdout: string }) => error,
-  );
-  t.equal(failed.code, 1, 'exit 1');
-  t.match(
-    failed.stdout,
-    /error petstore-lifecycle getPet: x-sunset must come at least 180 days after x-deprecated-at\n1 lifecycle problem\n/,
-    'the lifecycle lint first',
-  );
-  t.match(failed.stdout, /readPet/, "then Spectral's finding on the link");
-  t.match(failed.stdout, /bad\.yaml/, 'naming the file');
-  const missing = await run(process.execPath, [lint, join(dir, 'missing.yaml')]).then(
-    () => ({ code: 0, stdout: '', stderr: '' }),
-    (error: { code: number; stdout: string; stderr: string }) => error,
-  );
-  t.same(
-    [missing.code, missing.stdout, missing.stderr],
-    [2, '', `npm run lint: cannot read ${join(dir, 'missing.yaml')}: ENOENT\n`],
-    'a file it cannot read: said in a line, exit 2, no linter run',
-  );
-});
+    const dir = await mkdtemp(join(tmpdir(), 'petstore-lint-'));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const bad = join(dir, 'bad.yaml');
+    const spec = createPetLink({ operationId: 'readPet', parameters: { petId: '$response.body#/id' } });
+    Object.assign(spec.paths['/pets/{petId}']!.get!, { 'x-sunset': '2027-05-20' });
+    await writeFile(bad, stringify(spec));
+    const failed = await run(process.execPath, [lint, bad]).then(
+      () => ({ code: 0, stdout: '' }),
+      (error: { code: number; stdout: string }) => error,
+    );
+    t.equal(failed.code, 1, 'exit 1');
+    t.match(
+      failed.stdout,
+      /error petstore-lifecycle getPet: x-sunset must come at least 180 days after x-deprecated-at\n1 lifecycle problem\n/,
+      'the lifecycle lint first',
+    );
+    t.match(failed.stdout, /readPet/, "then Spectral's finding on the link");
+    t.match(failed.stdout, /bad\.yaml/, 'naming the file');
+    const missing = await run(process.execPath, [lint, join(dir, 'missing.yaml')]).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    t.same(
+      [missing.code, missing.stdout, missing.stderr],
+      [2, '', `npm run lint:spec: cannot read ${join(dir, 'missing.yaml')}: ENOENT\n`],
+      'a file it cannot read: said in a line, exit 2, no linter run',
+    );
+  },
+);

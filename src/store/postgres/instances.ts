@@ -32,7 +32,7 @@ export function startInstanceHeartbeat(pool: pg.Pool, everyMs = HEARTBEAT_MS): I
       () => undefined,
     );
   void beat();
-  const timer = setInterval(beat, everyMs);
+  const timer = setInterval(() => void beat(), everyMs);
   timer.unref();
   return {
     count: () => live,

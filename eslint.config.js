@@ -1,0 +1,58 @@
+// ESLint's rules for the code (openapi.yaml has its own linters: npm run lint:spec). The rules that
+// need type information are on only when ESLINT_TYPED=1 (npm run lint:types, run by .ci/run): they
+// read the whole program through TypeScript, which costs the loop more than npm test can spare.
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const typed = process.env.ESLINT_TYPED === '1';
+
+export default tseslint.config(
+  { ignores: ['generated/', 'dist/', 'dist-test/', 'src/client/dist/', 'coverage/', '.tap/', 'test-output/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // Prettier keeps code within 120 columns; this keeps comments there too. A string is left
+      // whole, so that a message can be found by searching for it.
+      'max-len': [
+        'error',
+        { code: 120, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true, ignoreUrls: true },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // A name read before its definition in the same scope (a TDZ error waiting for its path). A
+      // function that reads a module constant defined below it runs only after the module loaded.
+      '@typescript-eslint/no-use-before-define': [
+        'error',
+        { functions: false, classes: false, variables: false, typedefs: false },
+      ],
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      'no-var': 'error',
+      // A variable a closure reads before its one assignment stays a let.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    // Tests hand values of the wrong type to typed APIs on purpose.
+    files: ['test/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  ...(typed
+    ? [
+        {
+          // Product code and tools; tests follow tap's idiom, whose t.test() promises tap itself awaits.
+          files: ['src/**/*.ts', 'scripts/**/*.ts'],
+          languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+          rules: {
+            '@typescript-eslint/no-floating-promises': 'error',
+            '@typescript-eslint/no-misused-promises': 'error',
+            '@typescript-eslint/await-thenable': 'error',
+          },
+        },
+      ]
+    : []),
+);
