@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { writeOneOffKey } from '../src/auth/one-off-key.js';
-import { isUsableKey } from '../src/config.js';
+import { isUsableKey } from '../src/auth/bearer-token.js';
 
 const ROOT = process.cwd();
 const SPEC = 'openapi.yaml';

@@ -1,16 +1,9 @@
 // Reads the service's settings from the environment; invalid settings stop start-up with a clear reason.
 import { CLIENT_NAME, unnamedClientOf, type ClientKey } from './auth/api-clients.js';
-import { isBearerToken } from './auth/bearer-token.js';
+import { isUsableKey, MIN_KEY_LENGTH } from './auth/bearer-token.js';
 import { DEFAULT_RETENTION_HOURS, HOUR_MS } from './idempotency/idempotency-key.js';
-import { DEFAULT_CREATE_BATCH_MAX } from './store/postgres/postgres-pet-store.js';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_S } from './webhooks/deliveries.js';
-
-export const MIN_KEY_LENGTH = 16;
-
-/** Whether `key` may be one of API_KEYS: a bearer token of at least MIN_KEY_LENGTH characters. */
-export function isUsableKey(key: string): boolean {
-  return isBearerToken(key) && key.length >= MIN_KEY_LENGTH;
-}
+import { DEFAULT_WRITE_BATCH_MAX } from './store/postgres/batch-queue.js';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_S } from './webhooks/schedule.js';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export interface DatabaseConfig {
@@ -18,8 +11,8 @@ export interface DatabaseConfig {
   poolMax: number;
   /** Bounds every wait on the database: for a connection, and for a statement's answer. */
   timeoutMs: number;
-  /** The most creates one statement writes (1: each on its own, as they arrive). */
-  createBatchMax: number;
+  /** The most creates, or changes without a key, one statement writes (1: each on its own, as they arrive). */
+  writeBatchMax: number;
 }
 
 export interface Config {
@@ -53,6 +46,8 @@ export interface Config {
    * listener.
    */
   drainMs: number;
+  /** What the environment says in words the service no longer uses: logged at start-up, each once. */
+  deprecations: string[];
 }
 
 /**
@@ -67,6 +62,7 @@ export const DEFAULT_DRAIN_MS = 15_000;
 export const DEFAULT_METRICS_PORT = 9464;
 
 export function readConfig(env: NodeJS.ProcessEnv): Config {
+  const deprecations: string[] = [];
   return {
     host: env['HOST'] || '127.0.0.1',
     port: readPort('PORT', env['PORT'], 3000),
@@ -74,7 +70,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     apiKeys: readApiKeys(env['API_KEYS']),
     apiKeysFile: readKeysFile(env),
     fairShare: readSwitch(env, 'FAIR_SHARE'),
-    database: readDatabase(env),
+    database: readDatabase(env, deprecations),
     idempotencyRetentionMs: readInteger(env, 'IDEMPOTENCY_RETENTION_HOURS', DEFAULT_RETENTION_HOURS, 1, 8760) * HOUR_MS,
     metricsPort:
       env['METRICS_PORT'] === 'off' ? undefined : readPort('METRICS_PORT', env['METRICS_PORT'], DEFAULT_METRICS_PORT),
@@ -87,6 +83,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     webhooksFile: env['WEBHOOKS_FILE'] || undefined,
     webhookRetryDelaysMs: readRetryDelays(env['WEBHOOK_RETRY_DELAYS']),
     webhookTimeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_SECONDS', DEFAULT_DELIVERY_TIMEOUT_MS / 1000, 1, 60) * 1000,
+    deprecations,
   };
 }
 
@@ -106,7 +103,7 @@ function readRetryDelays(value: string | undefined): number[] {
 }
 
 // The connection string holds the password: messages never repeat it.
-function readDatabase(env: NodeJS.ProcessEnv): DatabaseConfig | undefined {
+function readDatabase(env: NodeJS.ProcessEnv, deprecations: string[]): DatabaseConfig | undefined {
   const url = env['DATABASE_URL'];
   if (url === undefined || url === '') return undefined;
   let protocol: string;
@@ -122,8 +119,29 @@ function readDatabase(env: NodeJS.ProcessEnv): DatabaseConfig | undefined {
     url,
     poolMax: readInteger(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     timeoutMs: readInteger(env, 'DATABASE_TIMEOUT_MS', 2000, 100, 600_000),
-    createBatchMax: readInteger(env, 'DATABASE_CREATE_BATCH_MAX', DEFAULT_CREATE_BATCH_MAX, 1, 10_000),
+    writeBatchMax: readInteger(
+      env,
+      renamed(env, 'DATABASE_WRITE_BATCH_MAX', 'DATABASE_CREATE_BATCH_MAX', deprecations),
+      DEFAULT_WRITE_BATCH_MAX,
+      1,
+      10_000,
+    ),
   };
+}
+
+/**
+ * The name a renamed setting is read under: the new one, unless only the old one is set (it keeps
+ * working, with a line in the log at start-up).
+ */
+function renamed(env: NodeJS.ProcessEnv, now: string, old: string, deprecations: string[]): string {
+  const set = (name: string) => env[name] !== undefined && env[name] !== '';
+  if (!set(old)) return now;
+  if (set(now)) {
+    deprecations.push(`${old} is ignored: ${now}, its new name, is set; remove ${old}`);
+    return now;
+  }
+  deprecations.push(`${old} is deprecated: rename it ${now} (it is read as that until then)`);
+  return old;
 }
 
 function readSwitch(env: NodeJS.ProcessEnv, name: string): boolean {

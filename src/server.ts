@@ -21,8 +21,7 @@ import { loadServedSpec } from './openapi/openapi-spec.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
 import type { PetStore } from './store/pet-store.js';
 import { poolConfigOf } from './store/postgres/pool-config.js';
-import { startInstanceHeartbeat, type Instances } from './store/postgres/instances.js';
-import { startPostgresStore } from './store/postgres/start.js';
+import { startPostgresStore, type StartedPostgresStore } from './store/postgres/start.js';
 import { composeInstruments } from './store/postgres/statement-instrument.js';
 import type { Tracing } from './tracing/tracing.js';
 import { createEventSignal, firstEventAfter } from './events/event-signal.js';
@@ -47,7 +46,7 @@ async function main() {
     config.apiKeys === undefined && config.apiKeysFile === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
   const apiKeys = await serviceKeys(config, rolesOf(spec), log, metrics, oneOffKeyFile);
   const tracing = config.tracing ? await startTracing(spec.info.version) : undefined;
-  const store: PetStore & { migrated?: Promise<void>; pool?: pg.Pool } =
+  const store: PetStore & { migrated?: Promise<void>; instances?: () => number } =
     config.database === undefined
       ? createMemoryPetStore({ retentionMs: config.idempotencyRetentionMs })
       : postgresStore(config, log, metrics, tracing);
@@ -57,6 +56,7 @@ async function main() {
       : `pets are kept in PostgreSQL at ${where(config.database.url)}`,
   );
   if (tracing !== undefined) log.info('spans are exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT is set)');
+  for (const deprecation of config.deprecations) log.warn(deprecation);
 
   // Wakes the feed's long polls and the webhooks' deliveries when this instance records an event.
   const events = createEventSignal(firstEventAfter(store));
@@ -64,8 +64,6 @@ async function main() {
 
   let draining = false;
   let closing = false;
-  // With PostgreSQL, the instances count one another, and divide each quota among themselves.
-  let instances: Instances | undefined;
   let retention: { close(): Promise<void> } | undefined;
   let deliveries: Deliveries | undefined;
   const app = await buildApp({
@@ -76,7 +74,8 @@ async function main() {
     spec,
     draining: () => draining,
     fairShare: config.fairShare,
-    instances: () => instances?.count() ?? 1,
+    // With PostgreSQL, the instances count one another, and divide each quota among themselves.
+    ...(store.instances === undefined ? {} : { instances: store.instances }),
     ...(metrics === undefined ? {} : { metrics }),
     ...(tracing === undefined ? {} : { tracing }),
   });
@@ -132,7 +131,6 @@ async function main() {
       await deliveries?.close();
       await app.close();
       await retention?.close();
-      await instances?.close();
       await store.close?.();
       await metricsServer?.close();
       await tracing?.shutdown();
@@ -144,7 +142,6 @@ async function main() {
   // connections, and meets a port not yet open as refused, which it retries on another instance;
   // an open port whose every answer is 503 it passes on to the caller (docs/operating.md).
   await store.migrated;
-  if (store.pool !== undefined) instances = startInstanceHeartbeat(store.pool);
   if (closing) return;
   retention = startEventRetention(store, config.eventsRetentionMs, app.log);
   if (endpoints !== undefined) {
@@ -231,18 +228,17 @@ function postgresStore(
   log: FastifyBaseLogger,
   metrics: ServiceMetrics | undefined,
   tracing: Tracing | undefined,
-): PetStore & { close(): Promise<void>; migrated: Promise<void>; pool: pg.Pool } {
-  const { poolMax, createBatchMax } = database as DatabaseConfig;
-  const store = startPostgresStore(poolConfigOf(database!), {
+): StartedPostgresStore {
+  const { poolMax, writeBatchMax } = database as DatabaseConfig;
+  return startPostgresStore(poolConfigOf(database!), {
     log,
     retentionMs,
-    maxCreateBatch: createBatchMax,
+    maxWriteBatch: writeBatchMax,
+    ...(metrics === undefined ? {} : { observePool: (pool: pg.Pool) => metrics.observePool(pool, poolMax) }),
     // test/system/tracing.test.ts traces its statements in-process.
     /* c8 ignore next -- no server process in the tests traces and uses PostgreSQL at once */
     instrument: composeInstruments([metrics?.statementInstrument, tracing?.statementInstrument]),
   });
-  metrics?.observePool(store.pool, poolMax);
-  return store;
 }
 
 /** Host, port and database of a connection string: never its user or password. */

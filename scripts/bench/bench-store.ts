@@ -11,7 +11,7 @@ import { seedPets } from './seed-pets.js';
 export async function benchStore(): Promise<PetStore> {
   const { database } = readConfig(process.env);
   if (database !== undefined)
-    return createPostgresPetStore(poolConfigOf(database), { maxCreateBatch: database.createBatchMax });
+    return createPostgresPetStore(poolConfigOf(database), { maxWriteBatch: database.writeBatchMax });
   const store = createMemoryPetStore();
   await seedPets(store, Number(process.env['SEED_PETS'] ?? 0));
   return store;

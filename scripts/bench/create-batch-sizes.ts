@@ -1,5 +1,5 @@
 // What one batch statement of creates costs by its size: the measurement behind the default of
-// DATABASE_CREATE_BATCH_MAX (docs/performance.md). On a throwaway cluster (fsync on), once with
+// DATABASE_WRITE_BATCH_MAX (docs/performance.md). On a throwaway cluster (fsync on), once with
 // PostgreSQL's own commit latency and once with 1 ms more (commit_delay), one connection sends the
 // create-pets statement with 1, 10, 100 and 1,000 pets, 100 times each after 20 to warm up.
 //   npx tsx scripts/bench/create-batch-sizes.ts

@@ -32,7 +32,7 @@ export interface ThroughputCell {
   instances: number;
   clients: number;
   /**
-   * With DATABASE_CREATE_BATCH_MAX=1 (every create a statement of its own, as before batching), and with the default.
+   * With DATABASE_WRITE_BATCH_MAX=1 (every create a statement of its own, as before batching), and with the default.
    */
   batching: 'off' | 'on';
   createsPerSecond: number;
@@ -174,7 +174,7 @@ export function createPostgresMeasurements(
               commit_delay: commitDelayMs * 1000,
               commit_siblings: 0,
             });
-            const env = { DATABASE_URL: url, ...(batching === 'off' ? { DATABASE_CREATE_BATCH_MAX: '1' } : {}) };
+            const env = { DATABASE_URL: url, ...(batching === 'off' ? { DATABASE_WRITE_BATCH_MAX: '1' } : {}) };
             const servers = await Promise.all(Array.from({ length: instances }, () => start('service', 0, { env })));
             try {
               for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {

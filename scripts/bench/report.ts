@@ -2,7 +2,7 @@
 // the markers of docs/performance.md.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { DEFAULT_CREATE_BATCH_MAX } from '../../src/store/postgres/postgres-pet-store.js';
+import { DEFAULT_WRITE_BATCH_MAX } from '../../src/store/postgres/batch-queue.js';
 import { replacedNote } from './instructions.js';
 import type { Sample } from './load.js';
 import type { MemoryMeasurements, Observed, ObservabilityRow, Row } from './measure-memory.js';
@@ -231,7 +231,7 @@ export function createReport(options: BenchOptions, replacedSoFar: () => number)
           other.clients === cell.clients,
       )!;
     return [
-      `Create throughput on PostgreSQL: clients each sending a create as soon as the last was answered, spread over 1 or 2 instances of the service on one database (empty at the start of each round), for ${duration} s after 1 s of warm-up; medians over ${rounds} rounds of fresh servers and databases. "Commit +1 ms": commit_delay = 1000 µs, commit_siblings = 0, so that every WAL flush waits 1 ms more (a networked disk, a synchronous standby). "Before" is DATABASE_CREATE_BATCH_MAX=1: every create a statement and a commit of its own, sent at once, as before batching; "after" batches up to ${DEFAULT_CREATE_BATCH_MAX}. DB CPU: every process of the cluster, per create.`,
+      `Create throughput on PostgreSQL: clients each sending a create as soon as the last was answered, spread over 1 or 2 instances of the service on one database (empty at the start of each round), for ${duration} s after 1 s of warm-up; medians over ${rounds} rounds of fresh servers and databases. "Commit +1 ms": commit_delay = 1000 µs, commit_siblings = 0, so that every WAL flush waits 1 ms more (a networked disk, a synchronous standby). "Before" is DATABASE_WRITE_BATCH_MAX=1: every create a statement and a commit of its own, sent at once, as before batching; "after" batches up to ${DEFAULT_WRITE_BATCH_MAX}. DB CPU: every process of the cluster, per create.`,
       '',
       '| commit | instances | clients | creates/s before | creates/s after | after ÷ before | p50 ms before | p50 ms after | p99 ms before | p99 ms after | DB CPU µs/create before | DB CPU µs/create after |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -9,3 +9,10 @@ const WHOLE_TOKEN = new RegExp(`^${TOKEN}$`);
 export function isBearerToken(value: string): boolean {
   return WHOLE_TOKEN.test(value);
 }
+
+export const MIN_KEY_LENGTH = 16;
+
+/** Whether `key` may be a configured API key: a bearer token of at least MIN_KEY_LENGTH characters. */
+export function isUsableKey(key: string): boolean {
+  return isBearerToken(key) && key.length >= MIN_KEY_LENGTH;
+}

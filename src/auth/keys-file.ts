@@ -11,7 +11,7 @@
 // An unusable file is refused whole, with the line and the reason, and never a key's text.
 import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Node } from 'yaml';
 import { SHA256_HEX, type ApiKeyEntry } from './api-clients.js';
-import { isUsableKey, MIN_KEY_LENGTH } from '../config.js';
+import { isUsableKey, MIN_KEY_LENGTH } from './bearer-token.js';
 import { KeyEntryError, keyTableOf, type KeyTable } from './key-table.js';
 import { parseQuota, type Quota, type QuotaPolicy } from '../limits/quotas.js';
 

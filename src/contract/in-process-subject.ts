@@ -5,6 +5,7 @@ import { buildApp } from '../app.js';
 import { loadSpec } from '../openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../store/memory-pet-store.js';
 import type { PetStore } from '../store/pet-store.js';
+import { wrapStore } from '../store/wrap-store.js';
 import type { PostgresPetStore } from '../store/postgres/postgres-pet-store.js';
 import type { NewPet, Pet } from '../types/api.js';
 import { parseJson } from '../validation/strict-json.js';
@@ -35,7 +36,7 @@ export interface StoreUnderTest {
 export function memoryStoreUnderTest(): StoreUnderTest {
   let store = createMemoryPetStore();
   return {
-    store: delegatingStore(() => store),
+    store: wrapStore(() => store),
     empty: async () => void (store = createMemoryPetStore()),
   };
 }
@@ -90,16 +91,4 @@ export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest
     requestsSent: () => sent,
     close: () => app.close(),
   };
-}
-
-/** Every call goes to `current()`'s store at the time of the call, whatever its methods. */
-export function delegatingStore(current: () => PetStore): PetStore {
-  return new Proxy({} as PetStore, {
-    get(_target, name) {
-      const store = current();
-      const value: unknown = Reflect.get(store, name);
-      return typeof value === 'function' ? value.bind(store) : value;
-    },
-    has: (_target, name) => Reflect.has(current(), name),
-  });
 }

@@ -2,6 +2,7 @@
 // wakes them at once (notify); one served by another instance on the same database is found by a
 // poll that runs only while a request waits, one query per interval for all of them.
 import type { PetStore } from '../store/pet-store.js';
+import { STORE_WRITES, wrapStore } from '../store/wrap-store.js';
 
 export interface EventSignal {
   /** An event was recorded here: every waiter looks again. */
@@ -76,29 +77,16 @@ export function createEventSignal(
   };
 }
 
-/**
- * The store, telling `signal` of each write it acknowledged (each records an event, or is a no-op).
- * Every method is delegated by name, not spread, so that a store made of getters or a proxy (the
- * contract engine's) is wrapped whole.
- */
+/** The store, telling `signal` of each write it acknowledged (each records an event, or is a no-op). */
 export function signalling(store: PetStore, signal: EventSignal): PetStore {
   const told = <T>(result: T) => {
     signal.notify();
     return result;
   };
-  return {
-    create: (pet) => store.create(pet).then(told),
-    createOnce: (pet, key) => store.createOnce(pet, key).then(told),
-    update: (id, patch, precondition, key) => store.update(id, patch, precondition, key).then(told),
-    remove: (id, precondition, key) => store.remove(id, precondition, key).then(told),
-    get: (id) => store.get(id),
-    list: (options) => store.list(options),
-    listEvents: (after, limit) => store.listEvents(after, limit),
-    purgeEvents: (olderThanMs) => store.purgeEvents(olderThanMs),
-    deliveries: store.deliveries,
-    // The app asks readiness of its store; closing it is the caller's (src/server.ts), on the store it made.
-    ...(store.ready === undefined ? {} : { ready: () => store.ready!() }),
-  };
+  return wrapStore(
+    () => store,
+    (path, call) => (STORE_WRITES.has(path) ? call().then(told) : call()),
+  );
 }
 
 /** The seq of the first event after `after` in `store`'s feed, for createEventSignal's poll. */

@@ -14,12 +14,8 @@ import type { EventSignal } from '../events/event-signal.js';
 import type { DeliveryState, PetStore } from '../store/pet-store.js';
 import type { Endpoints } from './endpoints.js';
 import type { WebhookEndpoint } from './webhooks-file.js';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_S } from './schedule.js';
 
-/**
- * The Standard Webhooks schedule (as Svix sends it): after the first attempt, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
- */
-export const DEFAULT_RETRY_DELAYS_S = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
-export const DEFAULT_DELIVERY_TIMEOUT_MS = 15_000;
 /** How long an endpoint waits for new events between looks, when no write here wakes it. */
 const IDLE_MS = 1_000;
 /** Events read at a time from the feed for one endpoint. */

@@ -21,6 +21,7 @@ t.test('defaults', async (t) => {
     webhooksFile: undefined,
     webhookRetryDelaysMs: [5, 300, 1800, 7200, 18_000, 36_000, 36_000].map((seconds) => seconds * 1000),
     webhookTimeoutMs: 15_000,
+    deprecations: [],
   });
   t.same(readConfig({ HOST: '', PORT: '', LOG_LEVEL: '' }).port, 3000);
 });
@@ -45,6 +46,7 @@ t.test('settings from the environment', async (t) => {
     webhooksFile: undefined,
     webhookRetryDelaysMs: [5, 300, 1800, 7200, 18_000, 36_000, 36_000].map((seconds) => seconds * 1000),
     webhookTimeoutMs: 15_000,
+    deprecations: [],
   });
 });
 
@@ -183,23 +185,34 @@ t.test('IDEMPOTENCY_RETENTION_HOURS sets how long idempotency keys are kept', as
   }
 });
 
-t.test('DATABASE_URL selects PostgreSQL, with the pool size, time limit and create batch bound', async (t) => {
+t.test('DATABASE_URL selects PostgreSQL, with the pool size, time limit and write batch bound', async (t) => {
   const url = 'postgres://pets:s3cret@db.internal:5432/petstore?sslmode=verify-full';
-  t.same(readConfig({ DATABASE_URL: url }).database, { url, poolMax: 10, timeoutMs: 2000, createBatchMax: 100 });
+  t.same(readConfig({ DATABASE_URL: url }).database, { url, poolMax: 10, timeoutMs: 2000, writeBatchMax: 100 });
+  t.same(readConfig({ DATABASE_URL: url }).deprecations, [], 'no deprecated setting');
   t.same(
     readConfig({
       DATABASE_URL: 'postgresql://db/petstore',
       DATABASE_POOL_MAX: '40',
       DATABASE_TIMEOUT_MS: '500',
-      DATABASE_CREATE_BATCH_MAX: '1',
+      DATABASE_WRITE_BATCH_MAX: '1',
     }).database,
     {
       url: 'postgresql://db/petstore',
       poolMax: 40,
       timeoutMs: 500,
-      createBatchMax: 1,
+      writeBatchMax: 1,
     },
   );
+  const old = readConfig({ DATABASE_URL: url, DATABASE_CREATE_BATCH_MAX: '7' });
+  t.equal(old.database?.writeBatchMax, 7, 'the old name still works');
+  t.same(old.deprecations, [
+    'DATABASE_CREATE_BATCH_MAX is deprecated: rename it DATABASE_WRITE_BATCH_MAX (it is read as that until then)',
+  ]);
+  const both = readConfig({ DATABASE_URL: url, DATABASE_CREATE_BATCH_MAX: '7', DATABASE_WRITE_BATCH_MAX: '9' });
+  t.equal(both.database?.writeBatchMax, 9, 'the new name wins');
+  t.same(both.deprecations, [
+    'DATABASE_CREATE_BATCH_MAX is ignored: DATABASE_WRITE_BATCH_MAX, its new name, is set; remove DATABASE_CREATE_BATCH_MAX',
+  ]);
   t.equal(readConfig({ DATABASE_URL: '' }).database, undefined, 'empty is unset');
 });
 
@@ -227,8 +240,8 @@ t.test('a bad database setting stops start-up without repeating the connection s
       /DATABASE_CREATE_BATCH_MAX must be an integer from 1 to 10000, not "0"/,
     ],
     [
-      { DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_CREATE_BATCH_MAX: '10001' },
-      /DATABASE_CREATE_BATCH_MAX must be an integer from 1 to 10000/,
+      { DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_WRITE_BATCH_MAX: '10001' },
+      /DATABASE_WRITE_BATCH_MAX must be an integer from 1 to 10000/,
     ],
   ] as const) {
     const error = t.throws(() => readConfig(env), message) as Error;

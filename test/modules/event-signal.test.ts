@@ -103,7 +103,8 @@ t.test(
     t.equal(await first(0), 1, 'the first event');
     t.equal(await first(3), 4, 'the one after seq 3');
     t.equal(await signalled.ready!(), true, "the store's readiness, passed on");
-    t.equal(signalled.deliveries, store.deliveries, 'its ledger');
+    t.ok(await signalled.deliveries.claim('http://hook', 'this', 60_000), "the store's ledger, passed on");
+    t.equal(await store.deliveries.claim('http://hook', 'other', 60_000), null, 'leased through it');
     t.equal((await signalled.listEvents(undefined, 10)).events.length, 4);
     t.equal(await signalled.purgeEvents(3_600_000), 0);
     t.same(await signalled.get(pet.id), null);

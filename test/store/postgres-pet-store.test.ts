@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
 import pg from 'pg';
+import type { Statement } from '../../src/store/postgres/statement.js';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import {
@@ -211,7 +212,7 @@ t.test('a page reads about as many rows as it returns, wherever it starts: no sc
   await store.pool.query('ANALYZE pets');
   const client = await store.pool.connect();
   t.teardown(() => client.release());
-  const cases: [{ name?: string; text: string }, (string | number)[]][] = [
+  const cases: [Statement, (string | number)[]][] = [
     [STATEMENTS.list, [0, 101]],
     [STATEMENTS.list, [25_000, 101]],
     [STATEMENTS.listByStatus, ['sold', 0, 101]],
@@ -221,7 +222,7 @@ t.test('a page reads about as many rows as it returns, wherever it starts: no sc
   for (const [statement, values] of cases) {
     // A named statement is prepared and soon runs a generic plan, blind to its values; an unnamed
     // one is planned with its values every time.
-    for (const mode of statement.name === undefined
+    for (const mode of statement.prepared === false
       ? ['force_custom_plan']
       : ['force_custom_plan', 'force_generic_plan']) {
       await client.query(`SET plan_cache_mode = ${mode}`);
@@ -353,10 +354,10 @@ async function petsPerTransaction(store: PostgresPetStore): Promise<number[]> {
 }
 
 t.test(
-  'creates that arrive while a batch commits are written together: one statement, one transaction, at most maxCreateBatch',
+  'creates that arrive while a batch commits are written together: one statement, one transaction, at most maxWriteBatch',
   { skip },
   async (t) => {
-    const store = await database!.openStore(t, await database!.freshSchema(), { maxCreateBatch: 3 });
+    const store = await database!.openStore(t, await database!.freshSchema(), { maxWriteBatch: 3 });
     const lock = await holdIdOrder(t, store);
     const first = store.create({ name: 'first', categoryId: 1 });
     await lock.waiting(1);

@@ -263,6 +263,8 @@ t.test('the port opens only once the schema is current: the first request to it 
     API_KEYS: API_KEY,
     DATABASE_URL: url,
     DATABASE_TIMEOUT_MS: '300',
+    // Its old name: it still works, with a line in the log.
+    DATABASE_CREATE_BATCH_MAX: '50',
     PORT: String(port),
     LOG_LEVEL: 'info',
   });
@@ -271,6 +273,11 @@ t.test('the port opens only once the schema is current: the first request to it 
     return server.exited;
   });
   await untilOutput(server, RETRYING);
+  t.match(
+    server.output(),
+    /"level":40,.*"msg":"DATABASE_CREATE_BATCH_MAX is deprecated: rename it DATABASE_WRITE_BATCH_MAX/,
+    'a renamed setting is logged once at start-up, at warn',
+  );
   t.ok(
     await refused(port),
     'while the schema cannot be brought up to date, connections are refused (a proxy retries them elsewhere)',

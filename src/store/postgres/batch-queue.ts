@@ -1,9 +1,16 @@
 // Smart batching, with no timer: while one batch is being written, the items that arrive wait and
 // then go together as the next batch. An idle queue sends an item at once, so a lone item is no
 // slower than without batching; under load, a batch holds what arrived during one round trip and
-// commit. The PostgreSQL store sends its creates through one (one statement, one commit per batch).
+// commit. The PostgreSQL store sends its creates through one, and its changes without a key through
+// another (one statement, one commit per batch).
 import { AsyncResource } from 'node:async_hooks';
 import { ServiceUnavailable } from '../../errors/api-errors.js';
+
+/**
+ * The most creates, or changes without a key, in one batch unless configured
+ * (DATABASE_WRITE_BATCH_MAX): see docs/performance.md.
+ */
+export const DEFAULT_WRITE_BATCH_MAX = 100;
 
 export interface BatchQueueOptions {
   /** The most items one batch holds; 1 sends every item at once on its own, with no queue. */

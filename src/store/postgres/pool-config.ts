@@ -1,8 +1,14 @@
-// The pool settings the service runs with, from its configuration (src/config.ts).
+// The pool settings the service runs with, from its configuration (src/config.ts's DatabaseConfig).
 import type pg from 'pg';
-import type { DatabaseConfig } from '../../config.js';
 
-export function poolConfigOf(database: DatabaseConfig): pg.PoolConfig {
+export interface PoolSettings {
+  url: string;
+  poolMax: number;
+  /** Bounds every wait on the database: for a connection, and for a statement's answer. */
+  timeoutMs: number;
+}
+
+export function poolConfigOf(database: PoolSettings): pg.PoolConfig {
   return {
     connectionString: database.url,
     max: database.poolMax,

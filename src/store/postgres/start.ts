@@ -1,11 +1,15 @@
 // The PostgreSQL store as a running service uses it: the schema is brought up to date in the
 // background, retried with growing delays while the database cannot be reached (an instance may
 // start before its database), and until then every operation answers 503 and readiness says no.
+// Once it is current, the instance writes its heartbeat (instances.ts), so that quotas are divided
+// among the live instances.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import { ServiceUnavailable } from '../../errors/api-errors.js';
 import type { PetStore } from '../pet-store.js';
+import { wrapStore } from '../wrap-store.js';
+import { startInstanceHeartbeat, type Instances } from './instances.js';
 import { createPostgresPetStore } from './postgres-pet-store.js';
 import { migrate } from './migrate.js';
 import type { StatementInstrument } from './statement-instrument.js';
@@ -20,15 +24,17 @@ export interface StartOptions {
   purgeEveryMs?: number;
   /** Wraps every statement of an operation (metrics, spans). */
   instrument?: StatementInstrument | undefined;
-  /** The most creates one statement writes. */
-  maxCreateBatch?: number;
+  /** The most creates, or changes without a key, one statement writes. */
+  maxWriteBatch?: number;
+  /** Told of the pool once it is made (its connection counts, for metrics). */
+  observePool?: (pool: pg.Pool) => void;
 }
 
 const PURGE_EVERY_MS = 5 * 60_000;
 
 export interface StartedPostgresStore extends PetStore {
-  /** The pool, for its connection counts. */
-  pool: pg.Pool;
+  /** The live instances on this database, this one included (1 until the schema is current). */
+  instances(): number;
   ready(): Promise<boolean>;
   close(): Promise<void>;
   /** Settles once the schema is current (or the store is closed first). */
@@ -44,16 +50,19 @@ export function startPostgresStore(
     retentionMs,
     purgeEveryMs = PURGE_EVERY_MS,
     instrument,
-    maxCreateBatch,
+    maxWriteBatch,
+    observePool,
   }: StartOptions,
 ): StartedPostgresStore {
   const store = createPostgresPetStore(config, {
     onPoolError: (error) =>
       log.warn({ reason: error.message }, 'a database connection was lost; the pool will open another'),
     ...(retentionMs === undefined ? {} : { retentionMs }),
-    ...(maxCreateBatch === undefined ? {} : { maxCreateBatch }),
+    ...(maxWriteBatch === undefined ? {} : { maxWriteBatch }),
     instrument,
   });
+  observePool?.(store.pool);
+  let heartbeat: Instances | undefined;
   // Every instance purges on its own timer; their batches skip each other's locked rows. A failure
   // (the database away) is only logged: the next round catches up.
   let purging: Promise<void> = Promise.resolve();
@@ -72,6 +81,7 @@ export function startPostgresStore(
       try {
         const applied = await migrate(store.pool);
         current = true;
+        heartbeat = startInstanceHeartbeat(store.pool);
         log.info({ applied }, 'the database schema is current');
         purge();
         return;
@@ -85,22 +95,14 @@ export function startPostgresStore(
     }
   })();
   const unavailable = () => Promise.reject(new ServiceUnavailable());
+  const { pool: _pool, purgeExpiredKeys: _purge, ...operations } = store;
+  const gated: PetStore = wrapStore(
+    () => operations as PetStore,
+    (_path, call) => (current ? call() : unavailable()),
+  );
   return {
-    pool: store.pool,
-    create: (pet) => (current ? store.create(pet) : unavailable()),
-    createOnce: (pet, key) => (current ? store.createOnce(pet, key) : unavailable()),
-    get: (id) => (current ? store.get(id) : unavailable()),
-    list: (options) => (current ? store.list(options) : unavailable()),
-    update: (id, patch, precondition, key) => (current ? store.update(id, patch, precondition, key) : unavailable()),
-    remove: (id, precondition, key) => (current ? store.remove(id, precondition, key) : unavailable()),
-    listEvents: (after, limit) => (current ? store.listEvents(after, limit) : unavailable()),
-    purgeEvents: (olderThanMs) => (current ? store.purgeEvents(olderThanMs) : unavailable()),
-    deliveries: {
-      claim: (endpoint, owner, leaseMs) => (current ? store.deliveries.claim(endpoint, owner, leaseMs) : unavailable()),
-      record: (endpoint, owner, state, leaseMs) =>
-        current ? store.deliveries.record(endpoint, owner, state, leaseMs) : unavailable(),
-      release: (endpoint, owner) => (current ? store.deliveries.release(endpoint, owner) : unavailable()),
-    },
+    ...gated,
+    instances: () => heartbeat?.count() ?? 1,
     ready: async () => current && (await store.ready()),
     migrated,
     async close() {
@@ -108,6 +110,7 @@ export function startPostgresStore(
       clearInterval(purgeTimer);
       await migrated;
       await purging;
+      await heartbeat?.close();
       await store.close();
     },
   };
