@@ -1,5 +1,6 @@
-// A long property-based campaign against the service: the in-process properties (src/contract/in-process.ts)
-// with any seed and as many cases as asked, split evenly over the properties.
+// A long property-based campaign against the service: the in-process properties
+// (scripts/contract/pet-store/in-process.ts) with any seed and as many cases as asked, split evenly over the
+// properties.
 //   npm run campaign -- --seed 42 --cases 100000
 //   DATABASE_URL=postgres://… npm run campaign -- --store postgres   (in a schema of its own, dropped afterwards)
 import { parseArgs } from 'node:util';
@@ -13,7 +14,7 @@ import {
   createSubject,
   memoryStoreUnderTest,
   postgresStoreUnderTest,
-} from '../src/contract/in-process.js';
+} from './contract/pet-store/in-process.js';
 
 const { values } = parseArgs({
   options: {

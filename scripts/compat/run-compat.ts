@@ -30,6 +30,7 @@ import {
   type Outcome,
   type Output,
 } from '../contract/run-checks.js';
+import { petStorePlugin } from '../contract/pet-store/plugin.js';
 import { loadReleases, RELEASES_DIR, type Release } from './releases.js';
 
 const USAGE = `usage: npm run compat -- [options]
@@ -146,6 +147,7 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
         contract: contractOf(release.spec, release.file),
         apiKey,
         released: { retired, unheld, links: currentLinks },
+        plugin: petStorePlugin(),
       });
       console.log(
         `\n${release.version} (${release.file})${retired.size > 0 ? `: ${[...retired].join(', ')} may answer as retired` : ''}` +

@@ -85,11 +85,13 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
   const { seed, cases } = options;
   const reporter = violationReporter(options);
   const outcomes: Outcome[] = [];
-  const feedName =
-    "every create of this run is in the change feed once, as answered, each pet's versions without a gap";
-  // Where the feed ends before the run writes; a feed that cannot be read so far fails its check now.
-  let feedFailure: string | undefined;
-  await checks.markFeed().catch((error: unknown) => void (feedFailure = `seed ${seed}\n${reporter.violation(error)}`));
+  // Before the run writes (where a feed ends now); one that fails fails its check at once.
+  const prepared = new Map<string, string>();
+  for (const readBack of checks.readBacks) {
+    await readBack
+      .prepare?.()
+      .catch((error: unknown) => void prepared.set(readBack.name, `seed ${seed}\n${reporter.violation(error)}`));
+  }
   for (const [index, { name, property }] of checks.properties.entries()) {
     const numRuns = Math.floor(cases / checks.properties.length) + (index < cases % checks.properties.length ? 1 : 0);
     const begun = performance.now();
@@ -121,35 +123,19 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
       });
     }
   }
-  if (checks.created().length > 0) {
-    const name = 'what a create answered reads back equal, through getPet and through listPets pages';
+  for (const { name, check } of checks.readBacks) {
+    const failure = prepared.get(name);
+    if (failure !== undefined) {
+      outcomes.push({ name, seconds: 0, failure });
+      continue;
+    }
     const begun = performance.now();
     try {
-      const { note } = await checks.readBack();
-      outcomes.push({ name, seconds: (performance.now() - begun) / 1000, ...(note === undefined ? {} : { note }) });
+      const result = await check();
+      if (result !== undefined) outcomes.push({ name, seconds: (performance.now() - begun) / 1000, ...result });
     } catch (error) {
       outcomes.push({
         name,
-        seconds: (performance.now() - begun) / 1000,
-        failure: `seed ${seed}\n${reporter.violation(error)}`,
-      });
-    }
-  }
-  if (feedFailure !== undefined) {
-    outcomes.push({ name: feedName, seconds: 0, failure: feedFailure });
-  } else if (checks.created().length > 0) {
-    const begun = performance.now();
-    try {
-      const { events, note } = await checks.readFeed();
-      if (events > 0 || note !== undefined)
-        outcomes.push({
-          name: feedName,
-          seconds: (performance.now() - begun) / 1000,
-          ...(note === undefined ? {} : { note }),
-        });
-    } catch (error) {
-      outcomes.push({
-        name: feedName,
         seconds: (performance.now() - begun) / 1000,
         failure: `seed ${seed}\n${reporter.violation(error)}`,
       });

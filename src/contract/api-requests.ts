@@ -2,168 +2,75 @@
 // request bodies, signed with the key they are given: valid requests, requests that break one rule
 // (with the answer they must get), and requests without a valid key.
 import fc from 'fast-check';
-import { basePathOf, type Operation } from '../openapi/openapi-spec.js';
+import { basePathOf, type Operation } from './openapi-document.js';
 import type { Contract } from './document-contract.js';
-import { matching, schemaArbitraries, toJson, type Breaking, type Schema } from './schema-arbitraries.js';
-import type { ApiRequest } from './api-request.js';
-import { badAuthorization, unauthorized } from './bad-keys.js';
+import { matching, schemaArbitraries, toJson, type Breaking } from './schema-arbitraries.js';
 import { binaryString } from './code-points.js';
-import { encodeCursor } from '../pagination/cursor.js';
-import type { PetStatus } from '../types/api.js';
-import { INT64_MAX, exactInteger } from '../validation/int64.js';
+import { badAuthorization, unauthorized } from './bad-keys.js';
+import { bodyBreakings } from './body-breakings.js';
+import {
+  asText,
+  asTextParts,
+  bodySchemaOf,
+  fitsUrl,
+  generatedQuery,
+  headerText,
+  inHeader,
+  inPath,
+  inQuery,
+  notDecimal,
+  otherIssuedQuery,
+  parametersOf,
+  validation,
+  WAIT,
+  where,
+  type ApiRequest,
+  type BrokenRequest,
+  type IssuedParameters,
+  type Parameter,
+  type ValidRequest,
+} from './request-parts.js';
 import { HEADER_PREFIX } from './spec-links.js';
 
 export { badAuthorization, unauthorized } from './bad-keys.js';
-
-export type { ApiRequest } from './api-request.js';
-
-/** A valid request and the values it carries, for checking the meaning of the answer. */
-export interface ValidRequest {
-  request: ApiRequest;
-  params: Record<string, unknown>;
-  query: Record<string, unknown>;
-  body?: unknown;
-}
-
-/** What a request that breaks one rule must get. */
-export interface Expectation {
-  status: number;
-  code: string;
-  /** Text the Error message must contain: the part of the request to fix. */
-  mentions: string;
-}
-
-export interface BrokenRequest {
-  request: ApiRequest;
-  rule: string;
-  expect: Expectation;
-}
-
-export interface Parameter {
-  name: string;
-  in: 'query' | 'path' | 'header' | 'cookie';
-  required?: boolean;
-  schema: Schema;
-}
-
-// A JSON body of another name (application/merge-patch+json) is generated as JSON all the same.
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
-
-/**
- * listPets' page cursor. A valid one exists only in an answer's `next` link, so generated valid
- * requests never carry one (the model-based property follows the links); broken ones do.
- */
-export const CURSOR = 'cursor';
-/**
- * Query parameters a valid value of which only the service gives, in a `next` link (listPets'
- * `cursor`, listPetEvents' `after`): generated valid requests leave them out, broken ones carry
- * them. And `wait`, which holds an answer: valid requests send its minimum, so none waits.
- */
-const ISSUED_BY_LINKS = new Set([CURSOR, 'after']);
-const WAIT = 'wait';
-
-export const parametersOf = (operation: Operation) =>
-  (operation.object as { parameters?: Parameter[] }).parameters ?? [];
-const inQuery = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'query');
-/** The query parameters a valid request is generated with. */
-const generatedQuery = (operation: Operation) =>
-  inQuery(operation).filter((parameter) => !ISSUED_BY_LINKS.has(parameter.name));
-/**
- * The query parameters issued by links other than listPets' cursor (which has checks of its own): broken by their
- * schema alone.
- */
-const otherIssuedQuery = (operation: Operation) =>
-  inQuery(operation).filter((parameter) => parameter.name !== CURSOR && ISSUED_BY_LINKS.has(parameter.name));
-const inPath = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'path');
-
-export function bodySchemaOf(
-  operation: Operation,
-): { schema: Schema; required: boolean; mediaType: string } | undefined {
-  const body = operation.object.requestBody as
-    { required?: boolean; content: Record<string, { schema: Schema }> } | undefined;
-  if (body === undefined) return undefined;
-  const mediaTypes = Object.keys(body.content);
-  const [mediaType] = mediaTypes;
-  if (mediaTypes.length !== 1 || !JSON_MEDIA_TYPE.test(mediaType!))
-    throw new Error(`${operation.operationId}: only bodies of one JSON media type are generated`);
-  return { schema: body.content[mediaType!]!.schema, required: body.required === true, mediaType: mediaType! };
-}
-
-/**
- * Header parameters: optional ones (Idempotency-Key) change what a request means, so valid requests
- * leave them out and the model-based property sends them in commands of their own; broken values
- * are generated here like any other broken part.
- */
-export const inHeader = (operation: Operation) =>
-  parametersOf(operation).filter((parameter) => parameter.in === 'header');
-
-// Header values as HTTP carries them: visible ASCII and inner spaces (a leading or trailing space
-// would be trimmed on the way, changing the value).
-const headerText = fc
-  .oneof(
-    fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 300 }),
-    fc.constantFrom('', '""', '"a\\"b"', 'a b', 'a,b', '"a", "b"', '"a";p=1', `"${'k'.repeat(256)}"`, 'k'.repeat(256)),
-  )
-  .filter((text) => text.trim() === text);
-
-// Parameters travel as text: integers in plain decimal, strings as they are.
-const asText = (value: unknown) => String(value);
-
-function asTextParts({ params, query }: { params: Record<string, unknown>; query: Record<string, unknown> }) {
-  return {
-    path: Object.fromEntries(Object.entries(params).map(([name, value]) => [name, asText(value)])),
-    query: Object.entries(query).map(([name, value]): [string, string] => [name, asText(value)]),
-  };
-}
-
-// A parameter travels in the URL, percent-encoded as UTF-8: a lone surrogate has no encoding.
-const fitsUrl = (text: string) => !/\p{Cs}/u.test(text);
-
-const validation = (mentions: string): Expectation => ({ status: 400, code: 'VALIDATION_FAILED', mentions });
-const where = (parameter: Parameter) =>
-  `${parameter.in === 'query' ? 'query parameter' : 'path parameter'} ${parameter.name}`;
-
-// Text that is not a plain decimal integer; decimals with leading zeros ("007") are valid numbers.
-const notDecimal = fc
-  .oneof(
-    fc.constantFrom(
-      '',
-      'abc',
-      '1.5',
-      '1e1',
-      '+1',
-      ' 1',
-      '1 ',
-      '0x10',
-      '١',
-      'NaN',
-      '--1',
-      '1_000',
-      'true',
-      'null',
-      '[1]',
-    ),
-    binaryString({ maxLength: 8 }),
-  )
-  .filter((text) => !/^-?\d+$/.test(text));
+export {
+  bodySchemaOf,
+  inHeader,
+  parametersOf,
+  type ApiRequest,
+  type BrokenRequest,
+  type Expectation,
+  type IssuedParameter,
+  type IssuedParameters,
+  type Parameter,
+  type ValidRequest,
+} from './request-parts.js';
 
 /**
  * The request arbitraries of one document: valid requests, requests that break one rule, and
  * requests without a valid key, for each of its operations, signed with `apiKey`. npm run compat
  * draws them from a released version's document; everything else from openapi.yaml's.
  */
-export function requestGenerators(contract: Contract, apiKey: string): RequestGenerators {
+export function requestGenerators(
+  contract: Contract,
+  apiKey: string,
+  issuedBy: IssuedParameters = NONE_ISSUED,
+): RequestGenerators {
   // Building a document's arbitraries (strings drawn from its patterns above all) costs more than
   // drawing a few hundred requests from them: a contract, cached by its document (contractOf), keeps
   // its generators, and they keep each operation's arbitraries.
   let byKey = generatorsOf.get(contract);
-  if (byKey === undefined) generatorsOf.set(contract, (byKey = new Map()));
-  let generators = byKey.get(apiKey);
-  if (generators === undefined) byKey.set(apiKey, (generators = createRequestGenerators(contract, apiKey)));
+  if (byKey === undefined) generatorsOf.set(contract, (byKey = new WeakMap()));
+  let byIssued = byKey.get(issuedBy);
+  if (byIssued === undefined) byKey.set(issuedBy, (byIssued = new Map()));
+  let generators = byIssued.get(apiKey);
+  if (generators === undefined)
+    byIssued.set(apiKey, (generators = createRequestGenerators(contract, apiKey, issuedBy)));
   return generators;
 }
 export type RequestGenerators = ReturnType<typeof createRequestGenerators>;
-const generatorsOf = new WeakMap<Contract, Map<string, RequestGenerators>>();
+const NONE_ISSUED: IssuedParameters = {};
+const generatorsOf = new WeakMap<Contract, WeakMap<IssuedParameters, Map<string, RequestGenerators>>>();
 
 /** Memoizes an arbitrary per operation: arbitraries are immutable, so one serves every run. */
 function perOperation<T>(make: (operation: Operation) => fc.Arbitrary<T>): (operation: Operation) => fc.Arbitrary<T> {
@@ -175,7 +82,7 @@ function perOperation<T>(make: (operation: Operation) => fc.Arbitrary<T>): (oper
   };
 }
 
-function createRequestGenerators(contract: Contract, apiKey: string) {
+function createRequestGenerators(contract: Contract, apiKey: string, issuedBy: IssuedParameters) {
   const authorization = `Bearer ${apiKey}`;
   const request = (
     operation: Operation,
@@ -310,7 +217,11 @@ function createRequestGenerators(contract: Contract, apiKey: string) {
     const breakings: fc.Arbitrary<BrokenRequest>[] = [];
     const textOf = (valid: ValidRequest) => ({ ...asTextParts(valid), payload: valid.request.payload });
 
-    for (const parameter of [...inPath(operation), ...generatedQuery(operation), ...otherIssuedQuery(operation)]) {
+    for (const parameter of [
+      ...inPath(operation),
+      ...generatedQuery(operation),
+      ...otherIssuedQuery(operation, issuedBy),
+    ]) {
       const brokenText = brokenParameterText(parameter);
       // A string parameter that allows any text has nothing to break.
       if (brokenText === undefined) continue;
@@ -345,10 +256,25 @@ function createRequestGenerators(contract: Contract, apiKey: string) {
           })),
       );
     }
-    const cursor = inQuery(operation).find((parameter) => parameter.name === CURSOR);
-    if (cursor !== undefined) breakings.push(...brokenCursors(operation, cursor, parts));
     for (const parameter of inQuery(operation)) {
-      const value = parameter === cursor ? issuedCursor(operation) : parameterValue(parameter);
+      const issued = issuedBy[parameter.name];
+      if (issued === undefined) continue;
+      for (const broken of issued.broken(operation, parts)) {
+        breakings.push(
+          broken.map(({ valid, text, rule, mentions }) => {
+            const { path, query } = asTextParts(valid);
+            const url = buildUrl(operation, path, [...query, [parameter.name, text]]);
+            return {
+              request: request(operation, url, valid.request.payload),
+              rule: `${parameter.name} ${rule}`,
+              expect: validation(mentions),
+            };
+          }),
+        );
+      }
+    }
+    for (const parameter of inQuery(operation)) {
+      const value = issuedBy[parameter.name]?.issued(operation) ?? parameterValue(parameter);
       breakings.push(
         fc.tuple(parts, value, value).map(([valid, first, second]) => {
           const { path, query, payload } = textOf(valid);
@@ -388,172 +314,12 @@ function createRequestGenerators(contract: Contract, apiKey: string) {
         })),
       );
     } else {
-      breakings.push(...bodyBreakings(operation, bodySchema.schema, bodySchema.required, parts));
+      breakings.push(
+        ...bodyBreakings(operation, bodySchema.schema, bodySchema.required, parts, { request, brokenValue }),
+      );
     }
     return fc.oneof(...breakings);
   });
-
-  // A cursor as the service issues them (for any position and filter), as a client finds it in a link.
-  const statusesOf = (operation: Operation) => {
-    const status = inQuery(operation).find((parameter) => parameter.name === 'status');
-    return (status === undefined ? [] : (resolve(status.schema).enum ?? [])) as PetStatus[];
-  };
-  const issuedCursor = (operation: Operation) =>
-    fc
-      .tuple(fc.bigInt({ min: 1n, max: INT64_MAX }), fc.constantFrom(undefined, ...statusesOf(operation)))
-      .map(([after, status]) => encodeCursor({ after: exactInteger(String(after)), status }));
-
-  /** Cursors that break the parameter's schema, that the service never issued, or that belong to another filter. */
-  function brokenCursors(
-    operation: Operation,
-    cursor: Parameter,
-    parts: fc.Arbitrary<ValidRequest>,
-  ): fc.Arbitrary<BrokenRequest>[] {
-    const schema = resolve(cursor.schema);
-    const base64url = /^[A-Za-z0-9_-]*$/;
-    const send = (valid: ValidRequest, text: string, rule: string, mentions: string): BrokenRequest => {
-      const { path, query } = asTextParts(valid);
-      const url = buildUrl(operation, path, [...query, [CURSOR, text]]);
-      return {
-        request: request(operation, url, valid.request.payload),
-        rule: `cursor ${rule}`,
-        expect: validation(mentions),
-      };
-    };
-    const notIssued = fc
-      .stringMatching(/^[A-Za-z0-9_-]+$/)
-      .filter(
-        (text) =>
-          text.length <= schema.maxLength! && !Buffer.from(text, 'base64url').toString('latin1').startsWith('v1:'),
-      );
-    return [
-      fc
-        .tuple(
-          parts,
-          fc.oneof(
-            fc.constant(''),
-            binaryString({ minLength: 1, maxLength: 20 }).filter((text) => !base64url.test(text)),
-            fc
-              .stringMatching(/^[A-Za-z0-9_-]+$/, { size: 'large' })
-              .map((text) => text.padEnd(schema.maxLength! + 1, 'A')),
-          ),
-        )
-        .map(([valid, text]) => send(valid, text, 'outside its schema', 'query parameter cursor')),
-      fc
-        .tuple(parts, notIssued)
-        .map(([valid, text]) =>
-          send(valid, text, 'not issued by the service', 'query parameter cursor is not a cursor this service issued'),
-        ),
-      fc
-        .tuple(parts, fc.bigInt({ min: 1n, max: INT64_MAX }), fc.constantFrom(undefined, ...statusesOf(operation)))
-        .filter(([valid, , status]) => valid.query['status'] !== status)
-        .map(([valid, after, status]) =>
-          send(
-            valid,
-            encodeCursor({ after: exactInteger(String(after)), status }),
-            'of another filter',
-            'query parameter cursor belongs to',
-          ),
-        ),
-    ];
-  }
-
-  function bodyBreakings(
-    operation: Operation,
-    schema: Schema,
-    required: boolean,
-    parts: fc.Arbitrary<ValidRequest>,
-  ): fc.Arbitrary<BrokenRequest>[] {
-    const send = (valid: ValidRequest, payload: string | Buffer | undefined, headers: Record<string, string> = {}) =>
-      request(operation, valid.request.url, payload, headers);
-    const validText = (valid: ValidRequest) => String(valid.request.payload);
-    const breakings: fc.Arbitrary<BrokenRequest>[] = [
-      fc.tuple(parts, brokenValue(schema)).map(([valid, broken]) => {
-        const field = ['body', ...broken.path].join('.');
-        const mentions =
-          broken.unknownField !== undefined
-            ? `unknown field '${broken.unknownField}'`
-            : broken.missingField !== undefined
-              ? `${field}.${broken.missingField} is required`
-              : field;
-        return {
-          request: send(valid, toJson(broken.value)),
-          rule: `body ${broken.rule} at ${field}`,
-          expect: validation(mentions),
-        };
-      }),
-      fc.tuple(parts, fc.nat(), fc.constantFrom('', '}', ',', 'x', ']', '{}', '"')).map(([valid, cut, tail]) => {
-        // A strict prefix of an object's JSON text never closes the object, so it is never JSON.
-        const text = validText(valid);
-        const malformed = tail === '' ? text.slice(0, 1 + (cut % (text.length - 1))) : text + tail;
-        return {
-          request: send(valid, malformed),
-          rule: 'malformed JSON',
-          expect: { status: 400, code: 'INVALID_JSON', mentions: 'not valid JSON' },
-        };
-      }),
-      parts
-        .filter((valid) => Object.keys(valid.body as object).length > 0)
-        .map((valid) => {
-          const body = valid.body as Record<string, unknown>;
-          const [name] = Object.keys(body);
-          const repeated = `{${JSON.stringify(name)}:${toJson(body[name!])},${validText(valid).slice(1)}`;
-          return {
-            request: send(valid, repeated),
-            rule: 'repeated JSON key',
-            expect: { status: 400, code: 'INVALID_JSON', mentions: 'not valid JSON' },
-          };
-        }),
-      fc.tuple(parts, fc.uint8Array({ minLength: 1, maxLength: 4 })).map(([valid, bytes]) => ({
-        request: send(
-          valid,
-          Buffer.concat([
-            Buffer.from(validText(valid).slice(0, -1)),
-            Buffer.from([0xff]),
-            Buffer.from(bytes),
-            Buffer.from('}'),
-          ]),
-        ),
-        rule: 'bytes that are not UTF-8',
-        expect: { status: 400, code: 'INVALID_JSON', mentions: 'UTF-8' },
-      })),
-      fc
-        .tuple(
-          parts,
-          fc
-            .oneof(
-              fc.constantFrom(
-                'text/plain',
-                'application/xml',
-                'application/x-www-form-urlencoded',
-                'multipart/form-data',
-                'application/json-patch+json',
-                'application/json',
-                'application/merge-patch+json',
-                `${bodySchemaOf(operation)!.mediaType}; charset=latin1`,
-                `${bodySchemaOf(operation)!.mediaType}; charset=utf-16`,
-              ),
-              matching(/^[a-z]{1,10}\/[a-z+.-]{1,12}$/),
-            )
-            .filter((type) => type !== bodySchemaOf(operation)!.mediaType),
-        )
-        .map(([valid, type]) => ({
-          request: send(valid, validText(valid), { 'content-type': type }),
-          rule: `Content-Type ${type}`,
-          expect: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', mentions: 'Content-Type' },
-        })),
-    ];
-    if (required) {
-      breakings.push(
-        parts.map((valid) => ({
-          request: send(valid, undefined),
-          rule: 'no body',
-          expect: { status: 400, code: 'BODY_REQUIRED', mentions: 'body' },
-        })),
-      );
-    }
-    return breakings;
-  }
 
   /**
    * The request arbitraries of some operations (all of them by default), and, by operationId, why

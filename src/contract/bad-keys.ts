@@ -1,6 +1,6 @@
 // Requests without a valid key: what each must get is 401, whatever else is wrong with it.
 import fc from 'fast-check';
-import type { ApiRequest } from './api-request.js';
+import type { ApiRequest } from './request-parts.js';
 
 // Authorization values that are never a valid key: none, other schemes, malformed keys, and keys
 // one character off the valid one.

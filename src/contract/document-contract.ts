@@ -4,10 +4,15 @@
 // schema. A released version of the interface (npm run compat) is checked the same way, with its
 // own document as the parameter.
 import type { ValidateFunction } from 'ajv';
-import { operationsOf, type OpenApiDocument, type Operation } from '../openapi/openapi-spec.js';
-import { createAjv, toAjvSchema } from '../validation/ajv.js';
-import { parseJson } from '../validation/strict-json.js';
-import { escapePointer, unescapePointer } from '../validation/json-pointer.js';
+import { parseJson } from './exact-json.js';
+import {
+  escapePointer,
+  operationsOf,
+  unescapePointer,
+  type OpenApiDocument,
+  type Operation,
+} from './openapi-document.js';
+import { createValidator, forValidation } from './schema-validator.js';
 
 interface ResponseObject {
   $ref?: string;
@@ -83,9 +88,9 @@ export function contractOf(spec: OpenApiDocument, name = 'openapi.yaml'): Contra
 
 function compileContract(spec: OpenApiDocument, name: string): Contract {
   const operations = operationsOf(spec);
-  const ajv = createAjv();
+  const ajv = createValidator();
   const id = 'document';
-  ajv.addSchema(toAjvSchema({ $id: id, ...spec } as object));
+  ajv.addSchema(forValidation({ $id: id, ...spec } as object));
 
   const lookup = (ref: string): ResponseObject =>
     ref
@@ -122,7 +127,7 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
           (header as ResponseObject).$ref === undefined
             ? (header as HeaderObject)
             : (lookup((header as ResponseObject).$ref!) as HeaderObject);
-        return { name, required: resolved.required === true, validate: ajv.compile(toAjvSchema(resolved.schema)) };
+        return { name, required: resolved.required === true, validate: ajv.compile(forValidation(resolved.schema)) };
       });
       contract = { validate, headers };
       validators.set(key, contract);

@@ -4,7 +4,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseJson } from '../validation/strict-json.js';
+import { parseJson } from './exact-json.js';
 import type { ApiRequest } from './api-requests.js';
 import type { LiveAnswer, LiveSender } from './live-checks.js';
 

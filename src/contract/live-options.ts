@@ -1,16 +1,17 @@
 // What a live run of the contract checks (live-checks.ts) takes and gives: its options, the sender
 // it sends through, and the counts and results the runners print.
-import type { Answer, NamedProperty, Sender } from './answer-checks.js';
-import type { ApiRequest } from './api-requests.js';
+import type { NamedProperty } from './answer-checks.js';
 import type { Contract } from './document-contract.js';
+import type { ContractPlugin, ReadBack } from './plugin.js';
+export type { LiveAnswer, LiveSender } from './sender.js';
 import type { SpecLink } from './spec-links.js';
 
 export interface LiveOptions {
   /** Only operations of safe methods (GET, HEAD, OPTIONS): nothing is created or changed, safe against production. */
   readOnly: boolean;
-  /** Marks the names of the pets this run creates. */
+  /** Marks the names of what this run writes. */
   runId: string;
-  /** Pages read at most per walk when reading created pets back through listPets. */
+  /** Pages read at most per walk of a paginated operation (the plug-in's read-backs). */
   maxPages: number;
   /** The document whose clients the checks stand for: openapi.yaml's, or a released version's. */
   contract: Contract;
@@ -26,26 +27,13 @@ export interface LiveOptions {
    */
   released?: { retired: ReadonlySet<string>; unheld?: ReadonlySet<string>; links?: readonly SpecLink[] };
   /**
-   * The time of the service's clock (Date.now unless told). Without `released`, an operation of the
-   * contract inside one of its brownout windows or past its sunset may answer the documented 410
-   * OPERATION_GONE to a valid request, and is not held to a 2xx.
+   * The time of the service's clock (Date.now unless told). Without `released`, an operation the
+   * plug-in says is retired at that time may answer the documented 410 to a valid request, and is
+   * not held to a 2xx.
    */
   clock?: () => number;
-}
-
-/** An answer over HTTP, with the URL it came from (next links resolve against it). */
-export interface LiveAnswer extends Answer {
-  url: string;
-}
-
-export interface LiveSender extends Sender {
-  send(request: ApiRequest): Promise<LiveAnswer>;
-}
-
-export interface CreatedPet {
-  request: ApiRequest;
-  answer: LiveAnswer;
-  pet: Record<string, unknown>;
+  /** What only the project's API knows (plugin.ts); without one, only the generic checks run. */
+  plugin?: ContractPlugin | undefined;
 }
 
 /** What one operation was sent, for the per-operation counts that the runners print. */
@@ -68,6 +56,7 @@ export interface OperationCount {
 export const namePrefix = (runId: string) => `contract-check ${runId} `;
 
 export interface LiveChecks {
+  /** The generic checks, and the plug-in's (each named with it). */
   properties: NamedProperty[];
   /**
    * Sends more valid requests (following links first) to every operation that has not yet had a 2xx
@@ -76,17 +65,8 @@ export interface LiveChecks {
   coverage(seed: number): Promise<{ unanswered: string[] }>;
   /** What each operation was sent so far. */
   counts(): OperationCount[];
-  /** Reads every pet this run created back, through getPet and through listPets' pages; how many, and any note. */
-  readBack(): Promise<{ pets: number; note?: string }>;
-  created(): readonly CreatedPet[];
-  /**
-   * Notes where the change feed ends now (when the contract has listPetEvents and the run writes), so that readFeed
-   * reads what came after.
-   */
-  markFeed(): Promise<void>;
-  /**
-   * Reads the feed from where markFeed left it: every pet this run created has one pet.created
-   * event holding the pet as answered, and each of its events' versions run 1, 2, 3… in order.
-   */
-  readFeed(): Promise<{ events: number; note?: string }>;
+  /** The plug-in's checks of what the run wrote, made after the properties (none without a plug-in). */
+  readBacks: ReadBack[];
+  /** Valid requests of unsafe methods answered 2xx: what the run wrote, its names beginning with namePrefix. */
+  writes(): number;
 }

@@ -5,8 +5,13 @@
 // what a link can say with `$response.body#/…` (a path parameter) and `$response.header.…` (a header
 // parameter) is followed; any other expression, an `operationRef`, or a link to an operation or
 // parameter that is not there stops the run with a message naming the link, never a link quietly ignored.
-import { operationsOf, pathParametersOf, resolveRef, type OpenApiDocument } from '../openapi/openapi-spec.js';
-import { unescapePointer } from '../validation/json-pointer.js';
+import {
+  operationsOf,
+  pathParametersOf,
+  resolveRef,
+  unescapePointer,
+  type OpenApiDocument,
+} from './openapi-document.js';
 
 export interface SpecLink {
   /** The operation whose answer carries the values, and that answer's status. */

@@ -12,12 +12,17 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import t from 'tap';
 import { requestGenerators } from '../../src/contract/api-requests.js';
-import { clockBeforeSunsets } from '../../src/contract/clock.js';
+import { clockBeforeSunsets } from '../../scripts/contract/pet-store/calendar.js';
 import { contractOf } from '../../src/contract/document-contract.js';
-import { apiProperties, createSubject, memoryStoreUnderTest, type Subject } from '../../src/contract/in-process.js';
+import {
+  apiProperties,
+  createSubject,
+  memoryStoreUnderTest,
+  type Subject,
+} from '../../scripts/contract/pet-store/in-process.js';
 import { codePoint } from '../../src/contract/code-points.js';
 import { httpTarget, NoAnswer, retryAfterMs } from '../../src/contract/http-target.js';
-import { keptNextPage, nextTarget } from '../../src/contract/next-link.js';
+import { keptNextPage, nextTarget } from '../../src/contract/link-header.js';
 import { schemaArbitraries } from '../../src/contract/schema-arbitraries.js';
 import { linkedValues, linksOf } from '../../src/contract/spec-links.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';

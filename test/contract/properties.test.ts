@@ -10,7 +10,7 @@ import {
   memoryStoreUnderTest,
   postgresStoreUnderTest,
   type StoreUnderTest,
-} from '../../src/contract/in-process.js';
+} from '../../scripts/contract/pet-store/in-process.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 
 const SEED = 20261122;

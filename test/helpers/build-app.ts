@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp, type AppOptions } from '../../src/app.js';
-import { clockBeforeSunsets as clockBefore } from '../../src/contract/clock.js';
+import { clockBeforeSunsets as clockBefore } from '../../scripts/contract/pet-store/calendar.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specCopy } from './spec.js';
 
@@ -45,7 +45,7 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
   return { app, logs: () => lines.join('') };
 }
 
-/** The clock of src/contract/clock.ts, for openapi.yaml unless told. */
+/** The clock of scripts/contract/pet-store/calendar.ts, for openapi.yaml unless told. */
 export const clockBeforeSunsets = (spec: OpenApiDocument = specCopy()): (() => number) => clockBefore(spec);
 
 /** The time clockBeforeSunsets(spec) reads now. */

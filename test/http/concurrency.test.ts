@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { API_KEY, buildTestApp } from '../helpers/build-app.js';
 import type { HttpAnswer } from '../../src/contract/document-contract.js';
 import { contractViolations } from '../helpers/contract.js';
-import { nextTarget } from '../../src/contract/next-link.js';
+import { nextTarget } from '../../src/contract/link-header.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import type { StatementInstrument } from '../../src/store/postgres/statement-instrument.js';
 import { parseJson } from '../../src/validation/strict-json.js';

@@ -13,7 +13,7 @@ import {
   whyNoPostgres,
   withPassword,
 } from '../helpers/postgres.js';
-import { nextTarget } from '../../src/contract/next-link.js';
+import { nextTarget } from '../../src/contract/link-header.js';
 import { RETRY_AFTER_SECONDS } from '../../src/errors/api-errors.js';
 import { spawnServer, startReadyServer, type Running } from '../helpers/server-process.js';
 

@@ -1,4 +1,4 @@
-// Reads listPets' next-page link as a client does.
+// Reads a next-page link (`Link: <target>; rel="next"`) as a client does.
 const NEXT = /^<([^>]*)>; rel="next"$/;
 
 /**

@@ -1,0 +1,129 @@
+// The Pet Store's in-process commands that change and remove pets, and those that are refused.
+import { describe, normalized } from '../../../src/contract/answer-checks.js';
+import { type ApiRequest, type BrokenRequest } from '../../../src/contract/api-requests.js';
+import { checks, expectTag, fc, type Model, type StoredPet, type Subject } from './model.js';
+import { isDeepStrictEqual } from 'node:util';
+
+const { expectContract, expectEqual, expectError, expectRefused, expectUnauthorized } = checks;
+
+/** How a change names the version it expects: the current tag, a stale one, any ('*'), or none. */
+export type TagChoice = 'current' | 'stale' | '*' | 'none';
+export const tagChoice = fc.constantFrom<TagChoice>('current', 'current', 'stale', '*', 'none');
+
+/**
+ * The pet a change targets: a stored one when there is one, else (or when `removed`) a removed one, else the generated
+ * id.
+ */
+export function target(
+  model: Model,
+  request: ApiRequest,
+  pick: number,
+  removed: boolean,
+): { request: ApiRequest; id: bigint } {
+  const ids =
+    removed && model.removed.length > 0 ? model.removed : model.pets.length > 0 ? model.pets.map((pet) => pet.id) : [];
+  const chosen = ids.length > 0 ? ids[pick % ids.length]! : undefined;
+  const url = chosen === undefined ? request.url : request.url.replace(/\/[^/?]*$/, `/${chosen}`);
+  return { request: { ...request, url }, id: BigInt(decodeURIComponent(/[^/]*$/.exec(url)![0])) };
+}
+
+/**
+ * Sends a change with the If-Match `choice` says; checks a refusal (428, 404, 412) and returns the stored pet it
+ * changes, if it may.
+ */
+async function sendChange(model: Model, subject: Subject, base: ApiRequest, id: bigint, choice: TagChoice) {
+  const stored = model.pets.find((pet) => BigInt(pet.id) === id);
+  const version = stored === undefined ? undefined : model.versions.get(String(stored.id))!;
+  const ifMatch =
+    choice === 'none'
+      ? undefined
+      : choice === '*'
+        ? '*'
+        : choice === 'stale'
+          ? `"${(version ?? 1) + 1}"`
+          : `"${version ?? 1}"`;
+  const request = { ...base, headers: { ...base.headers, ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) } };
+  const answer = await subject.send(request);
+  if (ifMatch === undefined)
+    return (
+      expectError(request, answer, { status: 428, code: 'PRECONDITION_REQUIRED', mentions: 'If-Match' }),
+      undefined
+    );
+  if (stored === undefined)
+    return (expectError(request, answer, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) }), undefined);
+  if (choice === 'stale') {
+    expectError(request, answer, { status: 412, code: 'PRECONDITION_FAILED', mentions: `"${version}"` });
+    expectTag(request, answer, version!);
+    return undefined;
+  }
+  return { request, answer, stored, version: version! };
+}
+
+/** updatePet: a merge patch of a stored (or removed, or made-up) pet, with a current, stale, '*' or no If-Match. */
+export class UpdatePet implements fc.AsyncCommand<Model, Subject> {
+  constructor(
+    readonly valid: { request: ApiRequest; body: Record<string, unknown> },
+    readonly pick: number,
+    readonly removed: boolean,
+    readonly choice: TagChoice,
+  ) {}
+  check = () => true;
+  async run(model: Model, subject: Subject) {
+    const { request, id } = target(model, this.valid.request, this.pick, this.removed);
+    const sent = await sendChange(model, subject, request, id, this.choice);
+    if (sent === undefined) return;
+    const changed: StoredPet = { ...sent.stored };
+    for (const [name, value] of Object.entries(this.valid.body)) {
+      if (value === null) delete (changed as unknown as Record<string, unknown>)[name];
+      else (changed as unknown as Record<string, unknown>)[name] = value;
+    }
+    if (sent.answer.statusCode !== 200) expectContract(sent.request, sent.answer, ['expected 200']);
+    expectEqual(sent.request, sent.answer, changed, 'the pet with the patch applied');
+    const version = isDeepStrictEqual(normalized(changed), normalized(sent.stored)) ? sent.version : sent.version + 1;
+    expectTag(sent.request, sent.answer, version);
+    model.pets[model.pets.indexOf(sent.stored)] = changed;
+    model.versions.set(String(changed.id), version);
+  }
+  toString = () =>
+    `updatePet ${this.removed ? 'a removed pet' : `pet #${this.pick}`} with If-Match ${this.choice}: ${String(this.valid.request.payload)}`;
+}
+
+/** deletePet: a stored (or removed, or made-up) pet, with a current, stale, '*' or no If-Match. */
+export class DeletePet implements fc.AsyncCommand<Model, Subject> {
+  constructor(
+    readonly request: ApiRequest,
+    readonly pick: number,
+    readonly removed: boolean,
+    readonly choice: TagChoice,
+  ) {}
+  check = () => true;
+  async run(model: Model, subject: Subject) {
+    const { request, id } = target(model, this.request, this.pick, this.removed);
+    const sent = await sendChange(model, subject, request, id, this.choice);
+    if (sent === undefined) return;
+    if (sent.answer.statusCode !== 204) expectContract(sent.request, sent.answer, ['expected 204']);
+    model.pets.splice(model.pets.indexOf(sent.stored), 1);
+    model.versions.delete(String(sent.stored.id));
+    model.removed.push(sent.stored.id);
+  }
+  toString = () => `deletePet ${this.removed ? 'a removed pet' : `pet #${this.pick}`} with If-Match ${this.choice}`;
+}
+
+export class Broken implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly broken: BrokenRequest) {}
+  check = () => true;
+  async run(_model: Model, subject: Subject) {
+    // The model is left as it is: a refused request must change nothing, which later commands check.
+    await expectRefused(subject, this.broken);
+  }
+  toString = () => `broken: ${this.broken.rule}: ${describe(this.broken.request)}`;
+}
+
+export class Unauthorized implements fc.AsyncCommand<Model, Subject> {
+  constructor(readonly request: ApiRequest) {}
+  check = () => true;
+  run = (_model: Model, subject: Subject) => expectUnauthorized(subject, this.request);
+  toString = () => `unauthorized: ${describe(this.request)}`;
+}
+
+// A count and a short pattern of pets repeated to that count: cheap to shrink, unlike 250 separate pets.

@@ -1,0 +1,89 @@
+// The Pet Store's in-process properties, part one: the service in one process (subject.ts), a
+// model of its store, and what every command shares. The commands are in create-commands.ts,
+// read-commands.ts and change-commands.ts; the properties in in-process.ts.
+import fc from 'fast-check';
+import { answerChecks, ContractViolation, describe, type Answer } from '../../../src/contract/answer-checks.js';
+import { parametersOf, requestGenerators, type ApiRequest } from '../../../src/contract/api-requests.js';
+import { contractOf } from '../../../src/contract/document-contract.js';
+import { schemaArbitraries } from '../../../src/contract/schema-arbitraries.js';
+import { CLIENT_KEYS, SPEC, type Subject } from './subject.js';
+
+export type { Subject };
+export const [API_KEY] = CLIENT_KEYS;
+export const contract = contractOf(SPEC);
+export const { operation } = contract;
+const { resolve } = schemaArbitraries(contract.spec);
+export const generators = requestGenerators(contract, API_KEY);
+export const every = generators.requestsOf();
+// The in-process properties cover every operation of openapi.yaml: one they cannot make requests for stops them.
+if (every.unmade.size > 0) throw new Error(`no requests are generated for ${[...every.unmade.values()].join('; ')}`);
+export const checks = answerChecks(contract);
+
+/** The key an Idempotency-Key header names: its quoted and bare forms are one key. */
+export const keyOf = (header: string) => (header.startsWith('"') ? header.slice(1, -1) : header);
+
+export { fc };
+// ---- A model of the store, and commands that compare the service with it ----
+
+export interface StoredPet {
+  id: number | bigint;
+  name: string;
+  categoryId: unknown;
+  status?: unknown;
+}
+
+/** A `next` link an answer carried: what the page it names must hold. */
+export interface NextLink {
+  url: string;
+  limit: number;
+  status: unknown;
+  after: number | bigint;
+}
+
+/** A create with an Idempotency-Key that created its pet: what a retry must get back. */
+export interface KeyedCreation {
+  body: Record<string, unknown>;
+  pet: StoredPet;
+  client: number;
+  header: string;
+}
+
+export interface Model {
+  /** The pets stored now, in id order. */
+  pets: StoredPet[];
+  /** Each stored pet's version (its ETag, unquoted), by id as text: 1 when created, one more per change. */
+  versions: Map<string, number>;
+  /** The id the next create gets (ids of removed pets are never reused). */
+  nextId: number;
+  /** Ids of removed pets. */
+  removed: (number | bigint)[];
+  /** Every next link answers have carried so far; following one later must still keep its promise. */
+  links: NextLink[];
+  /** Recorded Idempotency-Keys, by client and key (the quoted and bare forms are one key). */
+  keys: Map<string, KeyedCreation>;
+}
+
+export const listPets = generators.validRequest(operation('listPets'));
+export const createPet = generators.validRequest(operation('createPet'));
+export const getPet = generators.validRequest(operation('getPet'));
+export const DEFAULT_LIMIT = Number(
+  resolve(parametersOf(operation('listPets')).find((parameter) => parameter.name === 'limit')!.schema).default,
+);
+
+export const updatePet = generators.validRequest(operation('updatePet'));
+export const deletePet = generators.validRequest(operation('deletePet'));
+
+export function added(model: Model, pet: StoredPet) {
+  model.pets.push(pet);
+  model.versions.set(String(pet.id), 1);
+  model.nextId += 1;
+}
+
+/** The answer's ETag must be the tag of `version`. */
+export function expectTag(request: ApiRequest, answer: Answer, version: number) {
+  if (answer.headers['etag'] !== `"${version}"`)
+    throw new ContractViolation(
+      request,
+      `${describe(request)}: ETag ${String(answer.headers['etag'])}, expected "${version}" (version ${version})`,
+    );
+}

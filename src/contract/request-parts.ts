@@ -1,0 +1,160 @@
+// The parts of a generated request: its types, the parameters an operation declares and where
+// they travel, and the text forms that a URL and headers carry.
+import fc from 'fast-check';
+import { binaryString } from './code-points.js';
+import type { Operation } from './openapi-document.js';
+import type { Schema } from './schema-arbitraries.js';
+
+export interface ApiRequest {
+  operationId: string;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  payload?: string | Buffer;
+}
+
+/** A valid request and the values it carries, for checking the meaning of the answer. */
+export interface ValidRequest {
+  request: ApiRequest;
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body?: unknown;
+}
+
+/** What a request that breaks one rule must get. */
+export interface Expectation {
+  status: number;
+  code: string;
+  /** Text the Error message must contain: the part of the request to fix. */
+  mentions: string;
+}
+
+export interface BrokenRequest {
+  request: ApiRequest;
+  rule: string;
+  expect: Expectation;
+}
+
+export interface Parameter {
+  name: string;
+  in: 'query' | 'path' | 'header' | 'cookie';
+  required?: boolean;
+  schema: Schema;
+}
+
+// A JSON body of another name (application/merge-patch+json) is generated as JSON all the same.
+export const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
+
+/**
+ * listPets' page cursor. A valid one exists only in an answer's `next` link, so generated valid
+ * requests never carry one (the model-based property follows the links); broken ones do.
+ */
+/**
+ * A query parameter whose valid values only the service issues (in a next link), as a plug-in that
+ * knows the service's format describes it: valid values, and broken ones with what their refusal
+ * must mention. Without one, such a parameter is broken by its schema alone.
+ */
+export interface IssuedParameter {
+  issued(operation: Operation): fc.Arbitrary<string>;
+  broken(
+    operation: Operation,
+    parts: fc.Arbitrary<ValidRequest>,
+  ): fc.Arbitrary<{ valid: ValidRequest; text: string; rule: string; mentions: string }>[];
+}
+
+/** Issued parameters by name (`cursor`), from the plug-in that knows them. */
+export type IssuedParameters = Readonly<Record<string, IssuedParameter>>;
+
+export const CURSOR = 'cursor';
+/**
+ * Query parameters a valid value of which only the service gives, in a `next` link (listPets'
+ * `cursor`, listPetEvents' `after`): generated valid requests leave them out, broken ones carry
+ * them. And `wait`, which holds an answer: valid requests send its minimum, so none waits.
+ */
+export const ISSUED_BY_LINKS = new Set([CURSOR, 'after']);
+export const WAIT = 'wait';
+
+export const parametersOf = (operation: Operation) =>
+  (operation.object as { parameters?: Parameter[] }).parameters ?? [];
+export const inQuery = (operation: Operation) =>
+  parametersOf(operation).filter((parameter) => parameter.in === 'query');
+/** The query parameters a valid request is generated with. */
+export const generatedQuery = (operation: Operation) =>
+  inQuery(operation).filter((parameter) => !ISSUED_BY_LINKS.has(parameter.name));
+/** The query parameters issued by links that no plug-in describes: broken by their schema alone. */
+export const otherIssuedQuery = (operation: Operation, issuedBy: IssuedParameters) =>
+  inQuery(operation).filter(
+    (parameter) => issuedBy[parameter.name] === undefined && ISSUED_BY_LINKS.has(parameter.name),
+  );
+export const inPath = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'path');
+
+export function bodySchemaOf(
+  operation: Operation,
+): { schema: Schema; required: boolean; mediaType: string } | undefined {
+  const body = operation.object.requestBody as
+    { required?: boolean; content: Record<string, { schema: Schema }> } | undefined;
+  if (body === undefined) return undefined;
+  const mediaTypes = Object.keys(body.content);
+  const [mediaType] = mediaTypes;
+  if (mediaTypes.length !== 1 || !JSON_MEDIA_TYPE.test(mediaType!))
+    throw new Error(`${operation.operationId}: only bodies of one JSON media type are generated`);
+  return { schema: body.content[mediaType!]!.schema, required: body.required === true, mediaType: mediaType! };
+}
+
+/**
+ * Header parameters: optional ones (Idempotency-Key) change what a request means, so valid requests
+ * leave them out and the model-based property sends them in commands of their own; broken values
+ * are generated here like any other broken part.
+ */
+export const inHeader = (operation: Operation) =>
+  parametersOf(operation).filter((parameter) => parameter.in === 'header');
+
+// Header values as HTTP carries them: visible ASCII and inner spaces (a leading or trailing space
+// would be trimmed on the way, changing the value).
+export const headerText = fc
+  .oneof(
+    fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 300 }),
+    fc.constantFrom('', '""', '"a\\"b"', 'a b', 'a,b', '"a", "b"', '"a";p=1', `"${'k'.repeat(256)}"`, 'k'.repeat(256)),
+  )
+  .filter((text) => text.trim() === text);
+
+// Parameters travel as text: integers in plain decimal, strings as they are.
+export const asText = (value: unknown) => String(value);
+
+export function asTextParts({ params, query }: { params: Record<string, unknown>; query: Record<string, unknown> }) {
+  return {
+    path: Object.fromEntries(Object.entries(params).map(([name, value]) => [name, asText(value)])),
+    query: Object.entries(query).map(([name, value]): [string, string] => [name, asText(value)]),
+  };
+}
+
+// A parameter travels in the URL, percent-encoded as UTF-8: a lone surrogate has no encoding.
+export const fitsUrl = (text: string) => !/\p{Cs}/u.test(text);
+
+export const validation = (mentions: string): Expectation => ({ status: 400, code: 'VALIDATION_FAILED', mentions });
+export const where = (parameter: Parameter) =>
+  `${parameter.in === 'query' ? 'query parameter' : 'path parameter'} ${parameter.name}`;
+
+// Text that is not a plain decimal integer; decimals with leading zeros ("007") are valid numbers.
+export const notDecimal = fc
+  .oneof(
+    fc.constantFrom(
+      '',
+      'abc',
+      '1.5',
+      '1e1',
+      '+1',
+      ' 1',
+      '1 ',
+      '0x10',
+      '١',
+      'NaN',
+      '--1',
+      '1_000',
+      'true',
+      'null',
+      '[1]',
+    ),
+    binaryString({ maxLength: 8 }),
+  )
+  .filter((text) => !/^-?\d+$/.test(text));
