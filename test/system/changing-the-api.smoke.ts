@@ -39,7 +39,16 @@ export function replacePet(store: PetStore) {
 const KEY = 'walkthrough-key-0123456789abcdef';
 
 t.test("adding replacePet as the README's 'Changing the API' says: each command does what it says", async (t) => {
-  const copy = copyProject(t, ['test', 'docs', '.spectral.yaml', 'redocly.yaml', '.taprc']);
+  const copy = copyProject(t, [
+    'test',
+    'docs',
+    '.spectral.yaml',
+    'redocly.yaml',
+    '.taprc',
+    'eslint.config.js',
+    '.prettierrc.json',
+    '.prettierignore',
+  ]);
   const npm = async (args: string[], env: Record<string, string> = {}) =>
     promisify(execFile)('npm', ['run', '-s', ...args], {
       cwd: copy,
