@@ -15,6 +15,7 @@ import { createComparison } from './bench/measure-comparison.js';
 import { createEventsMeasurements } from './bench/measure-events.js';
 import { createPostgresMeasurements } from './bench/measure-postgres.js';
 import { readOptions } from './bench/options.js';
+import { createPostgresReport } from './bench/postgres-report.js';
 import { createReport, writeBetweenMarkers } from './bench/report.js';
 import { createServers } from './bench/servers.js';
 import { workloadsFor } from './bench/workloads.js';
@@ -29,7 +30,8 @@ const events = createEventsMeasurements(options, servers);
 const { measurePostgres } = createPostgresMeasurements(options, servers, loads, workloads, counter, events);
 const { measureFairness, fairnessReport } = createFairnessMeasurement(options, servers);
 const { measureComparison, comparisonReport } = createComparison(options, servers, loads, workloads);
-const { report, shortTable, postgresReport, shortPostgresTable } = createReport(options, counter.replaced);
+const { report, shortTable } = createReport(options, counter.replaced);
+const { postgresReport, shortPostgresTable } = createPostgresReport(options);
 
 async function main() {
   const { sizes, rounds, duration, connections, stores, writeDocs } = options;

@@ -38,21 +38,6 @@ export function createCounter(
 ) {
   /** Processes counted under valgrind that failed a step and were replaced by fresh ones (countInstructionsOf). */
   let replacedProcesses = 0;
-  const execFileAsync = promisify(execFile);
-  async function callgrindControl(args: string[], server: Server): Promise<void> {
-    try {
-      await execFileAsync('callgrind_control', [...args, String(server.pid)], {
-        timeout: STEP_LIMIT_MS,
-        killSignal: 'SIGKILL',
-      });
-    } catch (error) {
-      const { killed, message } = error as Error & { killed?: boolean };
-      const what = killed === true ? `no answer in ${STEP_LIMIT_MS / 1000} s` : message.split('\n')[0];
-      throw new Error(
-        `callgrind_control ${args.join(' ')} ${server.pid}: ${what} (server threads: ${threadStates(server.pid)})`,
-      );
-    }
-  }
 
   /**
    * Instructions the server (all its threads, user space) executes per answered request: callgrind's
@@ -83,9 +68,6 @@ export function createCounter(
     if (instructions === undefined) throw new Error(`callgrind wrote no count for ${name} (${workload.name})`);
     return Number(instructions) / answered;
   }
-
-  const dumpsOf = (dir: string, name: ServerName, pid: number) =>
-    readdirSync(dir).filter((file) => file.startsWith(`${name}.${pid}.`));
 
   /**
    * A fresh process of server `name` under callgrind: its instructions per request for each workload.
@@ -189,3 +171,23 @@ export function createCounter(
 }
 
 export type Counter = ReturnType<typeof createCounter>;
+
+const execFileAsync = promisify(execFile);
+
+async function callgrindControl(args: string[], server: Server): Promise<void> {
+  try {
+    await execFileAsync('callgrind_control', [...args, String(server.pid)], {
+      timeout: STEP_LIMIT_MS,
+      killSignal: 'SIGKILL',
+    });
+  } catch (error) {
+    const { killed, message } = error as Error & { killed?: boolean };
+    const what = killed === true ? `no answer in ${STEP_LIMIT_MS / 1000} s` : message.split('\n')[0];
+    throw new Error(
+      `callgrind_control ${args.join(' ')} ${server.pid}: ${what} (server threads: ${threadStates(server.pid)})`,
+    );
+  }
+}
+
+const dumpsOf = (dir: string, name: ServerName, pid: number) =>
+  readdirSync(dir).filter((file) => file.startsWith(`${name}.${pid}.`));

@@ -31,9 +31,9 @@ export interface FollowerLatency {
   max: number;
 }
 
-export function createEventsMeasurements({ rounds, duration }: BenchOptions, { AUTH, start }: Servers) {
-  const body = JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' });
+const BODY = JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' });
 
+export function createEventsMeasurements({ rounds, duration }: BenchOptions, { AUTH, start }: Servers) {
   /** Creates per second with the event triggers on and off, alternating which goes first each round. */
   async function measureEventsCost(database: BenchDatabase): Promise<EventsCostCell[]> {
     const samples = new Map<string, Omit<EventsCostCell, 'clients' | 'events'>[]>();
@@ -49,10 +49,10 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
         const server = await start('service', 0, { env: { DATABASE_URL: url } });
         try {
           for (const clients of CLIENTS) {
-            await loadOf(server, clients, Math.min(1, duration), true);
+            await loadOf(AUTH, server, clients, Math.min(1, duration), true);
             const serviceBefore = cpuSeconds(server.pid);
             const databaseBefore = database.cpuSeconds();
-            const { creates, seconds, p99 } = await loadOf(server, clients, duration);
+            const { creates, seconds, p99 } = await loadOf(AUTH, server, clients, duration);
             const key = `${clients} ${events}`;
             samples.set(key, [
               ...(samples.get(key) ?? []),
@@ -69,41 +69,7 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
         }
       }
     }
-    const cells: EventsCostCell[] = [];
-    for (const clients of CLIENTS) {
-      for (const events of ['on', 'off'] as const) {
-        const list = samples.get(`${clients} ${events}`)!;
-        const of = (field: keyof (typeof list)[number]) => median(list.map((sample) => sample[field]));
-        cells.push({
-          clients,
-          events,
-          createsPerSecond: of('createsPerSecond'),
-          p99: of('p99'),
-          serviceCpuPerCreate: of('serviceCpuPerCreate'),
-          databaseCpuPerCreate: of('databaseCpuPerCreate'),
-        });
-      }
-      const [on, off] = cells.slice(-2) as [EventsCostCell, EventsCostCell];
-      console.error(
-        `  PostgreSQL events, ${clients} clients: ${round(on.createsPerSecond)} creates/s with events, ${round(off.createsPerSecond)} without (${round((1 - on.createsPerSecond / off.createsPerSecond) * 100, 1)}% less)`,
-      );
-    }
-    return cells;
-  }
-
-  /** Creates on one server: how many, in how long, and their p99 in ms. */
-  async function loadOf(server: Server, clients: number, seconds: number, warmUp = false) {
-    const {
-      creates,
-      seconds: taken,
-      latencies,
-    } = await createLoad(AUTH, [server], body, clients, seconds, { label: 'events cost', warmUp });
-    latencies.sort((a, b) => a - b);
-    return {
-      creates,
-      seconds: taken,
-      p99: latencies[Math.min(latencies.length - 1, Math.floor(0.99 * latencies.length))] ?? 0,
-    };
+    return costCells(samples);
   }
 
   /**
@@ -150,7 +116,7 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
           const response = await fetch(`http://127.0.0.1:${writer.port}/v1/pets`, {
             method: 'POST',
             headers: { ...AUTH, 'content-type': 'application/json' },
-            body,
+            body: BODY,
           });
           const { id } = (await response.json()) as { id: number };
           acknowledged.set(String(id), performance.now());
@@ -178,29 +144,68 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
     return results;
   }
 
-  function eventsReport(cost: EventsCostCell[], follower: FollowerLatency[]): string {
-    if (cost.length === 0 && follower.length === 0) return '';
-    const lines = [
-      "**The change feed on PostgreSQL.** Creates with the event triggers on and off, one service instance, alternating rounds (medians); and a follower long-polling `listPetEvents` (`wait=30`) while a create is sent every 20 ms, latency from the 201 to the follower's answer holding the event.",
-      '',
-      '| clients | creates/s with events | creates/s without | throughput cost | p99 ms with / without | service CPU µs/create with / without | database CPU µs/create with / without |',
-      '|---:|---:|---:|---:|---:|---:|---:|',
-    ];
-    for (const clients of CLIENTS) {
-      const on = cost.find((cell) => cell.clients === clients && cell.events === 'on');
-      const off = cost.find((cell) => cell.clients === clients && cell.events === 'off');
-      if (on === undefined || off === undefined) continue;
-      lines.push(
-        `| ${clients} | ${round(on.createsPerSecond)} | ${round(off.createsPerSecond)} | ${round((1 - on.createsPerSecond / off.createsPerSecond) * 100, 1)}% | ${round(on.p99, 1)} / ${round(off.p99, 1)} | ${round(on.serviceCpuPerCreate * 1e6, 1)} / ${round(off.serviceCpuPerCreate * 1e6, 1)} | ${round(on.databaseCpuPerCreate * 1e6, 1)} / ${round(off.databaseCpuPerCreate * 1e6, 1)} |`,
-      );
-    }
-    lines.push('', '| follower on | changes | p50 ms | p99 ms | max ms |', '|---|---:|---:|---:|---:|');
-    for (const row of follower)
-      lines.push(
-        `| ${row.where} | ${row.creates} | ${round(row.p50, 1)} | ${round(row.p99, 1)} | ${round(row.max, 1)} |`,
-      );
-    return lines.join('\n');
-  }
-
   return { measureEventsCost, measureFollowerLatency, eventsReport };
+}
+
+function eventsReport(cost: EventsCostCell[], follower: FollowerLatency[]): string {
+  if (cost.length === 0 && follower.length === 0) return '';
+  const lines = [
+    "**The change feed on PostgreSQL.** Creates with the event triggers on and off, one service instance, alternating rounds (medians); and a follower long-polling `listPetEvents` (`wait=30`) while a create is sent every 20 ms, latency from the 201 to the follower's answer holding the event.",
+    '',
+    '| clients | creates/s with events | creates/s without | throughput cost | p99 ms with / without | service CPU µs/create with / without | database CPU µs/create with / without |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const clients of CLIENTS) {
+    const on = cost.find((cell) => cell.clients === clients && cell.events === 'on');
+    const off = cost.find((cell) => cell.clients === clients && cell.events === 'off');
+    if (on === undefined || off === undefined) continue;
+    lines.push(
+      `| ${clients} | ${round(on.createsPerSecond)} | ${round(off.createsPerSecond)} | ${round((1 - on.createsPerSecond / off.createsPerSecond) * 100, 1)}% | ${round(on.p99, 1)} / ${round(off.p99, 1)} | ${round(on.serviceCpuPerCreate * 1e6, 1)} / ${round(off.serviceCpuPerCreate * 1e6, 1)} | ${round(on.databaseCpuPerCreate * 1e6, 1)} / ${round(off.databaseCpuPerCreate * 1e6, 1)} |`,
+    );
+  }
+  lines.push('', '| follower on | changes | p50 ms | p99 ms | max ms |', '|---|---:|---:|---:|---:|');
+  for (const row of follower)
+    lines.push(
+      `| ${row.where} | ${row.creates} | ${round(row.p50, 1)} | ${round(row.p99, 1)} | ${round(row.max, 1)} |`,
+    );
+  return lines.join('\n');
+}
+
+/** Creates on one server: how many, in how long, and their p99 in ms. */
+async function loadOf(auth: Record<string, string>, server: Server, clients: number, seconds: number, warmUp = false) {
+  const {
+    creates,
+    seconds: taken,
+    latencies,
+  } = await createLoad(auth, [server], BODY, clients, seconds, { label: 'events cost', warmUp });
+  latencies.sort((a, b) => a - b);
+  return {
+    creates,
+    seconds: taken,
+    p99: latencies[Math.min(latencies.length - 1, Math.floor(0.99 * latencies.length))] ?? 0,
+  };
+}
+
+/** The medians of each load's samples, one cell per client count and events on or off. */
+function costCells(samples: Map<string, Omit<EventsCostCell, 'clients' | 'events'>[]>): EventsCostCell[] {
+  const cells: EventsCostCell[] = [];
+  for (const clients of CLIENTS) {
+    for (const events of ['on', 'off'] as const) {
+      const list = samples.get(`${clients} ${events}`)!;
+      const of = (field: keyof (typeof list)[number]) => median(list.map((sample) => sample[field]));
+      cells.push({
+        clients,
+        events,
+        createsPerSecond: of('createsPerSecond'),
+        p99: of('p99'),
+        serviceCpuPerCreate: of('serviceCpuPerCreate'),
+        databaseCpuPerCreate: of('databaseCpuPerCreate'),
+      });
+    }
+    const [on, off] = cells.slice(-2) as [EventsCostCell, EventsCostCell];
+    console.error(
+      `  PostgreSQL events, ${clients} clients: ${round(on.createsPerSecond)} creates/s with events, ${round(off.createsPerSecond)} without (${round((1 - on.createsPerSecond / off.createsPerSecond) * 100, 1)}% less)`,
+    );
+  }
+  return cells;
 }

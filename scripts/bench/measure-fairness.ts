@@ -52,73 +52,11 @@ export interface FairnessResult {
   calmFailed: number;
 }
 
+// The three clients' keys, made once per process: the calm client, the flood, and one limited by a quota.
+const keys = { CALM_KEY: key(), FLOOD_KEY: key(), LIMITED_KEY: key() };
+const auth = (name: keyof typeof keys) => ({ authorization: `Bearer ${keys[name]}` });
+
 export function createFairnessMeasurement({ duration, rounds, stores }: BenchOptions, { start, atExit }: Servers) {
-  const keys = { CALM_KEY: key(), FLOOD_KEY: key(), LIMITED_KEY: key() };
-  const auth = (name: keyof typeof keys) => ({ authorization: `Bearer ${keys[name]}` });
-
-  /**
-   * The calm client, on one kept-alive connection, each request timed to the microsecond (autocannon's
-   * latencies are whole milliseconds). Paced (`everyMs`): a request falls due every `everyMs` and is
-   * timed from when it was due, so that waiting behind the flood, or behind its own previous request,
-   * counts. Unpaced: one request at a time, as fast as the connection goes.
-   */
-  async function calm(server: Server, seconds: number, everyMs?: number) {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const latencies: number[] = [];
-    let failed = 0;
-    const started = performance.now();
-    const until = started + seconds * 1000;
-    try {
-      for (let index = 0; ; index++) {
-        const due = everyMs === undefined ? performance.now() : started + index * everyMs;
-        if (due >= until) break;
-        const wait = due - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        const status = await new Promise<number>((resolve, reject) => {
-          get({ host: '127.0.0.1', port: server.port, path: PAGE, headers: auth('CALM_KEY'), agent }, (response) => {
-            response.resume();
-            response.on('end', () => resolve(response.statusCode!));
-          }).on('error', reject);
-        });
-        latencies.push(performance.now() - due);
-        if (status !== 200) failed += 1;
-      }
-    } finally {
-      agent.destroy();
-    }
-    latencies.sort((a, b) => a - b);
-    return { p99: latencies[Math.floor(latencies.length * 0.99)]!, rps: (latencies.length - failed) / seconds, failed };
-  }
-
-  /** CPU per answer while `name`'s requests are loaded from 10 connections: the server's, and a database's if given. */
-  async function cpuPerAnswer(
-    server: Server,
-    name: keyof typeof keys,
-    seconds: number,
-    database?: BenchDatabase,
-  ): Promise<{ server: number; database: number }> {
-    const before = { server: cpuSeconds(server.pid), database: database?.cpuSeconds() ?? 0 };
-    const result = await autocannon({
-      url: `http://127.0.0.1:${server.port}${PAGE}`,
-      connections: 10,
-      duration: seconds,
-      headers: auth(name),
-    });
-    const answers = result['2xx'] + result.non2xx;
-    return {
-      server: (cpuSeconds(server.pid) - before.server) / answers,
-      database: ((database?.cpuSeconds() ?? 0) - before.database) / answers,
-    };
-  }
-
-  /** One refusal as the service sends it: its status, the headers it chose (not Node's own) and its body. */
-  async function refusalOf(server: Server): Promise<{ status: number; headers: Record<string, string>; body: string }> {
-    const response = await fetch(`http://127.0.0.1:${server.port}${PAGE}`, { headers: auth('LIMITED_KEY') });
-    const nodes = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-    const headers = Object.fromEntries([...response.headers].filter(([name]) => !nodes.has(name)));
-    return { status: response.status, headers, body: await response.text() };
-  }
-
   /**
    * CPU per answer of a served list 20 and of a refusal, on a server that sends refusals at once (no
    * REFUSAL_DELAY_MS); then of that refusal's bytes from Node's HTTP server alone.
@@ -220,48 +158,111 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
     };
   }
 
-  /** The scenario's table (markdown), each round a row, and the ratios. */
-  function fairnessReport(result: FairnessResult): string {
-    const rows = result.rounds.map((one, index) =>
-      [
-        index + 1,
-        round(one.calmAlone.p99, 2),
-        round(one.calmFlooded.p99, 2),
-        round(one.calmAlone.rps),
-        round(one.calmFlooded.rps),
-        round(one.pacedAlone.p99, 2),
-        round(one.pacedFlooded.p99, 2),
-        one.calmFlooded.failed + one.pacedFlooded.failed,
-        round(one.flood.answered),
-        round(one.flood.refused),
-        round(one.servedCpu * 1e6, 1),
-        round(one.refusedCpu * 1e6, 1),
-        round(one.floorCpu * 1e6, 1),
-        one.postgres === undefined ? '–' : round(one.postgres.serviceCpu * 1e6, 1),
-        one.postgres === undefined ? '–' : round(one.postgres.databaseCpu * 1e6, 1),
-      ].join(' | '),
-    );
-    const { postgresCost } = result;
-    return [
-      `Fair share: two calm clients, each on one connection (\`GET ${PAGE}\`, 1,000 pets, request logs into a file): one calling as fast as its connection goes, one paced (a request due every ${PACED_EVERY_MS} ms, timed from when it was due, so that waiting behind the flood counts). Each alone for ${duration} s, then each for ${duration} s inside a flood of the same reads from another key (${FLOOD_CONNECTIONS} connections, autocannon in a process of its own); then, on a server that sends refusals at once (the service waits REFUSAL_DELAY_MS first), CPU per answer from 10 connections of a served \`list 20\` and of a client whose quota refuses every request; the same refusal's bytes from Node's HTTP server alone (the floor: \`http.createServer\`, \`writeHead\`, \`end\`); and a \`list 20\` served from PostgreSQL (1,000 pets, the service's CPU and the database's). ${result.rounds.length} rounds, fresh processes; the ratios are medians.`,
-      '',
-      '| round | calm p99 alone ms | calm p99 flooded ms | calm req/s alone | calm req/s flooded | paced p99 alone ms | paced p99 flooded ms | calm failed (both) | flood 2xx | flood 429 | CPU µs served list 20 | CPU µs refused | CPU µs floor (Node alone) | CPU µs list 20 on PostgreSQL, service | and database |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-      ...rows.map((row) => `| ${row} |`),
-      '',
-      `Calm p99 flooded ÷ alone: **${result.p99Ratio.toFixed(2)}** as fast as one connection goes, **${result.pacedP99Ratio.toFixed(2)}** paced (goal: at most 3 for both); calm answers a second flooded ÷ alone: **${result.rpsRatio.toFixed(2)}**; calm requests failed: **${result.calmFailed}**; a refusal's CPU ÷ a served list 20: **${result.refusalCost.toFixed(2)}**.`,
-      '',
-      `A refusal's CPU ÷ the floor: **${result.overFloor.toFixed(2)}**; ÷ a list 20 served from PostgreSQL: ${
-        postgresCost === undefined
-          ? `not measured (PostgreSQL: ${result.postgresMissing})`
-          : `**${postgresCost.service.toFixed(2)}** (the service's CPU), **${postgresCost.withDatabase.toFixed(2)}** (the service's and the database's)`
-      }.`,
-    ].join('\n');
-  }
-
-  return { measureFairness, fairnessReport };
+  return { measureFairness, fairnessReport: (result: FairnessResult) => fairnessReport(result, duration) };
 }
 
 function key(): string {
   return randomBytes(24).toString('base64url');
+}
+
+/** The scenario's table (markdown), each round a row, and the ratios. */
+function fairnessReport(result: FairnessResult, duration: number): string {
+  const rows = result.rounds.map((one, index) =>
+    [
+      index + 1,
+      round(one.calmAlone.p99, 2),
+      round(one.calmFlooded.p99, 2),
+      round(one.calmAlone.rps),
+      round(one.calmFlooded.rps),
+      round(one.pacedAlone.p99, 2),
+      round(one.pacedFlooded.p99, 2),
+      one.calmFlooded.failed + one.pacedFlooded.failed,
+      round(one.flood.answered),
+      round(one.flood.refused),
+      round(one.servedCpu * 1e6, 1),
+      round(one.refusedCpu * 1e6, 1),
+      round(one.floorCpu * 1e6, 1),
+      one.postgres === undefined ? '–' : round(one.postgres.serviceCpu * 1e6, 1),
+      one.postgres === undefined ? '–' : round(one.postgres.databaseCpu * 1e6, 1),
+    ].join(' | '),
+  );
+  const { postgresCost } = result;
+  return [
+    `Fair share: two calm clients, each on one connection (\`GET ${PAGE}\`, 1,000 pets, request logs into a file): one calling as fast as its connection goes, one paced (a request due every ${PACED_EVERY_MS} ms, timed from when it was due, so that waiting behind the flood counts). Each alone for ${duration} s, then each for ${duration} s inside a flood of the same reads from another key (${FLOOD_CONNECTIONS} connections, autocannon in a process of its own); then, on a server that sends refusals at once (the service waits REFUSAL_DELAY_MS first), CPU per answer from 10 connections of a served \`list 20\` and of a client whose quota refuses every request; the same refusal's bytes from Node's HTTP server alone (the floor: \`http.createServer\`, \`writeHead\`, \`end\`); and a \`list 20\` served from PostgreSQL (1,000 pets, the service's CPU and the database's). ${result.rounds.length} rounds, fresh processes; the ratios are medians.`,
+    '',
+    '| round | calm p99 alone ms | calm p99 flooded ms | calm req/s alone | calm req/s flooded | paced p99 alone ms | paced p99 flooded ms | calm failed (both) | flood 2xx | flood 429 | CPU µs served list 20 | CPU µs refused | CPU µs floor (Node alone) | CPU µs list 20 on PostgreSQL, service | and database |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((row) => `| ${row} |`),
+    '',
+    `Calm p99 flooded ÷ alone: **${result.p99Ratio.toFixed(2)}** as fast as one connection goes, **${result.pacedP99Ratio.toFixed(2)}** paced (goal: at most 3 for both); calm answers a second flooded ÷ alone: **${result.rpsRatio.toFixed(2)}**; calm requests failed: **${result.calmFailed}**; a refusal's CPU ÷ a served list 20: **${result.refusalCost.toFixed(2)}**.`,
+    '',
+    `A refusal's CPU ÷ the floor: **${result.overFloor.toFixed(2)}**; ÷ a list 20 served from PostgreSQL: ${
+      postgresCost === undefined
+        ? `not measured (PostgreSQL: ${result.postgresMissing})`
+        : `**${postgresCost.service.toFixed(2)}** (the service's CPU), **${postgresCost.withDatabase.toFixed(2)}** (the service's and the database's)`
+    }.`,
+  ].join('\n');
+}
+
+/**
+ * The calm client, on one kept-alive connection, each request timed to the microsecond (autocannon's
+ * latencies are whole milliseconds). Paced (`everyMs`): a request falls due every `everyMs` and is
+ * timed from when it was due, so that waiting behind the flood, or behind its own previous request,
+ * counts. Unpaced: one request at a time, as fast as the connection goes.
+ */
+async function calm(server: Server, seconds: number, everyMs?: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies: number[] = [];
+  let failed = 0;
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  try {
+    for (let index = 0; ; index++) {
+      const due = everyMs === undefined ? performance.now() : started + index * everyMs;
+      if (due >= until) break;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const status = await new Promise<number>((resolve, reject) => {
+        get({ host: '127.0.0.1', port: server.port, path: PAGE, headers: auth('CALM_KEY'), agent }, (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode!));
+        }).on('error', reject);
+      });
+      latencies.push(performance.now() - due);
+      if (status !== 200) failed += 1;
+    }
+  } finally {
+    agent.destroy();
+  }
+  latencies.sort((a, b) => a - b);
+  return { p99: latencies[Math.floor(latencies.length * 0.99)]!, rps: (latencies.length - failed) / seconds, failed };
+}
+
+/** CPU per answer while `name`'s requests are loaded from 10 connections: the server's, and a database's if given. */
+async function cpuPerAnswer(
+  server: Server,
+  name: keyof typeof keys,
+  seconds: number,
+  database?: BenchDatabase,
+): Promise<{ server: number; database: number }> {
+  const before = { server: cpuSeconds(server.pid), database: database?.cpuSeconds() ?? 0 };
+  const result = await autocannon({
+    url: `http://127.0.0.1:${server.port}${PAGE}`,
+    connections: 10,
+    duration: seconds,
+    headers: auth(name),
+  });
+  const answers = result['2xx'] + result.non2xx;
+  return {
+    server: (cpuSeconds(server.pid) - before.server) / answers,
+    database: ((database?.cpuSeconds() ?? 0) - before.database) / answers,
+  };
+}
+
+/** One refusal as the service sends it: its status, the headers it chose (not Node's own) and its body. */
+async function refusalOf(server: Server): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const response = await fetch(`http://127.0.0.1:${server.port}${PAGE}`, { headers: auth('LIMITED_KEY') });
+  const nodes = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+  const headers = Object.fromEntries([...response.headers].filter(([name]) => !nodes.has(name)));
+  return { status: response.status, headers, body: await response.text() };
 }

@@ -142,7 +142,9 @@ export function createPostgresMeasurements(
           );
         }
       }
-      const throughput = createThroughputWanted ? await measureCreateThroughput(database) : [];
+      const throughput = createThroughputWanted
+        ? await measureCreateThroughput(database, { rounds, duration }, { AUTH, start })
+        : [];
       const events = eventsWanted
         ? { cost: await measureEventsCost(database), follower: await measureFollowerLatency(database) }
         : undefined;
@@ -153,81 +155,85 @@ export function createPostgresMeasurements(
     }
   }
 
-  /**
-   * Creates per second through HTTP with 1, 16 and 64 clients, on 1 and 2 instances of the service
-   * sharing one database, each client sending its next create when the last is answered. The
-   * database's commits take PostgreSQL's own time (local disk), or 1 ms more: commit_delay = 1000 µs
-   * with commit_siblings = 0 delays every WAL flush by 1 ms, as a networked disk or a synchronous
-   * standby would. Latencies are exact (autocannon's own histogram keeps whole milliseconds).
-   */
-  async function measureCreateThroughput(database: BenchDatabase): Promise<ThroughputCell[]> {
-    const cells: ThroughputCell[] = [];
-    const body = JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' });
-    for (const commitDelayMs of COMMIT_DELAYS_MS) {
-      for (const instances of THROUGHPUT_INSTANCES) {
-        for (const batching of ['off', 'on'] as const) {
-          const samples = THROUGHPUT_CLIENTS.map(
-            () => [] as Omit<ThroughputCell, 'commitDelayMs' | 'instances' | 'clients' | 'batching'>[],
-          );
-          for (let index = 0; index < rounds; index++) {
-            const url = await database.prepare('bench_creates', 0, {
-              commit_delay: commitDelayMs * 1000,
-              commit_siblings: 0,
-            });
-            const env = { DATABASE_URL: url, ...(batching === 'off' ? { DATABASE_WRITE_BATCH_MAX: '1' } : {}) };
-            const servers = await Promise.all(Array.from({ length: instances }, () => start('service', 0, { env })));
-            try {
-              for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
-                await createLoad(AUTH, servers, body, clients, Math.min(1, duration), { warmUp: true });
-                const databaseCpuBefore = database.cpuSeconds();
-                // At least a second: a shorter window can end before a busy machine answers any
-                // create (64 clients, commits 1 ms apart), as the smoke test's 0.3 s once did.
-                const { creates, seconds, latencies } = await createLoad(
-                  AUTH,
-                  servers,
-                  body,
-                  clients,
-                  Math.max(1, duration),
-                );
-                const databaseCpu = database.cpuSeconds() - databaseCpuBefore;
-                latencies.sort((a, b) => a - b);
-                const percentile = (p: number) =>
-                  latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
-                samples[position]!.push({
-                  createsPerSecond: creates / seconds,
-                  p50: percentile(0.5),
-                  p99: percentile(0.99),
-                  databaseCpuPerCreate: databaseCpu / creates,
-                });
-              }
-            } finally {
-              for (const server of servers) await stop(server);
+  return { measurePostgres };
+}
+
+/**
+ * Creates per second through HTTP with 1, 16 and 64 clients, on 1 and 2 instances of the service
+ * sharing one database, each client sending its next create when the last is answered. The
+ * database's commits take PostgreSQL's own time (local disk), or 1 ms more: commit_delay = 1000 µs
+ * with commit_siblings = 0 delays every WAL flush by 1 ms, as a networked disk or a synchronous
+ * standby would. Latencies are exact (autocannon's own histogram keeps whole milliseconds).
+ */
+async function measureCreateThroughput(
+  database: BenchDatabase,
+  { rounds, duration }: Pick<BenchOptions, 'rounds' | 'duration'>,
+  { AUTH, start }: Pick<Servers, 'AUTH' | 'start'>,
+): Promise<ThroughputCell[]> {
+  const cells: ThroughputCell[] = [];
+  const body = JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' });
+  for (const commitDelayMs of COMMIT_DELAYS_MS) {
+    for (const instances of THROUGHPUT_INSTANCES) {
+      for (const batching of ['off', 'on'] as const) {
+        const samples = THROUGHPUT_CLIENTS.map(
+          () => [] as Omit<ThroughputCell, 'commitDelayMs' | 'instances' | 'clients' | 'batching'>[],
+        );
+        for (let index = 0; index < rounds; index++) {
+          const url = await database.prepare('bench_creates', 0, {
+            commit_delay: commitDelayMs * 1000,
+            commit_siblings: 0,
+          });
+          const env = { DATABASE_URL: url, ...(batching === 'off' ? { DATABASE_WRITE_BATCH_MAX: '1' } : {}) };
+          const servers = await Promise.all(Array.from({ length: instances }, () => start('service', 0, { env })));
+          try {
+            for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
+              await createLoad(AUTH, servers, body, clients, Math.min(1, duration), { warmUp: true });
+              const databaseCpuBefore = database.cpuSeconds();
+              // At least a second: a shorter window can end before a busy machine answers any
+              // create (64 clients, commits 1 ms apart), as the smoke test's 0.3 s once did.
+              const { creates, seconds, latencies } = await createLoad(
+                AUTH,
+                servers,
+                body,
+                clients,
+                Math.max(1, duration),
+              );
+              const databaseCpu = database.cpuSeconds() - databaseCpuBefore;
+              latencies.sort((a, b) => a - b);
+              const percentile = (p: number) =>
+                latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+              samples[position]!.push({
+                createsPerSecond: creates / seconds,
+                p50: percentile(0.5),
+                p99: percentile(0.99),
+                databaseCpuPerCreate: databaseCpu / creates,
+              });
             }
+          } finally {
+            for (const server of servers) await stop(server);
           }
-          for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
-            const of = (field: 'createsPerSecond' | 'p50' | 'p99' | 'databaseCpuPerCreate') =>
-              median(samples[position]!.map((sample) => sample[field]));
-            const cell = {
-              commitDelayMs,
-              instances,
-              clients,
-              batching,
-              createsPerSecond: of('createsPerSecond'),
-              p50: of('p50'),
-              p99: of('p99'),
-              databaseCpuPerCreate: of('databaseCpuPerCreate'),
-            };
-            cells.push(cell);
-            console.error(
-              `  PostgreSQL creates, commit +${commitDelayMs} ms, ${instances} instance(s), ${clients} client(s), batching ${batching}: ` +
-                `${round(cell.createsPerSecond)}/s, p50 ${round(cell.p50, 2)} ms, p99 ${round(cell.p99, 2)} ms`,
-            );
-          }
+        }
+        for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
+          const of = (field: 'createsPerSecond' | 'p50' | 'p99' | 'databaseCpuPerCreate') =>
+            median(samples[position]!.map((sample) => sample[field]));
+          const cell = {
+            commitDelayMs,
+            instances,
+            clients,
+            batching,
+            createsPerSecond: of('createsPerSecond'),
+            p50: of('p50'),
+            p99: of('p99'),
+            databaseCpuPerCreate: of('databaseCpuPerCreate'),
+          };
+          cells.push(cell);
+          console.error(
+            `  PostgreSQL creates, commit +${commitDelayMs} ms, ${instances} instance(s), ${clients} client(s), batching ${batching}: ` +
+              `${round(cell.createsPerSecond)}/s, p50 ${round(cell.p50, 2)} ms, p99 ${round(cell.p99, 2)} ms`,
+          );
         }
       }
     }
-    return cells;
   }
-
-  return { measurePostgres };
+  return cells;
 }

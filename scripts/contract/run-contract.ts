@@ -128,25 +128,7 @@ async function run(
   if (urls.length === 0) cannotRun(`--url is required\n${USAGE}`);
   const maxPages = integer('max-pages', values['max-pages'], 1);
 
-  let apiKey: string;
-  if (values['key-file'] !== undefined) {
-    try {
-      apiKey = readFileSync(values['key-file'], 'utf8').trim();
-    } catch (error) {
-      cannotRun(`cannot read --key-file: ${(error as Error).message}`);
-    }
-  } else {
-    apiKey = env[KEY_VARIABLE] ?? '';
-  }
-  if (apiKey === '') cannotRun(`no API key: set ${KEY_VARIABLE}, or give --key-file`);
-  let limitedKey = env[LIMITED_KEY_VARIABLE] ?? '';
-  if (values['limited-key-file'] !== undefined) {
-    try {
-      limitedKey = readFileSync(values['limited-key-file'], 'utf8').trim();
-    } catch (error) {
-      cannotRun(`cannot read --limited-key-file: ${(error as Error).message}`);
-    }
-  }
+  const { apiKey, limitedKey } = readKeys(values, env);
 
   const target = httpTarget({ urls, basePath, timeoutMs });
   const mask = (text: string) =>
@@ -157,27 +139,7 @@ async function run(
       .join('<limited key>');
 
   if (contract.operations.length === 0) cannotRun(`${contract.name} defines no operation`);
-  // Before anything is counted: every target answers, and accepts the key. It is asked with an
-  // operation of the spec, a GET whose path names nothing if there is one; any answer but 401 will do.
-  const plain = (operation: Operation) =>
-    Number(operation.method === 'get' && pathParametersOf(operation.path).length === 0);
-  const probing = [...contract.operations].sort((a, b) => plain(b) - plain(a))[0]!;
-  for (const [index] of urls.entries()) {
-    const path = `${basePath}${probing.path.replace(/\{[^}]+\}/g, '1')}`;
-    const probe: ApiRequest = {
-      operationId: probing.operationId,
-      method: probing.method.toUpperCase(),
-      url: path,
-      headers: { authorization: `Bearer ${apiKey}` },
-    };
-    const url = target.urlOf(probe, index);
-    try {
-      const answer = await target.send({ ...probe, url: url.toString() });
-      if (answer.statusCode === 401) cannotRun(`${url} refused the API key (401): check ${KEY_VARIABLE} or --key-file`);
-    } catch (error) {
-      cannotRun(error instanceof NoAnswer ? `cannot reach the target: ${mask(error.message)}` : mask(String(error)));
-    }
-  }
+  await probe(target, contract, urls.length, basePath, apiKey, mask);
 
   const runId = randomBytes(4).toString('hex');
   let checks: LiveChecks;
@@ -250,4 +212,64 @@ function printScopes(
     else console.log(`  FAIL ${operationId} (${needs}): ${mask(violation!.message)}`);
   }
   return scopes.filter((scope) => scope.result === 'violated').length;
+}
+
+/** The key the requests carry, and the limited one of the 403 checks ('' without one). */
+function readKeys(
+  values: { 'key-file'?: string | undefined; 'limited-key-file'?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): { apiKey: string; limitedKey: string } {
+  let apiKey: string;
+  if (values['key-file'] !== undefined) {
+    try {
+      apiKey = readFileSync(values['key-file'], 'utf8').trim();
+    } catch (error) {
+      cannotRun(`cannot read --key-file: ${(error as Error).message}`);
+    }
+  } else {
+    apiKey = env[KEY_VARIABLE] ?? '';
+  }
+  if (apiKey === '') cannotRun(`no API key: set ${KEY_VARIABLE}, or give --key-file`);
+  let limitedKey = env[LIMITED_KEY_VARIABLE] ?? '';
+  if (values['limited-key-file'] !== undefined) {
+    try {
+      limitedKey = readFileSync(values['limited-key-file'], 'utf8').trim();
+    } catch (error) {
+      cannotRun(`cannot read --limited-key-file: ${(error as Error).message}`);
+    }
+  }
+  return { apiKey, limitedKey };
+}
+
+/**
+ * Before anything is counted: every target answers, and accepts the key. It is asked with an
+ * operation of the spec, a GET whose path names nothing if there is one; any answer but 401 will do.
+ */
+async function probe(
+  target: ReturnType<typeof httpTarget>,
+  contract: Contract,
+  targets: number,
+  basePath: string,
+  apiKey: string,
+  mask: (text: string) => string,
+) {
+  const plain = (operation: Operation) =>
+    Number(operation.method === 'get' && pathParametersOf(operation.path).length === 0);
+  const probing = [...contract.operations].sort((a, b) => plain(b) - plain(a))[0]!;
+  for (let index = 0; index < targets; index++) {
+    const path = `${basePath}${probing.path.replace(/\{[^}]+\}/g, '1')}`;
+    const probe: ApiRequest = {
+      operationId: probing.operationId,
+      method: probing.method.toUpperCase(),
+      url: path,
+      headers: { authorization: `Bearer ${apiKey}` },
+    };
+    const url = target.urlOf(probe, index);
+    try {
+      const answer = await target.send({ ...probe, url: url.toString() });
+      if (answer.statusCode === 401) cannotRun(`${url} refused the API key (401): check ${KEY_VARIABLE} or --key-file`);
+    } catch (error) {
+      cannotRun(error instanceof NoAnswer ? `cannot reach the target: ${mask(error.message)}` : mask(String(error)));
+    }
+  }
 }

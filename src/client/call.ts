@@ -169,50 +169,7 @@ export function createCall(settings: CallSettings): Call {
     if (operation.idempotencyKey) headers['idempotency-key'] = `"${options?.idempotencyKey ?? crypto.randomUUID()}"`;
     const { response, text, retryAfter, attempts } = await exchange(operation, url, init, options?.signal);
     warnIfDeprecated(operation, response.headers);
-    const contentType = response.headers.get('content-type');
-    const success = operation.successStatuses.includes(response.status);
-    const places = operation.numbers[String(response.status)];
-    if (success && places === undefined) return { value: undefined, headers: response.headers };
-    if (contentType === null || !JSON_TYPE.test(contentType)) {
-      throw new PetstoreResponseError(
-        operation.operationId,
-        response.status,
-        contentType,
-        `is not the JSON the spec documents`,
-      );
-    }
-    let value: unknown;
-    try {
-      value = withNumbers(parseExact(text), places);
-    } catch (error) {
-      throw new PetstoreResponseError(
-        operation.operationId,
-        response.status,
-        contentType,
-        `is not valid JSON: ${(error as Error).message}`,
-      );
-    }
-    if (!success) {
-      const error = value as { code?: unknown; message?: unknown } | null;
-      if (places === undefined || typeof error?.code !== 'string' || typeof error.message !== 'string') {
-        throw new PetstoreResponseError(
-          operation.operationId,
-          response.status,
-          contentType,
-          'is not an answer the spec documents for it',
-        );
-      }
-      throw new PetstoreError(operation.operationId, response.status, error.code as never, error.message, retryAfter);
-    }
-    if (typeof value === 'object' && value !== null) {
-      responses.set(value, {
-        status: response.status,
-        headers: response.headers,
-        replayed: response.headers.get('idempotent-replayed') === 'true',
-        attempts,
-      });
-    }
-    return { value, headers: response.headers };
+    return { value: answerOf(operation, response, text, retryAfter, attempts), headers: response.headers };
   }
 
   function urlOf(operation: OperationSpec, parts: Parts): string {
@@ -250,4 +207,58 @@ export function createCall(settings: CallSettings): Call {
       };
     },
   };
+}
+
+/** An answer's body, exact, as the caller gets it; or the error it stands for. */
+function answerOf(
+  operation: OperationSpec,
+  response: Response,
+  text: string,
+  retryAfter: number | undefined,
+  attempts: number,
+): unknown {
+  const contentType = response.headers.get('content-type');
+  const success = operation.successStatuses.includes(response.status);
+  const places = operation.numbers[String(response.status)];
+  if (success && places === undefined) return undefined;
+  if (contentType === null || !JSON_TYPE.test(contentType)) {
+    throw new PetstoreResponseError(
+      operation.operationId,
+      response.status,
+      contentType,
+      `is not the JSON the spec documents`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = withNumbers(parseExact(text), places);
+  } catch (error) {
+    throw new PetstoreResponseError(
+      operation.operationId,
+      response.status,
+      contentType,
+      `is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+  if (!success) {
+    const error = value as { code?: unknown; message?: unknown } | null;
+    if (places === undefined || typeof error?.code !== 'string' || typeof error.message !== 'string') {
+      throw new PetstoreResponseError(
+        operation.operationId,
+        response.status,
+        contentType,
+        'is not an answer the spec documents for it',
+      );
+    }
+    throw new PetstoreError(operation.operationId, response.status, error.code as never, error.message, retryAfter);
+  }
+  if (typeof value === 'object' && value !== null) {
+    responses.set(value, {
+      status: response.status,
+      headers: response.headers,
+      replayed: response.headers.get('idempotent-replayed') === 'true',
+      attempts,
+    });
+  }
+  return value;
 }

@@ -3,7 +3,7 @@
 // documented headers marked required must be sent, and every documented header sent must match its
 // schema. A released version of the interface (npm run compat) is checked the same way, with its
 // own document as the parameter.
-import type { ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { parseJson } from './exact-json.js';
 import {
   escapePointer,
@@ -137,27 +137,7 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
 
   const validateError = ajv.compile({ $ref: `${id}#/components/schemas/Error` });
 
-  const deliveryValidators = new Map<string, ValidateFunction>();
-  const deliveryViolations = (text: string): string[] => {
-    let body: unknown;
-    try {
-      body = parseJson(text);
-    } catch (error) {
-      return [`a webhook delivery's body is not JSON (${(error as Error).message}): ${text}`];
-    }
-    const type = String((body as { type?: unknown } | null)?.type);
-    const webhooks = (spec as { webhooks?: Record<string, { post?: unknown }> }).webhooks ?? {};
-    if (webhooks[type]?.post === undefined)
-      return [`a webhook delivery of type ${type}, which ${name} does not declare in webhooks: ${text}`];
-    let validate = deliveryValidators.get(type);
-    if (validate === undefined) {
-      validate = ajv.compile({
-        $ref: `${id}#${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}`,
-      });
-      deliveryValidators.set(type, validate);
-    }
-    return validate(body) ? [] : [`a ${type} delivery does not match ${name}: ${ajv.errorsText(validate.errors)}`];
-  };
+  const deliveryViolations = deliveryChecker(spec, name, ajv, id);
 
   const checkHeaders = (
     answer: HttpAnswer,
@@ -219,5 +199,33 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
     deliveryViolations,
     errorViolations: (body) =>
       validateError(body) ? [] : [`not an Error of ${name}: ${ajv.errorsText(validateError.errors)}`],
+  };
+}
+
+/**
+ * Every way a webhook delivery's body (its text, as received) breaks the schema the document's
+ * `webhooks` declare for its event type.
+ */
+function deliveryChecker(spec: OpenApiDocument, name: string, ajv: Ajv, id: string) {
+  const validators = new Map<string, ValidateFunction>();
+  return (text: string): string[] => {
+    let body: unknown;
+    try {
+      body = parseJson(text);
+    } catch (error) {
+      return [`a webhook delivery's body is not JSON (${(error as Error).message}): ${text}`];
+    }
+    const type = String((body as { type?: unknown } | null)?.type);
+    const webhooks = (spec as { webhooks?: Record<string, { post?: unknown }> }).webhooks ?? {};
+    if (webhooks[type]?.post === undefined)
+      return [`a webhook delivery of type ${type}, which ${name} does not declare in webhooks: ${text}`];
+    let validate = validators.get(type);
+    if (validate === undefined) {
+      validate = ajv.compile({
+        $ref: `${id}#${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}`,
+      });
+      validators.set(type, validate);
+    }
+    return validate(body) ? [] : [`a ${type} delivery does not match ${name}: ${ajv.errorsText(validate.errors)}`];
   };
 }

@@ -57,6 +57,73 @@ export interface MetricsOptions {
 export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
   if (runtime) collectDefaultMetrics({ register: registry });
+  const { requests, deprecatedCalls, replays, rateLimited, unavailable, deliveries, backlog, statements } =
+    registerMetrics(registry);
+
+  return {
+    registry,
+
+    requestRecorder(route, operationId) {
+      // Each label set's child is resolved once, on its first request.
+      const cells = new Map<number, { observe(seconds: number): void }>();
+      return (method, status, seconds) => {
+        const methodIndex = METHOD_INDEX.get(method) ?? OTHER_METHOD;
+        const key = status * METHODS.length + methodIndex;
+        let cell = cells.get(key);
+        if (cell === undefined) {
+          cell = requests.labels({
+            http_request_method: METHODS[methodIndex]!,
+            http_route: route,
+            http_response_status_code: status,
+            operation_id: operationId,
+          });
+          cells.set(key, cell);
+        }
+        cell.observe(seconds);
+      };
+    },
+
+    deprecatedCallCounter(operationId) {
+      const cells = new Map<string, { inc(): void }>();
+      return (client) => {
+        let cell = cells.get(client);
+        if (cell === undefined) {
+          cell = deprecatedCalls.labels({ operation_id: operationId, client });
+          cells.set(client, cell);
+        }
+        cell.inc();
+      };
+    },
+
+    idempotentReplay: () => replays.inc(),
+    databaseUnavailable: () => unavailable.inc(),
+    rateLimited: (client, reason) => rateLimited.inc({ client, reason }),
+    webhooks: {
+      delivered: (endpoint, result) => deliveries.inc({ endpoint, result }),
+      backlog: (endpoint, seconds) => backlog.set({ endpoint }, seconds),
+    },
+
+    observePool: (pool, max) => observePool(registry, pool, max),
+
+    async statementInstrument(statement, run) {
+      const started = performance.now();
+      const observe = (errorType: string) =>
+        statements.observe(
+          { db_system_name: 'postgresql', db_operation_name: statement, error_type: errorType },
+          (performance.now() - started) / 1000,
+        );
+      const result = await run().catch((error: unknown) => {
+        observe(isUnavailable(error) ? 'unavailable' : 'error');
+        throw error;
+      });
+      observe('');
+      return result;
+    },
+  };
+}
+
+/** The metrics every instance records, registered in `registry`. */
+function registerMetrics(registry: Registry) {
   const requests = new Histogram({
     name: 'http_server_request_duration_seconds',
     help: 'Duration of HTTP server requests, from the request to the end of its answer.',
@@ -105,89 +172,32 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
+  return { requests, deprecatedCalls, replays, rateLimited, unavailable, deliveries, backlog, statements };
+}
 
-  return {
-    registry,
-
-    requestRecorder(route, operationId) {
-      // Each label set's child is resolved once, on its first request.
-      const cells = new Map<number, { observe(seconds: number): void }>();
-      return (method, status, seconds) => {
-        const methodIndex = METHOD_INDEX.get(method) ?? OTHER_METHOD;
-        const key = status * METHODS.length + methodIndex;
-        let cell = cells.get(key);
-        if (cell === undefined) {
-          cell = requests.labels({
-            http_request_method: METHODS[methodIndex]!,
-            http_route: route,
-            http_response_status_code: status,
-            operation_id: operationId,
-          });
-          cells.set(key, cell);
-        }
-        cell.observe(seconds);
-      };
+/** The PostgreSQL pool's connections, read at each scrape. */
+function observePool(registry: Registry, pool: PoolCounts, max: number) {
+  new Gauge({
+    name: 'db_client_connection_count',
+    help: 'Connections of the PostgreSQL pool, by state (used, idle).',
+    labelNames: ['db_client_connection_state'],
+    registers: [registry],
+    collect() {
+      this.set({ db_client_connection_state: 'used' }, pool.totalCount - pool.idleCount);
+      this.set({ db_client_connection_state: 'idle' }, pool.idleCount);
     },
-
-    deprecatedCallCounter(operationId) {
-      const cells = new Map<string, { inc(): void }>();
-      return (client) => {
-        let cell = cells.get(client);
-        if (cell === undefined) {
-          cell = deprecatedCalls.labels({ operation_id: operationId, client });
-          cells.set(client, cell);
-        }
-        cell.inc();
-      };
+  });
+  new Gauge({
+    name: 'db_client_connection_pending_requests',
+    help: 'Statements waiting for a connection of the PostgreSQL pool.',
+    registers: [registry],
+    collect() {
+      this.set(pool.waitingCount);
     },
-
-    idempotentReplay: () => replays.inc(),
-    databaseUnavailable: () => unavailable.inc(),
-    rateLimited: (client, reason) => rateLimited.inc({ client, reason }),
-    webhooks: {
-      delivered: (endpoint, result) => deliveries.inc({ endpoint, result }),
-      backlog: (endpoint, seconds) => backlog.set({ endpoint }, seconds),
-    },
-
-    observePool(pool, max) {
-      new Gauge({
-        name: 'db_client_connection_count',
-        help: 'Connections of the PostgreSQL pool, by state (used, idle).',
-        labelNames: ['db_client_connection_state'],
-        registers: [registry],
-        collect() {
-          this.set({ db_client_connection_state: 'used' }, pool.totalCount - pool.idleCount);
-          this.set({ db_client_connection_state: 'idle' }, pool.idleCount);
-        },
-      });
-      new Gauge({
-        name: 'db_client_connection_pending_requests',
-        help: 'Statements waiting for a connection of the PostgreSQL pool.',
-        registers: [registry],
-        collect() {
-          this.set(pool.waitingCount);
-        },
-      });
-      new Gauge({
-        name: 'db_client_connection_max',
-        help: 'The most connections the PostgreSQL pool opens (DATABASE_POOL_MAX).',
-        registers: [registry],
-      }).set(max);
-    },
-
-    async statementInstrument(statement, run) {
-      const started = performance.now();
-      const observe = (errorType: string) =>
-        statements.observe(
-          { db_system_name: 'postgresql', db_operation_name: statement, error_type: errorType },
-          (performance.now() - started) / 1000,
-        );
-      const result = await run().catch((error: unknown) => {
-        observe(isUnavailable(error) ? 'unavailable' : 'error');
-        throw error;
-      });
-      observe('');
-      return result;
-    },
-  };
+  });
+  new Gauge({
+    name: 'db_client_connection_max',
+    help: 'The most connections the PostgreSQL pool opens (DATABASE_POOL_MAX).',
+    registers: [registry],
+  }).set(max);
 }

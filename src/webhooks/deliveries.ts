@@ -67,43 +67,8 @@ export function startDeliveries({
   // A wait that closing ends at once.
   const pause = (ms: number) => sleep(ms, undefined, { signal: closing.signal }).catch(() => undefined);
 
-  /** One attempt: whether the endpoint accepted it (2xx), refused it for good (410), or failed. */
-  const send = async (
-    endpoint: WebhookEndpoint,
-    signer: Webhook,
-    body: ReturnType<typeof eventBody>,
-  ): Promise<{ result: DeliveryResult; reason?: string }> => {
-    const payload = stringify(body)!;
-    const signed = new Date(now());
-    // Held here until the attempt ends: on Node 20, a timeout signal that only AbortSignal.any
-    // refers to can be garbage-collected before it fires, and the attempt then waits for ever
-    // (nodejs/node#57736). test/webhooks/deliveries.test.ts forces collections to check it.
-    const timeout = AbortSignal.timeout(timeoutMs);
-    try {
-      const response = await fetch(endpoint.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'petstore-webhooks',
-          'webhook-id': body.id,
-          'webhook-timestamp': String(Math.floor(signed.getTime() / 1000)),
-          'webhook-signature': signer.sign(body.id, signed, payload),
-        },
-        body: payload,
-        redirect: 'manual',
-        signal: AbortSignal.any([timeout, closing.signal]),
-      });
-      await response.body?.cancel();
-      if (response.status >= 200 && response.status < 300) return { result: 'delivered' };
-      return { result: response.status === 410 ? 'gone' : 'failed', reason: `answered ${response.status}` };
-    } catch (error) {
-      const code = (error as { cause?: { code?: string } }).cause?.code;
-      const reason = timeout.aborted
-        ? `no answer within ${timeoutMs} ms`
-        : `not reached (${code ?? (error as Error).message})`;
-      return { result: 'failed', reason };
-    }
-  };
+  const send = (endpoint: WebhookEndpoint, signer: Webhook, body: ReturnType<typeof eventBody>) =>
+    attempt({ fetch, now, timeoutMs, closing: closing.signal }, endpoint, signer, body);
 
   /** Serves one endpoint while it is in the file; each turn of the loop claims, then does one step. */
   const serve = async (endpoint: WebhookEndpoint) => {
@@ -175,28 +140,9 @@ export function startDeliveries({
         // An attempt this instance abandoned as it closes is not the endpoint's failure: another instance sends it.
         if (closing.signal.aborted) break;
         metrics?.delivered(label, result);
-        if (result === 'delivered') {
-          await record({ ...state, position: next.seq, attempt: 0, dueAt: 0 });
-        } else if (result === 'gone') {
-          log.warn(
-            { endpoint: label, event: body.id },
-            'webhooks: the endpoint answered 410 Gone; no more deliveries until its entry changes',
-          );
-          await record({ ...state, stoppedEntry: endpoint.digest });
-        } else if (state.attempt >= retryDelaysMs.length) {
-          log.error(
-            { endpoint: label, event: body.id, reason, attempts: state.attempt + 1 },
-            "webhooks: the retry schedule ran out; no more deliveries until the endpoint's entry changes",
-          );
-          await record({ ...state, attempt: state.attempt + 1, stoppedEntry: endpoint.digest });
-        } else {
-          const delayMs = retryDelaysMs[state.attempt]!;
-          log.warn(
-            { endpoint: label, event: body.id, reason, attempt: state.attempt + 1, retryInMs: delayMs },
-            'webhooks: a delivery failed; retrying',
-          );
-          await record({ ...state, attempt: state.attempt + 1, dueAt: now() + delayMs });
-        }
+        await record(
+          nextState({ state, endpoint, next: next.seq, event: body.id, result, reason }, retryDelaysMs, log, now),
+        );
       } catch (error) {
         log.warn({ endpoint: label, reason: (error as Error).message }, 'webhooks: cannot deliver now; retrying');
         await pause(IDLE_MS);
@@ -225,4 +171,93 @@ export function startDeliveries({
       await Promise.all(running.values());
     },
   };
+}
+
+/** One attempt: whether the endpoint accepted it (2xx), refused it for good (410), or failed. */
+async function attempt(
+  {
+    fetch,
+    now,
+    timeoutMs,
+    closing,
+  }: { fetch: typeof globalThis.fetch; now: () => number; timeoutMs: number; closing: AbortSignal },
+  endpoint: WebhookEndpoint,
+  signer: Webhook,
+  body: ReturnType<typeof eventBody>,
+): Promise<{ result: DeliveryResult; reason?: string }> {
+  const payload = stringify(body)!;
+  const signed = new Date(now());
+  // Held here until the attempt ends: on Node 20, a timeout signal that only AbortSignal.any
+  // refers to can be garbage-collected before it fires, and the attempt then waits for ever
+  // (nodejs/node#57736). test/webhooks/deliveries.test.ts forces collections to check it.
+  const timeout = AbortSignal.timeout(timeoutMs);
+  try {
+    const response = await fetch(endpoint.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'petstore-webhooks',
+        'webhook-id': body.id,
+        'webhook-timestamp': String(Math.floor(signed.getTime() / 1000)),
+        'webhook-signature': signer.sign(body.id, signed, payload),
+      },
+      body: payload,
+      redirect: 'manual',
+      signal: AbortSignal.any([timeout, closing]),
+    });
+    await response.body?.cancel();
+    if (response.status >= 200 && response.status < 300) return { result: 'delivered' };
+    return { result: response.status === 410 ? 'gone' : 'failed', reason: `answered ${response.status}` };
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    const reason = timeout.aborted
+      ? `no answer within ${timeoutMs} ms`
+      : `not reached (${code ?? (error as Error).message})`;
+    return { result: 'failed', reason };
+  }
+}
+
+/** Where the endpoint's deliveries stand after an attempt at event `next`: moved on, stopped, or a retry due. */
+function nextState(
+  {
+    state,
+    endpoint,
+    next,
+    event,
+    result,
+    reason,
+  }: {
+    state: DeliveryState;
+    endpoint: WebhookEndpoint;
+    next: number;
+    event: string;
+    result: DeliveryResult;
+    reason: string | undefined;
+  },
+  retryDelaysMs: readonly number[],
+  log: FastifyBaseLogger,
+  now: () => number,
+): DeliveryState {
+  const label = endpoint.label;
+  if (result === 'delivered') return { ...state, position: next, attempt: 0, dueAt: 0 };
+  if (result === 'gone') {
+    log.warn(
+      { endpoint: label, event },
+      'webhooks: the endpoint answered 410 Gone; no more deliveries until its entry changes',
+    );
+    return { ...state, stoppedEntry: endpoint.digest };
+  }
+  if (state.attempt >= retryDelaysMs.length) {
+    log.error(
+      { endpoint: label, event, reason, attempts: state.attempt + 1 },
+      "webhooks: the retry schedule ran out; no more deliveries until the endpoint's entry changes",
+    );
+    return { ...state, attempt: state.attempt + 1, stoppedEntry: endpoint.digest };
+  }
+  const delayMs = retryDelaysMs[state.attempt]!;
+  log.warn(
+    { endpoint: label, event, reason, attempt: state.attempt + 1, retryInMs: delayMs },
+    'webhooks: a delivery failed; retrying',
+  );
+  return { ...state, attempt: state.attempt + 1, dueAt: now() + delayMs };
 }

@@ -293,6 +293,9 @@ t.test('the port opens only once the schema is current: the first request to it 
     current >= 0 && current < server.output().indexOf('Server listening'),
     'the schema is current before the port opens',
   );
+  // Stopped as an operator would (not by the teardown's SIGKILL), so that what it ran is measured.
+  server.child.kill('SIGINT');
+  t.equal(await server.exited, 0, 'it exits 0 on SIGINT');
 });
 
 t.test('SIGTERM before the port opened: the instance exits at once, with no drain', { skip }, async (t) => {

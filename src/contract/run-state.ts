@@ -1,0 +1,124 @@
+// What a live run keeps while it runs: the operations it sends, their counts, the values links
+// gave, what it changed, and the sender every request goes through (counting it, following links,
+// and ending the check of a request a retired operation or a limit answered).
+import { ContractViolation, describe, normalized } from './answer-checks.js';
+import { requestGenerators } from './api-requests.js';
+import type { LiveOptions, LiveSender, OperationCount } from './live-options.js';
+import type { OpenApiDocument } from './openapi-document.js';
+import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
+
+/** A request of an operation past its sunset, answered as a retired operation may be: nothing to check. */
+export class Retired extends Error {}
+/** A request still refused 429 after the target waited and sent it again: the deployment's limit, not a violation. */
+export class RateLimited extends Error {}
+
+export const SAFE_METHODS = new Set(['get', 'head', 'options']);
+
+export const bigintText = (_key: string, value: unknown) => (typeof value === 'bigint' ? String(value) : value);
+
+/** Runs `check`; the answer of a retired operation, or a limit's, ends it without a failure. */
+export const excused =
+  <T extends unknown[]>(check: (...args: T) => Promise<void>) =>
+  async (...args: T) => {
+    try {
+      await check(...args);
+    } catch (error) {
+      if (!(error instanceof Retired) && !(error instanceof RateLimited)) throw error;
+    }
+  };
+
+/** The version's own links, and those it lacks of the current spec's (the same link in both is followed once). */
+function linksOfRun(spec: OpenApiDocument, name: string, more: readonly SpecLink[]): SpecLink[] {
+  const linkKey = ({ from, status, to, parameters }: SpecLink) => JSON.stringify([from, status, to, parameters]);
+  return [...new Map([...linksOf(spec, name), ...more].map((link) => [linkKey(link), link])).values()];
+}
+
+export type RunState = ReturnType<typeof createRunState>;
+
+export function createRunState(target: LiveSender, options: LiveOptions) {
+  const { readOnly, contract, apiKey, released, clock = Date.now, plugin } = options;
+  const { operation } = contract;
+  const generators = requestGenerators(contract, apiKey, plugin?.issued);
+  const unheld = released?.unheld ?? new Set<string>();
+  const chosen = contract.operations.filter(
+    (candidate) => !unheld.has(candidate.operationId) && (!readOnly || SAFE_METHODS.has(candidate.method)),
+  );
+  const requests = generators.requestsOf(chosen.map((candidate) => candidate.operationId));
+  const inContract = (operationId: string) =>
+    contract.operations.some((candidate) => candidate.operationId === operationId);
+  const links = linksOfRun(contract.spec, contract.name, released?.links ?? []).filter(
+    (link) => inContract(link.from) && inContract(link.to),
+  );
+  const counts = new Map<string, OperationCount>(
+    chosen.map(({ operationId, method, path }) => [
+      operationId,
+      {
+        operationId,
+        method: method.toUpperCase(),
+        path,
+        sent: 0,
+        valid: 0,
+        succeeded: 0,
+        statuses: new Map(),
+        ...(requests.unmade.has(operationId) ? { unmade: requests.unmade.get(operationId)! } : {}),
+      },
+    ]),
+  );
+  /** Values each link has given, by the operation they are for; each as JSON text too, to keep them once. */
+  const linked = new Map<string, Map<string, Record<string, unknown>>>();
+  /** Ids a 2xx answer to a request of an unsafe method reached through a link: what they name may have changed. */
+  const touched = new Set<string>();
+
+  // A retired operation's answer ends the check of its request, if it is one a retired operation may
+  // give: a released version's, past the sunset it announced, may be gone from the spec (404, 405);
+  // the contract's own, when the plug-in's calendar says it is retired, answers as its spec
+  // documents (410). Without a plug-in, no operation of the contract is retired.
+  const isRetired = (operationId: string) =>
+    released === undefined
+      ? plugin?.retired?.(operation(operationId), clock()) === true
+      : released.retired.has(operationId);
+  const retiredStatuses = released === undefined ? [410] : [404, 405, 410];
+
+  /** Notes the values each link of the answer's operation and status gives, for later requests. */
+  const follow = (request: Parameters<LiveSender['send']>[0], answer: Awaited<ReturnType<LiveSender['send']>>) => {
+    for (const link of links) {
+      if (link.from !== request.operationId || link.status !== String(answer.statusCode)) continue;
+      // A write follows links only from what this run wrote, never from a read (a made-up id may
+      // name another client's data): a run changes and removes only what it created.
+      if (!SAFE_METHODS.has(operation(link.to).method) && SAFE_METHODS.has(request.method.toLowerCase())) continue;
+      const values = linkedValues(link, answer.json, answer.headers);
+      if (values === undefined) continue;
+      if (!linked.has(link.to)) linked.set(link.to, new Map());
+      linked.get(link.to)!.set(JSON.stringify(normalized(values), bigintText), values);
+    }
+  };
+
+  const sender: LiveSender = {
+    async send(request) {
+      const answer = await target.send(request);
+      const count = counts.get(request.operationId);
+      if (count !== undefined) count.sent += 1;
+      if (retiredStatuses.includes(answer.statusCode) && isRetired(request.operationId)) {
+        const problems = contract.errorViolations(answer.json);
+        if (answer.json?.status !== answer.statusCode) problems.push(`Error.status is ${String(answer.json?.status)}`);
+        if (problems.length > 0)
+          throw new ContractViolation(
+            request,
+            `${describe(request)} → ${answer.statusCode} ${answer.body}\n  ${problems.join('\n  ')}`,
+          );
+        throw new Retired();
+      }
+      if (answer.statusCode === 429) {
+        // A limit never fails a run: the answer must be the documented 429, and the check of this request ends there.
+        const problems = contract.violations(answer, request.operationId);
+        if (problems.length > 0)
+          throw new ContractViolation(request, `${describe(request)} → 429 ${answer.body}\n  ${problems.join('\n  ')}`);
+        throw new RateLimited();
+      }
+      follow(request, answer);
+      return answer;
+    },
+  };
+
+  return { contract, generators, chosen, requests, links, counts, linked, touched, isRetired, sender };
+}
