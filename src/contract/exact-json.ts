@@ -12,8 +12,12 @@ export function exactInteger(digits: string): number | bigint {
 }
 
 const INTEGER = /^-?\d+$/;
+// Up to 15 digits an integer is below 2^53, exact as a double: text without a longer run of digits
+// is read by JSON.parse, several times faster than lossless-json.
+const LONG_DIGITS = /\d{16}/;
 
 /** Parses JSON text, integers exact; throws SyntaxError for text that is not JSON. */
 export function parseJson(text: string): unknown {
+  if (!LONG_DIGITS.test(text)) return JSON.parse(text);
   return parse(text, null, (literal) => (INTEGER.test(literal) ? exactInteger(literal) : Number(literal)));
 }

@@ -1,3 +1,9 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import t from 'tap';
 import { unnamedClientOf } from '../../src/auth/api-clients.js';
 import { readConfig } from '../../src/config.js';
@@ -266,4 +272,26 @@ t.test('invalid settings stop start-up without echoing keys', async (t) => {
     ) as Error;
     t.notMatch(error.message, keys, 'the message does not repeat the keys');
   }
+});
+
+t.test('reading the configuration loads no database driver and none of the webhooks', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-config-modules-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const moduleLog = join(dir, 'modules');
+  const recorder = fileURLToPath(new URL('../helpers/record-modules.mjs', import.meta.url));
+  const config = new URL('../../src/config.js', import.meta.url).href;
+  await promisify(execFile)(
+    process.execPath,
+    [
+      `--import=${pathToFileURL(recorder).href}`,
+      '--input-type=module',
+      '-e',
+      `await import(${JSON.stringify(config)})`,
+    ],
+    { env: { ...process.env, MODULE_LOG: moduleLog } },
+  );
+  const modules = readFileSync(moduleLog, 'utf8');
+  t.match(modules, '/src/config.js', 'the log records what the process imports');
+  t.notMatch(modules, /node_modules\/pg\//, 'no pg');
+  t.notMatch(modules, /standardwebhooks|webhooks\/deliveries/, 'no delivery code');
 });
