@@ -53,7 +53,8 @@ export function normalized(value: unknown): unknown {
   return value;
 }
 
-const bigintText = (_key: string, value: unknown) => (typeof value === 'bigint' ? String(value) : value);
+/** A JSON.stringify replacer that writes a bigint as its digits. */
+export const bigintText = (_key: string, value: unknown) => (typeof value === 'bigint' ? String(value) : value);
 
 /** The checks, against `contract`'s document. */
 export function answerChecks(contract: Contract) {

@@ -15,9 +15,9 @@ import {
   type LiveSender,
   type OperationCount,
 } from './live-options.js';
-import { pathParametersOf } from './openapi-document.js';
+import { pathParametersOf, SAFE_METHODS } from './openapi-document.js';
 import type { ReadBack, RunContext } from './plugin.js';
-import { createRunState, excused, SAFE_METHODS, type RunState } from './run-state.js';
+import { createRunState, excused, type RunState } from './run-state.js';
 import { schemaArbitraries, toJson } from './schema-arbitraries.js';
 import { linkedHeadersOf } from './spec-links.js';
 import { writtenCheck } from './written-check.js';

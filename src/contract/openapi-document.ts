@@ -4,6 +4,9 @@
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
+/** The methods that change nothing (RFC 9110, 9.2.1), as the document spells them. */
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['get', 'head', 'options']);
+
 export type SecurityRequirement = Record<string, string[]>;
 
 export interface OperationObject {

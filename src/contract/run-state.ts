@@ -1,20 +1,16 @@
 // What a live run keeps while it runs: the operations it sends, their counts, the values links
 // gave, what it changed, and the sender every request goes through (counting it, following links,
 // and ending the check of a request a retired operation or a limit answered).
-import { ContractViolation, describe, normalized } from './answer-checks.js';
+import { bigintText, ContractViolation, describe, normalized } from './answer-checks.js';
 import { requestGenerators } from './api-requests.js';
 import type { LiveOptions, LiveSender, OperationCount } from './live-options.js';
-import type { OpenApiDocument } from './openapi-document.js';
+import { SAFE_METHODS, type OpenApiDocument } from './openapi-document.js';
 import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
 
 /** A request of an operation past its sunset, answered as a retired operation may be: nothing to check. */
 export class Retired extends Error {}
 /** A request still refused 429 after the target waited and sent it again: the deployment's limit, not a violation. */
 export class RateLimited extends Error {}
-
-export const SAFE_METHODS = new Set(['get', 'head', 'options']);
-
-export const bigintText = (_key: string, value: unknown) => (typeof value === 'bigint' ? String(value) : value);
 
 /** Runs `check`; the answer of a retired operation, or a limit's, ends it without a failure. */
 export const excused =

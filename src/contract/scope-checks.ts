@@ -4,7 +4,7 @@
 // the roles. Generic: the operations and their roles come from the document alone. An operation
 // whose roles the key does have answers as the contract says otherwise, and is reported as not checked.
 import fc from 'fast-check';
-import { requiredScopesOf } from './openapi-document.js';
+import { requiredScopesOf, SAFE_METHODS } from './openapi-document.js';
 import { answerChecks, ContractViolation, describe, type Sender } from './answer-checks.js';
 import { requestGenerators } from './api-requests.js';
 import type { Contract } from './document-contract.js';
@@ -22,8 +22,6 @@ export interface ScopeOutcome {
   violation?: ContractViolation;
 }
 
-const SAFE = new Set(['get', 'head', 'options']);
-
 export async function scopeChecks(
   target: Sender,
   contract: Contract,
@@ -35,7 +33,7 @@ export async function scopeChecks(
   const outcomes: ScopeOutcome[] = [];
   for (const operation of contract.operations) {
     const roles = requiredScopesOf(operation, contract.spec);
-    if (roles.length === 0 || (readOnly && !SAFE.has(operation.method))) continue;
+    if (roles.length === 0 || (readOnly && !SAFE_METHODS.has(operation.method))) continue;
     const { request } = fc.sample(validRequest(operation), { numRuns: 1, seed })[0]!;
     const answer = await target.send(request);
     const { statusCode: status } = answer;

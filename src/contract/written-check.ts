@@ -5,12 +5,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { ContractViolation, describe, normalized } from './answer-checks.js';
 import { bodySchemaOf, type ValidRequest } from './api-requests.js';
 import type { Contract, HttpAnswer } from './document-contract.js';
-import { resolveRef } from './openapi-document.js';
+import { resolveRef, SAFE_METHODS } from './openapi-document.js';
 import type { Schema } from './schema-arbitraries.js';
 
-const SAFE_METHODS = new Set(['get', 'head', 'options']);
-
-export const isObject = (value: unknown): value is Record<string, unknown> =>
+const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
 export function writtenCheck(contract: Contract) {

@@ -85,7 +85,7 @@ export function signalling(store: PetStore, signal: EventSignal): PetStore {
   };
   return wrapStore(
     () => store,
-    (path, call) => (STORE_WRITES.has(path) ? call().then(told) : call()),
+    (path) => (STORE_WRITES.has(path) ? (call) => call().then(told) : undefined),
   );
 }
 

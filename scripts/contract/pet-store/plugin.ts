@@ -7,7 +7,7 @@
 // the service issues them; the sunset calendar.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { ContractViolation, describe, normalized } from '../../../src/contract/answer-checks.js';
+import { bigintText, ContractViolation, describe, normalized } from '../../../src/contract/answer-checks.js';
 import type { ApiRequest, ValidRequest } from '../../../src/contract/api-requests.js';
 import { parametersOf } from '../../../src/contract/api-requests.js';
 import { keptNextPage, nextTarget } from '../../../src/contract/link-header.js';
@@ -28,7 +28,6 @@ interface CreatedPet {
   pet: Record<string, unknown>;
 }
 
-const bigintText = (_key: string, value: unknown) => (typeof value === 'bigint' ? String(value) : value);
 const same = (a: unknown, b: unknown) =>
   JSON.stringify(normalized(a), bigintText) === JSON.stringify(normalized(b), bigintText);
 

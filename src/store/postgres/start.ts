@@ -95,10 +95,11 @@ export function startPostgresStore(
     }
   })();
   const unavailable = () => Promise.reject(new ServiceUnavailable());
-  const { pool: _pool, purgeExpiredKeys: _purge, ...operations } = store;
+  // What the gate holds back: every operation but those it answers itself (readiness, closing).
+  const { pool: _pool, purgeExpiredKeys: _purge, ready: _ready, close: _close, ...operations } = store;
   const gated: PetStore = wrapStore(
     () => operations as PetStore,
-    (_path, call) => (current ? call() : unavailable()),
+    () => (call) => (current ? call() : unavailable()),
   );
   return {
     ...gated,
