@@ -214,13 +214,15 @@ function summarize(
   // and closes them after 10 s idle): a leak shows as the end above everything the first half of the
   // run after warm-up saw, and connections never exceed the pool.
   const early = after.slice(0, Math.ceil(after.length / 2));
-  // RSS also follows V8's sizing of its heap, which settles more slowly than the heap itself (in a
-  // 30 s run on CI, 94 → 111 MB between 10 and 20 s over a flat heap): judged against the first
-  // half of the run after warm-up, like descriptors.
+  // RSS also follows V8's sizing of its heap and the allocator's arenas, which move in steps the heap
+  // does not show (on CI, 94 → 111 MB between 10 and 20 s, and 121 → 146 MB in the last 5 s, both
+  // over a flat heap). A leak keeps what it took, a step may give it back: the later half's lowest
+  // RSS is judged against the earlier half's highest.
   const earlyRss = Math.max(...early.map((sample) => sample.rss));
-  if (last.rss - earlyRss > explained + TOLERANCE * earlyRss)
+  const lateRss = Math.min(...after.slice(early.length).map((sample) => sample.rss));
+  if (lateRss - earlyRss > explained + TOLERANCE * earlyRss)
     problems.push(
-      `RSS went from at most ${mb(earlyRss)} MB to ${mb(last.rss)} MB, more than the pets explain plus ${TOLERANCE * 100}%`,
+      `RSS went from at most ${mb(earlyRss)} MB to at least ${mb(lateRss)} MB, more than the pets explain plus ${TOLERANCE * 100}%`,
     );
   const earlyFds = Math.max(...early.map((sample) => sample.fds));
   if (last.fds > earlyFds * (1 + TOLERANCE) + 2)

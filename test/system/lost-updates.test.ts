@@ -2,7 +2,8 @@
 // on one PostgreSQL, each reading the pet and appending its own mark to the name it read, sent with
 // If-Match and retried on 412 (the client's changePet). The final name holds every acknowledged
 // mark. The negative control: the same writers with If-Match: * (last writer wins) lose some, so the
-// test can tell the difference.
+// test can tell the difference. Then races that must be refused exactly: the loser of two writers
+// holding one tag gets 412 with the winner's tag, and the losers of concurrent removals get 404.
 import t, { type Test } from 'tap';
 import { changePet, createClient } from '../../src/client/index.js';
 import { API_KEY } from '../helpers/build-app.js';
@@ -83,5 +84,64 @@ t.test(
     const unsafe = await runOn(true);
     t.equal(unsafe.acknowledged, WRITERS * ROUNDS, `${unsafe.acknowledged} acknowledged updates with If-Match: *`);
     t.ok(unsafe.lost.length > 0, `the control: with If-Match: * ${unsafe.lost.length} of them were lost`);
+  },
+);
+
+const RACES = 30;
+
+t.test(
+  "races across three instances are refused exactly: 412 with the winner's tag, 404 after a removal",
+  { skip },
+  async (t) => {
+    const url = await database!.freshSchema();
+    const servers = [await instance(t, url), await instance(t, url), await instance(t, url)];
+    const send = (index: number, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+      fetch(`http://127.0.0.1:${servers[index % 3]!.port}/v1${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${API_KEY}`,
+          ...(body === undefined
+            ? {}
+            : { 'content-type': method === 'POST' ? 'application/json' : 'application/merge-patch+json' }),
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    /** A new pet, through the instance the round starts on: its id and its tag. */
+    const createPet = async (round: number, name: string) => {
+      const created = await send(round, 'POST', '/pets', {}, { name, categoryId: round });
+      return { id: ((await created.json()) as { id: number }).id, tag: created.headers.get('etag')! };
+    };
+    const stale: string[] = [];
+    const notRefused: string[] = [];
+    for (let round = 0; round < RACES; round += 1) {
+      const { id, tag } = await createPet(round, 'race');
+      const answers = await Promise.all(
+        [0, 1].map((writer) =>
+          send(round + writer, 'PATCH', `/pets/${id}`, { 'if-match': tag }, { name: `w${writer}` }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status).sort();
+      if (statuses.join() !== '200,412') notRefused.push(`round ${round}: ${statuses.join()}`);
+      const winner = answers.find((answer) => answer.status === 200)?.headers.get('etag');
+      const loser = answers.find((answer) => answer.status === 412)?.headers.get('etag');
+      if (loser !== undefined && (loser === tag || loser !== winner))
+        stale.push(`round ${round}: sent ${tag}, winner ${winner}, loser 412 ETag ${loser}`);
+      await Promise.all(answers.map((answer) => answer.body?.cancel()));
+    }
+    t.same(notRefused, [], `of two writers holding one tag, one wins and one gets 412, in ${RACES} races`);
+    t.same(stale, [], "every loser's 412 carries the winner's tag, never the one it sent");
+
+    const wrong: string[] = [];
+    for (let round = 0; round < RACES; round += 1) {
+      const { id, tag } = await createPet(round, 'gone');
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, remover) => send(round + remover, 'DELETE', `/pets/${id}`, { 'if-match': tag })),
+      );
+      const statuses = answers.map((answer) => answer.status).sort();
+      if (statuses.join() !== '204,404,404,404,404,404') wrong.push(`round ${round}: ${statuses.join()}`);
+      await Promise.all(answers.map((answer) => answer.body?.cancel()));
+    }
+    t.same(wrong, [], `of six concurrent removals of one pet, one 204 and five 404, in ${RACES} races`);
   },
 );

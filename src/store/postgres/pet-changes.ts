@@ -49,22 +49,27 @@ const PATCHED = {
   status: 'CASE WHEN $4::boolean THEN $5::text ELSE status END',
 };
 const IN_FEED_ORDER = orderLock('in_feed_order');
+// The pet's row, locked after the feed's lock, and read as it is once the lock is ours: FOR UPDATE
+// reads the latest committed version, where a plain read gives the statement's snapshot, taken
+// before the wait. So a refusal names the version that refused (never the stale one sent), and a
+// pet removed meanwhile is not there (404, not 412).
+const TARGET =
+  'target AS MATERIALIZED (SELECT version AS current FROM pets, in_feed_order WHERE id = $1 FOR UPDATE OF pets)';
 
 export const CHANGE_STATEMENTS = {
   // The row of "target" tells a pet that is not there (no row) from one at another version (no "changed").
   update: {
     name: 'update-pet',
-    text: `WITH target AS MATERIALIZED (SELECT version FROM pets WHERE id = $1),
-      ${IN_FEED_ORDER},
+    text: `WITH ${IN_FEED_ORDER}, ${TARGET},
       changed AS (
         UPDATE pets SET name = ${PATCHED.name}, category_id = ${PATCHED.categoryId}, status = ${PATCHED.status},
-          version = version + CASE WHEN (name, category_id, status)
+          version = pets.version + CASE WHEN (name, category_id, status)
             IS DISTINCT FROM (${PATCHED.name}, ${PATCHED.categoryId}, ${PATCHED.status}) THEN 1 ELSE 0 END
-        FROM in_feed_order
+        FROM target
         WHERE id = $1 AND ($6::bigint[] IS NULL OR version = ANY ($6::bigint[]))
         RETURNING ${VERSIONED}
       )
-      SELECT changed.*, target.version AS current FROM target LEFT JOIN changed ON true`,
+      SELECT changed.*, target.current FROM target LEFT JOIN changed ON true`,
   },
   // Several changes without a key, at most one per pet, in one statement: each conditional on its
   // own versions as above. The rows are locked in id order first, so that batches of several
@@ -94,14 +99,13 @@ export const CHANGE_STATEMENTS = {
   },
   remove: {
     name: 'delete-pet',
-    text: `WITH target AS MATERIALIZED (SELECT version FROM pets WHERE id = $1),
-      ${IN_FEED_ORDER},
+    text: `WITH ${IN_FEED_ORDER}, ${TARGET},
       removed AS (
-        DELETE FROM pets USING in_feed_order
-        WHERE id = $1 AND ($2::bigint[] IS NULL OR version = ANY ($2::bigint[])) RETURNING id
+        DELETE FROM pets USING target
+        WHERE id = $1 AND ($2::bigint[] IS NULL OR pets.version = ANY ($2::bigint[])) RETURNING id
       )
       SELECT removed.id, NULL AS name, NULL AS category_id, NULL AS status, NULL AS version,
-        target.version AS current
+        target.current
       FROM target LEFT JOIN removed ON true`,
   },
   // A change with an Idempotency-Key, in one transaction: the key is claimed first (a retry sent
