@@ -573,7 +573,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "PRECONDITION_FAILED",
-                 *       "message": "Pet 42 changed since you read it: If-Match \"3\" is not its current entity tag \"4\"; read it again and retry with its ETag.",
+                 *       "message": "Pet 42 changed since you read it: If-Match \"3-5f1c9a2e\" is not its current entity tag \"4-e2d07b13\"; read it again and retry with its ETag.",
                  *       "status": 412
                  *     }
                  */
@@ -773,11 +773,12 @@ export interface components {
         /**
          * @description The entity tag (`ETag`) of the pet as the caller last saw it, or `*`
          *     for whatever version it has now (RFC 9110, 13.1.1). A list of tags
-         *     (`"3", "4"`) matches if any of them does. Compared strongly: a weak
-         *     tag (`W/"3"`) never matches. Required by the service (without it:
+         *     matches if any of them does. Compared strongly: a weak tag (`W/"…"`)
+         *     never matches. A tag matches only the pet it was issued for, and only
+         *     in the store that issued it: not after a restore of its database. Required by the service (without it:
          *     `428 PRECONDITION_REQUIRED`); a value that is not `*` or a list of
          *     entity tags is refused with 400 `VALIDATION_FAILED` naming the header.
-         * @example "3"
+         * @example "3-5f1c9a2e"
          */
         "If-Match": string;
         /**
@@ -811,8 +812,9 @@ export interface components {
          */
         Location: string;
         /**
-         * @description Sent, as `true`, only on a `201` that replays the answer to an earlier
-         *     request with the same `Idempotency-Key`: no pet was created by this one.
+         * @description Sent, as `true`, only on an answer that replays the answer to an
+         *     earlier request with the same `Idempotency-Key` (createPet's `201`,
+         *     updatePet's `200`, deletePet's `204`): this request changed nothing.
          */
         "Idempotent-Replayed": "true";
         /**
@@ -820,7 +822,7 @@ export interface components {
          *     as long as the pet is unchanged, different after every change. Send it
          *     in `If-Match` to change or remove the pet only if nobody changed it
          *     since.
-         * @example "3"
+         * @example "3-5f1c9a2e"
          */
         ETag: string;
         /**
@@ -828,7 +830,7 @@ export interface components {
          *     first tag is the first pet's, and so on, separated by `, ` (each one
          *     what that pet's `ETag` would be; send it in `If-Match`). Absent when the
          *     page is empty.
-         * @example "1", "4"
+         * @example "1-7c0e94d1", "4-0b5f2a9e"
          */
         "Pet-ETags": string;
         /** @description The media type `updatePet` accepts (RFC 5789, 3.1). */
@@ -1280,11 +1282,12 @@ export interface operations {
                 /**
                  * @description The entity tag (`ETag`) of the pet as the caller last saw it, or `*`
                  *     for whatever version it has now (RFC 9110, 13.1.1). A list of tags
-                 *     (`"3", "4"`) matches if any of them does. Compared strongly: a weak
-                 *     tag (`W/"3"`) never matches. Required by the service (without it:
+                 *     matches if any of them does. Compared strongly: a weak tag (`W/"…"`)
+                 *     never matches. A tag matches only the pet it was issued for, and only
+                 *     in the store that issued it: not after a restore of its database. Required by the service (without it:
                  *     `428 PRECONDITION_REQUIRED`); a value that is not `*` or a list of
                  *     entity tags is refused with 400 `VALIDATION_FAILED` naming the header.
-                 * @example "3"
+                 * @example "3-5f1c9a2e"
                  */
                 "If-Match"?: components["parameters"]["If-Match"];
                 /**
@@ -1336,11 +1339,12 @@ export interface operations {
                 /**
                  * @description The entity tag (`ETag`) of the pet as the caller last saw it, or `*`
                  *     for whatever version it has now (RFC 9110, 13.1.1). A list of tags
-                 *     (`"3", "4"`) matches if any of them does. Compared strongly: a weak
-                 *     tag (`W/"3"`) never matches. Required by the service (without it:
+                 *     matches if any of them does. Compared strongly: a weak tag (`W/"…"`)
+                 *     never matches. A tag matches only the pet it was issued for, and only
+                 *     in the store that issued it: not after a restore of its database. Required by the service (without it:
                  *     `428 PRECONDITION_REQUIRED`); a value that is not `*` or a list of
                  *     entity tags is refused with 400 `VALIDATION_FAILED` naming the header.
-                 * @example "3"
+                 * @example "3-5f1c9a2e"
                  */
                 "If-Match"?: components["parameters"]["If-Match"];
                 /**
@@ -1530,7 +1534,7 @@ export interface operations {
 }
 
 /** The version of openapi.yaml this client was generated from. */
-export const API_VERSION = "1.2.1";
+export const API_VERSION = "1.3.0";
 
 /** Every `code` an Error answer may carry. */
 export const ERROR_CODES = ["BAD_REQUEST","INVALID_JSON","BODY_REQUIRED","BODY_NOT_ALLOWED","VALIDATION_FAILED","UNAUTHORIZED","INSUFFICIENT_SCOPE","PET_NOT_FOUND","ROUTE_NOT_FOUND","METHOD_NOT_ALLOWED","OPERATION_GONE","CURSOR_EXPIRED","REQUEST_TIMEOUT","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","PRECONDITION_FAILED","IDEMPOTENCY_KEY_REUSED","PRECONDITION_REQUIRED","TOO_MANY_REQUESTS","HEADERS_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE"] as const;

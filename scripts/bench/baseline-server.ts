@@ -103,7 +103,7 @@ app.register(
           return reply
             .code(404)
             .send({ code: 'PET_NOT_FOUND', message: `No pet has id ${request.params.petId}.`, status: 404 });
-        return reply.header('etag', entityTagOf(found.version)).send(found.pet);
+        return reply.header('etag', entityTagOf(store.epoch(), found.pet.id, found.version)).send(found.pet);
       },
     );
     // The same conditional change as the service's (the store's update, with If-Match read the same way).
@@ -128,11 +128,13 @@ app.register(
         const outcome = await store.update(
           request.params.petId,
           request.body,
-          preconditionOf(request.headers['if-match']),
+          preconditionOf(request.headers['if-match'], store.epoch(), request.params.petId),
         );
         if (outcome.outcome !== 'changed' || outcome.pet === null)
           return reply.code(412).send({ code: 'PRECONDITION_FAILED', message: 'Changed.', status: 412 });
-        return reply.header('etag', entityTagOf(outcome.pet.version)).send(outcome.pet.pet);
+        return reply
+          .header('etag', entityTagOf(store.epoch(), outcome.pet.pet.id, outcome.pet.version))
+          .send(outcome.pet.pet);
       },
     );
   },

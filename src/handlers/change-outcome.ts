@@ -5,6 +5,7 @@ import { ChangeKeyReused, PetNotFound, PreconditionFailed } from '../errors/api-
 import { changeRequestOf, keyOf } from '../idempotency/idempotency-key.js';
 import { entityTagOf } from '../preconditions/entity-tag.js';
 import type { ChangeKey, ChangeOutcome, VersionedPet } from '../store/pet-store.js';
+import type { PetId } from '../types/api.js';
 
 /** The change's Idempotency-Key, when the request sent one (validated against openapi.yaml already). */
 export function changeKeyOf(
@@ -27,6 +28,7 @@ export function changeKeyOf(
 export function changedPet(
   outcome: ChangeOutcome,
   reply: FastifyReply,
+  epoch: string,
   operationId: string,
   petId: unknown,
   ifMatch: string,
@@ -35,15 +37,17 @@ export function changedPet(
   switch (outcome.outcome) {
     case 'missing':
       throw new PetNotFound(String(petId));
-    case 'failed':
-      reply.header('etag', entityTagOf(outcome.version));
-      throw new PreconditionFailed(String(petId), ifMatch, entityTagOf(outcome.version));
+    case 'failed': {
+      const current = entityTagOf(epoch, petId as PetId, outcome.version);
+      reply.header('etag', current);
+      throw new PreconditionFailed(String(petId), ifMatch, current);
+    }
     case 'reused':
       throw new ChangeKeyReused(operationId, String(outcome.petId));
     case 'replayed':
       reply.header('idempotent-replayed', 'true');
       onReplay?.();
   }
-  if (outcome.pet !== null) reply.header('etag', entityTagOf(outcome.pet.version));
+  if (outcome.pet !== null) reply.header('etag', entityTagOf(epoch, outcome.pet.pet.id, outcome.pet.version));
   return outcome.pet;
 }

@@ -4,8 +4,6 @@ import { entityTagOf } from '../preconditions/entity-tag.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 
-const FIRST_VERSION_TAG = entityTagOf(1);
-
 /** `petPath` is where a pet is read (`/v1/pets/{petId}`): the new pet's Location. */
 export function createPet(store: PetStore, petPath: string, onReplay?: () => void) {
   const [before, after] = petPath.split('{petId}') as [string, string];
@@ -26,7 +24,7 @@ export function createPet(store: PetStore, petPath: string, onReplay?: () => voi
     }
     reply.header('location', `${before}${pet.id}${after}`);
     // A new pet is at its first version; a replay answers as the create did.
-    reply.header('etag', FIRST_VERSION_TAG);
+    reply.header('etag', entityTagOf(store.epoch(), pet.id, 1));
     return pet;
   }) satisfies OperationHandler<'createPet'>;
 }

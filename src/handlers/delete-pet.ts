@@ -7,9 +7,9 @@ export function deletePet(store: PetStore, onReplay?: () => void) {
   return (async (request, reply) => {
     const { petId } = request.params;
     const ifMatch = request.headers['if-match'];
-    const precondition = preconditionOf(ifMatch);
+    const precondition = preconditionOf(ifMatch, store.epoch(), petId);
     const outcome = await store.remove(petId, precondition, changeKeyOf(request, 'deletePet', petId));
-    changedPet(outcome, reply, 'deletePet', petId, ifMatch!, onReplay);
+    changedPet(outcome, reply, store.epoch(), 'deletePet', petId, ifMatch!, onReplay);
     return undefined;
   }) satisfies OperationHandler<'deletePet'>;
 }

@@ -8,7 +8,7 @@ export function getPet(store: PetStore) {
     const { petId } = request.params;
     const found = await store.get(petId);
     if (found === null) throw new PetNotFound(String(petId));
-    reply.header('etag', entityTagOf(found.version));
+    reply.header('etag', entityTagOf(store.epoch(), found.pet.id, found.version));
     return found.pet;
   }) satisfies OperationHandler<'getPet'>;
 }

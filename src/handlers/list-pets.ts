@@ -11,7 +11,7 @@ export function listPets(store: PetStore, path: string) {
     const after = cursor === undefined ? undefined : positionOf(cursor, status);
     // The validator has applied the spec's default, so limit is always present here.
     const page = await store.list({ limit: limit!, status, after });
-    if (page.versions.length > 0) reply.header('pet-etags', entityTagsOf(page.versions));
+    if (page.versions.length > 0) reply.header('pet-etags', entityTagsOf(store.epoch(), page.pets, page.versions));
     if (page.more)
       reply.header('link', nextPageLink(path, { limit: limit!, status, lastId: page.pets[page.pets.length - 1]!.id }));
     return page.pets;

@@ -7,7 +7,7 @@ export function updatePet(store: PetStore, onReplay?: () => void) {
   return (async (request, reply) => {
     const { petId } = request.params;
     const ifMatch = request.headers['if-match'];
-    const precondition = preconditionOf(ifMatch);
+    const precondition = preconditionOf(ifMatch, store.epoch(), petId);
     const outcome = await store.update(
       petId,
       request.body,
@@ -15,6 +15,6 @@ export function updatePet(store: PetStore, onReplay?: () => void) {
       changeKeyOf(request, 'updatePet', petId, request.body),
     );
     // An update leaves a pet: only a removal answers none.
-    return changedPet(outcome, reply, 'updatePet', petId, ifMatch!, onReplay)!.pet;
+    return changedPet(outcome, reply, store.epoch(), 'updatePet', petId, ifMatch!, onReplay)!.pet;
   }) satisfies OperationHandler<'updatePet'>;
 }

@@ -1,32 +1,51 @@
-// Entity tags (RFC 9110, 8.8.3) and If-Match (13.1.1). A pet's tag is its version, quoted: strong,
-// and different after every change. Clients are told it is opaque, so its form may change. If-Match's
-// syntax is checked by its schema in openapi.yaml before a handler runs; this reads a value that passed.
+// Entity tags (RFC 9110, 8.8.3) and If-Match (13.1.1). A strong validator must be unique across
+// every state of its resource over time, so a tag names one pet, one version of it, and the store's
+// epoch: the name a restored, recreated or restarted store does not share (docs/events.md). A tag
+// issued for another pet, or by the store before a restore, matches nothing (412). Clients are told
+// it is opaque: its form is ours to change. If-Match's syntax is checked by its schema in openapi.yaml
+// before a handler runs; this reads a value that passed.
 import { PreconditionRequired } from '../errors/api-errors.js';
 import type { Precondition } from '../store/pet-store.js';
+import type { PetId } from '../types/api.js';
 
-export function entityTagOf(version: number): string {
-  return `"${version}"`;
+/**
+ * 32 bits of FNV-1a over the epoch, the pet's id and its version: what ties a tag to them. Not a
+ * secret (a caller may send `*` anyway); what matters is that a tag misapplied to another pet, or
+ * carried over a restore, does not match, and FNV does that for a few tens of nanoseconds where a
+ * cryptographic hash costs a microsecond, which a page of 100 tags would pay 100 times.
+ */
+function checkOf(epoch: string, id: PetId, version: number): string {
+  const text = `${epoch}:${id}:${version}`;
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+export function entityTagOf(epoch: string, id: PetId, version: number): string {
+  return `"${version}-${checkOf(epoch, id, version)}"`;
 }
 
 /** Pet-ETags: the tag of each pet of a page, in its order. */
-export function entityTagsOf(versions: readonly number[]): string {
-  return versions.map(entityTagOf).join(', ');
+export function entityTagsOf(epoch: string, pets: readonly { id: PetId }[], versions: readonly number[]): string {
+  return versions.map((version, index) => entityTagOf(epoch, pets[index]!.id, version)).join(', ');
 }
 
-const OUR_TAG = /^"([1-9][0-9]{0,14})"$/;
+const OUR_TAG = /^"([1-9][0-9]{0,14})-([0-9a-f]{8})"$/;
 
 /**
- * The versions an If-Match value allows, or '*'. A weak tag never matches (If-Match compares
- * strongly), nor does a tag this service never issues: either leaves no version, so the change
- * fails its precondition (412) if the pet exists. Without If-Match: 428.
+ * The versions of pet `id` an If-Match value allows, or '*'. A weak tag never matches (If-Match
+ * compares strongly), nor does a tag this store never issued for this pet: either leaves no version,
+ * so the change fails its precondition (412) if the pet exists. Without If-Match: 428.
  */
-export function preconditionOf(header: string | undefined): Precondition {
+export function preconditionOf(header: string | undefined, epoch: string, id: PetId): Precondition {
   if (header === undefined) throw new PreconditionRequired();
   if (header.trim() === '*') return '*';
   const versions: number[] = [];
   for (const tag of header.split(',')) {
-    const version = OUR_TAG.exec(tag.trim())?.[1];
-    if (version !== undefined) versions.push(Number(version));
+    const [, digits, check] = OUR_TAG.exec(tag.trim()) ?? [];
+    if (digits === undefined) continue;
+    const version = Number(digits);
+    if (check === checkOf(epoch, id, version)) versions.push(version);
   }
   return versions;
 }

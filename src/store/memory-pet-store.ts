@@ -123,6 +123,8 @@ export function createMemoryPetStore({
 
     deliveries: memoryDeliveryLedger(() => events.latest, now),
 
+    epoch: () => events.epoch,
+
     async remove(id: PetId, precondition: Precondition, key?: ChangeKey) {
       return change(id, precondition, key, (index) => columns.removeAt(index));
     },

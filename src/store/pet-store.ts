@@ -146,6 +146,12 @@ export interface PetStore {
   purgeEvents(olderThanMs: number): Promise<number>;
   /** Where webhook deliveries stand. */
   deliveries: DeliveryLedger;
+  /**
+   * Names this store's history: what the ETags and event ids it issues are tied to. A store that
+   * lost or replaced its history (another database, a restore, a failover, a restarted memory
+   * store) has another, so that no tag or event id is ever issued twice for different states.
+   */
+  epoch(): string;
   /** Whether the store can serve now (readiness); a store without it always can. */
   ready?(): Promise<boolean>;
   /** Releases what the store holds (connections, timers); a store without it holds nothing. */

@@ -106,6 +106,7 @@ export async function startTestDatabase(t: Test, { ownCluster = false } = {}): P
     const store = createPostgresPetStore({ connectionString: url }, options);
     t.teardown(() => store.close());
     await migrate(store.pool);
+    await store.readEpoch();
     return store;
   };
   return {

@@ -18,6 +18,7 @@ export function standInStore(
     listEvents: failing,
     purgeEvents: failing,
     deliveries: { claim: failing, record: failing, release: failing },
+    epoch: () => 'standin',
     ...methods,
   };
 }

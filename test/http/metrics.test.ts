@@ -129,7 +129,7 @@ t.test('replays of an Idempotency-Key and answers 503 for the database are count
   const change = {
     method: 'DELETE' as const,
     url: '/v1/pets/1',
-    headers: { ...AUTH, 'if-match': '"1"', 'idempotency-key': 'k-2' },
+    headers: { ...AUTH, 'if-match': '*', 'idempotency-key': 'k-2' },
   };
   for (let attempt = 0; attempt < 2; attempt++)
     t.equal((await app.inject(change)).statusCode, 204, 'a change retried: replayed too');

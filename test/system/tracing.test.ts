@@ -156,6 +156,7 @@ t.test("statements of the PostgreSQL store are client spans below the request's 
   );
   t.teardown(() => store.close());
   await migrate(store.pool);
+  await store.readEpoch();
   const { app } = await buildTestApp(t, { tracing, store });
   t.equal(
     (await app.inject(postPet({ name: 'Rex', categoryId: 1 }, { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` })))

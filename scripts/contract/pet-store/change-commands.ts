@@ -1,7 +1,7 @@
 // The Pet Store's in-process commands that change and remove pets, and those that are refused.
 import { describe, normalized } from '../../../src/contract/answer-checks.js';
 import { type ApiRequest, type BrokenRequest } from '../../../src/contract/api-requests.js';
-import { checks, expectTag, fc, type Model, type StoredPet, type Subject } from './model.js';
+import { API_KEY, checks, expectTag, fc, tagOf, type Model, type StoredPet, type Subject } from './model.js';
 import { isDeepStrictEqual } from 'node:util';
 
 const { expectContract, expectEqual, expectError, expectRefused, expectUnauthorized } = checks;
@@ -28,6 +28,35 @@ export function target(
 }
 
 /**
+ * A tag that must not match pet `id` now: one it had at an earlier version, else another pet's (a
+ * tag misapplied), else one the service never issued.
+ */
+function staleTag(model: Model, id: bigint, version: number | undefined): string {
+  for (let earlier = (version ?? 1) - 1; earlier >= 1; earlier -= 1) {
+    const tag = tagOf(model, id, earlier);
+    if (tag !== undefined) return tag;
+  }
+  for (const [state, tag] of model.tags) if (!state.startsWith(`${id}@`)) return tag;
+  return '"never-issued"';
+}
+
+/** The pet's current tag: as an answer gave it, else as getPet gives it now (pets stored before the commands). */
+async function currentTag(model: Model, subject: Subject, stored: StoredPet, version: number): Promise<string> {
+  const known = tagOf(model, stored.id, version);
+  if (known !== undefined) return known;
+  const request: ApiRequest = {
+    operationId: 'getPet',
+    method: 'GET',
+    url: `/v1/pets/${stored.id}`,
+    headers: { authorization: `Bearer ${API_KEY}` },
+  };
+  const answer = await subject.send(request);
+  expectEqual(request, answer, stored, 'the stored pet');
+  expectTag(model, request, answer, stored.id, version);
+  return tagOf(model, stored.id, version)!;
+}
+
+/**
  * Sends a change with the If-Match `choice` says; checks a refusal (428, 404, 412) and returns the stored pet it
  * changes, if it may.
  */
@@ -40,8 +69,10 @@ async function sendChange(model: Model, subject: Subject, base: ApiRequest, id: 
       : choice === '*'
         ? '*'
         : choice === 'stale'
-          ? `"${(version ?? 1) + 1}"`
-          : `"${version ?? 1}"`;
+          ? staleTag(model, id, version)
+          : stored === undefined
+            ? '"1"'
+            : await currentTag(model, subject, stored, version!);
   const request = { ...base, headers: { ...base.headers, ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) } };
   const answer = await subject.send(request);
   if (ifMatch === undefined)
@@ -52,8 +83,9 @@ async function sendChange(model: Model, subject: Subject, base: ApiRequest, id: 
   if (stored === undefined)
     return (expectError(request, answer, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) }), undefined);
   if (choice === 'stale') {
-    expectError(request, answer, { status: 412, code: 'PRECONDITION_FAILED', mentions: `"${version}"` });
-    expectTag(request, answer, version!);
+    if (answer.statusCode === 412) expectTag(model, request, answer, id, version!);
+    const current = tagOf(model, id, version!) ?? 'its current tag';
+    expectError(request, answer, { status: 412, code: 'PRECONDITION_FAILED', mentions: current });
     return undefined;
   }
   return { request, answer, stored, version: version! };
@@ -80,7 +112,7 @@ export class UpdatePet implements fc.AsyncCommand<Model, Subject> {
     if (sent.answer.statusCode !== 200) expectContract(sent.request, sent.answer, ['expected 200']);
     expectEqual(sent.request, sent.answer, changed, 'the pet with the patch applied');
     const version = isDeepStrictEqual(normalized(changed), normalized(sent.stored)) ? sent.version : sent.version + 1;
-    expectTag(sent.request, sent.answer, version);
+    expectTag(model, sent.request, sent.answer, changed.id, version);
     model.pets[model.pets.indexOf(sent.stored)] = changed;
     model.versions.set(String(changed.id), version);
   }

@@ -31,7 +31,7 @@ export class CreatePet implements fc.AsyncCommand<Model, Subject> {
     const expected: StoredPet = { id: model.nextId, ...(this.body as Omit<StoredPet, 'id'>) };
     if (answer.statusCode !== 201) expectContract(this.request, answer, ['expected 201']);
     expectEqual(this.request, answer, expected, 'the created pet is what was sent, with the next id');
-    expectTag(this.request, answer, 1);
+    expectTag(model, this.request, answer, expected.id, 1);
     added(model, expected);
   }
   toString = () => `createPet ${String(this.request.payload)}`;

@@ -147,6 +147,8 @@ export function apiProperties(subject: Subject): NamedProperty[] {
         const model: Model = {
           pets: pets.map((pet) => ({ ...pet })),
           versions: new Map(pets.map((pet) => [String(pet.id), 1])),
+          tags: new Map(),
+          tagOwners: new Map(),
           nextId: pets.length + 1,
           removed: [],
           links: [],

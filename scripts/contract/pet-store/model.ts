@@ -51,8 +51,15 @@ export interface KeyedCreation {
 export interface Model {
   /** The pets stored now, in id order. */
   pets: StoredPet[];
-  /** Each stored pet's version (its ETag, unquoted), by id as text: 1 when created, one more per change. */
+  /** Each stored pet's version, by id as text: 1 when created, one more per change. */
   versions: Map<string, number>;
+  /**
+   * The tag answers gave each pet at each version (`id@version`), learned from the first answer
+   * that carried it: the service's tags are opaque, so the model knows them only as issued.
+   */
+  tags: Map<string, string>;
+  /** Which pet and version each tag was issued for: no tag may name two. */
+  tagOwners: Map<string, string>;
   /** The id the next create gets (ids of removed pets are never reused). */
   nextId: number;
   /** Ids of removed pets. */
@@ -79,11 +86,40 @@ export function added(model: Model, pet: StoredPet) {
   model.nextId += 1;
 }
 
-/** The answer's ETag must be the tag of `version`. */
-export function expectTag(request: ApiRequest, answer: Answer, version: number) {
-  if (answer.headers['etag'] !== `"${version}"`)
-    throw new ContractViolation(
+/** The tag the model learned for pet `id` at `version`, if an answer has carried it. */
+export const tagOf = (model: Model, id: number | bigint, version: number) => model.tags.get(`${id}@${version}`);
+
+/**
+ * `tag` must name pet `id` at `version`: the tag an earlier answer gave that state, or, for a state
+ * no answer has tagged yet, a strong tag never issued for any other pet or version.
+ */
+export function expectTagOf(
+  model: Model,
+  request: ApiRequest,
+  tag: unknown,
+  id: number | bigint,
+  version: number,
+  where = 'ETag',
+) {
+  const state = `${id}@${version}`;
+  const known = model.tags.get(state);
+  const fail = (why: string) =>
+    new ContractViolation(
       request,
-      `${describe(request)}: ETag ${String(answer.headers['etag'])}, expected "${version}" (version ${version})`,
+      `${describe(request)}: ${where} ${String(tag)} for pet ${id} at version ${version}: ${why}`,
     );
+  if (typeof tag !== 'string' || !/^"[!#-~]+"$/.test(tag)) throw fail('not a strong entity tag');
+  if (known !== undefined) {
+    if (tag !== known) throw fail(`answers gave this state ${known} before`);
+    return;
+  }
+  const owner = model.tagOwners.get(tag);
+  if (owner !== undefined) throw fail(`the same tag was issued for pet ${owner.replace('@', ' at version ')}`);
+  model.tags.set(state, tag);
+  model.tagOwners.set(tag, state);
+}
+
+/** The answer's ETag must name pet `id` at `version`. */
+export function expectTag(model: Model, request: ApiRequest, answer: Answer, id: number | bigint, version: number) {
+  expectTagOf(model, request, answer.headers['etag'], id, version);
 }

@@ -2,7 +2,17 @@
 import { ContractViolation, describe, type Answer } from '../../../src/contract/answer-checks.js';
 import { type ApiRequest } from '../../../src/contract/api-requests.js';
 import { keptNextPage, nextTarget } from '../../../src/contract/link-header.js';
-import { API_KEY, DEFAULT_LIMIT, expectTag, fc, type Model, type NextLink, type Subject, checks } from './model.js';
+import {
+  API_KEY,
+  DEFAULT_LIMIT,
+  expectTag,
+  expectTagOf,
+  fc,
+  type Model,
+  type NextLink,
+  type Subject,
+  checks,
+} from './model.js';
 
 const { expectContract, expectEqual, expectError } = checks;
 
@@ -23,15 +33,24 @@ export function expectPage(
   if (answer.statusCode !== 200) expectContract(request, answer, ['expected 200']);
   const what = `the first ${limit} pets${status === undefined ? '' : ` with status ${String(status)}`}${after === undefined ? '' : ` after id ${after}`}, in id order`;
   expectEqual(request, answer, matching.slice(0, limit), what);
-  const tags = matching
-    .slice(0, limit)
-    .map((pet) => `"${model.versions.get(String(pet.id))}"`)
-    .join(', ');
-  if ((answer.headers['pet-etags'] ?? '') !== tags)
+  const shown = matching.slice(0, limit);
+  const header = answer.headers['pet-etags'];
+  const tags = typeof header === 'string' ? header.split(', ') : [];
+  if (tags.length !== shown.length)
     throw new ContractViolation(
       request,
-      `${describe(request)}: Pet-ETags ${String(answer.headers['pet-etags'])}, expected ${tags || 'none'}`,
+      `${describe(request)}: Pet-ETags ${String(header)}, expected one tag for each of ${shown.length} pets`,
     );
+  shown.forEach((pet, index) =>
+    expectTagOf(
+      model,
+      request,
+      tags[index],
+      pet.id,
+      model.versions.get(String(pet.id))!,
+      `Pet-ETags' tag ${index + 1}`,
+    ),
+  );
   const link = answer.headers['link'];
   const more = matching.length > limit;
   if (!more) {
@@ -138,7 +157,7 @@ export class GetPet implements fc.AsyncCommand<Model, Subject> {
       expectError(request, answer, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) });
     else {
       expectEqual(request, answer, stored, 'the stored pet');
-      expectTag(request, answer, model.versions.get(String(stored.id))!);
+      expectTag(model, request, answer, stored.id, model.versions.get(String(stored.id))!);
     }
   }
   toString = () => `getPet ${this.any ? this.request.url : `stored pet #${this.pick}`}`;

@@ -1,4 +1,5 @@
 // The change feed: the events migration 5's triggers record in the transaction of each change.
+import { ServiceUnavailable } from '../../errors/api-errors.js';
 import type { PetId, PetStatus } from '../../types/api.js';
 import type { EventPage, PetEventType, StoredEvent } from '../pet-store.js';
 import { petOf } from './pet-rows.js';
@@ -19,12 +20,23 @@ interface EventRow {
   status: PetStatus | null;
 }
 
+/**
+ * The store's epoch (docs/events.md), from what a restore changes and a row cannot bring back: the
+ * cluster's system identifier (a new cluster: pg_dump restored elsewhere), the timeline WAL is written
+ * on (point-in-time recovery, a failover), the database's oid (a recreated database) and the pets
+ * table's (a schema dropped and restored). The feed row's random epoch is kept in, as before.
+ */
+export const EPOCH = `substr(md5(concat_ws(':', (SELECT system_identifier FROM pg_control_system()),
+    substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8),
+    (SELECT oid FROM pg_database WHERE datname = current_database()), 'pets'::regclass::oid, f.epoch)), 1, 8)`;
+
 export const FEED_STATEMENTS = {
+  epoch: { name: 'read-epoch', text: `SELECT ${EPOCH} AS epoch FROM pet_event_feed f` },
   // A page of the feed and where it starts, read in one snapshot: a purge that commits meanwhile
   // cannot remove events between the check of the cursor and the read.
   listEvents: {
     name: 'list-pet-events',
-    text: `SELECT f.epoch, f.purged_through, e.seq, e.type, e.pet_id, e.version, e.occurred_at, e.name,
+    text: `SELECT ${EPOCH} AS epoch, f.purged_through, e.seq, e.type, e.pet_id, e.version, e.occurred_at, e.name,
         e.category_id, e.status
       FROM pet_event_feed f LEFT JOIN LATERAL (
         SELECT * FROM pet_events WHERE seq > GREATEST($1::bigint, f.purged_through) ORDER BY seq LIMIT $2
@@ -64,7 +76,21 @@ const eventOf = (row: EventRow): StoredEvent => {
 };
 
 export function createEventFeed(statements: Statements) {
+  let epoch: string | undefined;
   return {
+    /** The epoch as last read (by readEpoch, or with a page of the feed). */
+    epoch(): string {
+      /* c8 ignore next -- the service reads it before it serves (start.ts) */
+      if (epoch === undefined) throw new ServiceUnavailable();
+      return epoch;
+    },
+
+    /** Reads the epoch now: once the schema is current, then as often as a failover should be noticed. */
+    async readEpoch(): Promise<string> {
+      const { rows } = await statements.run<{ epoch: string }>(FEED_STATEMENTS.epoch, []);
+      return (epoch = rows[0]!.epoch);
+    },
+
     async listEvents(after: number | undefined, limit: number): Promise<EventPage> {
       const { rows } = await statements.run<EventRow>(FEED_STATEMENTS.listEvents, [after ?? 0, limit]);
       const [first] = rows;
@@ -72,7 +98,8 @@ export function createEventFeed(statements: Statements) {
       if (first === undefined) throw new Error('pet_event_feed has no row: the schema is not current');
       const events = first.seq === null ? [] : rows.map(eventOf);
       rows.length = 0;
-      return { events, epoch: first.epoch, horizon: first.purged_through };
+      epoch = first.epoch;
+      return { events, epoch, horizon: first.purged_through };
     },
 
     purgeEvents: (olderThanMs: number) =>

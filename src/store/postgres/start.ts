@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { ServiceUnavailable } from '../../errors/api-errors.js';
 import type { PetStore } from '../pet-store.js';
 import { wrapStore } from '../wrap-store.js';
-import { startInstanceHeartbeat, type Instances } from './instances.js';
+import { HEARTBEAT_MS, startInstanceHeartbeat, type Instances } from './instances.js';
 import { createPostgresPetStore } from './postgres-pet-store.js';
 import { migrate } from './migrate.js';
 import type { StatementInstrument } from './statement-instrument.js';
@@ -63,6 +63,7 @@ export function startPostgresStore(
   });
   observePool?.(store.pool);
   let heartbeat: Instances | undefined;
+  let epochTimer: NodeJS.Timeout | undefined;
   // Every instance purges on its own timer; their batches skip each other's locked rows. A failure
   // (the database away) is only logged: the next round catches up.
   let purging: Promise<void> = Promise.resolve();
@@ -80,8 +81,11 @@ export function startPostgresStore(
     for (let delay = firstRetryMs; !closing.signal.aborted; delay = Math.min(delay * 2, maxRetryMs)) {
       try {
         const applied = await migrate(store.pool);
+        await store.readEpoch();
         current = true;
         heartbeat = startInstanceHeartbeat(store.pool);
+        // A failover or a restore under a running instance changes the epoch: noticed within a beat.
+        epochTimer = setInterval(() => void store.readEpoch().catch(() => undefined), HEARTBEAT_MS).unref();
         log.info({ applied }, 'the database schema is current');
         purge();
         return;
@@ -96,19 +100,29 @@ export function startPostgresStore(
   })();
   const unavailable = () => Promise.reject(new ServiceUnavailable());
   // What the gate holds back: every operation but those it answers itself (readiness, closing).
-  const { pool: _pool, purgeExpiredKeys: _purge, ready: _ready, close: _close, ...operations } = store;
-  const gated: PetStore = wrapStore(
-    () => operations as PetStore,
+  const {
+    pool: _pool,
+    purgeExpiredKeys: _purge,
+    ready: _ready,
+    close: _close,
+    epoch,
+    readEpoch: _readEpoch,
+    ...operations
+  } = store;
+  const gated: Omit<PetStore, 'epoch'> = wrapStore(
+    () => operations,
     () => (call) => (current ? call() : unavailable()),
   );
   return {
     ...gated,
+    epoch,
     instances: () => heartbeat?.count() ?? 1,
     ready: async () => current && (await store.ready()),
     migrated,
     async close() {
       closing.abort();
       clearInterval(purgeTimer);
+      clearInterval(epochTimer);
       await migrated;
       await purging;
       await heartbeat?.close();

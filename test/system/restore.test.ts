@@ -1,0 +1,120 @@
+// A database restored from a dump into a fresh cluster is another store: every entity tag issued
+// before gets 412, every feed cursor from before gets 410, and event ids are not issued twice. The
+// dump is taken with pg_dump, the store moves on, and the dump is restored with psql into a second
+// cluster whose store then moves on too: the case where a tag or an event id could name two states.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { inSchema } from '../../scripts/postgres/in-schema.js';
+import { postgresBinDir, startThrowawayCluster } from '../../scripts/postgres/throwaway-cluster.js';
+import { API_KEY } from '../helpers/build-app.js';
+import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
+import { startReadyServer, type Running } from '../helpers/server-process.js';
+
+const database = await startTestDatabase(t);
+const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
+t.setTimeout(120_000);
+
+const instance = (url: string) =>
+  startReadyServer(t, { API_KEYS: API_KEY, DATABASE_URL: url, FAIR_SHARE: 'off', LOG_LEVEL: 'info' });
+
+/** A request to a server, with the key. */
+const send = (server: Running, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+  fetch(`http://127.0.0.1:${server.port}/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${API_KEY}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/merge-patch+json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+/** The `after` of the feed's next link once every event so far is read. */
+const feedEnd = async (server: Running, after?: string) => {
+  const page = await send(server, 'GET', `/pet-events?limit=100${after === undefined ? '' : `&after=${after}`}`);
+  t.equal(page.status, 200);
+  await page.body?.cancel();
+  return /after=([^&>]+)/.exec(page.headers.get('link')!)![1]!;
+};
+
+t.test(
+  'a dump restored into a fresh cluster: 412 for old tags, 410 for old cursors, new event ids',
+  { skip },
+  async (t) => {
+    const url = await database!.freshSchema();
+    const schema = /search_path=(\S+)/.exec(new URL(url).searchParams.get('options')!)![1]!;
+    const before = await instance(url);
+    const created = await fetch(`http://127.0.0.1:${before.port}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+    });
+    t.equal(created.status, 201);
+    const { id } = (await created.json()) as { id: number };
+    const dumpedTag = created.headers.get('etag')!;
+    const dumpedCursor = await feedEnd(before);
+
+    const dir = mkdtempSync(join(tmpdir(), 'petstore-dump-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const dump = join(dir, 'dump.sql');
+    const plain = new URL(url);
+    plain.search = '';
+    execFileSync(join(postgresBinDir()!, 'pg_dump'), ['--schema', schema, '--no-owner', '-f', dump, plain.toString()]);
+
+    // The store moves on after the dump: a tag and a cursor the restored store never issued.
+    const moved = await send(before, 'PATCH', `/pets/${id}`, { 'if-match': dumpedTag }, { name: 'Rex II' });
+    t.equal(moved.status, 200);
+    const laterTag = moved.headers.get('etag')!;
+    const laterCursor = await feedEnd(before, dumpedCursor);
+    const oldIds = ((await (await send(before, 'GET', '/pet-events?limit=100')).json()) as { id: string }[]).map(
+      (event) => event.id,
+    );
+    before.child.kill('SIGKILL');
+    await before.exited;
+
+    const fresh = await startThrowawayCluster();
+    t.teardown(() => fresh.destroy());
+    execFileSync(join(postgresBinDir()!, 'psql'), ['-q', '-v', 'ON_ERROR_STOP=1', '-f', dump, fresh.url], {
+      stdio: 'ignore',
+    });
+    const after = await instance(inSchema(fresh.url, schema));
+
+    const restoredTag = (await send(after, 'GET', `/pets/${id}`)).headers.get('etag');
+    t.not(restoredTag, dumpedTag, 'the restored pet has a tag of its own');
+    const old = await send(after, 'PATCH', `/pets/${id}`, { 'if-match': dumpedTag }, { name: 'stale' });
+    t.equal(old.status, 412, 'a tag issued before the dump gets 412');
+    t.equal(old.headers.get('etag'), restoredTag, 'naming the restored tag');
+    const changed = await send(after, 'PATCH', `/pets/${id}`, { 'if-match': '*' }, { name: 'Rex III' });
+    t.equal(changed.status, 200, 'the restored store moves on to a version 2 of its own');
+    const lost = await send(after, 'PATCH', `/pets/${id}`, { 'if-match': laterTag }, { name: 'lost update' });
+    t.equal(lost.status, 412, "a tag issued after the dump does not match the restored store's same version");
+    t.equal(
+      ((await (await send(after, 'GET', `/pets/${id}`)).json()) as { name: string }).name,
+      'Rex III',
+      'nothing overwritten',
+    );
+
+    for (const [cursor, what] of [
+      [dumpedCursor, 'a cursor from before the dump'],
+      [laterCursor, 'a cursor from after the dump'],
+    ] as const) {
+      const page = await send(after, 'GET', `/pet-events?after=${cursor}`);
+      t.equal(page.status, 410, `${what} gets 410`);
+      t.equal(((await page.json()) as { code: string }).code, 'CURSOR_EXPIRED');
+    }
+    const events = (await (await send(after, 'GET', '/pet-events?limit=100')).json()) as { id: string; type: string }[];
+    t.same(
+      events.map((event) => event.type),
+      ['pet.created', 'pet.updated'],
+      'a follower from the start reads every event of the restored store, none skipped',
+    );
+    t.same(
+      events.filter((event) => oldIds.includes(event.id)),
+      [],
+      'no event id of the store before is issued again',
+    );
+  },
+);
