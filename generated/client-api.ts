@@ -250,13 +250,18 @@ export interface webhooks {
          *     `webhook-id` is the event's `id` (the same on every retry, so that a
          *     receiver drops repeats), `webhook-signature` is `v1,` and the base64
          *     HMAC-SHA256, under the endpoint's `whsec_` secret, of
-         *     `{webhook-id}.{webhook-timestamp}.{body}`. Verify it (the
+         *     `{webhook-id}.{webhook-timestamp}.{body}`; while the endpoint's secret
+         *     is rotated, one such signature per secret, space-separated, newest
+         *     first, so that a receiver holding either verifies. Verify it (the
          *     `standardwebhooks` package does, and so does the typed client) and
          *     reject a timestamp more than 5 minutes away.
          *
          *     **Retries.** An answer other than `2xx`, or none within 15 seconds, is
-         *     retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (the Standard
-         *     Webhooks schedule, about 28 hours in all; operators may set another).
+         *     retried, each wait drawn at random between 0 and its step (full
+         *     jitter): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (Svix's schedule),
+         *     then 24 h five times, about 3 days in all on average as Stripe's
+         *     retries are (at most 6.2 days; operators may set another). A `429` or
+         *     `503` with `Retry-After` is retried no sooner than it asks, up to 24 h.
          *     An endpoint receives its events one at a time, in feed order: it gets
          *     the next event only once it has accepted this one, so a failing
          *     endpoint holds its later events back rather than receiving them out of
@@ -794,7 +799,7 @@ export interface components {
         "webhook-id": components["schemas"]["EventId"];
         /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
         "webhook-timestamp": string;
-        /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
+        /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks); while a secret is rotated, one signature per secret (at most 3), space-separated, newest first. A receiver accepts the delivery if any one verifies. */
         "webhook-signature": string;
     };
     requestBodies: never;
@@ -1467,7 +1472,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["webhook-id"];
                 /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
                 "webhook-timestamp": components["parameters"]["webhook-timestamp"];
-                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks); while a secret is rotated, one signature per secret (at most 3), space-separated, newest first. A receiver accepts the delivery if any one verifies. */
                 "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
@@ -1491,7 +1496,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["webhook-id"];
                 /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
                 "webhook-timestamp": components["parameters"]["webhook-timestamp"];
-                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks); while a secret is rotated, one signature per secret (at most 3), space-separated, newest first. A receiver accepts the delivery if any one verifies. */
                 "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;
@@ -1515,7 +1520,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["webhook-id"];
                 /** @description When this attempt was signed, in Unix seconds (Standard Webhooks); a receiver rejects one more than 5 minutes away from its clock. */
                 "webhook-timestamp": components["parameters"]["webhook-timestamp"];
-                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks). */
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks); while a secret is rotated, one signature per secret (at most 3), space-separated, newest first. A receiver accepts the delivery if any one verifies. */
                 "webhook-signature": components["parameters"]["webhook-signature"];
             };
             path?: never;

@@ -1,7 +1,8 @@
 // Delivers the feed's events to the webhook endpoints (docs/events.md). Each endpoint is served by
 // one instance at a time, under a lease in the store's ledger: it reads the events after the
 // endpoint's position, POSTs them one by one in feed order, signed as Standard Webhooks defines,
-// and moves the position on only after a 2xx. A failure is retried on the schedule; a 410, or a
+// and moves the position on only after a 2xx. A failure is retried on the schedule, jittered, or
+// after the receiver's Retry-After (429, 503); a 410, or a
 // schedule run out, stops the endpoint until its entry changes. An instance that dies (SIGKILL)
 // leaves its lease to lapse, and another one carries on from the recorded position: at least once.
 import { randomUUID } from 'node:crypto';
@@ -58,7 +59,6 @@ export function startDeliveries({
   fetch = (input, init) => globalThis.fetch(input, init),
   now = Date.now,
 }: DeliveryOptions): Deliveries {
-  const owner = randomUUID();
   // Longer than an attempt can take, so that the lease outlives every delivery its holder sends.
   const leaseMs = 2 * timeoutMs + 5_000;
   const closing = new AbortController();
@@ -67,14 +67,18 @@ export function startDeliveries({
   // A wait that closing ends at once.
   const pause = (ms: number) => sleep(ms, undefined, { signal: closing.signal }).catch(() => undefined);
 
-  const send = (endpoint: WebhookEndpoint, signer: Webhook, body: ReturnType<typeof eventBody>) =>
-    attempt({ fetch, now, timeoutMs, closing: closing.signal }, endpoint, signer, body);
+  const send = (endpoint: WebhookEndpoint, signers: readonly Webhook[], body: ReturnType<typeof eventBody>) =>
+    attempt({ fetch, now, timeoutMs, closing: closing.signal }, endpoint, signers, body);
 
   /** Serves one endpoint while it is in the file; each turn of the loop claims, then does one step. */
   const serve = async (endpoint: WebhookEndpoint) => {
     const { label } = endpoint;
-    // The secret is decoded once per entry, not per attempt.
-    const signer = new Webhook(endpoint.secret);
+    // The lease is this loop's, not the instance's: a loop replaced on reload (the entry edited)
+    // releases only its own lease as it ends, never the one its successor on this instance holds,
+    // and the successor starts once the old loop's last attempt is recorded and its lease given up.
+    const owner = randomUUID();
+    // The secrets are decoded once per entry, not per attempt.
+    const signers = endpoint.secrets.map((secret) => new Webhook(secret));
     const record = (state: DeliveryState) => store.deliveries.record(endpoint.url, owner, state, leaseMs);
     let holding = false;
     // A reload that keeps the entry as it was (the same digest) keeps this loop; one that changes it starts another.
@@ -136,12 +140,17 @@ export function startDeliveries({
         }
         metrics?.backlog(label, Math.max(0, (now() - next.occurredAt) / 1000));
         const body = eventBody(page.epoch, next);
-        const { result, reason } = await send(endpoint, signer, body);
+        const { result, reason, retryAfterMs } = await send(endpoint, signers, body);
         // An attempt this instance abandoned as it closes is not the endpoint's failure: another instance sends it.
         if (closing.signal.aborted) break;
         metrics?.delivered(label, result);
         await record(
-          nextState({ state, endpoint, next: next.seq, event: body.id, result, reason }, retryDelaysMs, log, now),
+          nextState(
+            { state, endpoint, next: next.seq, event: body.id, result, reason, retryAfterMs },
+            retryDelaysMs,
+            log,
+            now,
+          ),
         );
       } catch (error) {
         log.warn({ endpoint: label, reason: (error as Error).message }, 'webhooks: cannot deliver now; retrying');
@@ -182,9 +191,9 @@ async function attempt(
     closing,
   }: { fetch: typeof globalThis.fetch; now: () => number; timeoutMs: number; closing: AbortSignal },
   endpoint: WebhookEndpoint,
-  signer: Webhook,
+  signers: readonly Webhook[],
   body: ReturnType<typeof eventBody>,
-): Promise<{ result: DeliveryResult; reason?: string }> {
+): Promise<{ result: DeliveryResult; reason?: string; retryAfterMs?: number }> {
   const payload = stringify(body)!;
   const signed = new Date(now());
   // Held here until the attempt ends: on Node 20, a timeout signal that only AbortSignal.any
@@ -199,7 +208,8 @@ async function attempt(
         'user-agent': 'petstore-webhooks',
         'webhook-id': body.id,
         'webhook-timestamp': String(Math.floor(signed.getTime() / 1000)),
-        'webhook-signature': signer.sign(body.id, signed, payload),
+        // One signature per secret, newest first (Standard Webhooks): a receiver holding any one verifies.
+        'webhook-signature': signers.map((signer) => signer.sign(body.id, signed, payload)).join(' '),
       },
       body: payload,
       redirect: 'manual',
@@ -207,7 +217,16 @@ async function attempt(
     });
     await response.body?.cancel();
     if (response.status >= 200 && response.status < 300) return { result: 'delivered' };
-    return { result: response.status === 410 ? 'gone' : 'failed', reason: `answered ${response.status}` };
+    if (response.status === 410) return { result: 'gone', reason: 'answered 410' };
+    const retryAfterMs =
+      response.status === 429 || response.status === 503
+        ? retryAfterOf(response.headers.get('retry-after'), now())
+        : undefined;
+    return {
+      result: 'failed',
+      reason: `answered ${response.status}`,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
   } catch (error) {
     const code = (error as { cause?: { code?: string } }).cause?.code;
     const reason = timeout.aborted
@@ -215,6 +234,32 @@ async function attempt(
       : `not reached (${code ?? (error as Error).message})`;
     return { result: 'failed', reason };
   }
+}
+
+/** Retry-After (RFC 9110, 10.2.3) in ms from now: delay-seconds or an HTTP-date; undefined if absent or unreadable. */
+export function retryAfterOf(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) || !/GMT$/.test(text) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * The wait before retry `attempt` (0 for the first retry): full jitter, a uniform draw between 0
+ * and the schedule's step, so that endpoints failing together (a receiver restarting) are not all
+ * retried in the same second. A Retry-After the receiver sent (429, 503) is waited for instead
+ * when it asks for longer, up to the schedule's longest step.
+ */
+export function retryDelayMs(
+  retryDelaysMs: readonly number[],
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
+  const jittered = Math.floor(random() * retryDelaysMs[attempt]!);
+  if (retryAfterMs === undefined) return jittered;
+  return Math.max(jittered, Math.min(retryAfterMs, Math.max(...retryDelaysMs)));
 }
 
 /** Where the endpoint's deliveries stand after an attempt at event `next`: moved on, stopped, or a retry due. */
@@ -226,6 +271,7 @@ function nextState(
     event,
     result,
     reason,
+    retryAfterMs,
   }: {
     state: DeliveryState;
     endpoint: WebhookEndpoint;
@@ -233,6 +279,7 @@ function nextState(
     event: string;
     result: DeliveryResult;
     reason: string | undefined;
+    retryAfterMs: number | undefined;
   },
   retryDelaysMs: readonly number[],
   log: FastifyBaseLogger,
@@ -254,7 +301,7 @@ function nextState(
     );
     return { ...state, attempt: state.attempt + 1, stoppedEntry: endpoint.digest };
   }
-  const delayMs = retryDelaysMs[state.attempt]!;
+  const delayMs = retryDelayMs(retryDelaysMs, state.attempt, retryAfterMs);
   log.warn(
     { endpoint: label, event, reason, attempt: state.attempt + 1, retryInMs: delayMs },
     'webhooks: a delivery failed; retrying',

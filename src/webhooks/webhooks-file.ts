@@ -3,22 +3,27 @@
 //     - url: https://shop.example/hooks/pets
 //       secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw   # Standard Webhooks: whsec_ and base64
 //       events: [pet.updated, pet.deleted]               # optional; every type when left out
+//     - url: https://crm.example/hooks
+//       secrets: [whsec_new…, whsec_old…]                # rotating: signed with each, newest first
 // An unusable file is refused whole, with the entry's position and the reason, never a secret.
 import { createHash } from 'node:crypto';
-import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Node } from 'yaml';
+import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Node, type YAMLMap } from 'yaml';
 import type { PetEventType } from '../store/pet-store.js';
 
 export const EVENT_TYPES: readonly PetEventType[] = ['pet.created', 'pet.updated', 'pet.deleted'];
-const FIELDS = new Set(['url', 'secret', 'events']);
+const FIELDS = new Set(['url', 'secret', 'secrets', 'events']);
+/** How many secrets an entry may sign with at once: the new one and those it replaces. */
+const MAX_SECRETS = 3;
 // Standard Webhooks: the secret is base64 of 24 to 64 random bytes, after the whsec_ prefix.
 const SECRET = /^whsec_([A-Za-z0-9+/]{32,88}={0,2})$/;
 
 export interface WebhookEndpoint {
   url: string;
-  secret: string;
+  /** What deliveries are signed with, each one a signature, newest first: more than one while a secret is rotated. */
+  secrets: readonly string[];
   /** The types it takes; undefined for every type. */
   events: ReadonlySet<PetEventType> | undefined;
-  /** Names the entry as written (url, secret, events): a change to any of them makes another digest. */
+  /** Names the entry as written (url, secrets, events): a change to any of them makes another digest. */
   digest: string;
   /** How metrics and logs name it: the URL without its query, which may hold a token. */
   label: string;
@@ -78,14 +83,7 @@ export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoi
     }
     if (seen.has(url.href)) fail(urlNode, `${where}: url is the url of an earlier entry; each endpoint once`);
     seen.add(url.href);
-    const secretNode = value('secret');
-    const secret = secretNode?.value;
-    if (typeof secret !== 'string' || !SECRET.test(secret) || !sizedSecret(secret)) {
-      fail(
-        secretNode ?? node,
-        `${where}: secret is required: whsec_ and the base64 of 24 to 64 random bytes (Standard Webhooks)`,
-      );
-    }
+    const secrets = secretsOf(node, value, where, fail);
     const eventsNode = node.get('events', true);
     let events: Set<PetEventType> | undefined;
     if (eventsNode !== undefined) {
@@ -101,10 +99,40 @@ export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoi
       );
     }
     const digest = createHash('sha256')
-      .update(JSON.stringify([url.href, secret, events === undefined ? null : [...events].sort()]))
+      .update(JSON.stringify([url.href, secrets, events === undefined ? null : [...events].sort()]))
       .digest('hex');
-    return { url: url.href, secret: secret as string, events, digest, label: `${url.host}${url.pathname}` };
+    return { url: url.href, secrets, events, digest, label: `${url.host}${url.pathname}` };
   });
+}
+
+const WHAT_A_SECRET_IS = 'whsec_ and the base64 of 24 to 64 random bytes (Standard Webhooks)';
+
+/** An entry's `secret`, or its `secrets` (newest first): exactly one of them, each a Standard Webhooks secret. */
+function secretsOf(
+  node: YAMLMap,
+  value: (field: string) => (Node & { value?: unknown }) | undefined,
+  where: string,
+  fail: (node: Node | null | undefined, reason: string) => never,
+): string[] {
+  const one = value('secret');
+  const many = node.get('secrets', true) as Node | undefined;
+  if (one !== undefined && many !== undefined) fail(many as Node, `${where}: secret and secrets both given; give one`);
+  if (many === undefined) {
+    const secret = one?.value;
+    if (typeof secret !== 'string' || !SECRET.test(secret) || !sizedSecret(secret))
+      fail(one ?? node, `${where}: secret is required: ${WHAT_A_SECRET_IS}; or secrets, a list of them`);
+    return [secret as string];
+  }
+  if (!isSeq(many) || many.items.length === 0 || many.items.length > MAX_SECRETS)
+    fail(many as Node, `${where}: secrets must be a list of 1 to ${MAX_SECRETS} secrets, the newest first`);
+  const secrets = (many as unknown as { items: Node[] }).items.map((item, index) => {
+    const secret = isScalar(item) ? item.value : undefined;
+    if (typeof secret !== 'string' || !SECRET.test(secret) || !sizedSecret(secret))
+      fail(item, `${where}: secrets item ${index + 1} is not ${WHAT_A_SECRET_IS}`);
+    return secret as string;
+  });
+  if (new Set(secrets).size !== secrets.length) fail(many as Node, `${where}: secrets holds the same secret twice`);
+  return secrets;
 }
 
 function sizedSecret(secret: string): boolean {

@@ -25,7 +25,9 @@ t.test('defaults', async (t) => {
     drainMs: 15_000,
     eventsRetentionMs: 168 * 3_600_000,
     webhooksFile: undefined,
-    webhookRetryDelaysMs: [5, 300, 1800, 7200, 18_000, 36_000, 36_000].map((seconds) => seconds * 1000),
+    webhookRetryDelaysMs: [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400, 86_400, 86_400, 86_400].map(
+      (seconds) => seconds * 1000,
+    ),
     webhookTimeoutMs: 15_000,
     deprecations: [],
   });
@@ -50,7 +52,9 @@ t.test('settings from the environment', async (t) => {
     drainMs: 15_000,
     eventsRetentionMs: 168 * 3_600_000,
     webhooksFile: undefined,
-    webhookRetryDelaysMs: [5, 300, 1800, 7200, 18_000, 36_000, 36_000].map((seconds) => seconds * 1000),
+    webhookRetryDelaysMs: [5, 300, 1800, 7200, 18_000, 36_000, 36_000, 86_400, 86_400, 86_400, 86_400, 86_400].map(
+      (seconds) => seconds * 1000,
+    ),
     webhookTimeoutMs: 15_000,
     deprecations: [],
   });

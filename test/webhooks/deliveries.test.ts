@@ -15,7 +15,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createEventSignal, signalling } from '../../src/events/event-signal.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
-import { startDeliveries, type DeliveryResult } from '../../src/webhooks/deliveries.js';
+import { retryAfterOf, retryDelayMs, startDeliveries, type DeliveryResult } from '../../src/webhooks/deliveries.js';
 import { endpointsFromFile, type Endpoints } from '../../src/webhooks/endpoints.js';
 import { webhooksFileEndpoints, type WebhookEndpoint } from '../../src/webhooks/webhooks-file.js';
 import { parseJson } from '../../src/validation/strict-json.js';
@@ -37,17 +37,21 @@ interface Received {
   body: string;
 }
 
+type Answer = number | 'hang' | { status: number; headers?: Record<string, string>; afterMs?: number };
+
 /** A receiver on loopback that answers each delivery with `answer(n)` (n counts from 0). */
-async function receiver(t: Test, answer: (n: number, body: string) => number | 'hang' = () => 204) {
-  const received: Received[] = [];
+async function receiver(t: Test, answer: (n: number, body: string) => Answer = () => 204) {
+  const received: (Received & { at: number })[] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const status = answer(received.length, body);
-      received.push({ headers: request.headers, body });
-      if (status !== 'hang') response.writeHead(status).end('ignored');
+      const given = answer(received.length, body);
+      received.push({ headers: request.headers, body, at: Date.now() });
+      if (given === 'hang') return;
+      const { status, headers = {}, afterMs = 0 } = typeof given === 'number' ? { status: given } : given;
+      setTimeout(() => response.writeHead(status, headers).end('ignored'), afterMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -331,6 +335,20 @@ t.test('the webhooks file: every mistake named by its place, never with the secr
       `endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: [[pet.created]]`,
       /events holds undefined/,
     ],
+    [
+      `endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    secrets: [${SECRET}]`,
+      /entry 1: secret and secrets both given/,
+    ],
+    [`endpoints:\n  - url: https://a.example\n    secrets: []`, /entry 1: secrets must be a list of 1 to 3/],
+    [`endpoints:\n  - url: https://a.example\n    secrets: ${SECRET}`, /entry 1: secrets must be a list/],
+    [
+      `endpoints:\n  - url: https://a.example\n    secrets: [${SECRET}, whsec_c2hvcnQ=]`,
+      /entry 1: secrets item 2 is not whsec_/,
+    ],
+    [
+      `endpoints:\n  - url: https://a.example\n    secrets: [${SECRET}, ${SECRET}]`,
+      /entry 1: secrets holds the same secret twice/,
+    ],
   ];
   for (const [text, message] of cases) {
     t.throws(() => webhooksFileEndpoints(text, 'WEBHOOKS_FILE x'), { message }, text);
@@ -422,3 +440,116 @@ t.test('closing abandons a delivery under way without counting it against the en
     'the next instance sends it again, as a first attempt',
   );
 });
+
+t.test(
+  '429, 502, 503 and 504 are retried like any failure; Retry-After is waited for, up to the longest step',
+  async (t) => {
+    const statuses = [429, 502, 503, 504];
+    const { url } = await receiver(t, (n) => (n < statuses.length ? statuses[n]! : 200));
+    const { store, results, backlog } = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(url)]), {
+      retryDelaysMs: [20, 20, 20, 20],
+    });
+    await until('registered', () => backlog.size > 0);
+    await store.create({ name: 'one', categoryId: 1 });
+    await until('delivered at the fifth attempt', () => results.length === 5);
+    t.same(
+      results.map(([, result]) => result),
+      ['failed', 'failed', 'failed', 'failed', 'delivered'],
+    );
+
+    const slow = await receiver(t, (n) =>
+      n === 0
+        ? { status: 503, headers: { 'retry-after': '1' } }
+        : n === 1
+          ? { status: 429, headers: { 'retry-after': '3600' } }
+          : 200,
+    );
+    const paced = deliver(t, createMemoryPetStore(), fixedEndpoints([endpoint(slow.url)]), {
+      retryDelaysMs: [20, 20, 1500],
+    });
+    await until('registered', () => paced.backlog.size > 0);
+    await paced.store.create({ name: 'one', categoryId: 1 });
+    await until('delivered at the third attempt', () => slow.received.length === 3, 8000);
+    const [first, second, third] = slow.received.map(({ at }) => at) as [number, number, number];
+    t.ok(second - first >= 950, `a 503 asking for 1 s: retried ${second - first} ms later, not 20 ms`);
+    t.ok(third - second >= 1400, `a 429 asking for an hour: retried after the longest step (${third - second} ms)`);
+    t.ok(third - second < 3000, 'and no later');
+  },
+);
+
+t.test('each wait is drawn between 0 and its step (full jitter); Retry-After is read in seconds or as a date', (t) => {
+  const steps = [1000, 60_000];
+  t.equal(
+    retryDelayMs(steps, 0, undefined, () => 0),
+    0,
+  );
+  t.equal(
+    retryDelayMs(steps, 1, undefined, () => 0.5),
+    30_000,
+  );
+  t.ok(retryDelayMs(steps, 1, undefined, () => 0.999_999) < 60_000);
+  const draws = Array.from({ length: 1000 }, () => retryDelayMs(steps, 1, undefined));
+  t.ok(Math.min(...draws) < 6000 && Math.max(...draws) > 54_000, 'spread over the whole step');
+  t.equal(
+    retryDelayMs(steps, 0, 5000, () => 0.5),
+    5000,
+    'Retry-After longer than the draw is waited for',
+  );
+  t.equal(
+    retryDelayMs(steps, 0, 86_400_000, () => 0.5),
+    60_000,
+    'up to the longest step',
+  );
+  t.equal(retryAfterOf('120', 0), 120_000);
+  t.equal(retryAfterOf('Thu, 01 Jan 1970 00:01:00 GMT', 30_000), 30_000);
+  t.equal(retryAfterOf('Thu, 01 Jan 1970 00:00:00 GMT', 30_000), 0, 'a date passed: now');
+  t.equal(retryAfterOf('soon', 0), undefined);
+  t.equal(retryAfterOf('-5', 0), undefined);
+  t.equal(retryAfterOf(null, 0), undefined);
+  t.end();
+});
+
+t.test(
+  'a secret rotated under load: every delivery verifies with the old and with the new secret, none twice',
+  async (t) => {
+    const NEW = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    // Slow answers, so that the edit lands while a delivery is under way.
+    const { url, received } = await receiver(t, () => ({ status: 200, afterMs: 30 }));
+    const file = join(tmpdir(), `webhooks-rotate-${process.pid}-${Date.now()}.yaml`);
+    writeFileSync(file, endpointsYaml(url));
+    const endpoints = endpointsFromFile(file, {}, 20);
+    t.teardown(() => endpoints.close());
+    const { store, backlog, results } = deliver(t, createMemoryPetStore(), endpoints);
+    await until('registered', () => backlog.size > 0);
+    const create = async (count: number) => {
+      for (let index = 0; index < count; index++) {
+        await store.create({ name: `pet ${index}`, categoryId: index });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    await create(10);
+    writeFileSync(file, `endpoints:\n  - url: ${url}\n    secrets: [${NEW}, ${SECRET}]\n`);
+    await create(10);
+    await until('twenty delivered', () => results.filter(([, result]) => result === 'delivered').length === 20, 10_000);
+    await until('the new entry in use', () => received.at(-1)!.headers['webhook-signature']!.includes(' '));
+    await create(1);
+    await until('the last one delivered', () => results.length === 21);
+    const ids = received.map(({ headers }) => headers['webhook-id']);
+    t.equal(new Set(ids).size, ids.length, `${ids.length} deliveries, no event twice (no failure, no kill)`);
+    t.same(
+      results.filter(([, result]) => result !== 'delivered'),
+      [],
+      'no attempt failed',
+    );
+    const old = new Webhook(SECRET);
+    const renewed = new Webhook(NEW);
+    const rotating = received.filter(({ headers }) => headers['webhook-signature']!.includes(' '));
+    t.ok(rotating.length >= 1, `${rotating.length} deliveries signed during the rotation`);
+    for (const { headers, body } of received)
+      t.doesNotThrow(() => old.verify(body, headers as Record<string, string>), 'the old secret verifies');
+    for (const { headers, body } of rotating) {
+      t.match(headers['webhook-signature'], /^v1,[A-Za-z0-9+/]{43}= v1,[A-Za-z0-9+/]{43}=$/, 'two signatures');
+      t.doesNotThrow(() => renewed.verify(body, headers as Record<string, string>), 'the new secret verifies');
+    }
+  },
+);
