@@ -29,6 +29,14 @@ export interface paths {
          *
          *     This is how to reach any pet without `getPet`: list with the `status`
          *     it has (or without a filter) and follow the `next` links.
+         *
+         *     **From a list to the feed.** Every page carries `Pet-Events-Position`,
+         *     the id of the newest event the page reflects. A client that reads
+         *     every page from the first, then follows `listPetEvents` with `after`
+         *     set to the first page's position and applies each event's `pet` (or
+         *     removes the pet) in order, holds exactly the store's state, whatever
+         *     changed while it listed (as Kubernetes' list, then watch from its
+         *     `resourceVersion`). "From now on" is a list with `limit=1`.
          */
         get: operations["listPets"];
         put?: never;
@@ -827,6 +835,14 @@ export interface components {
          */
         ETag: string;
         /**
+         * @description The id of the newest event of the change feed that this page reflects:
+         *     read in one snapshot with the page, so the page holds every change up
+         *     to that event and none after it. Send it as `after` to
+         *     `listPetEvents` to follow every change from there.
+         * @example 9b1d3f0a-42
+         */
+        "Pet-Events-Position": string;
+        /**
          * @description The entity tag of each pet of the page, in the order of the body: the
          *     first tag is the first pet's, and so on, separated by `, ` (each one
          *     what that pet's `ETag` would be; send it in `If-Match`). Absent when the
@@ -937,6 +953,7 @@ export interface operations {
                 headers: {
                     Link: components["headers"]["NextPageLink"];
                     "Pet-ETags": components["headers"]["Pet-ETags"];
+                    "Pet-Events-Position": components["headers"]["Pet-Events-Position"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Frame-Options": components["headers"]["X-Frame-Options"];

@@ -1,3 +1,4 @@
+import { eventIdOf } from '../events/event-id.js';
 import { positionOf } from '../pagination/cursor.js';
 import { nextPageLink } from '../pagination/next-link.js';
 import { entityTagsOf } from '../preconditions/entity-tag.js';
@@ -11,7 +12,9 @@ export function listPets(store: PetStore, path: string) {
     const after = cursor === undefined ? undefined : positionOf(cursor, status);
     // The validator has applied the spec's default, so limit is always present here.
     const page = await store.list({ limit: limit!, status, after });
-    if (page.versions.length > 0) reply.header('pet-etags', entityTagsOf(store.epoch(), page.pets, page.versions));
+    const epoch = store.epoch();
+    if (page.versions.length > 0) reply.header('pet-etags', entityTagsOf(epoch, page.pets, page.versions));
+    reply.header('pet-events-position', eventIdOf(epoch, page.position));
     if (page.more)
       reply.header('link', nextPageLink(path, { limit: limit!, status, lastId: page.pets[page.pets.length - 1]!.id }));
     return page.pets;

@@ -90,7 +90,8 @@ export function createPetColumns(events: MemoryEventLog) {
       for (let position = 0; position < count; position++) take(indexes!.data[from + position]!);
       more = available > count;
     }
-    return { pets, versions: petVersions, more };
+    // The store's methods never await: the page and the feed's end are one moment.
+    return { pets, versions: petVersions, more, position: events.latest };
   };
 
   /** Applies a merge patch; the version grows by one only when a value changes. */

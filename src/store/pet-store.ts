@@ -15,6 +15,11 @@ export interface PetPage {
   versions: number[];
   /** Whether pets of the same filter follow the last one in `pets`, at the time of reading. */
   more: boolean;
+  /**
+   * The seq of the newest event of the feed this page reflects (0: none yet), read at the same
+   * moment as the page: the page holds every change up to it and none after.
+   */
+  position: number;
 }
 
 /** A pet and its version: 1 when it was added, one more after each change. */

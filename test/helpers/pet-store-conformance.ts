@@ -279,8 +279,15 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     const store = await createStore(t);
     const pets = await addPets(store, 3);
     t.same(await store.get(pets[0]!.id), { pet: pets[0], version: 1 });
-    t.same(await store.list({ limit: 10 }), { pets, versions: [1, 1, 1], more: false });
-    t.same(await store.list({ limit: 1, status: 'pending' }), { pets: [pets[1]], versions: [1], more: false });
+    // Three creates, three events: the page reflects the feed's third.
+    const position = (await store.listEvents(undefined, 10)).events.at(-1)!.seq;
+    t.same(await store.list({ limit: 10 }), { pets, versions: [1, 1, 1], more: false, position });
+    t.same(await store.list({ limit: 1, status: 'pending' }), {
+      pets: [pets[1]],
+      versions: [1],
+      more: false,
+      position,
+    });
   });
 
   t.test('update applies a merge patch when the version matches, and counts a version per change', async (t) => {

@@ -177,3 +177,23 @@ t.test('the feed needs pets:read', async (t) => {
   checkContract(t, response, 'listPetEvents');
   t.equal((await app.inject({ method: 'GET', url: '/v1/pet-events' })).statusCode, 401);
 });
+
+t.test('every listPets page carries Pet-Events-Position: the newest event it reflects', async (t) => {
+  const { app } = await buildTestApp(t);
+  const list = (query = '') => app.inject({ method: 'GET', url: `/v1/pets${query}`, headers: AUTH });
+  const empty = await list();
+  checkContract(t, empty, 'listPets');
+  const start = empty.headers['pet-events-position'] as string;
+  t.match(start, /^[0-9a-f]{8}-0$/, 'before any change, the start of the feed');
+  t.equal(nextOf((await app.inject(feed())).headers.link), `?after=${start}&limit=100&wait=0`, "the feed's own start");
+  await app.inject(postPet({ name: 'Rex', categoryId: 3 }));
+  await app.inject(postPet({ name: 'Tom', categoryId: 3, status: 'sold' }));
+  const events = (await app.inject(feed())).json() as { id: string }[];
+  for (const query of ['', '?limit=1', '?status=available', '?status=pending']) {
+    const page = await list(query);
+    t.equal(page.statusCode, 200, query);
+    t.equal(page.headers['pet-events-position'], events.at(-1)!.id, `${query || 'the first page'}: the last event`);
+  }
+  const after = await app.inject(feed(`?after=${String((await list()).headers['pet-events-position'])}`));
+  t.same(after.json(), [], 'nothing after it yet');
+});

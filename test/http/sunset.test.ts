@@ -85,7 +85,7 @@ t.test('after the sunset the store is not read', async (t) => {
       reads++;
       return null;
     },
-    list: async () => ({ pets: [], versions: [], more: false }),
+    list: async () => ({ pets: [], versions: [], more: false, position: 0 }),
   });
   const { app } = await appAt(t, SUNSET_AT, { store });
   t.equal((await app.inject({ method: 'GET', url: '/v1/pets/7', headers: AUTH })).statusCode, 410);

@@ -236,7 +236,7 @@ t.test('a page reads about as many rows as it returns, wherever it starts: no sc
       const visit = (node: any) => {
         const type: string = node['Node Type'];
         if (/Scan$/.test(type) && type !== 'Bitmap Index Scan') {
-          scans.push(`${type}${node['Index Name'] === undefined ? '' : ` on ${node['Index Name']}`}`);
+          scans.push(`${type} on ${node['Index Name'] ?? node['Relation Name']}`);
           read +=
             node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
         }
@@ -244,7 +244,8 @@ t.test('a page reads about as many rows as it returns, wherever it starts: no sc
       };
       visit(rows[0]['QUERY PLAN'][0].Plan);
       const name = `${statement.name ?? 'list by status'} (${values.join(', ')}), ${mode}`;
-      t.notOk(scans.includes('Seq Scan'), `${name}: no sequential scan (${scans.join(', ')})`);
+      // The feed's one row (pet_event_feed, for the page's Pet-Events-Position) is read as it is.
+      t.notOk(scans.includes('Seq Scan on pets'), `${name}: no sequential scan of pets (${scans.join(', ')})`);
       // The "available" half of the pets may be read through the primary key, one row in two kept.
       t.ok(read <= 3 * 101, `${name}: ${read} rows read for a page of up to 101`);
     }
