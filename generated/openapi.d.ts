@@ -192,6 +192,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * See where each webhook endpoint's deliveries stand
+         * @description Every endpoint of the deployment's webhooks file, in the file's order:
+         *     which events it takes, whether its deliveries run (`active`), wait for
+         *     a retry (`retrying`) or stopped (`stopped`: the retries ran out, or it
+         *     answered `410`), the event its deliveries stand after, when the next
+         *     attempt is due, and how the last attempt went. Never a secret. An
+         *     empty array when the deployment has no webhooks file.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/position": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend from an event, or skip past one
+         * @description Moves the endpoint's deliveries to stand after the event `after`: the
+         *     next delivery is the first event after it that the endpoint takes. An
+         *     earlier event resends what came after it; a later one skips the events
+         *     up to it (an event the receiver keeps refusing, for instance). Without
+         *     `after`, every event not yet delivered is skipped: the deliveries go
+         *     on with the next change. The
+         *     attempts are counted afresh, and a stopped endpoint resumes. `after`
+         *     may be an event's `id`, a `listPets` page's `Pet-Events-Position`, or
+         *     the start of the feed as an empty feed's `next` link gives it. Answers
+         *     the endpoint as `listWebhookEndpoints` lists it. A delivery under way
+         *     when the position moves is sent to its end, and its answer does not
+         *     move the position back.
+         */
+        post: operations["setWebhookPosition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "pet.created": {
@@ -402,6 +458,54 @@ export interface components {
             type?: "pet.deleted";
             version?: unknown;
         };
+        /**
+         * @description An endpoint's id: the `id` of its entry in the webhooks file, or, for
+         *     an entry without one, `u` and 16 hex digits derived from its URL.
+         */
+        WebhookEndpointId: string;
+        WebhookPosition: {
+            /** @description Deliveries go on after this event; left out, after the newest event. */
+            after?: components["schemas"]["EventId"];
+        };
+        /**
+         * @description Where one webhook endpoint's deliveries stand. Clients ignore fields
+         *     they do not know: later versions may add some.
+         */
+        WebhookEndpoint: {
+            id: components["schemas"]["WebhookEndpointId"];
+            /** @description Its URL without the query, which may hold a token. */
+            url: string;
+            /** @description The event types it takes. */
+            events: components["schemas"]["PetEventType"][];
+            /**
+             * @description `active`: deliveries run. `retrying`: the last attempt failed and
+             *     the next is due at `nextAttemptAt`. `stopped`: the retries ran out
+             *     or it answered `410`; it resumes when its entry changes, or when
+             *     `setWebhookPosition` moves it.
+             * @enum {string}
+             */
+            state: "active" | "retrying" | "stopped";
+            /** @description Deliveries stand after this event (it was accepted, or is not a type the endpoint takes). */
+            after: components["schemas"]["EventId"];
+            /**
+             * Format: date-time
+             * @description When the next attempt is due, while `retrying`.
+             */
+            nextAttemptAt?: string;
+            /** @description The last attempt this deployment made, when there was one. */
+            lastAttempt?: {
+                /** Format: date-time */
+                at: string;
+                event: components["schemas"]["EventId"];
+                /**
+                 * Format: int32
+                 * @description The HTTP status it answered; absent when it did not answer.
+                 */
+                status?: number;
+                /** @description Why it failed (a status, a timeout, not reached); absent after a `2xx`. */
+                error?: string;
+            };
+        };
         /** @description The body of every error answer. */
         Error: {
             /**
@@ -417,10 +521,11 @@ export interface components {
              *     | `UNAUTHORIZED` | 401 | The API key is missing or invalid |
              *     | `INSUFFICIENT_SCOPE` | 403 | The API key is valid but lacks a role the operation needs (its security requirement names it) |
              *     | `PET_NOT_FOUND` | 404 | No pet has the requested id (there never was one, or it was removed) |
+             *     | `WEBHOOK_ENDPOINT_NOT_FOUND` | 404 | No endpoint of the webhooks file has the requested id |
              *     | `ROUTE_NOT_FOUND` | 404 | No operation is defined at this path |
              *     | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method |
              *     | `OPERATION_GONE` | 410 | The operation is past its sunset (`x-sunset`); the message names its replacement |
-             *     | `CURSOR_EXPIRED` | 410 | `listPetEvents`' `after` is older than the events kept: read the pets again, then follow the feed from its start |
+             *     | `CURSOR_EXPIRED` | 410 | An `after` (of `listPetEvents` or `setWebhookPosition`) is older than the events kept, or from before the store was replaced |
              *     | `REQUEST_TIMEOUT` | 408 | The request was not received in time |
              *     | `PRECONDITION_FAILED` | 412 | `If-Match` names none of the pet's current entity tags: it changed since the caller saw it |
              *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than 16 KiB |
@@ -433,7 +538,7 @@ export interface components {
              *     | `SERVICE_UNAVAILABLE` | 503 | The pet store (its database) cannot be reached for the moment; retry after `Retry-After` seconds |
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "CURSOR_EXPIRED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "CURSOR_EXPIRED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description Human-readable description of what went wrong and what to fix. */
             message: string;
             /**
@@ -1472,6 +1577,96 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             410: components["responses"]["CursorExpired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints, in the order of the webhooks file. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setWebhookPosition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's `id`, as `listWebhookEndpoints` gives it. */
+                endpointId: components["schemas"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPosition"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, its deliveries now standing after `after`. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No endpoint of the webhooks file has this id. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "WEBHOOK_ENDPOINT_NOT_FOUND",
+                     *       "message": "No webhook endpoint has id shop-hooks.",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            410: components["responses"]["CursorExpired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

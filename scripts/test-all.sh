@@ -44,6 +44,11 @@ key=$(node -e 'console.log(require("node:crypto").randomBytes(24).toString("base
 limited=$(node -e 'console.log(require("node:crypto").randomBytes(24).toString("base64url"))')
 keys_file=$(mktemp)
 printf 'keys:\n  - client: contract\n    key: %s\n  - client: contract-reader\n    key: %s\n    roles: [pets:read]\n' "$key" "$limited" >"$keys_file"
+# One webhook endpoint, so that the runner reaches setWebhookPosition; its address (the discard
+# port on loopback) refuses every delivery, which the service retries on its schedule.
+webhooks_file=$(mktemp)
+printf 'endpoints:\n  - id: contract\n    url: http://127.0.0.1:9/hooks\n    secret: whsec_%s\n' \
+  "$(node -e 'console.log(require("node:crypto").randomBytes(32).toString("base64"))')" >"$webhooks_file"
 pids=()
 stop_all() {
   for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
@@ -54,7 +59,7 @@ stop_all() {
 serve() {
   local port=$1
   shift
-  env "$@" API_KEYS_FILE="$keys_file" PORT="$port" METRICS_PORT=off LOG_LEVEL=warn node dist/server.js >>test-output/services.log 2>&1 &
+  env "$@" API_KEYS_FILE="$keys_file" WEBHOOKS_FILE="$webhooks_file" PORT="$port" METRICS_PORT=off LOG_LEVEL=warn node dist/server.js >>test-output/services.log 2>&1 &
   pids+=($!)
   for _ in $(seq 1 120); do
     [ "$(node -e 'fetch(process.argv[1]).then((r) => console.log(r.status), () => console.log(0))' "http://127.0.0.1:$port/health/ready")" = 200 ] && return 0

@@ -43,6 +43,7 @@ import { formatSchemaErrors } from './validation/error-messages.js';
 import { withInt64ConstraintsAsText } from './validation/ajv.js';
 import { parseJsonBody } from './validation/json-body-parser.js';
 import { createValidatorCompiler, rejectUndeclaredQuery } from './validation/request-validator.js';
+import type { Endpoints } from './webhooks/endpoints.js';
 
 export const BODY_LIMIT = 16 * 1024;
 /** How long a request may take to arrive whole; deploy/nginx/petstore.conf matches it. */
@@ -67,6 +68,8 @@ export interface AppOptions {
   store?: PetStore;
   /** Wakes the feed's long polls (and the webhooks' deliveries, src/server.ts); one of the app's own unless given. */
   events?: EventSignal;
+  /** WEBHOOKS_FILE's endpoints, for listWebhookEndpoints and setWebhookPosition; none: the deployment has none. */
+  webhooks?: Endpoints;
   spec?: OpenApiDocument;
   /** Options for a pino logger; none (or false) logs nothing. */
   logger?: false | (LoggerOptions & { stream?: DestinationStream });
@@ -193,6 +196,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             return operation === undefined ? undefined : basePath + operation.path;
           },
           ...(metrics === undefined ? {} : { onReplay: metrics.idempotentReplay }),
+          webhooks: options.webhooks,
         }),
         ...(options.handlers as Partial<OperationHandlers> | undefined),
       },

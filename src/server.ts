@@ -71,6 +71,7 @@ async function main() {
     loggerInstance: log,
     store,
     events,
+    ...(endpoints === undefined ? {} : { webhooks: endpoints }),
     spec,
     draining: () => draining,
     fairShare: config.fairShare,

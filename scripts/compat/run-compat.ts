@@ -32,6 +32,7 @@ import {
 } from '../contract/run-checks.js';
 import { petStorePlugin } from '../contract/pet-store/plugin.js';
 import { loadReleases, RELEASES_DIR, type Release } from './releases.js';
+import { oneWebhookEndpoint } from '../contract/pet-store/webhook-endpoint.js';
 
 const USAGE = `usage: npm run compat -- [options]
 
@@ -124,6 +125,7 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
         spec,
         store,
         clock: now,
+        webhooks: oneWebhookEndpoint('compat'),
         ...(handlers === undefined ? {} : { handlers: handlers(store) }),
       });
       await app.listen({ host: '127.0.0.1', port: 0 });

@@ -109,9 +109,10 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
     const name = 'every operation answered a valid request with a 2xx';
     const begun = performance.now();
     try {
-      const { unanswered } = await checks.coverage(seed);
+      const { unanswered, unreached } = await checks.coverage(seed);
       outcomes.push({
-        name,
+        // An operation whose resources the target holds none of is named, so that a pass says what it did not reach.
+        name: unreached.length === 0 ? name : `${name}, but for ${unreached.join('; ')}`,
         seconds: (performance.now() - begun) / 1000,
         ...(unanswered.length > 0 ? { failure: `no 2xx from a valid request for:\n  ${unanswered.join('\n  ')}` } : {}),
       });

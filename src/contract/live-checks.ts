@@ -266,9 +266,27 @@ function coverageOf(run: RunState, checkValid: (valid: ValidCase) => Promise<voi
         await excused(checkValid)({ generated, pick: index, useLink: true });
       }
     }
-    const unanswered = [...counts.values()]
-      .filter((count) => count.succeeded === 0 && !isRetired(count.operationId))
-      .map((count) => `${count.operationId} (${count.method} ${count.path}): ${whyUnanswered(count)}`);
-    return { unanswered };
+    const unreachedWhy = (count: OperationCount) => {
+      const sources = [...new Set(run.links.filter((link) => link.to === count.operationId).map((link) => link.from))];
+      const namesResource = pathParametersOf(contract.operation(count.operationId).path).length > 0;
+      if (!namesResource || linked.has(count.operationId) || sources.length === 0) return undefined;
+      // A write reached only from reads: a run changes only what it created, never what it merely found.
+      const isWrite = !SAFE_METHODS.has(count.method.toLowerCase());
+      if (isWrite && sources.every((from) => SAFE_METHODS.has(contract.operation(from).method)))
+        return `only reads (${sources.join(', ')}) link to it, and a run writes only to what it created`;
+      if (!sources.every((from) => (counts.get(from)?.succeeded ?? 0) > 0)) return undefined;
+      return `${sources.join(', ')} answered 2xx naming none of what its path needs: the target holds none`;
+    };
+    const left = [...counts.values()].filter((count) => count.succeeded === 0 && !isRetired(count.operationId));
+    const describe = (count: OperationCount, why: string) =>
+      `${count.operationId} (${count.method} ${count.path}): ${why}`;
+    const unreached = left.flatMap((count) => {
+      const why = unreachedWhy(count);
+      return why === undefined ? [] : [describe(count, why)];
+    });
+    const unanswered = left
+      .filter((count) => unreachedWhy(count) === undefined)
+      .map((count) => describe(count, whyUnanswered(count)));
+    return { unanswered, unreached };
   };
 }

@@ -60,9 +60,12 @@ export interface LiveChecks {
   properties: NamedProperty[];
   /**
    * Sends more valid requests (following links first) to every operation that has not yet had a 2xx
-   * from one, then returns the operations still without one, each with why.
+   * from one, then returns the operations still without one, each with why. `unreached` are those
+   * whose path names a resource only a link gives, when every operation a link comes from answered
+   * 2xx without naming one: the target holds none (a list answered empty), and no operation of the
+   * document makes one. Reported, not failed; `unanswered` fails the run.
    */
-  coverage(seed: number): Promise<{ unanswered: string[] }>;
+  coverage(seed: number): Promise<{ unanswered: string[]; unreached: string[] }>;
   /** What each operation was sent so far. */
   counts(): OperationCount[];
   /** The plug-in's checks of what the run wrote, made after the properties (none without a plug-in). */

@@ -26,6 +26,11 @@ export const InsufficientScope = apiError<[needed: string]>(
   403,
 );
 export const PetNotFound = apiError<[id: string]>('PET_NOT_FOUND', 'No pet has id %s.', 404);
+export const WebhookEndpointNotFound = apiError<[id: string]>(
+  'WEBHOOK_ENDPOINT_NOT_FOUND',
+  'No webhook endpoint has id %s; listWebhookEndpoints lists them.',
+  404,
+);
 export const RouteNotFound = apiError<[method: string, path: string]>(
   'ROUTE_NOT_FOUND',
   'No operation is defined for %s %s; the operations are listed at /docs.',
@@ -40,6 +45,11 @@ export const OperationGone = apiError<[reason: string]>('OPERATION_GONE', '%s', 
 export const CursorExpired = apiError<[after: string, reason: string]>(
   'CURSOR_EXPIRED',
   'after %s %s; read the pets again with listPets and follow the feed from its start (without after).',
+  410,
+);
+export const PositionExpired = apiError<[after: string, reason: string]>(
+  'CURSOR_EXPIRED',
+  'after %s %s; set a position the feed still keeps.',
   410,
 );
 export const RequestTimeout = apiError<[]>('REQUEST_TIMEOUT', 'The request was not received in time.', 408);

@@ -1,11 +1,14 @@
 import type { EventSignal } from '../events/event-signal.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { EveryHandler, OperationHandlers } from '../types/api.js';
+import type { Endpoints } from '../webhooks/endpoints.js';
 import { createPet } from './create-pet.js';
 import { deletePet } from './delete-pet.js';
 import { getPet } from './get-pet.js';
 import { listPetEvents } from './list-pet-events.js';
 import { listPets } from './list-pets.js';
+import { listWebhookEndpoints } from './list-webhook-endpoints.js';
+import { setWebhookPosition } from './set-webhook-position.js';
 import { updatePet } from './update-pet.js';
 
 export interface HandlerOptions {
@@ -19,10 +22,12 @@ export interface HandlerOptions {
   pathOf: (operationId: string) => string | undefined;
   /** Told of every create or change answered with what an earlier request with its Idempotency-Key did. */
   onReplay?: () => void;
+  /** The webhooks file's endpoints; none when the deployment has no file. */
+  webhooks?: Endpoints | undefined;
 }
 
 /** The handler of every operation in openapi.yaml, keyed by operationId. */
-export function createHandlers({ store, events, pathOf, onReplay }: HandlerOptions): OperationHandlers {
+export function createHandlers({ store, events, pathOf, onReplay, webhooks }: HandlerOptions): OperationHandlers {
   // A pet's own address (the Location of a created pet) is getPet's path, and outlives it: once
   // getPet is removed from the spec, it is the same address under createPet's collection.
   const petPath = pathOf('getPet') ?? `${pathOf('createPet')!}/{petId}`;
@@ -33,6 +38,8 @@ export function createHandlers({ store, events, pathOf, onReplay }: HandlerOptio
     updatePet: updatePet(store, onReplay),
     deletePet: deletePet(store, onReplay),
     listPetEvents: listPetEvents(store, events, pathOf('listPetEvents')!),
+    listWebhookEndpoints: listWebhookEndpoints(store, webhooks),
+    setWebhookPosition: setWebhookPosition(store, webhooks),
   };
   // An operation of the spec without a handler fails here, the message naming the file to write; so
   // does a handler that answers a field the spec does not define for it.

@@ -133,26 +133,57 @@ export class MemoryEventLog {
 }
 
 /** The ledger of one process: leases still apply, so that it behaves as the shared one does. */
+const fresh = (position: number): DeliveryState => ({
+  position,
+  attempt: 0,
+  dueAt: 0,
+  stoppedEntry: '',
+  generation: 0,
+  lastAttempt: undefined,
+});
+
+const copy = ({ position, attempt, dueAt, stoppedEntry, generation, lastAttempt }: DeliveryState): DeliveryState => ({
+  position,
+  attempt,
+  dueAt,
+  stoppedEntry,
+  generation,
+  lastAttempt: lastAttempt === undefined ? undefined : { ...lastAttempt },
+});
+
 export function memoryDeliveryLedger(latest: () => number, now: () => number = Date.now): DeliveryLedger {
   const states = new Map<string, DeliveryState & { owner: string; leasedUntil: number }>();
   return {
     async claim(endpoint, owner, leaseMs) {
       let state = states.get(endpoint);
       if (state === undefined) {
-        state = { position: latest(), attempt: 0, dueAt: 0, stoppedEntry: '', owner, leasedUntil: 0 };
+        state = { ...fresh(latest()), owner, leasedUntil: 0 };
         states.set(endpoint, state);
       }
       if (state.owner !== owner && state.leasedUntil > now()) return null;
       state.owner = owner;
       state.leasedUntil = now() + leaseMs;
-      const { position, attempt, dueAt, stoppedEntry } = state;
-      return { position, attempt, dueAt, stoppedEntry };
+      return copy(state);
     },
-    async record(endpoint, owner, { position, attempt, dueAt, stoppedEntry }, leaseMs) {
+    async record(endpoint, owner, recorded, leaseMs) {
       const state = states.get(endpoint);
-      if (state === undefined || state.owner !== owner) return false;
-      Object.assign(state, { position, attempt, dueAt, stoppedEntry, leasedUntil: now() + leaseMs });
+      if (state === undefined || state.owner !== owner || state.generation !== recorded.generation) return false;
+      Object.assign(state, copy(recorded), { leasedUntil: now() + leaseMs });
       return true;
+    },
+    async read(endpoints) {
+      const found = new Map<string, DeliveryState>();
+      for (const endpoint of endpoints) {
+        const state = states.get(endpoint);
+        if (state !== undefined) found.set(endpoint, copy(state));
+      }
+      return found;
+    },
+    async setPosition(endpoint, position) {
+      const state = states.get(endpoint) ?? { ...fresh(position), owner: '', leasedUntil: 0 };
+      Object.assign(state, { position, attempt: 0, dueAt: 0, stoppedEntry: '', generation: state.generation + 1 });
+      states.set(endpoint, state);
+      return copy(state);
     },
     async release(endpoint, owner) {
       const state = states.get(endpoint);

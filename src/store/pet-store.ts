@@ -96,6 +96,22 @@ export interface DeliveryState {
    * The digest of the endpoint's entry when its deliveries stopped (a 410, or the schedule ran out); '' while they run.
    */
   stoppedEntry: string;
+  /** How many times an operator set the position: a record made under another count is refused. */
+  generation: number;
+  /** The last attempt any instance made, if there was one. */
+  lastAttempt?: DeliveryAttempt | undefined;
+}
+
+/** One attempt at a delivery, as the ledger keeps the last one. */
+export interface DeliveryAttempt {
+  /** When it was made, in ms since the epoch. */
+  at: number;
+  /** The seq of the event it sent. */
+  event: number;
+  /** The status the endpoint answered; undefined when it did not answer. */
+  status?: number | undefined;
+  /** Why it failed; undefined after a 2xx. */
+  error?: string | undefined;
 }
 
 /** The deliveries' shared ledger: an endpoint is delivered by one instance at a time, under a lease. */
@@ -105,8 +121,18 @@ export interface DeliveryLedger {
    * lease (then null). An endpoint seen for the first time starts after the newest event.
    */
   claim(endpoint: string, owner: string, leaseMs: number): Promise<DeliveryState | null>;
-  /** Records the endpoint's new state, if `owner` still holds its lease (false: it was lost, nothing recorded). */
+  /**
+   * Records the endpoint's new state, if `owner` still holds its lease and no position was set since
+   * `state` was claimed (its generation): false when either changed, and nothing is recorded.
+   */
   record(endpoint: string, owner: string, state: DeliveryState, leaseMs: number): Promise<boolean>;
+  /** The state of each of these endpoints the ledger has seen, by endpoint, leases untouched. */
+  read(endpoints: readonly string[]): Promise<Map<string, DeliveryState>>;
+  /**
+   * Moves the endpoint's deliveries to stand after seq `position`, with a fresh count of attempts
+   * and not stopped, whoever holds its lease; an endpoint not seen yet starts there. Its new state.
+   */
+  setPosition(endpoint: string, position: number): Promise<DeliveryState>;
   /** Gives the lease up (an instance closing), so another instance takes over at once. */
   release(endpoint: string, owner: string): Promise<void>;
 }

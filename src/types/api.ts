@@ -9,6 +9,7 @@ export type NewPet = Schemas['NewPet'];
 export type PetPatch = Schemas['PetPatch'];
 export type PetStatus = Schemas['PetStatus'];
 export type PetId = Schemas['PetId'];
+export type WebhookEndpointBody = Schemas['WebhookEndpoint'];
 export type ErrorBody = Schemas['Error'];
 export type ErrorCode = ErrorBody['code'];
 

@@ -140,18 +140,14 @@ export function startDeliveries({
         }
         metrics?.backlog(label, Math.max(0, (now() - next.occurredAt) / 1000));
         const body = eventBody(page.epoch, next);
-        const { result, reason, retryAfterMs } = await send(endpoint, signers, body);
+        const attemptedAt = now();
+        const { result, reason, status, retryAfterMs } = await send(endpoint, signers, body);
         // An attempt this instance abandoned as it closes is not the endpoint's failure: another instance sends it.
         if (closing.signal.aborted) break;
         metrics?.delivered(label, result);
-        await record(
-          nextState(
-            { state, endpoint, next: next.seq, event: body.id, result, reason, retryAfterMs },
-            retryDelaysMs,
-            log,
-            now,
-          ),
-        );
+        // Refused when an operator set the position meanwhile: the next turn starts from there.
+        const attempt = { at: attemptedAt, event: next.seq, status, result, reason, retryAfterMs };
+        await record(nextState({ state, endpoint, event: body.id, attempt }, retryDelaysMs, log, now));
       } catch (error) {
         log.warn({ endpoint: label, reason: (error as Error).message }, 'webhooks: cannot deliver now; retrying');
         await pause(IDLE_MS);
@@ -193,7 +189,7 @@ async function attempt(
   endpoint: WebhookEndpoint,
   signers: readonly Webhook[],
   body: ReturnType<typeof eventBody>,
-): Promise<{ result: DeliveryResult; reason?: string; retryAfterMs?: number }> {
+): Promise<{ result: DeliveryResult; reason?: string; status?: number; retryAfterMs?: number }> {
   const payload = stringify(body)!;
   const signed = new Date(now());
   // Held here until the attempt ends: on Node 20, a timeout signal that only AbortSignal.any
@@ -216,15 +212,17 @@ async function attempt(
       signal: AbortSignal.any([timeout, closing]),
     });
     await response.body?.cancel();
-    if (response.status >= 200 && response.status < 300) return { result: 'delivered' };
-    if (response.status === 410) return { result: 'gone', reason: 'answered 410' };
+    const { status } = response;
+    if (status >= 200 && status < 300) return { result: 'delivered', status };
+    if (status === 410) return { result: 'gone', reason: 'answered 410', status };
     const retryAfterMs =
       response.status === 429 || response.status === 503
         ? retryAfterOf(response.headers.get('retry-after'), now())
         : undefined;
     return {
       result: 'failed',
-      reason: `answered ${response.status}`,
+      reason: `answered ${status}`,
+      status,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     };
   } catch (error) {
@@ -265,28 +263,32 @@ export function retryDelayMs(
 /** Where the endpoint's deliveries stand after an attempt at event `next`: moved on, stopped, or a retry due. */
 function nextState(
   {
-    state,
+    state: before,
     endpoint,
-    next,
     event,
-    result,
-    reason,
-    retryAfterMs,
+    attempt,
   }: {
     state: DeliveryState;
     endpoint: WebhookEndpoint;
-    next: number;
     event: string;
-    result: DeliveryResult;
-    reason: string | undefined;
-    retryAfterMs: number | undefined;
+    attempt: {
+      at: number;
+      event: number;
+      status: number | undefined;
+      result: DeliveryResult;
+      reason: string | undefined;
+      retryAfterMs: number | undefined;
+    };
   },
   retryDelaysMs: readonly number[],
   log: FastifyBaseLogger,
   now: () => number,
 ): DeliveryState {
   const label = endpoint.label;
-  if (result === 'delivered') return { ...state, position: next, attempt: 0, dueAt: 0 };
+  const { result, reason, retryAfterMs } = attempt;
+  const error = result === 'delivered' ? undefined : reason;
+  const state = { ...before, lastAttempt: { at: attempt.at, event: attempt.event, status: attempt.status, error } };
+  if (result === 'delivered') return { ...state, position: attempt.event, attempt: 0, dueAt: 0 };
   if (result === 'gone') {
     log.warn(
       { endpoint: label, event },

@@ -3,7 +3,8 @@
 //     - url: https://shop.example/hooks/pets
 //       secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw   # Standard Webhooks: whsec_ and base64
 //       events: [pet.updated, pet.deleted]               # optional; every type when left out
-//     - url: https://crm.example/hooks
+//     - id: crm                                          # optional; derived from the url when left out
+//       url: https://crm.example/hooks
 //       secrets: [whsec_new…, whsec_old…]                # rotating: signed with each, newest first
 // An unusable file is refused whole, with the entry's position and the reason, never a secret.
 import { createHash } from 'node:crypto';
@@ -11,13 +12,16 @@ import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Node, type YAM
 import type { PetEventType } from '../store/pet-store.js';
 
 export const EVENT_TYPES: readonly PetEventType[] = ['pet.created', 'pet.updated', 'pet.deleted'];
-const FIELDS = new Set(['url', 'secret', 'secrets', 'events']);
+const FIELDS = new Set(['id', 'url', 'secret', 'secrets', 'events']);
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** How many secrets an entry may sign with at once: the new one and those it replaces. */
 const MAX_SECRETS = 3;
 // Standard Webhooks: the secret is base64 of 24 to 64 random bytes, after the whsec_ prefix.
 const SECRET = /^whsec_([A-Za-z0-9+/]{32,88}={0,2})$/;
 
 export interface WebhookEndpoint {
+  /** How operators name it (listWebhookEndpoints): the entry's `id`, else `u` and 16 hex of its URL's SHA-256. */
+  id: string;
   url: string;
   /** What deliveries are signed with, each one a signature, newest first: more than one while a secret is rotated. */
   secrets: readonly string[];
@@ -57,6 +61,7 @@ export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoi
   const list = root.get('endpoints', true);
   if (!isSeq(list)) return fail(list as Node, 'endpoints must be a list (empty for none)');
   const seen = new Set<string>();
+  const ids = new Set<string>();
   return (list.items as Node[]).map((node, index) => {
     const where = `entry ${index + 1}`;
     if (!isMap(node)) return fail(node, `${where} must be a mapping (url, secret, events)`);
@@ -83,6 +88,12 @@ export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoi
     }
     if (seen.has(url.href)) fail(urlNode, `${where}: url is the url of an earlier entry; each endpoint once`);
     seen.add(url.href);
+    const idNode = value('id');
+    const id =
+      idNode === undefined ? `u${createHash('sha256').update(url.href).digest('hex').slice(0, 16)}` : idNode.value;
+    if (typeof id !== 'string' || !ID.test(id)) fail(idNode, `${where}: id must be 1 to 64 letters, digits, _ or -`);
+    if (ids.has(id as string)) fail(idNode, `${where}: id ${String(id)} is the id of an earlier entry`);
+    ids.add(id as string);
     const secrets = secretsOf(node, value, where, fail);
     const eventsNode = node.get('events', true);
     let events: Set<PetEventType> | undefined;
@@ -101,7 +112,7 @@ export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoi
     const digest = createHash('sha256')
       .update(JSON.stringify([url.href, secrets, events === undefined ? null : [...events].sort()]))
       .digest('hex');
-    return { url: url.href, secrets, events, digest, label: `${url.host}${url.pathname}` };
+    return { id: id as string, url: url.href, secrets, events, digest, label: `${url.host}${url.pathname}` };
   });
 }
 

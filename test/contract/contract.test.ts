@@ -148,7 +148,31 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
     case 410: {
       const sunset = lifecycleOf(operation, operations).deprecation?.sunset?.at;
       if (sunset !== undefined) return { at: sunset, produce: sending(valid) };
-      // A feed's cursor of the right shape that this store never issued (another feed's): expired.
+      // A feed's cursor of the right shape that this store never issued (another feed's): expired. In
+      // the query (listPetEvents), or the body (setWebhookPosition, on what a link says exists).
+      const bodyAfter = (operation.object.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)
+        ?.content?.['application/json']?.schema;
+      const bodyAfterSchema =
+        bodyAfter === undefined
+          ? undefined
+          : (
+              spec.components!.schemas![(bodyAfter as { $ref: string }).$ref.replace('#/components/schemas/', '')] as {
+                properties?: Record<string, unknown>;
+              }
+            ).properties?.['after'];
+      if (bodyAfterSchema !== undefined) {
+        const shaped = sample(fc.stringMatching(new RegExp(resolvedPattern(bodyAfterSchema))), 10);
+        return {
+          produce: async (send, wanted) =>
+            firstAnswering(
+              send,
+              (await linked(send)).flatMap((request) =>
+                shaped.map((cursor) => withBody(request, JSON.stringify({ after: cursor }))),
+              ),
+              wanted,
+            ),
+        };
+      }
       const after = parametersOf(operation).find((parameter) => parameter.in === 'query' && parameter.name === 'after');
       if (after === undefined) return undefined;
       const shaped = sample(fc.stringMatching(new RegExp(resolvedPattern(after.schema))), 10);

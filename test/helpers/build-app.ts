@@ -6,6 +6,7 @@ import { buildApp, type AppOptions } from '../../src/app.js';
 import { clockBeforeSunsets as clockBefore } from '../../scripts/contract/pet-store/calendar.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specCopy } from './spec.js';
+import { oneWebhookEndpoint } from '../../scripts/contract/pet-store/webhook-endpoint.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
 export const OTHER_API_KEY = 'other-key-0123456789abcdef';
@@ -37,6 +38,8 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
   const app = await buildApp({
     apiKeys: [API_KEY, { client: 'no-roles', key: NO_ROLE_API_KEY, roles: [] }],
     logger: { level: 'trace', stream, redact: ['req.headers.authorization'] },
+    // A deployment with one webhook endpoint, as the contract runs meet it: setWebhookPosition has one to move.
+    webhooks: oneWebhookEndpoint('test'),
     ...options,
     spec,
     clock: options.clock ?? clockBeforeSunsets(spec),

@@ -687,7 +687,7 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
     const state = await ledger.claim('https://a.example/hook', 'one', 10_000);
     t.same(
       state,
-      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '' },
+      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, lastAttempt: undefined },
       'a new endpoint starts after the newest event',
     );
     t.equal(await ledger.claim('https://a.example/hook', 'two', 10_000), null, 'held by one');
@@ -696,18 +696,46 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
       attempt: 2,
       dueAt: Date.parse('2030-01-01T00:00:00.000Z'),
       stoppedEntry: 'digest',
+      generation: 0,
+      lastAttempt: {
+        at: Date.parse('2029-12-31T23:00:00.000Z'),
+        event: newest + 6,
+        status: 503,
+        error: 'answered 503',
+      },
     };
     t.ok(await ledger.record('https://a.example/hook', 'one', next, 10_000));
     t.notOk(await ledger.record('https://a.example/hook', 'two', { ...next, attempt: 9 }, 10_000), 'not by another');
     t.same(await ledger.claim('https://a.example/hook', 'one', 10_000), next, 'as recorded');
     t.same(
       await ledger.claim('https://b.example/hook', 'two', 50),
-      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '' },
+      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, lastAttempt: undefined },
       'endpoints are apart',
     );
     await ledger.release('https://a.example/hook', 'one');
     t.same(await ledger.claim('https://a.example/hook', 'two', 10_000), next, 'released: another takes it on');
     await new Promise((resolve) => setTimeout(resolve, 120));
     t.ok(await ledger.claim('https://b.example/hook', 'one', 10_000), 'a lease that lapsed is taken over');
+
+    // An operator moves a position: whoever holds the lease, the attempts afresh, not stopped.
+    const moved = await ledger.setPosition('https://a.example/hook', 1);
+    t.same(moved, { ...next, position: 1, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 1 });
+    t.notOk(
+      await ledger.record('https://a.example/hook', 'two', { ...next, position: newest + 9 }, 10_000),
+      'a delivery claimed before the move records nothing: it would move the position back',
+    );
+    t.same(
+      await ledger.read(['https://a.example/hook', 'https://c.example/none']),
+      new Map([['https://a.example/hook', moved]]),
+    );
+    t.ok(
+      await ledger.record('https://a.example/hook', 'two', { ...moved, position: 2 }, 10_000),
+      'claimed after: recorded',
+    );
+    t.same(
+      await ledger.setPosition('https://c.example/new', 0),
+      { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 1, lastAttempt: undefined },
+      'an endpoint not seen yet starts where it is set',
+    );
   });
 }

@@ -17,7 +17,7 @@ export function standInStore(
     remove: failing,
     listEvents: failing,
     purgeEvents: failing,
-    deliveries: { claim: failing, record: failing, release: failing },
+    deliveries: { claim: failing, record: failing, release: failing, read: failing, setPosition: failing },
     epoch: () => 'standin',
     ...methods,
   };

@@ -76,11 +76,13 @@ t.test('started before its database: 503 and not ready, then serving once the da
         store.deliveries.record(
           'https://a.example/h',
           'one',
-          { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '' },
+          { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0 },
           1000,
         ),
     ],
     ['release', () => store.deliveries.release('https://a.example/h', 'one')],
+    ['read', () => store.deliveries.read(['https://a.example/h'])],
+    ['set the position', () => store.deliveries.setPosition('https://a.example/h', 0)],
   ] as [string, () => Promise<unknown>][]) {
     await t.rejects(call(), { code: 'SERVICE_UNAVAILABLE' }, `the webhooks' ${what}`);
   }

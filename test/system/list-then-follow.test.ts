@@ -72,8 +72,9 @@ t.test(
         const id = 1 + ((writer * 7 + step * 13) % 40);
         const pick = step % 4;
         try {
-          if (pick === 0) await client.createPet({ name: `w${writer}-${step}`, categoryId: step });
-          else if (pick === 3 && step % 8 === 3) await client.deletePet(id, { ifMatch: '*' });
+          // Creates stop after a while, so that the list, which reads new pets too, reaches its end.
+          if (pick === 0 && step < 40) await client.createPet({ name: `w${writer}-${step}`, categoryId: step });
+          else if (pick === 0 || (pick === 3 && step % 8 === 3)) await client.deletePet(id, { ifMatch: '*' });
           else await client.updatePet(id, { name: `w${writer}-${step}` }, { ifMatch: '*' });
           changes++;
         } catch (error) {

@@ -349,6 +349,12 @@ t.test('the webhooks file: every mistake named by its place, never with the secr
       `endpoints:\n  - url: https://a.example\n    secrets: [${SECRET}, ${SECRET}]`,
       /entry 1: secrets holds the same secret twice/,
     ],
+    [`endpoints:\n  - id: a b\n    url: https://a.example\n    secret: ${SECRET}`, /entry 1: id must be 1 to 64/],
+    [`endpoints:\n  - id: 7\n    url: https://a.example\n    secret: ${SECRET}`, /entry 1: id must be/],
+    [
+      `endpoints:\n  - id: a\n    url: https://a.example\n    secret: ${SECRET}\n  - id: a\n    url: https://b.example\n    secret: ${SECRET}`,
+      /line 5: entry 2: id a is the id of an earlier entry/,
+    ],
   ];
   for (const [text, message] of cases) {
     t.throws(() => webhooksFileEndpoints(text, 'WEBHOOKS_FILE x'), { message }, text);
@@ -436,7 +442,7 @@ t.test('closing abandons a delivery under way without counting it against the en
   t.same(results, [], 'no attempt recorded');
   t.same(
     await memory.deliveries.claim(url, 'the next instance', 1000),
-    { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '' },
+    { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, lastAttempt: undefined },
     'the next instance sends it again, as a first attempt',
   );
 });

@@ -11,6 +11,7 @@ import type { PostgresPetStore } from '../../../src/store/postgres/postgres-pet-
 import { wrapStore } from '../../../src/store/wrap-store.js';
 import type { NewPet, Pet } from '../../../src/types/api.js';
 import { clockBeforeSunsets } from './calendar.js';
+import { oneWebhookEndpoint } from './webhook-endpoint.js';
 
 /** The service's two clients (idempotency keys are each client's own). */
 export const CLIENT_KEYS = ['in-process-key-0123456789abcdef', 'in-process-other-key-0123456789ab'] as const;
@@ -62,7 +63,12 @@ export const CLOCK = clockBeforeSunsets(SPEC);
 export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest()): Promise<Subject> {
   // Building an app takes ~85 ms: one app serves every case, with its store emptied in between.
   // Two clients: idempotency keys are each client's own.
-  const app: FastifyInstance = await buildApp({ apiKeys: CLIENT_KEYS, store: under.store, clock: CLOCK });
+  const app: FastifyInstance = await buildApp({
+    apiKeys: CLIENT_KEYS,
+    store: under.store,
+    clock: CLOCK,
+    webhooks: oneWebhookEndpoint('in-process'),
+  });
   let sent = 0;
   return {
     async send(request) {

@@ -1,16 +1,26 @@
 // Where each webhook endpoint's deliveries stand, shared by every instance: an endpoint is
-// delivered by one instance at a time, under a lease (src/webhooks/deliveries.ts).
+// delivered by one instance at a time, under a lease (src/webhooks/deliveries.ts). An operator may
+// move its position (setWebhookPosition): that counts a generation, and a record made under an
+// older one is refused, so a delivery under way never moves a position set meanwhile back.
 import type { DeliveryLedger, DeliveryState } from '../pet-store.js';
 import type { Statement, Statements } from './statement.js';
 
 interface DeliveryRow {
+  url: string;
   position: number;
   attempt: number;
   due_at: Date | null;
   stopped_entry: string;
+  generation: number;
+  last_attempt_at: Date | null;
+  last_event: number | null;
+  last_status: number | null;
+  last_error: string | null;
 }
 
 const LEASE_UNTIL = 'clock_timestamp() + make_interval(secs => $3::double precision / 1000)';
+const STATE =
+  'url, position, attempt, due_at, stopped_entry, generation, last_attempt_at, last_event, last_status, last_error';
 
 export const DELIVERY_STATEMENTS = {
   // An endpoint's deliveries, leased to $2 for $3 ms unless another instance holds them.
@@ -18,7 +28,7 @@ export const DELIVERY_STATEMENTS = {
     name: 'claim-deliveries',
     text: `UPDATE webhook_endpoints SET lease_owner = $2, lease_until = ${LEASE_UNTIL}
       WHERE url = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < clock_timestamp())
-      RETURNING position, attempt, due_at, stopped_entry`,
+      RETURNING ${STATE}`,
   },
   // An endpoint seen for the first time is added, starting after the newest event.
   addDeliveries: {
@@ -26,29 +36,52 @@ export const DELIVERY_STATEMENTS = {
     text: `INSERT INTO webhook_endpoints (url, position, lease_owner, lease_until)
       SELECT $1, GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), (SELECT purged_through FROM pet_event_feed)),
         $2, ${LEASE_UNTIL}
-      ON CONFLICT (url) DO NOTHING RETURNING position, attempt, due_at, stopped_entry`,
+      ON CONFLICT (url) DO NOTHING RETURNING ${STATE}`,
   },
   recordDeliveries: {
     name: 'record-deliveries',
     text: `UPDATE webhook_endpoints SET position = $3, attempt = $4, due_at = $5, stopped_entry = $6,
-        lease_until = clock_timestamp() + make_interval(secs => $7::double precision / 1000)
-      WHERE url = $1 AND lease_owner = $2 RETURNING true AS recorded`,
+        lease_until = clock_timestamp() + make_interval(secs => $7::double precision / 1000),
+        last_attempt_at = $9, last_event = $10, last_status = $11, last_error = $12
+      WHERE url = $1 AND lease_owner = $2 AND generation = $8 RETURNING true AS recorded`,
   },
   releaseDeliveries: {
     name: 'release-deliveries',
     text: `UPDATE webhook_endpoints SET lease_owner = NULL, lease_until = NULL WHERE url = $1 AND lease_owner = $2`,
   },
+  readDeliveries: {
+    name: 'read-deliveries',
+    text: `SELECT ${STATE} FROM webhook_endpoints WHERE url = ANY ($1::text[])`,
+  },
+  setDeliveryPosition: {
+    name: 'set-delivery-position',
+    text: `INSERT INTO webhook_endpoints (url, position, generation) VALUES ($1, $2, 1)
+      ON CONFLICT (url) DO UPDATE SET position = $2, attempt = 0, due_at = NULL, stopped_entry = '',
+        generation = webhook_endpoints.generation + 1
+      RETURNING ${STATE}`,
+  },
 } as const satisfies Record<string, Statement>;
 
 const stateOf = (row: DeliveryRow): DeliveryState => ({
-  position: row.position,
+  position: Number(row.position),
   attempt: row.attempt,
   dueAt: row.due_at?.getTime() ?? 0,
   stoppedEntry: row.stopped_entry,
+  generation: row.generation,
+  lastAttempt:
+    row.last_attempt_at === null
+      ? undefined
+      : {
+          at: row.last_attempt_at.getTime(),
+          event: Number(row.last_event),
+          status: row.last_status ?? undefined,
+          error: row.last_error ?? undefined,
+        },
 });
 
 export function createDeliveryLedger(statements: Statements): DeliveryLedger {
-  const { claimDeliveries, addDeliveries, recordDeliveries, releaseDeliveries } = DELIVERY_STATEMENTS;
+  const { claimDeliveries, addDeliveries, recordDeliveries, releaseDeliveries, readDeliveries, setDeliveryPosition } =
+    DELIVERY_STATEMENTS;
   return {
     async claim(endpoint, owner, leaseMs) {
       const values = [endpoint, owner, leaseMs];
@@ -57,12 +90,33 @@ export function createDeliveryLedger(statements: Statements): DeliveryLedger {
       const [added] = await statements.rows(addDeliveries, values, stateOf);
       return added ?? null;
     },
-    async record(endpoint, owner, { position, attempt, dueAt, stoppedEntry }, leaseMs) {
-      const values = [endpoint, owner, position, attempt, dueAt === 0 ? null : new Date(dueAt), stoppedEntry, leaseMs];
+    async record(endpoint, owner, { position, attempt, dueAt, stoppedEntry, generation, lastAttempt }, leaseMs) {
+      const values = [
+        endpoint,
+        owner,
+        position,
+        attempt,
+        dueAt === 0 ? null : new Date(dueAt),
+        stoppedEntry,
+        leaseMs,
+        generation,
+        lastAttempt === undefined ? null : new Date(lastAttempt.at),
+        lastAttempt?.event ?? null,
+        lastAttempt?.status ?? null,
+        lastAttempt?.error ?? null,
+      ];
       return (await statements.run(recordDeliveries, values)).rows.length === 1;
     },
     async release(endpoint, owner) {
       await statements.run(releaseDeliveries, [endpoint, owner]);
+    },
+    async read(endpoints) {
+      const { rows } = await statements.run<DeliveryRow>(readDeliveries, [endpoints]);
+      return new Map(rows.map((row) => [row.url, stateOf(row)]));
+    },
+    async setPosition(endpoint, position) {
+      const [state] = await statements.rows(setDeliveryPosition, [endpoint, position], stateOf);
+      return state!;
     },
   };
 }

@@ -1,0 +1,41 @@
+import { PositionExpired, ValidationFailed, WebhookEndpointNotFound } from '../errors/api-errors.js';
+import { eventIdOf, positionOfEventId } from '../events/event-id.js';
+import type { PetStore } from '../store/pet-store.js';
+import type { OperationHandler } from '../types/api.js';
+import { endpointBody } from '../webhooks/endpoint-state.js';
+import type { Endpoints } from '../webhooks/endpoints.js';
+
+/**
+ * `after` must name a place in the feed as it is kept: the start (seq 0), the purge horizon, or an
+ * event it holds. An id of another epoch, or one before the horizon, is 410 (those events are gone);
+ * one that names no event of this feed is 400. Without it, the newest event. The feed is read before
+ * the endpoint is looked up: a store that cannot answer is a 503 whatever the id.
+ */
+export function setWebhookPosition(store: PetStore, endpoints: Endpoints | undefined) {
+  return (async (request) => {
+    const { endpointId } = request.params;
+    const { after } = request.body;
+    const position = after === undefined ? undefined : positionOfEventId(after);
+    if (after !== undefined && position === undefined)
+      throw new ValidationFailed(`body.after is not an event id this service issued`);
+    const seq = position?.seq ?? 0;
+    const [page, newest] = await Promise.all([
+      store.listEvents(Math.max(seq - 1, 0), 1),
+      position === undefined ? store.list({ limit: 1 }).then(({ position: last }) => last) : undefined,
+    ]);
+    const endpoint = endpoints?.current().find((candidate) => candidate.id === endpointId);
+    if (endpoint === undefined) throw new WebhookEndpointNotFound(endpointId);
+    if (position !== undefined) {
+      if (position.epoch !== page.epoch)
+        throw new PositionExpired(after!, 'is from a feed this store no longer keeps (the store was replaced)');
+      if (seq < page.horizon)
+        throw new PositionExpired(
+          after!,
+          `is older than the events kept (from ${eventIdOf(page.epoch, page.horizon)} on)`,
+        );
+      if (seq !== 0 && seq !== page.horizon && page.events[0]?.seq !== seq)
+        throw new ValidationFailed(`body.after ${after} names no event of this feed`);
+    }
+    return endpointBody(endpoint, await store.deliveries.setPosition(endpoint.url, newest ?? seq), page.epoch);
+  }) satisfies OperationHandler<'setWebhookPosition'>;
+}
