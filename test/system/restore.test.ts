@@ -3,7 +3,9 @@
 // dump is taken with pg_dump, the store moves on, and the dump is restored with psql into a second
 // cluster whose store then moves on too: the case where a tag or an event id could name two states.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -17,8 +19,50 @@ const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
 t.setTimeout(120_000);
 
+const SECRET = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+
+/** A webhook receiver that takes every delivery: each one's webhook-id and the name of its pet. */
+async function receiver() {
+  const received: { id: string; name: string | undefined }[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { pet?: { name: string } };
+      received.push({ id: String(request.headers['webhook-id']), name: body.pet?.name });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  const file = join(mkdtempSync(join(tmpdir(), 'petstore-hooks-')), 'webhooks.yaml');
+  const { port } = server.address() as AddressInfo;
+  writeFileSync(file, `endpoints:\n  - id: restore\n    url: http://127.0.0.1:${port}/hooks\n    secret: ${SECRET}\n`);
+  return { file, received };
+}
+
+let webhooksFile = '';
 const instance = (url: string) =>
-  startReadyServer(t, { API_KEYS: API_KEY, DATABASE_URL: url, FAIR_SHARE: 'off', LOG_LEVEL: 'info' });
+  startReadyServer(t, {
+    API_KEYS: API_KEY,
+    DATABASE_URL: url,
+    FAIR_SHARE: 'off',
+    LOG_LEVEL: 'info',
+    WEBHOOKS_FILE: webhooksFile,
+    // The dump holds the lease of the instance delivering then; the restored one takes over once it
+    // lapses (2 × this + 5 s): 7 s here rather than 35.
+    WEBHOOK_TIMEOUT_SECONDS: '1',
+  });
+
+const until = async (what: string, condition: () => boolean | Promise<boolean>) => {
+  for (let tries = 0; !(await condition()); tries++) {
+    if (tries > 400) throw new Error(`not within 20 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
 
 /** A request to a server, with the key. */
 const send = (server: Running, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
@@ -46,7 +90,14 @@ t.test(
   async (t) => {
     const url = await database!.freshSchema();
     const schema = /search_path=(\S+)/.exec(new URL(url).searchParams.get('options')!)![1]!;
+    const hooks = await receiver();
+    webhooksFile = hooks.file;
     const before = await instance(url);
+    // Deliveries take the endpoint on at once, before any change: from the start of the feed.
+    await until('the endpoint is taken on', async () => {
+      const listed = (await (await send(before, 'GET', '/webhook-endpoints')).json()) as { after: string }[];
+      return /-0$/.test(listed[0]!.after);
+    });
     const created = await fetch(`http://127.0.0.1:${before.port}/v1/pets`, {
       method: 'POST',
       headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
@@ -56,6 +107,11 @@ t.test(
     const { id } = (await created.json()) as { id: number };
     const dumpedTag = created.headers.get('etag')!;
     const dumpedCursor = await feedEnd(before);
+    // The dump holds the ledger with the create acknowledged.
+    await until('the create delivered and recorded', async () => {
+      const listed = (await (await send(before, 'GET', '/webhook-endpoints')).json()) as { after: string }[];
+      return listed[0]!.after === dumpedCursor;
+    });
 
     const dir = mkdtempSync(join(tmpdir(), 'petstore-dump-'));
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -72,6 +128,7 @@ t.test(
     const oldIds = ((await (await send(before, 'GET', '/pet-events?limit=100')).json()) as { id: string }[]).map(
       (event) => event.id,
     );
+    await until('the change after the dump delivered', () => hooks.received.some(({ name }) => name === 'Rex II'));
     before.child.kill('SIGKILL');
     await before.exited;
 
@@ -116,5 +173,15 @@ t.test(
       [],
       'no event id of the store before is issued again',
     );
+    // The restored ledger stands after the create: the restored store's own change is delivered,
+    // under an id no receiver has seen, so one that drops repeats by webhook-id keeps it.
+    await until("the restored store's change delivered", () => hooks.received.some(({ name }) => name === 'Rex III'));
+    t.same(
+      hooks.received.map(({ name }) => name),
+      ['Rex', 'Rex II', 'Rex III'],
+      'every event delivered once: the create, the change before the restore, the change after it',
+    );
+    t.equal(hooks.received[2]!.id, events[1]!.id, "the delivery's webhook-id is the restored feed's event id");
+    t.notOk(oldIds.includes(hooks.received[2]!.id), 'never an id the old store delivered');
   },
 );
