@@ -142,13 +142,21 @@ const fresh = (position: number): DeliveryState => ({
   lastAttempt: undefined,
 });
 
-const copy = ({ position, attempt, dueAt, stoppedEntry, generation, lastAttempt }: DeliveryState): DeliveryState => ({
+const copy = ({
   position,
   attempt,
   dueAt,
   stoppedEntry,
   generation,
-  lastAttempt: lastAttempt === undefined ? undefined : { ...lastAttempt },
+  lastAttempt: last,
+}: DeliveryState): DeliveryState => ({
+  position,
+  attempt,
+  dueAt,
+  stoppedEntry,
+  generation,
+  lastAttempt:
+    last === undefined ? undefined : { at: last.at, event: last.event, status: last.status, error: last.error },
 });
 
 export function memoryDeliveryLedger(latest: () => number, now: () => number = Date.now): DeliveryLedger {

@@ -17,7 +17,8 @@ export function endpointBody(endpoint: WebhookEndpoint, state: DeliveryState, ep
     state: stopped ? 'stopped' : retrying ? 'retrying' : 'active',
     after: eventIdOf(epoch, state.position),
   };
-  if (retrying && state.dueAt > 0) body.nextAttemptAt = new Date(state.dueAt).toISOString();
+  // A failed attempt always sets when the next one is due (src/webhooks/deliveries.ts, nextState).
+  if (retrying) body.nextAttemptAt = new Date(state.dueAt).toISOString();
   const last = state.lastAttempt;
   if (last !== undefined) {
     body.lastAttempt = { at: new Date(last.at).toISOString(), event: eventIdOf(epoch, last.event) };

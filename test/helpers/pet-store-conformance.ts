@@ -732,6 +732,17 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
       await ledger.record('https://a.example/hook', 'two', { ...moved, position: 2 }, 10_000),
       'claimed after: recorded',
     );
+    const unanswered = {
+      ...moved,
+      position: 2,
+      lastAttempt: { at: Date.parse('2030-01-02T00:00:00.000Z'), event: 3, error: 'not reached' },
+    };
+    t.ok(await ledger.record('https://a.example/hook', 'two', unanswered, 10_000));
+    t.same(
+      (await ledger.read(['https://a.example/hook'])).get('https://a.example/hook')!.lastAttempt,
+      { at: Date.parse('2030-01-02T00:00:00.000Z'), event: 3, status: undefined, error: 'not reached' },
+      'an attempt the endpoint did not answer has no status',
+    );
     t.same(
       await ledger.setPosition('https://c.example/new', 0),
       { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 1, lastAttempt: undefined },

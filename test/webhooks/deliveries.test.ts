@@ -340,6 +340,10 @@ t.test('the webhooks file: every mistake named by its place, never with the secr
       /entry 1: secret and secrets both given/,
     ],
     [`endpoints:\n  - url: https://a.example\n    secrets: []`, /entry 1: secrets must be a list of 1 to 3/],
+    [
+      `endpoints:\n  - url: https://a.example\n    secrets: [${SECRET}, ${SECRET}, ${SECRET}, ${SECRET}]`,
+      /entry 1: secrets must be a list of 1 to 3/,
+    ],
     [`endpoints:\n  - url: https://a.example\n    secrets: ${SECRET}`, /entry 1: secrets must be a list/],
     [
       `endpoints:\n  - url: https://a.example\n    secrets: [${SECRET}, whsec_c2hvcnQ=]`,

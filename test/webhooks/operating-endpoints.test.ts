@@ -159,6 +159,13 @@ t.test('setWebhookPosition refuses what names no place in the feed, and needs we
     ['shop', `0000abcd-3`, 410, 'CURSOR_EXPIRED', /no longer keeps/],
     ['shop', `${epoch}-99`, 400, 'VALIDATION_FAILED', /names no event of this feed/],
     ['shop', 'soon', 400, 'VALIDATION_FAILED', /body\/after|body\.after/],
+    [
+      'shop',
+      `${epoch}-99999999999999999`,
+      400,
+      'VALIDATION_FAILED',
+      /body\.after is not an event id this service issued/,
+    ],
   ];
   for (const [id, after, status, code, message] of cases) {
     const answer = await set(id, after);
@@ -193,4 +200,47 @@ t.test('setWebhookPosition refuses what names no place in the feed, and needs we
     ).statusCode,
     404,
   );
+});
+
+t.test('a stopped endpoint is listed stopped, and a position set resumes it', async (t) => {
+  const store = createMemoryPetStore();
+  const webhooks = fixed(`endpoints:\n  - id: shop\n    url: https://a.example/h\n    secret: ${SECRET}\n`);
+  const [endpoint] = webhooks.current();
+  const { app } = await buildTestApp(t, { store, webhooks });
+  const state = (await store.deliveries.claim(endpoint!.url, 'an instance', 60_000))!;
+  const at = Date.parse('2026-11-28T10:00:00.000Z');
+  const gone = {
+    ...state,
+    stoppedEntry: endpoint!.digest,
+    lastAttempt: { at, event: 0, status: 410, error: 'answered 410' },
+  };
+  t.ok(await store.deliveries.record(endpoint!.url, 'an instance', gone, 60_000));
+  const listed = await app.inject({ method: 'GET', url: '/v1/webhook-endpoints', headers: AUTH });
+  t.match(checkContract(t, listed, 'listWebhookEndpoints'), [
+    {
+      id: 'shop',
+      state: 'stopped',
+      lastAttempt: { at: '2026-11-28T10:00:00.000Z', status: 410, error: 'answered 410' },
+    },
+  ]);
+  t.notOk((listed.json() as Listed[])[0]!.nextAttemptAt, 'no next attempt while stopped');
+  const resumed = await app.inject({
+    method: 'POST',
+    url: '/v1/webhook-endpoints/shop/position',
+    headers: { ...AUTH, ...JSON_TYPE },
+    payload: '{}',
+  });
+  t.match(checkContract(t, resumed, 'setWebhookPosition'), { state: 'active' });
+  const unanswered = {
+    ...state,
+    attempt: 1,
+    dueAt: at + 5000,
+    generation: 1,
+    lastAttempt: { at, event: 0, error: 'not reached (ECONNREFUSED)' },
+  };
+  t.ok(await store.deliveries.record(endpoint!.url, 'an instance', unanswered, 60_000));
+  const retrying = await app.inject({ method: 'GET', url: '/v1/webhook-endpoints', headers: AUTH });
+  const [shown] = checkContract(t, retrying, 'listWebhookEndpoints') as Listed[];
+  t.match(shown, { state: 'retrying', nextAttemptAt: '2026-11-28T10:00:05.000Z' });
+  t.notOk('status' in shown!.lastAttempt!, 'no status when the endpoint did not answer');
 });
