@@ -81,6 +81,7 @@ async function campaignSchema() {
   await admin.query(`CREATE SCHEMA ${schema}`);
   const store = createPostgresPetStore({ connectionString: inSchema(url, schema) });
   await migrate(store.pool);
+  await store.readEpoch();
   return {
     store,
     async drop() {

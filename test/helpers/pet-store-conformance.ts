@@ -743,6 +743,16 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
       { at: Date.parse('2030-01-02T00:00:00.000Z'), event: 3, status: undefined, error: 'not reached' },
       'an attempt the endpoint did not answer has no status',
     );
+    const accepted = {
+      ...unanswered,
+      lastAttempt: { at: Date.parse('2030-01-03T00:00:00.000Z'), event: 3, status: 204 },
+    };
+    t.ok(await ledger.record('https://a.example/hook', 'two', accepted, 10_000));
+    t.same(
+      (await ledger.read(['https://a.example/hook'])).get('https://a.example/hook')!.lastAttempt,
+      { at: Date.parse('2030-01-03T00:00:00.000Z'), event: 3, status: 204, error: undefined },
+      'an attempt accepted has no error',
+    );
     t.same(
       await ledger.setPosition('https://c.example/new', 0),
       { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 1, lastAttempt: undefined },

@@ -349,6 +349,7 @@ t.test('the webhooks file: every mistake named by its place, never with the secr
       `endpoints:\n  - url: https://a.example\n    secrets: [${SECRET}, whsec_c2hvcnQ=]`,
       /entry 1: secrets item 2 is not whsec_/,
     ],
+    [`endpoints:\n  - url: https://a.example\n    secrets: [[${SECRET}]]`, /entry 1: secrets item 1 is not whsec_/],
     [
       `endpoints:\n  - url: https://a.example\n    secrets: [${SECRET}, ${SECRET}]`,
       /entry 1: secrets holds the same secret twice/,

@@ -84,7 +84,7 @@ export function createPostgresPetStore(
         : changes.updateOnce({ id, patch, precondition }, key);
     },
     remove: (id: PetId, precondition: Precondition, key?: ChangeKey) => changes.remove(id, precondition, key),
-    ...createEventFeed(statements),
+    ...createEventFeed(statements, pool),
     deliveries: createDeliveryLedger(statements),
     purgeExpiredKeys: createKeyPurge(statements, retentionMs),
     async ready() {
