@@ -70,8 +70,12 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
       );
       return Number(rows[0]?.calls ?? 0);
     },
+    // The postmaster, its live children, and those that exited (it reaps them: its cutime and
+    // cstime). Without the last, a backend that ended during a measurement (a pool closing an idle
+    // connection) took its time with it, and a round could read as negative CPU.
     cpuSeconds() {
-      let seconds = processCpu(postmaster)?.seconds ?? 0;
+      const own = processCpu(postmaster);
+      let seconds = (own?.seconds ?? 0) + (own?.reaped ?? 0);
       for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
         const cpu = processCpu(Number(pid));
         if (cpu?.parent === postmaster) seconds += cpu.seconds;

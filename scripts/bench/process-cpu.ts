@@ -7,8 +7,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 /* c8 ignore next -- getconf answers on Linux, the only system with /proc; 100 is its usual value */
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** User plus system CPU seconds the process has used, and its parent; undefined once it has exited. */
-export function processCpu(pid: number): { seconds: number; parent: number } | undefined {
+/**
+ * User plus system CPU seconds the process has used, and its parent; undefined once it has exited.
+ * `reaped`: what its children that exited and that it waited for used (cutime plus cstime).
+ */
+export function processCpu(pid: number): { seconds: number; parent: number; reaped: number } | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -17,7 +20,11 @@ export function processCpu(pid: number): { seconds: number; parent: number } | u
   }
   // Fields after the command name, which is in parentheses and may contain spaces.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { parent: Number(fields[1]), seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
+  return {
+    parent: Number(fields[1]),
+    seconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+    reaped: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND,
+  };
 }
 
 /**

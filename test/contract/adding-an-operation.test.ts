@@ -212,7 +212,7 @@ t.test(
     const breaking = await gate(t, released, withReplacePet(undefined, nameRequired));
     t.equal(breaking.status, 1, 'name made required: a 1.4.0 client that sends only a status now gets 400');
     t.match(breaking.output, /"operationId":"replacePet"[\s\S]*body\.name is required/);
-    t.match(breaking.output, /summary: a breaking change for clients of 1\.3\.0;/);
+    t.match(breaking.output, /summary: a breaking change for clients of 1\.4\.0;/);
     t.match(
       breaking.output,
       /^ {2}PUT \/pets\/\{petId\} +replacePet +\d+ sent +\d+ valid +\d+ answered 2xx$/m,
@@ -246,6 +246,6 @@ t.test(
     const lowered = await gate(t, withReplacePet(), withReplacePet('experimental'), 8);
     t.equal(lowered.status, 1, 'stable in 1.4.0, experimental now');
     t.match(lowered.output, /^FAIL no operation is less stable than this version made it/m);
-    t.match(lowered.output, /replacePet is stable in 1\.3\.0 and experimental now/);
+    t.match(lowered.output, /replacePet is stable in 1\.4\.0 and experimental now/);
   },
 );
