@@ -19,10 +19,7 @@ export function setWebhookPosition(store: PetStore, endpoints: Endpoints | undef
     if (after !== undefined && position === undefined)
       throw new ValidationFailed(`body.after is not an event id this service issued`);
     const seq = position?.seq ?? 0;
-    const [page, newest] = await Promise.all([
-      store.listEvents(Math.max(seq - 1, 0), 1),
-      position === undefined ? store.list({ limit: 1 }).then(({ position: last }) => last) : undefined,
-    ]);
+    const page = await store.listEvents(Math.max(seq - 1, 0), 1);
     const endpoint = endpoints?.current().find((candidate) => candidate.id === endpointId);
     if (endpoint === undefined) throw new WebhookEndpointNotFound(endpointId);
     if (position !== undefined) {
@@ -36,6 +33,6 @@ export function setWebhookPosition(store: PetStore, endpoints: Endpoints | undef
       if (seq !== 0 && seq !== page.horizon && page.events[0]?.seq !== seq)
         throw new ValidationFailed(`body.after ${after} names no event of this feed`);
     }
-    return endpointBody(endpoint, await store.deliveries.setPosition(endpoint.url, newest ?? seq), page.epoch);
+    return endpointBody(endpoint, await store.deliveries.setPosition(endpoint.url, position?.seq), page.epoch);
   }) satisfies OperationHandler<'setWebhookPosition'>;
 }

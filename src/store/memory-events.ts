@@ -181,13 +181,11 @@ export function memoryDeliveryLedger(latest: () => number, now: () => number = D
     },
     async read(endpoints) {
       const found = new Map<string, DeliveryState>();
-      for (const endpoint of endpoints) {
-        const state = states.get(endpoint);
-        if (state !== undefined) found.set(endpoint, copy(state));
-      }
+      for (const endpoint of endpoints) found.set(endpoint, copy(states.get(endpoint) ?? fresh(latest())));
       return found;
     },
-    async setPosition(endpoint, position) {
+    async setPosition(endpoint, at) {
+      const position = at ?? latest();
       const state = states.get(endpoint) ?? { ...fresh(position), owner: '', leasedUntil: 0 };
       Object.assign(state, { position, attempt: 0, dueAt: 0, stoppedEntry: '', generation: state.generation + 1 });
       states.set(endpoint, state);

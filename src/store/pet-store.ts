@@ -126,13 +126,17 @@ export interface DeliveryLedger {
    * `state` was claimed (its generation): false when either changed, and nothing is recorded.
    */
   record(endpoint: string, owner: string, state: DeliveryState, leaseMs: number): Promise<boolean>;
-  /** The state of each of these endpoints the ledger has seen, by endpoint, leases untouched. */
+  /**
+   * The state of each of these endpoints, by endpoint, leases untouched; one not seen yet as it will
+   * start (after the newest event, as claim starts it).
+   */
   read(endpoints: readonly string[]): Promise<Map<string, DeliveryState>>;
   /**
-   * Moves the endpoint's deliveries to stand after seq `position`, with a fresh count of attempts
-   * and not stopped, whoever holds its lease; an endpoint not seen yet starts there. Its new state.
+   * Moves the endpoint's deliveries to stand after seq `position` (undefined: the newest event),
+   * with a fresh count of attempts and not stopped, whoever holds its lease; an endpoint not seen
+   * yet starts there. Its new state.
    */
-  setPosition(endpoint: string, position: number): Promise<DeliveryState>;
+  setPosition(endpoint: string, position: number | undefined): Promise<DeliveryState>;
   /** Gives the lease up (an instance closing), so another instance takes over at once. */
   release(endpoint: string, owner: string): Promise<void>;
 }

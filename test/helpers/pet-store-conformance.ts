@@ -726,7 +726,14 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
     );
     t.same(
       await ledger.read(['https://a.example/hook', 'https://c.example/none']),
-      new Map([['https://a.example/hook', moved]]),
+      new Map([
+        ['https://a.example/hook', moved],
+        [
+          'https://c.example/none',
+          { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, lastAttempt: undefined },
+        ],
+      ]),
+      'one not seen yet, as it will start: after the newest event',
     );
     t.ok(
       await ledger.record('https://a.example/hook', 'two', { ...moved, position: 2 }, 10_000),
@@ -757,6 +764,11 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
       await ledger.setPosition('https://c.example/new', 0),
       { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 1, lastAttempt: undefined },
       'an endpoint not seen yet starts where it is set',
+    );
+    t.same(
+      await ledger.setPosition('https://c.example/new', undefined),
+      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 2, lastAttempt: undefined },
+      'no position: after the newest event',
     );
   });
 }

@@ -31,6 +31,13 @@ export const EPOCH = `substr(md5(concat_ws(':', (SELECT system_identifier FROM p
     substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8),
     (SELECT oid FROM pg_database WHERE datname = current_database()), 'pets'::regclass::oid, f.epoch)), 1, 8)`;
 
+/**
+ * The seq the feed stands at: its newest event, or the purge horizon when that is later (every event
+ * purged). Where a list page's position, and a webhook endpoint first seen or set to "now", stand.
+ */
+export const FEED_END =
+  'GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), (SELECT purged_through FROM pet_event_feed))';
+
 export const FEED_STATEMENTS = {
   epoch: { name: 'read-epoch', text: `SELECT ${EPOCH} AS epoch FROM pet_event_feed f` },
   // A page of the feed and where it starts, read in one snapshot: a purge that commits meanwhile

@@ -3,14 +3,14 @@ import type { Pet, PetId } from '../../types/api.js';
 import type { ListOptions, PetPage } from '../pet-store.js';
 import { petOf, VERSIONED, versionedOf, type VersionedRow } from './pet-rows.js';
 import type { Statement, Statements } from './statement.js';
+import { FEED_END } from './event-feed.js';
 
 // The newest event the page reflects, read in the page's statement, so in its snapshot: events
 // commit in seq order under the feed's lock (docs/events.md), so what one snapshot sees of the feed
 // is a prefix, and it holds exactly the changes the snapshot's pets show. One row even for an
 // empty page (the LEFT JOIN), which then has a null id.
-const PAGE = (pets: string) => `SELECT p.*, f.position FROM (
-    SELECT GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), purged_through) AS position FROM pet_event_feed
-  ) f LEFT JOIN LATERAL (${pets}) p ON true`;
+const PAGE = (pets: string) => `SELECT p.*, f.position FROM (SELECT ${FEED_END} AS position) f
+  LEFT JOIN LATERAL (${pets}) p ON true`;
 
 interface PageRow extends Omit<VersionedRow, 'id'> {
   id: VersionedRow['id'] | null;

@@ -3,6 +3,7 @@
 // move its position (setWebhookPosition): that counts a generation, and a record made under an
 // older one is refused, so a delivery under way never moves a position set meanwhile back.
 import type { DeliveryLedger, DeliveryState } from '../pet-store.js';
+import { FEED_END } from './event-feed.js';
 import type { Statement, Statements } from './statement.js';
 
 interface DeliveryRow {
@@ -34,8 +35,7 @@ export const DELIVERY_STATEMENTS = {
   addDeliveries: {
     name: 'add-deliveries',
     text: `INSERT INTO webhook_endpoints (url, position, lease_owner, lease_until)
-      SELECT $1, GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), (SELECT purged_through FROM pet_event_feed)),
-        $2, ${LEASE_UNTIL}
+      SELECT $1, ${FEED_END}, $2, ${LEASE_UNTIL}
       ON CONFLICT (url) DO NOTHING RETURNING ${STATE}`,
   },
   recordDeliveries: {
@@ -49,14 +49,19 @@ export const DELIVERY_STATEMENTS = {
     name: 'release-deliveries',
     text: `UPDATE webhook_endpoints SET lease_owner = NULL, lease_until = NULL WHERE url = $1 AND lease_owner = $2`,
   },
+  // Each endpoint named; one not seen yet as it will start, after the feed's end.
   readDeliveries: {
     name: 'read-deliveries',
-    text: `SELECT ${STATE} FROM webhook_endpoints WHERE url = ANY ($1::text[])`,
+    text: `SELECT u.url, COALESCE(w.position, ${FEED_END}) AS position, COALESCE(w.attempt, 0) AS attempt, w.due_at,
+        COALESCE(w.stopped_entry, '') AS stopped_entry, COALESCE(w.generation, 0) AS generation,
+        w.last_attempt_at, w.last_event, w.last_status, w.last_error
+      FROM unnest($1::text[]) AS u (url) LEFT JOIN webhook_endpoints w ON w.url = u.url`,
   },
+  // $2 null: the feed's end.
   setDeliveryPosition: {
     name: 'set-delivery-position',
-    text: `INSERT INTO webhook_endpoints (url, position, generation) VALUES ($1, $2, 1)
-      ON CONFLICT (url) DO UPDATE SET position = $2, attempt = 0, due_at = NULL, stopped_entry = '',
+    text: `INSERT INTO webhook_endpoints (url, position, generation) VALUES ($1, COALESCE($2::bigint, ${FEED_END}), 1)
+      ON CONFLICT (url) DO UPDATE SET position = EXCLUDED.position, attempt = 0, due_at = NULL, stopped_entry = '',
         generation = webhook_endpoints.generation + 1
       RETURNING ${STATE}`,
   },
@@ -115,7 +120,7 @@ export function createDeliveryLedger(statements: Statements): DeliveryLedger {
       return new Map(rows.map((row) => [row.url, stateOf(row)]));
     },
     async setPosition(endpoint, position) {
-      const [state] = await statements.rows(setDeliveryPosition, [endpoint, position], stateOf);
+      const [state] = await statements.rows(setDeliveryPosition, [endpoint, position ?? null], stateOf);
       return state!;
     },
   };
