@@ -94,10 +94,15 @@ const withBody = (request: ApiRequest, payload: string, headers: Record<string, 
 const linkedHeaders = (operation: Operation) => linkedHeadersOf(links, operation.operationId);
 
 /** The pattern of a schema given by reference into components/schemas. */
-const resolvedPattern = (schema: unknown): string => {
-  const name = (schema as { $ref: string }).$ref.replace('#/components/schemas/', '');
-  return (spec.components!.schemas![name] as { pattern: string }).pattern;
-};
+/** The schema of components/schemas that `schema` references. */
+const componentOf = (schema: unknown) =>
+  spec.components!.schemas![(schema as { $ref: string }).$ref.replace('#/components/schemas/', '')] as {
+    pattern?: string;
+    properties?: Record<string, unknown>;
+  };
+
+/** The pattern of a schema given by reference into components/schemas. */
+const resolvedPattern = (schema: unknown): string => componentOf(schema).pattern!;
 
 /** How `operation` is made to answer `status`, or undefined when nothing here can. */
 function producerOf(operation: Operation, status: number): Producer | undefined {
@@ -150,18 +155,16 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       if (sunset !== undefined) return { at: sunset, produce: sending(valid) };
       // A feed's cursor of the right shape that this store never issued (another feed's): expired. In
       // the query (listPetEvents), or the body (setWebhookPosition, on what a link says exists).
-      const bodyAfter = (operation.object.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)
+      const inQuery = parametersOf(operation).find(
+        (parameter) => parameter.in === 'query' && parameter.name === 'after',
+      );
+      const body = (operation.object.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)
         ?.content?.['application/json']?.schema;
-      const bodyAfterSchema =
-        bodyAfter === undefined
-          ? undefined
-          : (
-              spec.components!.schemas![(bodyAfter as { $ref: string }).$ref.replace('#/components/schemas/', '')] as {
-                properties?: Record<string, unknown>;
-              }
-            ).properties?.['after'];
-      if (bodyAfterSchema !== undefined) {
-        const shaped = sample(fc.stringMatching(new RegExp(resolvedPattern(bodyAfterSchema))), 10);
+      const inBody = body === undefined ? undefined : componentOf(body).properties?.['after'];
+      const schema = inQuery?.schema ?? inBody;
+      if (schema === undefined) return undefined;
+      const shaped = sample(fc.stringMatching(new RegExp(resolvedPattern(schema))), 10);
+      if (inQuery === undefined)
         return {
           produce: async (send, wanted) =>
             firstAnswering(
@@ -172,10 +175,6 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
               wanted,
             ),
         };
-      }
-      const after = parametersOf(operation).find((parameter) => parameter.in === 'query' && parameter.name === 'after');
-      if (after === undefined) return undefined;
-      const shaped = sample(fc.stringMatching(new RegExp(resolvedPattern(after.schema))), 10);
       return {
         produce: sending(() =>
           valid().flatMap((request) =>
