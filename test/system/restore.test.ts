@@ -14,6 +14,7 @@ import { postgresBinDir, startThrowawayCluster } from '../../scripts/postgres/th
 import { API_KEY } from '../helpers/build-app.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 import { startReadyServer, type Running } from '../helpers/server-process.js';
+import { until } from '../helpers/until.js';
 
 const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
@@ -44,6 +45,9 @@ async function receiver() {
   return { file, received };
 }
 
+// What deliveries between processes may take: a lease lapsing among them (7 s, below).
+const WAIT_MS = 20_000;
+
 let webhooksFile = '';
 const instance = (url: string) =>
   startReadyServer(t, {
@@ -56,13 +60,6 @@ const instance = (url: string) =>
     // lapses (2 × this + 5 s): 7 s here rather than 35.
     WEBHOOK_TIMEOUT_SECONDS: '1',
   });
-
-const until = async (what: string, condition: () => boolean | Promise<boolean>) => {
-  for (let tries = 0; !(await condition()); tries++) {
-    if (tries > 400) throw new Error(`not within 20 s: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
 
 /** A request to a server, with the key. */
 const send = (server: Running, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
@@ -94,10 +91,15 @@ t.test(
     webhooksFile = hooks.file;
     const before = await instance(url);
     // Deliveries take the endpoint on at once, before any change: from the start of the feed.
-    await until('the endpoint is taken on', async () => {
-      const listed = (await (await send(before, 'GET', '/webhook-endpoints')).json()) as { after: string }[];
-      return /-0$/.test(listed[0]!.after);
-    });
+    await until(
+      'the endpoint is taken on',
+      async () => {
+        const listed = (await (await send(before, 'GET', '/webhook-endpoints')).json()) as { after: string }[];
+        return /-0$/.test(listed[0]!.after);
+      },
+      WAIT_MS,
+      50,
+    );
     const created = await fetch(`http://127.0.0.1:${before.port}/v1/pets`, {
       method: 'POST',
       headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
@@ -108,10 +110,15 @@ t.test(
     const dumpedTag = created.headers.get('etag')!;
     const dumpedCursor = await feedEnd(before);
     // The dump holds the ledger with the create acknowledged.
-    await until('the create delivered and recorded', async () => {
-      const listed = (await (await send(before, 'GET', '/webhook-endpoints')).json()) as { after: string }[];
-      return listed[0]!.after === dumpedCursor;
-    });
+    await until(
+      'the create delivered and recorded',
+      async () => {
+        const listed = (await (await send(before, 'GET', '/webhook-endpoints')).json()) as { after: string }[];
+        return listed[0]!.after === dumpedCursor;
+      },
+      WAIT_MS,
+      50,
+    );
 
     const dir = mkdtempSync(join(tmpdir(), 'petstore-dump-'));
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -128,7 +135,12 @@ t.test(
     const oldIds = ((await (await send(before, 'GET', '/pet-events?limit=100')).json()) as { id: string }[]).map(
       (event) => event.id,
     );
-    await until('the change after the dump delivered', () => hooks.received.some(({ name }) => name === 'Rex II'));
+    await until(
+      'the change after the dump delivered',
+      () => hooks.received.some(({ name }) => name === 'Rex II'),
+      WAIT_MS,
+      50,
+    );
     before.child.kill('SIGKILL');
     await before.exited;
 
@@ -175,7 +187,12 @@ t.test(
     );
     // The restored ledger stands after the create: the restored store's own change is delivered,
     // under an id no receiver has seen, so one that drops repeats by webhook-id keeps it.
-    await until("the restored store's change delivered", () => hooks.received.some(({ name }) => name === 'Rex III'));
+    await until(
+      "the restored store's change delivered",
+      () => hooks.received.some(({ name }) => name === 'Rex III'),
+      WAIT_MS,
+      50,
+    );
     t.same(
       hooks.received.map(({ name }) => name),
       ['Rex', 'Rex II', 'Rex III'],

@@ -21,6 +21,7 @@ import { webhooksFileEndpoints, type WebhookEndpoint } from '../../src/webhooks/
 import { parseJson } from '../../src/validation/strict-json.js';
 import { contractOf } from '../../src/contract/document-contract.js';
 import { specCopy } from '../helpers/spec.js';
+import { until } from '../helpers/until.js';
 
 /** Endpoints that never change, as a file never edited gives them. */
 const fixedEndpoints = (endpoints: readonly WebhookEndpoint[]): Endpoints => ({
@@ -101,14 +102,6 @@ function deliver(
   t.teardown(() => deliveries.close());
   return { store: signalling(store, signal), deliveries, results, backlog, logs: text };
 }
-
-const until = async (what: string, condition: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
 
 t.test("each event is POSTed once, in feed order, signed as Standard Webhooks, its body the spec's", async (t) => {
   const { url, received } = await receiver(t);

@@ -15,6 +15,7 @@ import { webhooksFileEndpoints } from '../../src/webhooks/webhooks-file.js';
 import { buildApp } from '../../src/app.js';
 import { API_KEY, AUTH, buildTestApp, JSON_TYPE, NO_ROLE_API_KEY, postPet } from '../helpers/build-app.js';
 import { checkContract } from '../helpers/contract.js';
+import { until } from '../helpers/until.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
@@ -37,14 +38,6 @@ async function receiver(t: Test, refused: () => string | undefined) {
   });
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks?token=abc`, names };
 }
-
-const until = async (what: string, condition: () => boolean | Promise<boolean>, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
 
 const fixed = (text: string): Endpoints => {
   const endpoints = webhooksFileEndpoints(text, 'test');
