@@ -280,13 +280,13 @@ function coverageOf(run: RunState, checkValid: (valid: ValidCase) => Promise<voi
     const left = [...counts.values()].filter((count) => count.succeeded === 0 && !isRetired(count.operationId));
     const describe = (count: OperationCount, why: string) =>
       `${count.operationId} (${count.method} ${count.path}): ${why}`;
-    const unreached = left.flatMap((count) => {
+    const unanswered: string[] = [];
+    const unreached: string[] = [];
+    for (const count of left) {
       const why = unreachedWhy(count);
-      return why === undefined ? [] : [describe(count, why)];
-    });
-    const unanswered = left
-      .filter((count) => unreachedWhy(count) === undefined)
-      .map((count) => describe(count, whyUnanswered(count)));
+      if (why === undefined) unanswered.push(describe(count, whyUnanswered(count)));
+      else unreached.push(describe(count, why));
+    }
     return { unanswered, unreached };
   };
 }
