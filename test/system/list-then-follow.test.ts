@@ -9,6 +9,7 @@ import { createClient, responseOf, type Pet, type PetEvent, type PetstoreClient 
 import { API_KEY } from '../helpers/build-app.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 import { startReadyServer } from '../helpers/server-process.js';
+import { until } from '../helpers/until.js';
 
 const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
@@ -16,6 +17,7 @@ t.setTimeout(180_000);
 
 const WRITERS = 6;
 const PAGE = 5;
+const CHANGES_PER_PAGE = 6;
 
 /** Every event after `after`, up to the feed's end now (wait=0: the feed is still once the writers stopped). */
 async function eventsAfter(client: PetstoreClient, after: string): Promise<PetEvent[]> {
@@ -93,8 +95,10 @@ t.test(
       last = position;
       for (const pet of page.items) listed.set(String(pet.id), pet);
       pages++;
-      // Pages far apart in time, so that the writers change pets on pages already read.
-      await new Promise((resolve) => setTimeout(resolve, 40));
+      // Pages apart by changes, not by time (a slow machine makes fewer changes in a fixed wait), so
+      // that the writers change pets on pages already read.
+      const before = changes;
+      await until('the writers make changes between pages', () => changes >= before + CHANGES_PER_PAGE, 30_000);
     }
     writing = false;
     await Promise.all(writers);
