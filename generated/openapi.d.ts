@@ -248,6 +248,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/store/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List orders (beta)
+         * @description Returns at most `limit` orders in ascending `id` order (the order in
+         *     which they were placed), only those with the given `status` and for
+         *     the given `petId` when those are sent. Pages are read by keyset, as
+         *     `listPets` reads them: when more orders of the same filter follow, the
+         *     answer carries `Link: <…>; rel="next"`, which keeps `limit`, `status`
+         *     and `petId` and adds a `cursor`.
+         *
+         *     An order is `expired` from the instant its `expiresAt` passes, in
+         *     every read and list, whether or not its pet was freed yet.
+         */
+        get: operations["listOrders"];
+        put?: never;
+        /**
+         * Hold a pet for a customer (beta)
+         * @description Places an order for an `available` pet, which holds it: in the same
+         *     transaction the pet becomes `pending` (a change like any other: its
+         *     version grows by one, its `ETag` changes, and one `pet.updated` event
+         *     is recorded). The hold lasts `holdSeconds` (15 minutes unless sent):
+         *     at `expiresAt` the order is `expired` and, within 5 seconds, its pet is
+         *     `available` again (one more version and `pet.updated`), even if nobody
+         *     reads the order. `completeOrder` sells the pet; `cancelOrder` frees it.
+         *
+         *     A pet is held by one order at a time: of any number of concurrent
+         *     orders for one pet, across instances, exactly one is placed and the
+         *     others get `409 PET_UNAVAILABLE`, as does an order for a pet that does
+         *     not exist, was removed, or is not `available` (held or sold
+         *     included); the message says which. No pet is ever sold twice.
+         *
+         *     The time is the store's clock, so instances with skewed clocks agree.
+         *     **Safe retries** with `Idempotency-Key`, as for `createPet`: a retry
+         *     replays the first `201`, even after the order moved on; the same key
+         *     with another body gets `422`; a refusal records nothing. Keys of each
+         *     order operation are apart from those of every other operation.
+         */
+        post: operations["placeOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/store/orders/{orderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one order (beta)
+         * @description Returns the order with the given id, `expired` from the instant its `expiresAt` passed.
+         */
+        get: operations["getOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/store/orders/{orderId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an order, freeing its pet (beta)
+         * @description Cancels a `placed` order (`cancelReason: customer`) and, in the same
+         *     transaction, makes its pet `available` again (one version step, one
+         *     `pet.updated` event). An order already `cancelled` is answered as it
+         *     is, unchanged. One that is `completed` or `expired` gets
+         *     `409 ORDER_STATE_CONFLICT`: of a cancel, a completion and the expiry
+         *     racing on one order, exactly one happens. No body is taken.
+         *     **Safe retries** with `Idempotency-Key`, as for `placeOrder`.
+         */
+        post: operations["cancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/store/orders/{orderId}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete an order, selling its pet (beta)
+         * @description Completes a `placed` order before its `expiresAt` and, in the same
+         *     transaction, marks its pet `sold` (one version step, one `pet.updated`
+         *     event). An order already `completed` is answered as it is, unchanged.
+         *     One that is `cancelled` or `expired`, or reaches the store at or after
+         *     its `expiresAt`, gets `409 ORDER_STATE_CONFLICT`. No body is taken.
+         *     **Safe retries** with `Idempotency-Key`, as for `placeOrder`.
+         */
+        post: operations["completeOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "pet.created": {
@@ -506,6 +627,62 @@ export interface components {
                 error?: string;
             };
         };
+        /**
+         * Format: int64
+         * @description Identifier of an order, assigned by the service when it is placed; unique, increasing, never reused, not dense.
+         */
+        OrderId: number | bigint;
+        /**
+         * @description `placed`: the order holds its pet until `expiresAt`. `completed`: the
+         *     pet was sold to it. `cancelled`: it was cancelled (`cancelReason` says
+         *     why) and freed its pet. `expired`: its `expiresAt` passed while it was
+         *     `placed`.
+         * @enum {string}
+         */
+        OrderStatus: "placed" | "completed" | "cancelled" | "expired";
+        /** @description An order to place. */
+        NewOrder: {
+            petId: components["schemas"]["PetId"];
+            /**
+             * Format: int32
+             * @description How long the pet is held for this order, in seconds (15 minutes unless sent).
+             * @default 900
+             */
+            holdSeconds: number;
+        };
+        /**
+         * @description An order for one pet. Clients ignore fields they do not know: later
+         *     versions may add some.
+         */
+        Order: {
+            id: components["schemas"]["OrderId"];
+            petId: components["schemas"]["PetId"];
+            status: components["schemas"]["OrderStatus"];
+            /**
+             * Format: date-time
+             * @description When it was placed, by the store's clock, RFC 3339 in UTC with milliseconds.
+             */
+            placedAt: string;
+            /**
+             * Format: date-time
+             * @description When its hold ends, `holdSeconds` after `placedAt`.
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description When it stopped being `placed` (for `expired`, its `expiresAt`); absent while `placed`.
+             */
+            closedAt?: string;
+            /**
+             * @description Why it was cancelled, present only when `cancelled`: `customer`
+             *     (`cancelOrder`), `pet_changed` (`updatePet` changed the held pet's
+             *     `status`), `pet_deleted` (`deletePet` removed it).
+             * @enum {string}
+             */
+            cancelReason?: "customer" | "pet_changed" | "pet_deleted";
+        };
+        /** @description A list of orders (a bare array). */
+        Orders: components["schemas"]["Order"][];
         /** @description The body of every error answer. */
         Error: {
             /**
@@ -522,11 +699,14 @@ export interface components {
              *     | `INSUFFICIENT_SCOPE` | 403 | The API key is valid but lacks a role the operation needs (its security requirement names it) |
              *     | `PET_NOT_FOUND` | 404 | No pet has the requested id (there never was one, or it was removed) |
              *     | `WEBHOOK_ENDPOINT_NOT_FOUND` | 404 | No endpoint of the webhooks file has the requested id |
+             *     | `ORDER_NOT_FOUND` | 404 | No order has the requested id |
              *     | `ROUTE_NOT_FOUND` | 404 | No operation is defined at this path |
              *     | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method |
              *     | `OPERATION_GONE` | 410 | The operation is past its sunset (`x-sunset`); the message names its replacement |
              *     | `CURSOR_EXPIRED` | 410 | An `after` (of `listPetEvents` or `setWebhookPosition`) is older than the events kept, or from before the store was replaced |
              *     | `REQUEST_TIMEOUT` | 408 | The request was not received in time |
+             *     | `PET_UNAVAILABLE` | 409 | The pet of a new order does not exist, was removed, or is not `available` |
+             *     | `ORDER_STATE_CONFLICT` | 409 | The order is not in a state that allows the request (completed, cancelled or expired) |
              *     | `PRECONDITION_FAILED` | 412 | `If-Match` names none of the pet's current entity tags: it changed since the caller saw it |
              *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than 16 KiB |
              *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not of the media type the operation takes, in UTF-8 |
@@ -538,7 +718,7 @@ export interface components {
              *     | `SERVICE_UNAVAILABLE` | 503 | The pet store (its database) cannot be reached for the moment; retry after `Retry-After` seconds |
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "CURSOR_EXPIRED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "ORDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "CURSOR_EXPIRED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "PET_UNAVAILABLE" | "ORDER_STATE_CONFLICT" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description Human-readable description of what went wrong and what to fix. */
             message: string;
             /**
@@ -549,6 +729,93 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The order as it is after the request: changed, or already in the
+         *     state asked for (then unchanged). Also the answer to a retry with the
+         *     same `Idempotency-Key`: then it is the original answer again, marked
+         *     `Idempotent-Replayed: true`.
+         */
+        OrderChanged: {
+            headers: {
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Order"];
+            };
+        };
+        /** @description No order has this id. */
+        OrderNotFound: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "ORDER_NOT_FOUND",
+                 *       "message": "No order has id 12.",
+                 *       "status": 404
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The pet cannot be held: it does not exist, was removed, or is not
+         *     `available` (another order holds it, or it is sold). Nothing was
+         *     placed; the message says which.
+         */
+        PetUnavailable: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "PET_UNAVAILABLE",
+                 *       "message": "Pet 7 is pending, not available: it cannot be held.",
+                 *       "status": 409
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The order is no longer `placed` in a way that allows this: it is
+         *     `completed`, `cancelled` or `expired` (a completion at or after
+         *     `expiresAt` included). Nothing was changed; the message gives its state.
+         */
+        OrderStateConflict: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "ORDER_STATE_CONFLICT",
+                 *       "message": "Order 12 is expired; only a placed order can be completed.",
+                 *       "status": 409
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /**
          * @description The request does not match this document: a query or path parameter,
          *     or the body, is missing, malformed, of the wrong type, out of range,
@@ -884,6 +1151,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Identifier of the order. A decimal integer in the signed 64-bit range. */
+        orderId: components["schemas"]["OrderId"];
         /**
          * @description The entity tag (`ETag`) of the pet as the caller last saw it, or `*`
          *     for whatever version it has now (RFC 9110, 13.1.1). A list of tags
@@ -913,6 +1182,20 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description The new order's URI, `/v1/store/orders/{id}`, a relative reference with an absolute path (RFC 9110, section 10.2.2).
+         * @example /v1/store/orders/12
+         */
+        OrderLocation: string;
+        /**
+         * @description Sent when more orders of the same filter follow this page at the time
+         *     of the answer: a `rel="next"` link (RFC 8288) to the next page, with
+         *     this page's `limit`, `status` and `petId` and the `cursor` that starts
+         *     after its last order. A relative reference with an absolute path, like
+         *     `NextPageLink`. Absent on the last page.
+         * @example </v1/store/orders?limit=20&status=placed&cursor=bzE6cGxhY2VkOjoxMg>; rel="next"
+         */
+        NextOrdersLink: string;
         /** @description The bearer challenge (RFC 6750), e.g. `Bearer realm="petstore", error="invalid_token"`. */
         "WWW-Authenticate": string;
         /** @description The bearer challenge of RFC 6750 §3.1 naming the roles the operation needs, e.g. `Bearer realm="petstore", error="insufficient_scope", scope="pets:write"`. */
@@ -927,8 +1210,9 @@ export interface components {
         Location: string;
         /**
          * @description Sent, as `true`, only on an answer that replays the answer to an
-         *     earlier request with the same `Idempotency-Key` (createPet's `201`,
-         *     updatePet's `200`, deletePet's `204`): this request changed nothing.
+         *     earlier request with the same `Idempotency-Key` (createPet's and
+         *     placeOrder's `201`, updatePet's, cancelOrder's and completeOrder's
+         *     `200`, deletePet's `204`): this request changed nothing.
          */
         "Idempotent-Replayed": "true";
         /**
@@ -1667,6 +1951,224 @@ export interface operations {
             410: components["responses"]["CursorExpired"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Return only orders in this state. */
+                status?: components["schemas"]["OrderStatus"];
+                /** @description Return only orders for this pet. A decimal integer in the signed 64-bit range. */
+                petId?: components["schemas"]["PetId"];
+                /** @description Maximum number of orders returned. A decimal integer without sign, spaces or exponent. */
+                limit?: number;
+                /**
+                 * @description Where the page starts: the `cursor` of the previous answer's
+                 *     `Link: <…>; rel="next"` target, sent unchanged. Opaque, as
+                 *     `listPets`' cursor is: one this service did not issue, or sent with
+                 *     other filters than it was issued for, is refused with 400
+                 *     `VALIDATION_FAILED` naming `cursor`.
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The orders, in ascending `id` order. */
+            200: {
+                headers: {
+                    Link: components["headers"]["NextOrdersLink"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Orders"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    placeOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client makes up for one change and sends again, unchanged,
+                 *     with every retry of it (a UUID is a good choice), in the form
+                 *     `createPet` describes: a Structured Field String, `"<key>"`, or the
+                 *     bare key; 1 to 255 printable ASCII characters. Anything else is
+                 *     refused with 400 `VALIDATION_FAILED` naming the header.
+                 * @example "5d0c2b7e-sell-rex"
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The pet to hold, and for how long. No fields beyond those listed are accepted. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "petId": 1,
+                 *       "holdSeconds": 900
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewOrder"];
+            };
+        };
+        responses: {
+            /**
+             * @description The order is placed and its pet is held (`pending`). Also the
+             *     answer to a retry with the same `Idempotency-Key` and body: then
+             *     it is the original answer again, marked `Idempotent-Replayed: true`.
+             */
+            201: {
+                headers: {
+                    Location: components["headers"]["OrderLocation"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 12,
+                     *       "petId": 1,
+                     *       "status": "placed",
+                     *       "placedAt": "2026-11-28T10:00:00.000Z",
+                     *       "expiresAt": "2026-11-28T10:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["PetUnavailable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identifier of the order. A decimal integer in the signed 64-bit range. */
+                orderId: components["parameters"]["orderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrderNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client makes up for one change and sends again, unchanged,
+                 *     with every retry of it (a UUID is a good choice), in the form
+                 *     `createPet` describes: a Structured Field String, `"<key>"`, or the
+                 *     bare key; 1 to 255 printable ASCII characters. Anything else is
+                 *     refused with 400 `VALIDATION_FAILED` naming the header.
+                 * @example "5d0c2b7e-sell-rex"
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /** @description Identifier of the order. A decimal integer in the signed 64-bit range. */
+                orderId: components["parameters"]["orderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OrderChanged"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrderNotFound"];
+            409: components["responses"]["OrderStateConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key the client makes up for one change and sends again, unchanged,
+                 *     with every retry of it (a UUID is a good choice), in the form
+                 *     `createPet` describes: a Structured Field String, `"<key>"`, or the
+                 *     bare key; 1 to 255 printable ASCII characters. Anything else is
+                 *     refused with 400 `VALIDATION_FAILED` naming the header.
+                 * @example "5d0c2b7e-sell-rex"
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /** @description Identifier of the order. A decimal integer in the signed 64-bit range. */
+                orderId: components["parameters"]["orderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["OrderChanged"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["OrderNotFound"];
+            409: components["responses"]["OrderStateConflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -19,6 +19,7 @@ import { createServiceMetrics, type ServiceMetrics } from './metrics/service-met
 import { closeListener } from './shutdown.js';
 import { loadServedSpec } from './openapi/openapi-spec.js';
 import { createMemoryPetStore } from './store/memory-pet-store.js';
+import { startOrderExpiry } from './store/order-expiry.js';
 import type { PetStore } from './store/pet-store.js';
 import { poolConfigOf } from './store/postgres/pool-config.js';
 import { startPostgresStore, type StartedPostgresStore } from './store/postgres/start.js';
@@ -65,6 +66,7 @@ async function main() {
   let draining = false;
   let closing = false;
   let retention: { close(): Promise<void> } | undefined;
+  let expiry: { close(): Promise<void> } | undefined;
   let deliveries: Deliveries | undefined;
   const app = await buildApp({
     apiKeys,
@@ -132,6 +134,7 @@ async function main() {
       await deliveries?.close();
       await app.close();
       await retention?.close();
+      await expiry?.close();
       await store.close?.();
       await metricsServer?.close();
       await tracing?.shutdown();
@@ -145,6 +148,7 @@ async function main() {
   await store.migrated;
   if (closing) return;
   retention = startEventRetention(store, config.eventsRetentionMs, app.log);
+  expiry = startOrderExpiry(store, app.log, () => events.notify());
   if (endpoints !== undefined) {
     deliveries = startDeliveries({
       store,

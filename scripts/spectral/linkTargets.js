@@ -1,7 +1,8 @@
 // Spectral function (.spectral.yaml, rule petstore-link-targets): an OpenAPI link names an operation
-// of this document by operationId, and fills path parameters of that operation, each from the
-// answer's body (`$response.body#/…`), and perhaps header parameters, each from one of the answer's
-// headers (`header.If-Match: $response.header.ETag`): the links the contract checks follow
+// of this document by operationId, and fills path parameters of that operation, or members of its
+// request body (`requestBody: {petId: …}`), each from the answer's body (`$response.body#/…`), and
+// perhaps header parameters, each from one of the answer's headers
+// (`header.If-Match: $response.header.ETag`): the links the contract checks follow
 // (src/contract/spec-links.ts), which would stop on any other. Plain JavaScript: Spectral loads
 // it as it is.
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -30,8 +31,12 @@ export default (link, _options, { document, path }) => {
     .filter((parameter) => parameter?.in === 'header')
     .map((parameter) => parameter.name.toLowerCase());
   const parameters = Object.entries(link.parameters ?? {});
-  if (!parameters.some(([name]) => !name.startsWith('header.')))
-    problem(['parameters'], 'a link fills at least one path parameter');
+  const body = link.requestBody;
+  const fillsBody = body !== null && typeof body === 'object' && !Array.isArray(body);
+  if (body !== undefined && !fillsBody)
+    problem(['requestBody'], "a link's requestBody is an object of body members, each $response.body#/…");
+  if (!parameters.some(([name]) => !name.startsWith('header.')) && !fillsBody)
+    problem(['parameters'], 'a link fills at least one path parameter or body member');
   for (const [name, expression] of parameters) {
     if (name.startsWith('header.')) {
       if (!headerParameters.includes(name.slice('header.'.length).toLowerCase()))
@@ -48,8 +53,12 @@ export default (link, _options, { document, path }) => {
     if (typeof expression !== 'string' || !BODY_EXPRESSION.test(expression))
       problem(['parameters', name], `${name}: a link's value comes from the answer's body, $response.body#/…`);
   }
-  if (link.requestBody !== undefined)
-    problem(['requestBody'], "a link's requestBody is not followed by the contract checks");
+  if (fillsBody) {
+    if (target.requestBody === undefined) problem(['requestBody'], `${link.operationId} takes no request body`);
+    for (const [name, expression] of Object.entries(body))
+      if (typeof expression !== 'string' || !BODY_EXPRESSION.test(expression))
+        problem(['requestBody', name], `${name}: a link's value comes from the answer's body, $response.body#/…`);
+  }
   return problems;
 };
 

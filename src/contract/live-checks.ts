@@ -19,7 +19,7 @@ import { pathParametersOf, SAFE_METHODS } from './openapi-document.js';
 import type { ReadBack, RunContext } from './plugin.js';
 import { createRunState, excused, type RunState } from './run-state.js';
 import { schemaArbitraries, toJson } from './schema-arbitraries.js';
-import { linkedHeadersOf } from './spec-links.js';
+import { BODY_PREFIX, linkedBodyMembersOf, linkedHeadersOf } from './spec-links.js';
 import { writtenCheck } from './written-check.js';
 
 export {
@@ -33,6 +33,8 @@ export {
 
 /** Valid requests tried per operation, after the generated cases, before one without a 2xx fails the run. */
 const COVERAGE_TRIES = 20;
+/** How many writes back the coverage makes a fresh resource for an operation (a pet, then its order). */
+const REFRESH_DEPTH = 2;
 
 /** A generated valid request, and how to choose ids from links for it when the run has some. */
 interface ValidCase {
@@ -157,9 +159,8 @@ function validCheck(run: RunState, context: RunContext, { plugin }: LiveOptions)
     const operationId = generated.request.operationId;
     const choices = [...(linked.get(operationId)?.values() ?? [])];
     const viaLink = useLink && choices.length > 0;
-    const valid = context.marked(
-      viaLink ? context.generators.relinked(generated, choices[pick % choices.length]!) : generated,
-    );
+    const choice = viaLink ? choices[pick % choices.length]! : {};
+    const valid = context.marked(viaLink ? context.generators.relinked(generated, choice) : generated);
     const { request } = valid;
     const answer = await context.sendValid(operationId, request);
     // A header a link fills (If-Match, from an ETag) that the request lacks: an operation that
@@ -178,6 +179,15 @@ function validCheck(run: RunState, context: RunContext, { plugin }: LiveOptions)
       expectContract(request, answer);
       return;
     }
+    // A body that names a resource (a member a link fills, as placeOrder's petId) names one in some
+    // state: what a link gave may be in one that refuses it, and a made-up one may not exist at all.
+    // Either way the documented 409 is an answer, and for a made-up one it must name the value.
+    const namedInBody = linkedBodyMembersOf(links, operationId);
+    if (answer.statusCode === 409 && documented(operationId, 409) && (viaLink || namedInBody.length > 0)) {
+      if (viaLink) expectContract(request, answer);
+      else expectNamedMissing({ ...valid, params: membersOf(valid.body, namedInBody) }, answer, 409);
+      return;
+    }
     const namesResource = pathParametersOf(operation(operationId).path).length > 0;
     if (answer.statusCode === 404 && !viaLink && namesResource && documented(operationId, 404)) {
       // A made-up id may or may not exist on a live store: its 404 must say which resource is missing.
@@ -191,13 +201,24 @@ function validCheck(run: RunState, context: RunContext, { plugin }: LiveOptions)
     }
     expectContract(request, answer);
     counts.get(operationId)!.succeeded += 1;
-    if (!SAFE_METHODS.has(operation(operationId).method))
+    if (!SAFE_METHODS.has(operation(operationId).method)) {
       for (const value of Object.values(valid.params)) touched.add(String(value));
+      // What a body named by a link (a pet an order holds) may have changed too.
+      for (const [name, value] of Object.entries(choice)) if (name.startsWith(BODY_PREFIX)) touched.add(String(value));
+    }
     expectWritten(valid, answer);
     await expectStaleRefused(operationId, request, answer);
     await plugin?.afterValid?.(context, valid, answer);
   };
 }
+
+/** The members `names` of a request body, as the values a 409 must name. */
+const membersOf = (body: unknown, names: readonly string[]): Record<string, unknown> =>
+  Object.fromEntries(
+    names
+      .filter((name) => Object.hasOwn(body as object, name))
+      .map((name) => [name, (body as Record<string, unknown>)[name]]),
+  );
 
 function refusalChecks(
   { contract, links, sender }: RunState,
@@ -221,7 +242,7 @@ function refusalChecks(
       checks.expectError(request, again, { status: 412, code: 'PRECONDITION_FAILED', mentions: etag });
     },
     /** The documented 404 of a valid request whose path names what may not exist: it must name what is missing. */
-    expectNamedMissing(valid: ValidRequest, answer: LiveAnswer) {
+    expectNamedMissing(valid: ValidRequest, answer: LiveAnswer, status = 404) {
       const { request } = valid;
       checks.expectContract(request, answer);
       const problems = Object.values(valid.params)
@@ -229,7 +250,10 @@ function refusalChecks(
         .map((value) => `expected the message to name ${String(value)}`);
       if (answer.json?.code === 'ROUTE_NOT_FOUND') problems.push('ROUTE_NOT_FOUND: the operation is not served');
       if (problems.length > 0)
-        throw new ContractViolation(request, `${describe(request)} → 404 ${answer.body}\n  ${problems.join('\n  ')}`);
+        throw new ContractViolation(
+          request,
+          `${describe(request)} → ${status} ${answer.body}\n  ${problems.join('\n  ')}`,
+        );
     },
   };
 }
@@ -253,6 +277,38 @@ function coverageOf(run: RunState, checkValid: (valid: ValidCase) => Promise<voi
         : '')
     );
   };
+  let samples = 0;
+  const sample = (valid: fc.Arbitrary<ValidRequest>, seed: number) =>
+    fc.sample(valid, { seed: seed + samples++, numRuns: COVERAGE_TRIES });
+  /** The writes whose answers link to `operationId` (placeOrder's 201, for completeOrder). */
+  const writesTo = (operationId: string) => [
+    ...new Set(
+      run.links
+        .filter((link) => link.to === operationId && !SAFE_METHODS.has(contract.operation(link.from).method))
+        .map((link) => link.from)
+        .filter((from) => counts.has(from) && !isRetired(from)),
+    ),
+  ];
+  const newest = (operationId: string) => Math.max(0, (linked.get(operationId)?.size ?? 1) - 1);
+  /**
+   * A fresh value for `operationId` from each write that links to it: one of its valid requests
+   * answered 2xx, each itself on a fresh value first, `depth` writes back (an order of a pet just
+   * added). What earlier requests left may be in a state that refuses (an order completed or
+   * expired): a resource just made is not.
+   */
+  const refresh = async (operationId: string, depth: number, seed: number): Promise<void> => {
+    if (depth === 0) return;
+    for (const source of writesTo(operationId)) {
+      const count = counts.get(source)!;
+      const before = count.succeeded;
+      const made = requests.made.find(({ operation }) => operation.operationId === source);
+      for (const generated of made === undefined ? [] : sample(made.valid, seed)) {
+        if (count.succeeded > before) break;
+        await refresh(source, depth - 1, seed);
+        await excused(checkValid)({ generated, pick: newest(source), useLink: true });
+      }
+    }
+  };
   return async (seed: number) => {
     for (const {
       operation: { operationId },
@@ -260,10 +316,11 @@ function coverageOf(run: RunState, checkValid: (valid: ValidCase) => Promise<voi
     } of requests.made) {
       const count = counts.get(operationId)!;
       if (isRetired(operationId) || count.succeeded > 0) continue;
-      const tries = fc.sample(valid, { seed, numRuns: COVERAGE_TRIES });
-      for (const [index, generated] of tries.entries()) {
+      const fresh = writesTo(operationId).length > 0;
+      for (const [index, generated] of sample(valid, seed).entries()) {
         if (count.succeeded > 0) break;
-        await excused(checkValid)({ generated, pick: index, useLink: true });
+        if (fresh) await refresh(operationId, REFRESH_DEPTH, seed);
+        await excused(checkValid)({ generated, pick: fresh ? newest(operationId) : index, useLink: true });
       }
     }
     const unreachedWhy = (count: OperationCount) => {

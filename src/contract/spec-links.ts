@@ -2,9 +2,12 @@
 // parameters of another. The generators follow them, so that a valid request that needs an
 // existing resource names one this run created: `createPet`'s 201 links to every operation that
 // takes a `petId`, and the `ETag` of an answer becomes the `If-Match` of the next request. Only
-// what a link can say with `$response.body#/…` (a path parameter) and `$response.header.…` (a header
-// parameter) is followed; any other expression, an `operationRef`, or a link to an operation or
-// parameter that is not there stops the run with a message naming the link, never a link quietly ignored.
+// what a link can say with `$response.body#/…` (a path parameter, or a member of the request body)
+// and `$response.header.…` (a header parameter) is followed; any other expression, an
+// `operationRef`, or a link to an operation or parameter that is not there stops the run with a
+// message naming the link, never a link quietly ignored. A link's `requestBody` is read as an object
+// whose members are each such an expression: `requestBody: {petId: $response.body#/id}` sends the
+// answer's `id` as the body's `petId`, its other members generated as ever.
 import {
   operationsOf,
   pathParametersOf,
@@ -24,10 +27,14 @@ export interface SpecLink {
   parameters: { name: string; pointer: string[] }[];
   /** Each header parameter of `to` the link fills (lower case), with the answer's header it comes from (lower case). */
   headers: { name: string; from: string }[];
+  /** Each top-level member of `to`'s request body the link fills, with the JSON Pointer into the answer's body. */
+  body: { name: string; pointer: string[] }[];
 }
 
 /** The key under which linkedValues gives a header parameter's value: `header.if-match`. */
 export const HEADER_PREFIX = 'header.';
+/** The key under which linkedValues gives a body member's value: `body.petId`. */
+export const BODY_PREFIX = 'body.';
 
 interface LinkObject {
   operationId?: string;
@@ -52,7 +59,7 @@ export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
         if (link.operationId === undefined) throw new Error(`${where}: only links by operationId are followed`);
         const target = operations.find((candidate) => candidate.operationId === link.operationId);
         if (target === undefined) throw new Error(`${where}: no operation ${link.operationId}`);
-        if (link.requestBody !== undefined) throw new Error(`${where}: a link's requestBody is not followed`);
+        const body = bodyMembersOf(link.requestBody, target, where);
         const headerNames = ((target.object as { parameters?: { name: string; in: string }[] }).parameters ?? [])
           .filter((parameter) => parameter.in === 'header')
           .map((parameter) => parameter.name.toLowerCase());
@@ -82,7 +89,7 @@ export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
               );
             return { name: parameter, pointer: match[1]!.split('/').slice(1).map(unescapePointer) };
           });
-        if (parameters.length === 0) throw new Error(`${where}: the link fills no parameter`);
+        if (parameters.length === 0 && body.length === 0) throw new Error(`${where}: the link fills no parameter`);
         links.push({
           from: operation.operationId,
           status,
@@ -90,6 +97,7 @@ export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
           to: target.operationId,
           parameters,
           headers,
+          body,
         });
       }
     }
@@ -121,13 +129,43 @@ export function linkedValues(
     if (typeof value !== 'string') return undefined;
     values[HEADER_PREFIX + name] = value;
   }
-  for (const { name, pointer } of link.parameters) {
-    let node: unknown = body;
-    for (const segment of pointer) {
-      if (node === null || typeof node !== 'object' || !Object.hasOwn(node, segment)) return undefined;
-      node = (node as Record<string, unknown>)[segment];
+  for (const [prefix, filled] of [
+    ['', link.parameters],
+    [BODY_PREFIX, link.body],
+  ] as const)
+    for (const { name, pointer } of filled) {
+      let node: unknown = body;
+      for (const segment of pointer) {
+        if (node === null || typeof node !== 'object' || !Object.hasOwn(node, segment)) return undefined;
+        node = (node as Record<string, unknown>)[segment];
+      }
+      values[prefix + name] = node;
     }
-    values[name] = node;
-  }
   return values;
+}
+
+/** The body members a link's `requestBody` fills, each from a `$response.body#/…` expression. */
+function bodyMembersOf(
+  requestBody: unknown,
+  target: { object: object },
+  where: string,
+): { name: string; pointer: string[] }[] {
+  if (requestBody === undefined) return [];
+  if (requestBody === null || typeof requestBody !== 'object' || Array.isArray(requestBody))
+    throw new Error(`${where}: requestBody: only an object of $response.body#/… expressions is followed`);
+  if ((target.object as { requestBody?: unknown }).requestBody === undefined)
+    throw new Error(`${where}: the target takes no request body`);
+  return Object.entries(requestBody).map(([name, expression]) => {
+    const match = typeof expression === 'string' ? BODY_EXPRESSION.exec(expression) : null;
+    if (match === null)
+      throw new Error(
+        `${where}: requestBody.${name}: only $response.body#/… expressions are followed, not ${JSON.stringify(expression)}`,
+      );
+    return { name, pointer: match[1]!.split('/').slice(1).map(unescapePointer) };
+  });
+}
+
+/** The body members of `operationId` that some of `links` fill from an answer (a reference to a resource). */
+export function linkedBodyMembersOf(links: readonly SpecLink[], operationId: string): string[] {
+  return [...new Set(links.filter((link) => link.to === operationId).flatMap((link) => link.body.map((m) => m.name)))];
 }

@@ -6,7 +6,7 @@ import type { Operation } from './openapi-document.js';
 import { perOperation, type RequestBuilder } from './request-builder.js';
 import { asTextParts, bodySchemaOf, generatedQuery, inPath, parametersOf, type ValidRequest } from './request-parts.js';
 import { toJson } from './schema-arbitraries.js';
-import { HEADER_PREFIX } from './spec-links.js';
+import { BODY_PREFIX, HEADER_PREFIX } from './spec-links.js';
 
 export function validRequests(contract: Contract, builder: RequestBuilder) {
   const { operations } = contract;
@@ -52,23 +52,24 @@ export function validRequests(contract: Contract, builder: RequestBuilder) {
   });
 
   /**
-   * The same valid request with the values a link gave: path parameters (ids) and headers
-   * (`header.if-match`, an answer's ETag); its URL rebuilt, all else kept.
+   * The same valid request with the values a link gave: path parameters (ids), headers
+   * (`header.if-match`, an answer's ETag) and body members (`body.petId`); its URL and payload
+   * rebuilt, all else kept.
    */
   function relinked(valid: ValidRequest, values: Record<string, unknown>): ValidRequest {
     const operation = operations.find((candidate) => candidate.operationId === valid.request.operationId)!;
     const headers = { ...valid.request.headers };
     const params = { ...valid.params };
+    let body = valid.body;
     for (const [name, value] of Object.entries(values)) {
       if (name.startsWith(HEADER_PREFIX)) headers[name.slice(HEADER_PREFIX.length)] = String(value);
+      else if (name.startsWith(BODY_PREFIX)) body = { ...(body as object), [name.slice(BODY_PREFIX.length)]: value };
       else params[name] = value;
     }
     const text = asTextParts({ params, query: valid.query });
-    return {
-      ...valid,
-      params,
-      request: { ...valid.request, headers, url: buildUrl(operation, text.path, text.query) },
-    };
+    const request = { ...valid.request, headers, url: buildUrl(operation, text.path, text.query) };
+    if (body !== valid.body) request.payload = toJson(body);
+    return { ...valid, params, body, request };
   }
 
   return { validRequest, relinked };

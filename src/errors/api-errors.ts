@@ -26,6 +26,18 @@ export const InsufficientScope = apiError<[needed: string]>(
   403,
 );
 export const PetNotFound = apiError<[id: string]>('PET_NOT_FOUND', 'No pet has id %s.', 404);
+export const OrderNotFound = apiError<[id: string]>('ORDER_NOT_FOUND', 'No order has id %s.', 404);
+export const PetUnavailable = apiError<[reason: string]>('PET_UNAVAILABLE', '%s', 409);
+export const OrderStateConflict = apiError<[id: string, status: string, allowed: string]>(
+  'ORDER_STATE_CONFLICT',
+  'Order %s is %s; %s.',
+  409,
+);
+export const OrderKeyReused = apiError<[operationId: string]>(
+  'IDEMPOTENCY_KEY_REUSED',
+  'This Idempotency-Key was already used for another %s request; send a new key for a new request.',
+  422,
+);
 export const WebhookEndpointNotFound = apiError<[id: string]>(
   'WEBHOOK_ENDPOINT_NOT_FOUND',
   'No webhook endpoint has id %s; listWebhookEndpoints lists them.',

@@ -2,12 +2,17 @@ import type { EventSignal } from '../events/event-signal.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { EveryHandler, OperationHandlers } from '../types/api.js';
 import type { Endpoints } from '../webhooks/endpoints.js';
+import { cancelOrder } from './cancel-order.js';
+import { completeOrder } from './complete-order.js';
 import { createPet } from './create-pet.js';
 import { deletePet } from './delete-pet.js';
+import { getOrder } from './get-order.js';
 import { getPet } from './get-pet.js';
+import { listOrders } from './list-orders.js';
 import { listPetEvents } from './list-pet-events.js';
 import { listPets } from './list-pets.js';
 import { listWebhookEndpoints } from './list-webhook-endpoints.js';
+import { placeOrder } from './place-order.js';
 import { setWebhookPosition } from './set-webhook-position.js';
 import { updatePet } from './update-pet.js';
 
@@ -40,6 +45,11 @@ export function createHandlers({ store, events, pathOf, onReplay, webhooks }: Ha
     listPetEvents: listPetEvents(store, events, pathOf('listPetEvents')!),
     listWebhookEndpoints: listWebhookEndpoints(store, webhooks),
     setWebhookPosition: setWebhookPosition(store, webhooks),
+    placeOrder: placeOrder(store, pathOf('getOrder')!, onReplay),
+    listOrders: listOrders(store, pathOf('listOrders')!),
+    getOrder: getOrder(store),
+    cancelOrder: cancelOrder(store, onReplay),
+    completeOrder: completeOrder(store, onReplay),
   };
   // An operation of the spec without a handler fails here, the message naming the file to write; so
   // does a handler that answers a field the spec does not define for it.

@@ -130,7 +130,16 @@ export function createPetColumns(events: MemoryEventLog) {
     return null;
   };
 
-  return { applyPatch, removeAt, versions, keyed, pet, versioned, add, indexOf, list };
+  /** The status of the live pet at `index`. */
+  const statusOf = (index: number): PetStatus | undefined => {
+    const code = statusCodes.data[index]!;
+    return code === 0 ? undefined : statusNames[code - 1];
+  };
+
+  /** Whether a pet was ever given this id (it may have been removed since). */
+  const issued = (id: PetId): boolean => typeof id === 'number' && id >= 1 && id <= names.length;
+
+  return { applyPatch, removeAt, versions, keyed, pet, versioned, add, indexOf, list, statusOf, issued };
 }
 
 /** Pet n sits at index n - 1, so the pets after id `after` start at index `after`. */

@@ -2,6 +2,7 @@ import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../idempotency/idempo
 import type { NewPet, Pet, PetId, PetPatch } from '../types/api.js';
 import { DEFAULT_MAX_EVENTS, MemoryEventLog, memoryDeliveryLedger } from './memory-events.js';
 import { DEFAULT_MAX_KEYS, MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
+import { createMemoryOrders } from './memory-orders.js';
 import { createPetColumns } from './memory-pet-columns.js';
 import type { ChangeKey, ChangeOutcome, ListOptions, PetStore, Precondition, VersionedPet } from './pet-store.js';
 
@@ -29,7 +30,8 @@ export function createMemoryPetStore({
 }: MemoryStoreOptions = {}): PetStore {
   const events = new MemoryEventLog(maxEvents, now);
   const columns = createPetColumns(events);
-  const { versions, keyed, pet, versioned, add, indexOf } = columns;
+  const { versions, keyed, pet, versioned, add, indexOf, statusOf } = columns;
+  const orders = createMemoryOrders(columns, { retentionMs, maxKeys, now });
 
   // A create's key records the pet's index: a small integer, which costs the collector nothing. A
   // retry gets the pet as that create made it, so a keyed pet's first state is kept aside at its
@@ -58,6 +60,7 @@ export function createMemoryPetStore({
     key: ChangeKey | undefined,
     apply: (index: number) => VersionedPet | null,
   ): ChangeOutcome => {
+    orders.sweep();
     const scoped = key === undefined ? undefined : `${key.operation}:${key.scope}:${key.key}`;
     if (scoped !== undefined) {
       const recorded = changeKeys.find(scoped);
@@ -101,16 +104,23 @@ export function createMemoryPetStore({
     },
 
     async get(id: PetId) {
+      orders.sweep();
       const index = indexOf(id);
       return index < 0 ? null : versioned(index);
     },
 
     async list(options: ListOptions) {
+      orders.sweep();
       return columns.list(options);
     },
 
     async update(id: PetId, patch: PetPatch, precondition: Precondition, key?: ChangeKey) {
-      return change(id, precondition, key, (index) => columns.applyPatch(index, patch));
+      return change(id, precondition, key, (index) => {
+        const before = statusOf(index);
+        const changed = columns.applyPatch(index, patch);
+        if (statusOf(index) !== before) orders.statusChanged(index);
+        return changed;
+      });
     },
 
     async listEvents(after: number | undefined, limit: number) {
@@ -121,12 +131,17 @@ export function createMemoryPetStore({
       return events.purge(olderThanMs);
     },
 
+    orders: orders.orders,
+
     deliveries: memoryDeliveryLedger(() => events.latest, now),
 
     epoch: () => events.epoch,
 
     async remove(id: PetId, precondition: Precondition, key?: ChangeKey) {
-      return change(id, precondition, key, (index) => columns.removeAt(index));
+      return change(id, precondition, key, (index) => {
+        orders.removed(index);
+        return columns.removeAt(index);
+      });
     },
   };
 }

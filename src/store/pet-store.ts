@@ -1,5 +1,6 @@
 import type { IdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetPatch, PetStatus } from '../types/api.js';
+import type { OrderStore } from './order-store.js';
 
 export interface ListOptions {
   limit: number;
@@ -181,6 +182,11 @@ export interface PetStore {
   purgeEvents(olderThanMs: number): Promise<number>;
   /** Where webhook deliveries stand. */
   deliveries: DeliveryLedger;
+  /**
+   * Orders, which hold pets (beta): their moves of a pet are changes like any other. An update that
+   * moves a held pet's status cancels its order (`pet_changed`), a removal too (`pet_deleted`).
+   */
+  orders: OrderStore;
   /**
    * Names this store's history: what the ETags and event ids it issues are tied to. A store that
    * lost or replaced its history (another database, a restore, a failover, a restarted memory

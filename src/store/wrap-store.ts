@@ -2,6 +2,7 @@
 // (src/events/event-signal.ts), answering 503 until PostgreSQL's schema is current
 // (src/store/postgres/start.ts), switching stores between test cases. The wrapper is built from the
 // store's own members, so a method added to PetStore needs nothing here.
+import type { OrderStore } from './order-store.js';
 import type { PetStore } from './pet-store.js';
 
 /**
@@ -13,11 +14,9 @@ export type AroundMethod = (path: string) => ((call: () => Promise<unknown>) => 
 
 /** The methods of PetStore that change what it holds: each records an event, or is a no-op. */
 export const STORE_WRITES: ReadonlySet<string> = new Set([
-  'create',
-  'createOnce',
-  'update',
-  'remove',
-] satisfies (keyof PetStore)[]);
+  ...(['create', 'createOnce', 'update', 'remove'] satisfies (keyof PetStore)[]),
+  ...(['place', 'cancel', 'complete', 'expire'] satisfies (keyof OrderStore)[]).map((method) => `orders.${method}`),
+]);
 
 const isPlainObject = (value: unknown): value is object =>
   typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;

@@ -9,6 +9,11 @@ export type NewPet = Schemas['NewPet'];
 export type PetPatch = Schemas['PetPatch'];
 export type PetStatus = Schemas['PetStatus'];
 export type PetId = Schemas['PetId'];
+export type Order = Schemas['Order'];
+export type NewOrder = Schemas['NewOrder'];
+export type OrderId = Schemas['OrderId'];
+export type OrderStatus = Schemas['OrderStatus'];
+export type CancelReason = NonNullable<Order['cancelReason']>;
 export type WebhookEndpointBody = Schemas['WebhookEndpoint'];
 export type ErrorBody = Schemas['Error'];
 export type ErrorCode = ErrorBody['code'];
@@ -77,6 +82,11 @@ type Inexact<Written> = {
     : K;
 }[keyof Written & OperationId];
 
+/** The message for handlers that answer undeclared fields; per operation, so nothing is built when there are none. */
+type InexactMessage<Written, K> = K extends keyof Written & OperationId
+  ? `${K} answers ${UndeclaredFields<Answered<Written[K]>, SuccessBody<K>> & string}, which openapi.yaml does not define for it: take it out of ${HandlerFileOf<K>}, or add it to the spec`
+  : never;
+
 /**
  * What the compiler says of the handlers in src/handlers/index.ts when they do not match the spec:
  * an operation without a handler (naming the file to write), or a handler that answers a field the
@@ -86,5 +96,5 @@ type Inexact<Written> = {
 export type EveryHandler<Written> = [Exclude<OperationId, keyof Written>] extends [never]
   ? [Inexact<Written>] extends [never]
     ? OperationHandlers
-    : `${Inexact<Written> & string} answers ${UndeclaredFields<Answered<Written[Inexact<Written>]>, SuccessBody<Inexact<Written>>> & string}, which openapi.yaml does not define for it: take it out of ${HandlerFileOf<Inexact<Written> & string>}, or add it to the spec`
+    : InexactMessage<Written, Inexact<Written>>
   : `openapi.yaml has ${Exclude<OperationId, keyof Written> & string} without a handler: write ${HandlerFileOf<Exclude<OperationId, keyof Written> & string>} and add it to src/handlers/index.ts`;

@@ -321,9 +321,12 @@ t.test('a target that rate-limits is waited on, never counted as a violation', a
 });
 
 t.test('--read-only creates nothing', async (t) => {
-  // A deployment read-only runs against holds data: getPet reads the pets listPets answers (its link FirstPet).
+  // A deployment read-only runs against holds data: getPet reads the pets listPets answers (its link FirstPet),
+  // getOrder the orders listOrders answers.
   const store = createMemoryPetStore();
-  for (let index = 0; index < 3; index++) await store.create({ name: `pet ${index}`, categoryId: 1 });
+  for (let index = 0; index < 3; index++)
+    await store.create({ name: `pet ${index}`, categoryId: 1, status: 'available' });
+  await store.orders.place(1, 900);
   const created: string[] = [];
   const port = await misbehaving(
     t,

@@ -30,7 +30,7 @@ import {
   type ApiRequest,
   type ValidRequest,
 } from '../helpers/requests.js';
-import { linkedHeadersOf, linkedValues, linksOf } from '../../src/contract/spec-links.js';
+import { linkedBodyMembersOf, linkedHeadersOf, linkedValues, linksOf } from '../../src/contract/spec-links.js';
 import { parametersOf } from '../../src/contract/api-requests.js';
 
 type Send = (request: ApiRequest) => Promise<LightMyRequestResponse>;
@@ -66,20 +66,31 @@ async function firstAnswering(
   return last;
 }
 
+/** Whether `operation`'s requests name a resource: in the path, or in a body member a link fills (petId). */
+const namesResource = (operation: Operation) =>
+  pathParametersOf(operation.path).length > 0 || linkedBodyMembersOf(links, operation.operationId).length > 0;
+
+/** How many resources linkedValid makes for an operation: enough that one is in a state that accepts it. */
+const LINKED = 8;
+
 /**
- * Valid requests of `operation` whose path names what exists: ids taken, by the spec's links, from answers of their
- * source operations.
+ * Valid requests of `operation` that name what exists: ids taken, by the spec's links, from the
+ * answers of their source operations, themselves sent on what exists (an order of a pet just added).
+ * Each names one of several resources in turn, so that some is in a state that accepts it (a pet
+ * added `available`).
  */
 async function linkedValid(send: Send, operation: Operation): Promise<ValidRequest[]> {
   const valid = validOf(operation);
-  if (pathParametersOf(operation.path).length === 0) return valid;
+  if (!namesResource(operation)) return valid;
   for (const link of links.filter((candidate) => candidate.to === operation.operationId)) {
-    for (const source of validOf(operationOf(link.from))) {
+    const given: Record<string, unknown>[] = [];
+    for (const source of await linkedValid(send, operationOf(link.from))) {
       const answer = await send(source.request);
       const values =
         String(answer.statusCode) === link.status ? linkedValues(link, answer.json(), answer.headers) : undefined;
-      if (values !== undefined) return valid.map((request) => relinked(request, values));
+      if (values !== undefined && given.push(values) === LINKED) break;
     }
+    if (given.length > 0) return valid.map((request, index) => relinked(request, given[index % given.length]!));
   }
   return valid;
 }
@@ -248,9 +259,7 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
             ...request,
             headers: { ...request.headers, ...anyVersion, 'idempotency-key': '"seed"' },
           });
-          const [first, ...others] = (pathParametersOf(operation.path).length > 0 ? await linked(send) : valid()).map(
-            keyed,
-          );
+          const [first, ...others] = (namesResource(operation) ? await linked(send) : valid()).map(keyed);
           await send(first!);
           return firstAnswering(
             send,
@@ -262,6 +271,27 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
         },
       };
     }
+    case 409:
+      // What a body names does not exist (placeOrder's petId, made up); or what the path names was
+      // moved first by another write of it (completeOrder, then cancelOrder of the same order).
+      if (pathParametersOf(operation.path).length === 0) return { produce: sending(valid) };
+      return {
+        async produce(send, wanted) {
+          const siblings = operations.filter(
+            (other) =>
+              other !== operation &&
+              other.method !== 'get' &&
+              pathParametersOf(other.path).join() === pathParametersOf(operation.path).join(),
+          );
+          let last: LightMyRequestResponse | undefined;
+          for (const named of await linkedValid(send, operation)) {
+            for (const sibling of siblings) await send(relinked(validOf(sibling)[0]!, named.params).request);
+            last = await send(named.request);
+            if (last.statusCode === wanted) return last;
+          }
+          return last!;
+        },
+      };
     case 429:
       // The second request within the hour of a one-request quota.
       return {

@@ -50,9 +50,23 @@ t.test('a link the engine cannot follow stops it, naming the link and why', asyn
       'no operation readPet',
     ],
     [
-      'with a requestBody',
+      'with a requestBody that is not an object',
       { operationId: 'getPet', parameters: { petId: '$response.body#/id' }, requestBody: '$response.body' },
-      "a link's requestBody is not followed",
+      'requestBody: only an object of $response.body#/… expressions is followed',
+    ],
+    [
+      'with a requestBody for an operation that takes none',
+      {
+        operationId: 'getPet',
+        parameters: { petId: '$response.body#/id' },
+        requestBody: { petId: '$response.body#/id' },
+      },
+      'the target takes no request body',
+    ],
+    [
+      'with a requestBody member from a constant',
+      { operationId: 'createPet', requestBody: { name: 'Rex' } },
+      'requestBody.name: only $response.body#/… expressions are followed, not "Rex"',
     ],
     [
       'to a parameter the path lacks',
@@ -107,8 +121,16 @@ t.test('a link the engine cannot follow stops it, naming the link and why', asyn
     to: 'getPet',
     parameters: [{ name: 'petId', pointer: ['id'] }],
     headers: [],
+    body: [],
   });
   t.same(linkedValues(link, { id: 7 }), { petId: 7 });
+  // A member of the target's body (placeOrder's petId), from the answer's body.
+  const ordered = linksOf(
+    specWith(() => undefined),
+    'spec.yaml',
+  ).find(({ to }) => to === 'placeOrder')!;
+  t.same(ordered.body, [{ name: 'petId', pointer: ['id'] }], "placeOrder's petId from createPet's id");
+  t.same(linkedValues(ordered, { id: 7 }), { 'body.petId': 7 }, 'given as body.petId');
   t.equal(linkedValues(link, { name: 'Rex' }), undefined, 'a body without the member: nothing to follow');
   t.equal(linkedValues(link, null), undefined, 'no body: nothing to follow');
   const escaped = linksOf(

@@ -18,6 +18,7 @@ export function standInStore(
     listEvents: failing,
     purgeEvents: failing,
     deliveries: { claim: failing, record: failing, release: failing, read: failing, setPosition: failing },
+    orders: { place: failing, cancel: failing, complete: failing, get: failing, list: failing, expire: failing },
     epoch: () => 'standin',
     ...methods,
   };

@@ -23,7 +23,7 @@ const list = (key: string) => ({
 
 t.test('the roles are those the spec names: pets:read on listPets and getPet, pets:write on createPet', async (t) => {
   const spec = specCopy();
-  t.match(rolesOf(spec), ['pets:read', 'pets:write']);
+  t.same(rolesOf(spec), ['orders:fulfil', 'orders:read', 'orders:write', 'pets:read', 'pets:write', 'webhooks:manage']);
   t.match(
     Object.fromEntries(
       operationsOf(spec).map((operation) => [operation.operationId, requiredRolesOf(operation, spec)]),
@@ -32,6 +32,11 @@ t.test('the roles are those the spec names: pets:read on listPets and getPet, pe
       listPets: ['pets:read'],
       createPet: ['pets:write'],
       getPet: ['pets:read'],
+      placeOrder: ['orders:write'],
+      listOrders: ['orders:read'],
+      getOrder: ['orders:read'],
+      cancelOrder: ['orders:write'],
+      completeOrder: ['orders:fulfil'],
     },
   );
 });
@@ -89,7 +94,15 @@ t.test('an expired key gets 401, from the instant it expires', async (t) => {
 
 t.test("a new operation's roles come from its security requirement alone", async (t) => {
   const spec = specWith((spec) => (spec.paths['/pets']!.get!.security = [{ bearerAuth: ['pets:audit'] }]));
-  t.same(rolesOf(spec), ['pets:audit', 'pets:read', 'pets:write', 'webhooks:manage']);
+  t.same(rolesOf(spec), [
+    'orders:fulfil',
+    'orders:read',
+    'orders:write',
+    'pets:audit',
+    'pets:read',
+    'pets:write',
+    'webhooks:manage',
+  ]);
   const { app } = await buildTestApp(t, { spec, apiKeys: [{ client: 'reader', key: READER, roles: ['pets:read'] }] });
   const refused = await app.inject(list(READER));
   t.equal(refused.statusCode, 403);

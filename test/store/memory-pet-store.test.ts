@@ -6,11 +6,17 @@ import {
   idempotencyConformance,
   petStoreConformance,
 } from '../helpers/pet-store-conformance.js';
+import { orderConformance } from '../helpers/order-store-conformance.js';
 
 petStoreConformance(t, async () => createMemoryPetStore());
 idempotencyConformance(t, async () => createMemoryPetStore());
 changeConformance(t, async () => createMemoryPetStore());
 eventConformance(t, async () => createMemoryPetStore());
+// Orders on the store's injected clock: time passes when the test says so.
+orderConformance(t, async () => {
+  let now = Date.UTC(2026, 10, 28, 12);
+  return { store: createMemoryPetStore({ now: () => now }), pass: async (ms) => void (now += ms) };
+});
 
 // What follows is particular to the in-memory store: ids from 1 and its column layout.
 

@@ -16,6 +16,7 @@ import {
   petStoreConformance,
 } from '../helpers/pet-store-conformance.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
+import { orderConformance } from '../helpers/order-store-conformance.js';
 
 const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
@@ -34,6 +35,14 @@ t.test('the shared change conformance suite', { skip }, async (t) => {
 
 t.test('the shared event conformance suite', { skip }, async (t) => {
   eventConformance(t, (t) => database!.createStore(t));
+});
+
+t.test('the shared order conformance suite', { skip }, async (t) => {
+  // The database's clock decides: time passes for real.
+  orderConformance(t, async (t) => ({
+    store: await database!.createStore(t),
+    pass: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  }));
 });
 
 t.test('int64 values round-trip digit for digit, never through a double', { skip }, async (t) => {

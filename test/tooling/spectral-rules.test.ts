@@ -169,6 +169,12 @@ const cases: [string, ReturnType<typeof specWith>, string | string[] | undefined
     undefined,
   ],
   [
+    'a link that fills a body member from a constant',
+    createPetLink({ operationId: 'placeOrder', requestBody: { petId: 7 } }),
+    "petId: a link's value comes from the answer's body, $response.body#/…",
+    'petstore-link-targets',
+  ],
+  [
     'a link from a header',
     createPetLink({ operationId: 'getPet', parameters: { petId: '$response.header.Location' } }),
     "petId: a link's value comes from the answer's body, $response.body#/…",

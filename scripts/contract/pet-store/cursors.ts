@@ -1,5 +1,6 @@
 // listPets' cursors as the checker knows them, by its own code: base64url of "v1:<status>:<id>",
-// the status the list was filtered by (empty for none) and the id the page ends at. Valid cursors,
+// the status the list was filtered by (empty for none) and the id the page ends at (listOrders'
+// are of the same form, for lists not filtered by pet). Valid cursors,
 // for the checks that need one, and cursors the service must refuse: outside the parameter's
 // schema, never issued, or issued for another filter.
 import fc from 'fast-check';

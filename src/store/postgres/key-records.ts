@@ -1,4 +1,4 @@
-// The records of Idempotency-Keys (creates' and changes'), kept for the retention period and then
+// The records of Idempotency-Keys (creates', changes' and orders'), kept for the retention period and then
 // purged by every instance on its own timer (start.ts).
 import { purgeInBatches } from './purge.js';
 import type { Statement, Statements } from './statement.js';
@@ -14,13 +14,14 @@ const purgeOf = (table: string, name: string): Statement => ({
 export const KEY_STATEMENTS = {
   purgeKeys: purgeOf('idempotency_keys', 'purge-idempotency-keys'),
   purgeChangeKeys: purgeOf('change_keys', 'purge-change-keys'),
+  purgeOrderKeys: purgeOf('order_keys', 'purge-order-keys'),
 } as const satisfies Record<string, Statement>;
 
 /** Deletes the records older than `retentionMs`; how many it deleted. */
 export function createKeyPurge(statements: Statements, retentionMs: number) {
   return async () => {
     let purged = 0;
-    for (const statement of [KEY_STATEMENTS.purgeKeys, KEY_STATEMENTS.purgeChangeKeys]) {
+    for (const statement of Object.values(KEY_STATEMENTS)) {
       purged += await purgeInBatches(async (batch) => {
         const { rowCount } = await statements.run(statement, [retentionMs / 1000, batch]);
         /* c8 ignore next -- a DELETE always reports its count; pg's type allows null for statements that do not */

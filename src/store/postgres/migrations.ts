@@ -1,6 +1,8 @@
 // The schema, as versioned migrations applied in order (src/store/postgres/migrate.ts). Never edit
 // one that has shipped: add the next version. Kept as text in a module, not .sql files, so that the
 // build and every way of running the service carry them without a copy step.
+import { ORDERS_MIGRATION } from './orders-migration.js';
+
 export interface Migration {
   version: number;
   name: string;
@@ -168,4 +170,5 @@ export const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN last_error text;
     `,
   },
+  ORDERS_MIGRATION,
 ];

@@ -10,6 +10,7 @@ import type { ChangeKey, PetStore, Precondition } from '../pet-store.js';
 import { createBatchQueue, DEFAULT_WRITE_BATCH_MAX } from './batch-queue.js';
 import { createEventFeed, FEED_STATEMENTS } from './event-feed.js';
 import { createKeyPurge, KEY_STATEMENTS } from './key-records.js';
+import { createOrders, ORDER_STATEMENTS } from './orders.js';
 import { CHANGE_STATEMENTS, createChanges } from './pet-changes.js';
 import { CREATE_STATEMENTS, createWriter } from './pet-creates.js';
 import { createReads, READ_STATEMENTS } from './pet-reads.js';
@@ -26,6 +27,7 @@ export const STATEMENTS = {
   ...FEED_STATEMENTS,
   ...DELIVERY_STATEMENTS,
   ...KEY_STATEMENTS,
+  ...ORDER_STATEMENTS,
 };
 
 export interface PostgresPetStore extends PetStore {
@@ -86,6 +88,7 @@ export function createPostgresPetStore(
     remove: (id: PetId, precondition: Precondition, key?: ChangeKey) => changes.remove(id, precondition, key),
     ...createEventFeed(statements, pool),
     deliveries: createDeliveryLedger(statements),
+    orders: createOrders(statements),
     purgeExpiredKeys: createKeyPurge(statements, retentionMs),
     async ready() {
       try {

@@ -1,0 +1,182 @@
+// The in-memory store's orders (order-store.ts). Like the pets, every method runs to its end
+// without awaiting, so each is atomic: no other request runs between the check of a pet's status
+// and the hold that follows it, and a pet is never held twice. Time is the store's injected clock.
+import type { CancelReason, OrderId, PetId } from '../types/api.js';
+import type { createPetColumns } from './memory-pet-columns.js';
+import { MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
+import {
+  orderAt,
+  type OrderListOptions,
+  type OrderOutcome,
+  type OrderPage,
+  type OrderStore,
+  type StoredOrder,
+} from './order-store.js';
+import type { ChangeKey } from './pet-store.js';
+
+type Columns = ReturnType<typeof createPetColumns>;
+
+export interface MemoryOrders {
+  orders: OrderStore;
+  /** Expires the holds that ended: called first by every method of the store, so none reads a stale hold. */
+  sweep(): number;
+  /** Told after a change of the pet at `index` moved its status: its hold, if any, is cancelled (`pet_changed`). */
+  statusChanged(index: number): void;
+  /** Told after the pet at `index` was removed: its hold, if any, is cancelled (`pet_deleted`). */
+  removed(index: number): void;
+}
+
+export function createMemoryOrders(
+  columns: Columns,
+  keyOptions: Omit<MemoryKeyOptions<unknown>, 'onForget'>,
+): MemoryOrders {
+  const { now } = keyOptions;
+  const orders: StoredOrder[] = [];
+  // The placed order of each held pet, by pet index; and the earliest expiresAt among them.
+  const holds = new Map<number, StoredOrder>();
+  let nextDue = Infinity;
+  const keys = new MemoryIdempotencyKeys<{ request: string; answer: StoredOrder }>(keyOptions);
+
+  const close = (order: StoredOrder, at: number, reason?: CancelReason) => {
+    holds.delete(Number(order.petId) - 1);
+    if (reason === undefined) Object.assign(order, { status: 'expired', closedAt: order.expiresAt });
+    else Object.assign(order, { status: 'cancelled', closedAt: at, cancelReason: reason });
+  };
+  const free = (order: StoredOrder) => columns.applyPatch(Number(order.petId) - 1, { status: 'available' });
+
+  const sweep = (): number => {
+    const at = now();
+    if (at < nextDue) return 0;
+    let expired = 0;
+    nextDue = Infinity;
+    for (const order of [...holds.values()]) {
+      if (order.expiresAt <= at) {
+        close(order, at);
+        free(order);
+        expired++;
+      } else nextDue = Math.min(nextDue, order.expiresAt);
+    }
+    return expired;
+  };
+
+  const cancelHold = (index: number, reason: CancelReason) => {
+    const order = holds.get(index);
+    if (order !== undefined) close(order, now(), reason);
+  };
+
+  const find = (id: OrderId) => (typeof id === 'number' && id >= 1 && id <= orders.length ? orders[id - 1] : undefined);
+  const copy = (order: StoredOrder): StoredOrder => ({ ...order });
+
+  /** Replays a recorded key, or runs `work` and records its answer when it did something. */
+  const once = (key: ChangeKey | undefined, work: () => OrderOutcome): OrderOutcome => {
+    sweep();
+    const scoped = key === undefined ? undefined : `${key.operation}:${key.scope}:${key.key}`;
+    if (scoped !== undefined) {
+      const recorded = keys.find(scoped);
+      if (recorded !== undefined)
+        return recorded.request === key!.request
+          ? { outcome: 'replayed', order: copy(recorded.answer) }
+          : { outcome: 'reused' };
+    }
+    const outcome = work();
+    if (outcome.outcome === 'done') {
+      if (scoped !== undefined) keys.record(scoped, { request: key!.request, answer: copy(outcome.order) });
+      return { outcome: 'done', order: copy(outcome.order) };
+    }
+    return outcome;
+  };
+
+  const store: OrderStore = {
+    async place(petId: PetId, holdSeconds: number, key?: ChangeKey) {
+      return once(key, () => {
+        const index = columns.indexOf(petId);
+        if (index < 0)
+          return { outcome: 'unavailable', unavailable: { why: columns.issued(petId) ? 'removed' : 'missing' } };
+        const status = columns.statusOf(index);
+        if (status !== 'available') return { outcome: 'unavailable', unavailable: { why: 'status', status } };
+        const placedAt = now();
+        const order: StoredOrder = {
+          id: orders.length + 1,
+          petId: index + 1,
+          status: 'placed',
+          placedAt,
+          expiresAt: placedAt + holdSeconds * 1000,
+        };
+        columns.applyPatch(index, { status: 'pending' });
+        orders.push(order);
+        holds.set(index, order);
+        nextDue = Math.min(nextDue, order.expiresAt);
+        return { outcome: 'done', order };
+      });
+    },
+
+    async cancel(id: OrderId, key?: ChangeKey) {
+      return once(key, () => {
+        const order = find(id);
+        if (order === undefined) return { outcome: 'missing' };
+        if (order.status === 'cancelled') return { outcome: 'done', order };
+        if (order.status !== 'placed') return { outcome: 'conflict', order: copy(order) };
+        close(order, now(), 'customer');
+        free(order);
+        return { outcome: 'done', order };
+      });
+    },
+
+    async complete(id: OrderId, key?: ChangeKey) {
+      return once(key, () => {
+        const order = find(id);
+        if (order === undefined) return { outcome: 'missing' };
+        if (order.status === 'completed') return { outcome: 'done', order };
+        // The sweep ran first: a placed order here is one whose hold has not ended.
+        if (order.status !== 'placed') return { outcome: 'conflict', order: copy(order) };
+        holds.delete(Number(order.petId) - 1);
+        Object.assign(order, { status: 'completed', closedAt: now() });
+        columns.applyPatch(Number(order.petId) - 1, { status: 'sold' });
+        return { outcome: 'done', order };
+      });
+    },
+
+    async get(id: OrderId) {
+      const order = find(id);
+      return order === undefined ? null : copy(orderAt(order, now()));
+    },
+
+    async list(options) {
+      return listOrders(orders, options, now());
+    },
+
+    async expire() {
+      return sweep();
+    },
+  };
+
+  return {
+    orders: store,
+    sweep,
+    statusChanged: (index) => cancelHold(index, 'pet_changed'),
+    removed: (index) => cancelHold(index, 'pet_deleted'),
+  };
+}
+
+/** A page of `orders` (in id order) as they read at `at`: a scan from the cursor, orders being few beside pets. */
+function listOrders(
+  orders: readonly StoredOrder[],
+  { limit, status, petId, after }: OrderListOptions,
+  at: number,
+): OrderPage {
+  const found: StoredOrder[] = [];
+  // Ids stay far inside the safe-integer range: a bigint cursor is past every order, or before all.
+  let index =
+    typeof after === 'bigint' ? (after > 0n ? orders.length : 0) : Math.max(0, Math.min(after ?? 0, orders.length));
+  for (; index < orders.length && found.length <= limit; index++) {
+    const order = orderAt(orders[index]!, at);
+    if (
+      (status === undefined || order.status === status) &&
+      (petId === undefined || BigInt(order.petId) === BigInt(petId))
+    )
+      found.push({ ...order });
+  }
+  const more = found.length > limit;
+  if (more) found.length = limit;
+  return { orders: found, more };
+}

@@ -1,0 +1,249 @@
+// Migration 7: orders, and the PL/pgSQL functions that move an order and its pet in one statement
+// (src/store/postgres/orders.ts). Its own module for its length; shipped migrations never change.
+export const ORDERS_MIGRATION = {
+  version: 7,
+  name: 'orders that hold pets',
+  sql: `
+      -- Orders (src/store/postgres/orders.ts). A placed order holds its pet; one past expires_at
+      -- reads as expired at once, and the sweep (expire_orders) frees its pet within a second.
+      CREATE TABLE orders (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        pet_id bigint NOT NULL,
+        status text NOT NULL CHECK (status IN ('placed', 'completed', 'cancelled', 'expired')),
+        placed_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL,
+        closed_at timestamptz,
+        cancel_reason text
+      );
+      -- At most one placed order per pet, whatever the code above it does: the guard that no pet
+      -- is held twice (so never sold twice).
+      CREATE UNIQUE INDEX orders_one_hold ON orders (pet_id) WHERE status = 'placed';
+      CREATE INDEX orders_due ON orders (expires_at) WHERE status = 'placed';
+      CREATE INDEX orders_pet_id ON orders (pet_id, id);
+      -- The Idempotency-Key of each order operation that sent one, with its request and the
+      -- order's state in its answer (what a retry replays). Claimed first, so a retry waits for it.
+      CREATE TABLE order_keys (
+        scope bytea NOT NULL,
+        operation text NOT NULL,
+        key text NOT NULL,
+        request text NOT NULL,
+        order_id bigint,
+        status text,
+        closed_at timestamptz,
+        cancel_reason text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (scope, operation, key)
+      );
+      CREATE INDEX order_keys_created_at ON order_keys (created_at);
+
+      -- What each order function answers: an outcome, its detail, and the order (times in ms).
+      CREATE TYPE order_answer AS (
+        outcome text, detail text, id bigint, pet_id bigint, status text,
+        placed_at double precision, expires_at double precision, closed_at double precision, cancel_reason text
+      );
+      CREATE FUNCTION answer_of(outcome text, detail text, o orders) RETURNS order_answer
+      LANGUAGE sql IMMUTABLE AS $fn$
+        SELECT outcome, detail, o.id, o.pet_id, o.status,
+          (extract(epoch FROM o.placed_at) * 1000)::float8, (extract(epoch FROM o.expires_at) * 1000)::float8,
+          (extract(epoch FROM o.closed_at) * 1000)::float8, o.cancel_reason
+      $fn$;
+
+      -- Every function below runs as one statement, so one transaction, and takes the feed's lock
+      -- (migration 5) before it reads an order or a pet: the writes of pets and orders go one at a
+      -- time, and each statement after the lock sees what the one before it committed (a volatile
+      -- PL/pgSQL function takes a new snapshot per statement).
+      CREATE FUNCTION lock_feed() RETURNS void LANGUAGE sql AS $fn$
+        SELECT pg_advisory_xact_lock(1885697139, 'pets'::regclass::oid::int)
+      $fn$;
+
+      -- Expires the placed orders past expires_at (of one pet, or all) and frees their pets: one
+      -- version step and one pet.updated each. The caller holds the feed's lock.
+      CREATE FUNCTION expire_held(only_pet bigint) RETURNS integer LANGUAGE plpgsql AS $fn$
+      DECLARE
+        freed bigint[];
+      BEGIN
+        WITH expired AS (
+          UPDATE orders SET status = 'expired', closed_at = expires_at
+          WHERE status = 'placed' AND expires_at <= clock_timestamp() AND (only_pet IS NULL OR pet_id = only_pet)
+          RETURNING pet_id)
+        SELECT array_agg(pet_id) INTO freed FROM expired;
+        IF freed IS NULL THEN
+          RETURN 0;
+        END IF;
+        UPDATE pets SET status = 'available', version = version + 1 WHERE id = ANY (freed) AND status = 'pending';
+        RETURN cardinality(freed);
+      END
+      $fn$;
+
+      -- The sweep every instance runs each second: the lock is taken only when an order is due.
+      CREATE FUNCTION expire_orders() RETURNS integer LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF NOT EXISTS (SELECT FROM orders WHERE status = 'placed' AND expires_at <= clock_timestamp()) THEN
+          RETURN 0;
+        END IF;
+        PERFORM lock_feed();
+        RETURN expire_held(NULL);
+      END
+      $fn$;
+
+      -- Claims an order operation's key: null when it is new (claimed now), else the recorded
+      -- answer ('replayed') or 'reused' for another request. A claim made meanwhile is waited for.
+      CREATE FUNCTION claim_order_key(k_scope bytea, k_operation text, k_key text, k_request text)
+      RETURNS order_answer LANGUAGE plpgsql AS $fn$
+      DECLARE
+        recorded order_keys;
+        o orders;
+      BEGIN
+        LOOP
+          INSERT INTO order_keys (scope, operation, key, request) VALUES (k_scope, k_operation, k_key, k_request)
+            ON CONFLICT DO NOTHING;
+          IF FOUND THEN
+            RETURN NULL;
+          END IF;
+          SELECT * INTO recorded FROM order_keys WHERE scope = k_scope AND operation = k_operation AND key = k_key;
+          -- Purged in between: claim it anew.
+          EXIT WHEN FOUND;
+        END LOOP;
+        IF recorded.request <> k_request THEN
+          RETURN ROW('reused', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
+        END IF;
+        SELECT * INTO o FROM orders WHERE id = recorded.order_id;
+        o.status := recorded.status;
+        o.closed_at := recorded.closed_at;
+        o.cancel_reason := recorded.cancel_reason;
+        RETURN answer_of('replayed', NULL, o);
+      END
+      $fn$;
+
+      -- Records the answer with a claimed key, or gives the claim up (a refusal records nothing).
+      CREATE FUNCTION settle_order_key(k_scope bytea, k_operation text, k_key text, o orders) RETURNS void
+      LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF k_key IS NULL THEN
+          RETURN;
+        ELSIF o.id IS NULL THEN
+          DELETE FROM order_keys WHERE scope = k_scope AND operation = k_operation AND key = k_key;
+        ELSE
+          UPDATE order_keys SET order_id = o.id, status = o.status, closed_at = o.closed_at, cancel_reason = o.cancel_reason
+          WHERE scope = k_scope AND operation = k_operation AND key = k_key;
+        END IF;
+      END
+      $fn$;
+
+      CREATE FUNCTION place_order(p_pet bigint, p_hold integer, k_scope bytea, k_operation text, k_key text, k_request text)
+      RETURNS SETOF order_answer LANGUAGE plpgsql AS $fn$
+      DECLARE
+        replay order_answer;
+        pet pets;
+        placed orders;
+        at timestamptz;
+        issued bigint;
+      BEGIN
+        IF k_key IS NOT NULL THEN
+          replay := claim_order_key(k_scope, k_operation, k_key, k_request);
+          -- (A composite IS NOT NULL only when every field is: its outcome tells.)
+          IF replay.outcome IS NOT NULL THEN
+            RETURN NEXT replay;
+            RETURN;
+          END IF;
+        END IF;
+        PERFORM lock_feed();
+        PERFORM expire_held(p_pet);
+        SELECT * INTO pet FROM pets WHERE id = p_pet FOR UPDATE;
+        IF pet.id IS NULL OR pet.status IS DISTINCT FROM 'available' THEN
+          PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
+          issued := pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass);
+          RETURN NEXT ROW('unavailable',
+            CASE WHEN pet.id IS NOT NULL THEN 'status:' || coalesce(pet.status, '')
+              WHEN p_pet BETWEEN 1 AND issued THEN 'removed' ELSE 'missing' END,
+            NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
+          RETURN;
+        END IF;
+        at := date_trunc('milliseconds', clock_timestamp());
+        UPDATE pets SET status = 'pending', version = version + 1 WHERE id = p_pet;
+        INSERT INTO orders (pet_id, status, placed_at, expires_at)
+          VALUES (p_pet, 'placed', at, at + make_interval(secs => p_hold)) RETURNING * INTO placed;
+        PERFORM settle_order_key(k_scope, k_operation, k_key, placed);
+        RETURN NEXT answer_of('done', NULL, placed);
+      END
+      $fn$;
+
+      -- cancelOrder ('cancelled') and completeOrder ('completed') of a placed order: the order
+      -- closed and its pet moved (available, or sold), one step; an order already so is answered
+      -- as it is; any other state (expired included, once its expires_at passed) is a conflict.
+      CREATE FUNCTION finish_order(p_order bigint, p_to text, k_scope bytea, k_operation text, k_key text,
+        k_request text) RETURNS SETOF order_answer LANGUAGE plpgsql AS $fn$
+      DECLARE
+        replay order_answer;
+        o orders;
+      BEGIN
+        IF k_key IS NOT NULL THEN
+          replay := claim_order_key(k_scope, k_operation, k_key, k_request);
+          -- (A composite IS NOT NULL only when every field is: its outcome tells.)
+          IF replay.outcome IS NOT NULL THEN
+            RETURN NEXT replay;
+            RETURN;
+          END IF;
+        END IF;
+        PERFORM lock_feed();
+        SELECT * INTO o FROM orders WHERE id = p_order;
+        IF o.id IS NULL THEN
+          PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
+          RETURN NEXT ROW('missing', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
+          RETURN;
+        END IF;
+        IF o.status = 'placed' AND o.expires_at <= clock_timestamp() THEN
+          PERFORM expire_held(o.pet_id);
+          SELECT * INTO o FROM orders WHERE id = p_order;
+        END IF;
+        IF o.status <> p_to AND o.status <> 'placed' THEN
+          PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
+          RETURN NEXT answer_of('conflict', NULL, o);
+          RETURN;
+        END IF;
+        IF o.status = 'placed' THEN
+          UPDATE orders SET status = p_to, closed_at = date_trunc('milliseconds', clock_timestamp()),
+            cancel_reason = CASE WHEN p_to = 'cancelled' THEN 'customer' END
+          WHERE id = p_order RETURNING * INTO o;
+          UPDATE pets SET status = CASE WHEN p_to = 'completed' THEN 'sold' ELSE 'available' END,
+            version = version + 1
+          WHERE id = o.pet_id AND status = 'pending';
+        END IF;
+        PERFORM settle_order_key(k_scope, k_operation, k_key, o);
+        RETURN NEXT answer_of('done', NULL, o);
+      END
+      $fn$;
+
+      -- A change of a held pet's status by anything but the order functions (updatePet, by hand)
+      -- cancels its order (pet_changed), and so does its removal (pet_deleted); an order already
+      -- past expires_at expires instead. The order functions close an order before they move its
+      -- pet, so they never meet their own.
+      CREATE FUNCTION release_holds() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        at timestamptz := date_trunc('milliseconds', clock_timestamp());
+      BEGIN
+        IF TG_OP = 'UPDATE' THEN
+          UPDATE orders o SET
+            status = CASE WHEN o.expires_at <= at THEN 'expired' ELSE 'cancelled' END,
+            closed_at = CASE WHEN o.expires_at <= at THEN o.expires_at ELSE at END,
+            cancel_reason = CASE WHEN o.expires_at <= at THEN NULL ELSE 'pet_changed' END
+          FROM old_rows p JOIN new_rows n ON n.id = p.id
+          WHERE o.pet_id = p.id AND o.status = 'placed' AND n.status IS DISTINCT FROM p.status;
+        ELSE
+          UPDATE orders o SET
+            status = CASE WHEN o.expires_at <= at THEN 'expired' ELSE 'cancelled' END,
+            closed_at = CASE WHEN o.expires_at <= at THEN o.expires_at ELSE at END,
+            cancel_reason = CASE WHEN o.expires_at <= at THEN NULL ELSE 'pet_deleted' END
+          FROM old_rows p
+          WHERE o.pet_id = p.id AND o.status = 'placed';
+        END IF;
+        RETURN NULL;
+      END
+      $fn$;
+      CREATE TRIGGER pets_updated_release_holds AFTER UPDATE ON pets
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION release_holds();
+      CREATE TRIGGER pets_deleted_release_holds AFTER DELETE ON pets REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION release_holds();
+    `,
+} as const;

@@ -1,0 +1,110 @@
+// Orders in PostgreSQL: each write is one call of a PL/pgSQL function of migration 7, so one
+// statement and one transaction, which takes the feed's lock before it reads the order or the pet:
+// no pet is held twice (and the orders_one_hold index would refuse it if one were), and an order's
+// move and its pet's are one step. Reads are plain statements: a placed order past its expires_at
+// reads as expired there, by the database's clock.
+import type { CancelReason, OrderId, OrderStatus, PetId, PetStatus } from '../../types/api.js';
+import type { OrderListOptions, OrderOutcome, OrderPage, OrderStore, StoredOrder } from '../order-store.js';
+import type { ChangeKey } from '../pet-store.js';
+import type { Statement, Statements } from './statement.js';
+
+interface OrderRow {
+  id: OrderId;
+  pet_id: PetId;
+  status: OrderStatus;
+  placed_at: number;
+  expires_at: number;
+  closed_at: number | null;
+  cancel_reason: CancelReason | null;
+}
+
+interface AnswerRow extends OrderRow {
+  outcome: 'done' | 'replayed' | 'reused' | 'missing' | 'unavailable' | 'conflict';
+  detail: string | null;
+}
+
+const AS_READ = `CASE WHEN status = 'placed' AND expires_at <= statement_timestamp() THEN 'expired' ELSE status END`;
+const ORDER_COLUMNS = `id, pet_id, ${AS_READ} AS status,
+  (extract(epoch FROM placed_at) * 1000)::float8 AS placed_at,
+  (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at,
+  (extract(epoch FROM CASE WHEN status = 'placed' AND expires_at <= statement_timestamp() THEN expires_at
+    ELSE closed_at END) * 1000)::float8 AS closed_at,
+  cancel_reason`;
+
+export const ORDER_STATEMENTS = {
+  placeOrder: { name: 'place-order', text: 'SELECT * FROM place_order($1, $2, $3::bytea, $4, $5, $6)' },
+  finishOrder: { name: 'finish-order', text: 'SELECT * FROM finish_order($1, $2, $3::bytea, $4, $5, $6)' },
+  getOrder: { name: 'get-order', text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1` },
+  listOrders: {
+    name: 'list-orders',
+    text: `SELECT * FROM (SELECT ${ORDER_COLUMNS} FROM orders WHERE id > $1 AND ($2::bigint IS NULL OR pet_id = $2)) o
+      WHERE ($3::text IS NULL OR o.status = $3) ORDER BY id LIMIT $4`,
+  },
+  expireOrders: { name: 'expire-orders', text: 'SELECT expire_orders() AS expired' },
+} as const satisfies Record<string, Statement>;
+
+export const orderOfRow = (row: OrderRow): StoredOrder => {
+  const order: StoredOrder = {
+    id: row.id,
+    petId: row.pet_id,
+    status: row.status,
+    placedAt: row.placed_at,
+    expiresAt: row.expires_at,
+  };
+  if (row.closed_at !== null) order.closedAt = row.closed_at;
+  if (row.cancel_reason !== null) order.cancelReason = row.cancel_reason;
+  return order;
+};
+
+const keyValues = (key: ChangeKey | undefined) =>
+  key === undefined ? [null, null, null, null] : [`\\x${key.scope}`, key.operation, key.key, key.request];
+
+function outcomeOf(row: AnswerRow): OrderOutcome {
+  switch (row.outcome) {
+    case 'reused':
+    case 'missing':
+      return { outcome: row.outcome };
+    case 'unavailable': {
+      const detail = row.detail!;
+      if (detail === 'missing' || detail === 'removed') return { outcome: 'unavailable', unavailable: { why: detail } };
+      const status = detail.slice('status:'.length);
+      return {
+        outcome: 'unavailable',
+        unavailable: { why: 'status', status: status === '' ? undefined : (status as PetStatus) },
+      };
+    }
+    default:
+      return { outcome: row.outcome, order: orderOfRow(row) };
+  }
+}
+
+export function createOrders(statements: Statements): OrderStore {
+  const { placeOrder, finishOrder, getOrder, listOrders, expireOrders } = ORDER_STATEMENTS;
+  const answer = async (statement: Statement, values: unknown[]) =>
+    outcomeOf((await statements.run<AnswerRow>(statement, values)).rows[0]!);
+  return {
+    place: (petId: PetId, holdSeconds: number, key?: ChangeKey) =>
+      answer(placeOrder, [petId, holdSeconds, ...keyValues(key)]),
+    cancel: (id: OrderId, key?: ChangeKey) => answer(finishOrder, [id, 'cancelled', ...keyValues(key)]),
+    complete: (id: OrderId, key?: ChangeKey) => answer(finishOrder, [id, 'completed', ...keyValues(key)]),
+    async get(id: OrderId) {
+      const [order] = await statements.rows(getOrder, [id], orderOfRow);
+      return order ?? null;
+    },
+    // One row more than the page tells whether more follow.
+    async list({ limit, status, petId, after }: OrderListOptions): Promise<OrderPage> {
+      const orders = await statements.rows(
+        listOrders,
+        [after ?? 0, petId ?? null, status ?? null, limit + 1],
+        orderOfRow,
+      );
+      const more = orders.length > limit;
+      if (more) orders.length = limit;
+      return { orders, more };
+    },
+    async expire() {
+      const { rows } = await statements.run<{ expired: number }>(expireOrders, []);
+      return rows[0]!.expired;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// The order operations (beta) over HTTP, in process: a pet held, sold and freed, each refusal with
+// its code and message, pages of orders, safe retries, and expiry on the store's injected clock.
+import t from 'tap';
+import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
+import { API_KEY, AUTH, OTHER_API_KEY, buildTestApp, postPet, JSON_TYPE } from '../helpers/build-app.js';
+import { checkContract } from '../helpers/contract.js';
+
+const place = (body: unknown, headers: Record<string, string> = {}) => ({
+  method: 'POST' as const,
+  url: '/v1/store/orders',
+  headers: { ...AUTH, ...JSON_TYPE, ...headers },
+  payload: JSON.stringify(body),
+});
+const post = (url: string, headers: Record<string, string> = {}) => ({
+  method: 'POST' as const,
+  url,
+  headers: { ...AUTH, ...headers },
+});
+const get = (url: string) => ({ method: 'GET' as const, url, headers: AUTH });
+
+t.test('a pet held, sold, and another freed: each a change of the pet with a new ETag', async (t) => {
+  const { app } = await buildTestApp(t);
+  const created = await app.inject(postPet({ name: 'Rex', categoryId: 3, status: 'available' }));
+  const placed = await app.inject(place({ petId: 1 }));
+  t.equal(placed.statusCode, 201);
+  const order = checkContract(t, placed, 'placeOrder');
+  t.match(order, { id: 1, petId: 1, status: 'placed' });
+  t.equal(Date.parse(order.expiresAt) - Date.parse(order.placedAt), 900_000, 'held 15 minutes by default');
+  t.equal(placed.headers['location'], '/v1/store/orders/1');
+  const held = await app.inject(get('/v1/pets/1'));
+  t.equal(held.json().status, 'pending', 'the pet is held');
+  t.not(held.headers['etag'], created.headers['etag'], 'a new version of it');
+  const sold = await app.inject(post('/v1/store/orders/1/complete'));
+  t.match(checkContract(t, sold, 'completeOrder'), { status: 'completed', closedAt: /Z$/ });
+  t.equal((await app.inject(get('/v1/pets/1'))).json().status, 'sold');
+
+  await app.inject(postPet({ name: 'Tom', categoryId: 3, status: 'available' }));
+  await app.inject(place({ petId: 2, holdSeconds: 60 }));
+  const cancelled = await app.inject(post('/v1/store/orders/2/cancel'));
+  t.match(checkContract(t, cancelled, 'cancelOrder'), { status: 'cancelled', cancelReason: 'customer' });
+  t.equal((await app.inject(get('/v1/pets/2'))).json().status, 'available', 'freed');
+  const events = (await app.inject(get('/v1/pet-events'))).json() as { petId: number; pet?: { status?: string } }[];
+  t.same(
+    events.map((event) => `${event.petId}:${event.pet?.status}`),
+    ['1:available', '1:pending', '1:sold', '2:available', '2:pending', '2:available'],
+    'one pet.updated for each move, none for the orders themselves',
+  );
+});
+
+t.test('each refusal says why: 409 PET_UNAVAILABLE, 409 ORDER_STATE_CONFLICT, 404 ORDER_NOT_FOUND', async (t) => {
+  const { app } = await buildTestApp(t);
+  await app.inject(postPet({ name: 'Rex', categoryId: 3, status: 'available' }));
+  await app.inject(postPet({ name: 'Tom', categoryId: 3 }));
+  await app.inject(place({ petId: 1 }));
+  const refusals: [unknown, string][] = [
+    [{ petId: 1 }, 'Pet 1 is pending, not available: it cannot be held.'],
+    [{ petId: 2 }, 'Pet 2 is without a status, not available: it cannot be held.'],
+    [{ petId: 3 }, 'No pet has id 3: only an available pet can be held.'],
+  ];
+  for (const [body, message] of refusals) {
+    const refused = await app.inject(place(body));
+    t.equal(refused.statusCode, 409);
+    t.same(checkContract(t, refused, 'placeOrder'), { code: 'PET_UNAVAILABLE', message, status: 409 });
+  }
+  await app.inject({ method: 'DELETE', url: '/v1/pets/2', headers: { ...AUTH, 'if-match': '*' } });
+  t.equal(
+    (await app.inject(place({ petId: 2 }))).json().message,
+    'Pet 2 was removed: only an available pet can be held.',
+  );
+  await app.inject(post('/v1/store/orders/1/complete'));
+  const late = await app.inject(post('/v1/store/orders/1/cancel'));
+  t.same(checkContract(t, late, 'cancelOrder'), {
+    code: 'ORDER_STATE_CONFLICT',
+    message: 'Order 1 is completed; only a placed order can be cancelled.',
+    status: 409,
+  });
+  const missing = await app.inject(get('/v1/store/orders/9223372036854775807'));
+  t.same(checkContract(t, missing, 'getOrder'), {
+    code: 'ORDER_NOT_FOUND',
+    message: 'No order has id 9223372036854775807.',
+    status: 404,
+  });
+  const withBody = await app.inject({ ...post('/v1/store/orders/1/cancel', JSON_TYPE), payload: '{}' });
+  t.equal(withBody.json().code, 'BODY_NOT_ALLOWED', 'cancel takes no body');
+  const tooLong = await app.inject(place({ petId: 1, holdSeconds: 86401 }));
+  t.match(tooLong.json(), { code: 'VALIDATION_FAILED', message: /holdSeconds/ });
+  const unknown = await app.inject(place({ petId: 1, quantity: 1 }));
+  t.match(unknown.json(), { code: 'VALIDATION_FAILED', message: /quantity/ });
+});
+
+t.test('orders come in pages, filtered by status and pet; a cursor keeps its filters', async (t) => {
+  const { app } = await buildTestApp(t);
+  for (let index = 1; index <= 5; index++) {
+    await app.inject(postPet({ name: `p${index}`, categoryId: index, status: 'available' }));
+    await app.inject(place({ petId: index }));
+  }
+  await app.inject(post('/v1/store/orders/2/cancel'));
+  const first = await app.inject(get('/v1/store/orders?limit=2&status=placed'));
+  t.same(
+    checkContract(t, first, 'listOrders').map((order: { id: number }) => order.id),
+    [1, 3],
+  );
+  const next = /^<([^>]+)>; rel="next"$/.exec(first.headers['link'] as string)![1]!;
+  t.match(next, /^\/v1\/store\/orders\?limit=2&status=placed&cursor=/);
+  const second = await app.inject(get(next));
+  t.same(
+    second.json().map((order: { id: number }) => order.id),
+    [4, 5],
+  );
+  t.notOk(second.headers['link'], 'the last page has no next link');
+  const cursor = new URL(next, 'http://x').searchParams.get('cursor')!;
+  const other = await app.inject(get(`/v1/store/orders?status=cancelled&cursor=${cursor}`));
+  t.match(checkContract(t, other, 'listOrders'), { code: 'VALIDATION_FAILED', message: /cursor belongs to/ });
+  const byPet = await app.inject(get('/v1/store/orders?petId=2'));
+  t.match(byPet.json(), [{ id: 2, status: 'cancelled' }]);
+});
+
+t.test('a retry replays the first answer, even once the order moved on; another request gets 422', async (t) => {
+  const { app } = await buildTestApp(t, { apiKeys: [API_KEY, OTHER_API_KEY] });
+  await app.inject(postPet({ name: 'Rex', categoryId: 3, status: 'available' }));
+  const key = { 'idempotency-key': '"order-1"' };
+  const first = await app.inject(place({ petId: 1 }, key));
+  await app.inject(post('/v1/store/orders/1/complete', key));
+  const again = await app.inject(place({ petId: 1, holdSeconds: 900 }, key));
+  t.equal(again.statusCode, 201);
+  t.equal(again.headers['idempotent-replayed'], 'true');
+  t.same(again.json(), first.json(), 'the order as placed, though it is completed now');
+  const completedAgain = await app.inject(post('/v1/store/orders/1/complete', key));
+  t.equal(completedAgain.headers['idempotent-replayed'], 'true', 'keys are apart per operation');
+  const reused = await app.inject(place({ petId: 1, holdSeconds: 60 }, key));
+  t.equal(reused.statusCode, 422);
+  t.match(checkContract(t, reused, 'placeOrder'), { code: 'IDEMPOTENCY_KEY_REUSED', message: /placeOrder/ });
+  const otherClient = await app.inject(place({ petId: 1 }, { ...key, authorization: `Bearer ${OTHER_API_KEY}` }));
+  t.equal(otherClient.statusCode, 409, "another client's key is its own: a new request, refused for the sold pet");
+});
+
+t.test('an order expires at expiresAt on the store clock: read as expired, then its pet freed', async (t) => {
+  let now = Date.UTC(2026, 10, 28, 12);
+  const { app } = await buildTestApp(t, { store: createMemoryPetStore({ now: () => now }) });
+  await app.inject(postPet({ name: 'Rex', categoryId: 3, status: 'available' }));
+  const order = (await app.inject(place({ petId: 1, holdSeconds: 2 }))).json();
+  t.equal(order.placedAt, '2026-11-28T12:00:00.000Z', 'placed at the store clock');
+  now += 2000;
+  const complete = await app.inject(post('/v1/store/orders/1/complete'));
+  t.match(complete.json(), {
+    code: 'ORDER_STATE_CONFLICT',
+    message: 'Order 1 is expired; only a placed order can be completed, before its expiresAt.',
+  });
+  const read = await app.inject(get('/v1/store/orders/1'));
+  t.match(read.json(), { status: 'expired', closedAt: '2026-11-28T12:00:02.000Z' });
+  t.equal((await app.inject(get('/v1/pets/1'))).json().status, 'available', 'the pet is free again');
+});
