@@ -652,7 +652,7 @@ export interface components {
              * @description How long the pet is held for this order, in seconds (15 minutes unless sent).
              * @default 900
              */
-            holdSeconds: number;
+            holdSeconds?: number;
         };
         /**
          * @description An order for one pet. Clients ignore fields they do not know: later

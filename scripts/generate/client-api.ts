@@ -233,7 +233,12 @@ function methodOf(spec: OpenApiDocument, facts: OperationFacts): { signature: st
 export async function clientApi(specUrl: URL): Promise<GeneratedFile> {
   const spec = loadSpec(specUrl.pathname);
   const types = astToString(
-    await openapiTS(specUrl, { transform: (schema) => (schema.format === 'int64' ? BIGINT : undefined) }),
+    await openapiTS(specUrl, {
+      transform: (schema) => (schema.format === 'int64' ? BIGINT : undefined),
+      // A member with a default is one a caller may leave out (NewOrder's holdSeconds): the
+      // service applies the default, so it is optional in what a caller sends.
+      defaultNonNullable: false,
+    }),
   );
   const facts = operationsOf(spec).map((operation) => factsOf(spec, operation));
   const methods = facts.map((entry) => methodOf(spec, entry));
