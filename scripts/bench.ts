@@ -13,6 +13,7 @@ import { createFairnessMeasurement } from './bench/measure-fairness.js';
 import { createMemoryMeasurements } from './bench/measure-memory.js';
 import { createComparison } from './bench/measure-comparison.js';
 import { createEventsMeasurements } from './bench/measure-events.js';
+import { orderCostsReport } from './bench/measure-orders.js';
 import { createPostgresMeasurements } from './bench/measure-postgres.js';
 import { readOptions } from './bench/options.js';
 import { createPostgresReport } from './bench/postgres-report.js';
@@ -54,9 +55,11 @@ async function main() {
     'events' in postgres && postgres.events !== undefined
       ? events.eventsReport(postgres.events.cost, postgres.events.follower)
       : '';
+  const ordersTable = 'orders' in postgres && postgres.orders !== undefined ? orderCostsReport(postgres.orders) : '';
   const postgresTable = [
     postgresReport(postgres.rows, postgres.throughput, postgres.missing, postgres.replaced),
     ...(eventsTable === '' ? [] : [eventsTable]),
+    ...(ordersTable === '' ? [] : [ordersTable]),
   ].join('\n\n');
   const memoryTable = memory === undefined ? undefined : report(memory);
   // Against a fastify app written by hand (issue 49), on the in-memory store's smallest size.
@@ -87,6 +90,7 @@ async function main() {
       writeBetweenMarkers('docs/performance.md', 'bench-hand-written', comparisonTable);
   }
   if (writeDocs && eventsTable !== '') writeBetweenMarkers('docs/performance.md', 'bench-events', eventsTable);
+  if (writeDocs && ordersTable !== '') writeBetweenMarkers('docs/performance.md', 'bench-orders', ordersTable);
   if (writeDocs && postgres.rows.length > 0) {
     writeBetweenMarkers('docs/performance.md', 'bench-postgres', postgresTable);
     writeBetweenMarkers('docs/performance.md', 'bench-postgres-summary', shortPostgresTable(postgres.rows));

@@ -13,6 +13,7 @@ import { median, ratio, round, summary } from './statistics.js';
 import { stop, type Compared, type Servers } from './servers.js';
 import type { Workloads } from './workloads.js';
 import type { createEventsMeasurements, EventsCostCell, FollowerLatency } from './measure-events.js';
+import { measureOrderCosts, type OrderCosts } from './measure-orders.js';
 
 export interface DatabaseRow {
   pets: number;
@@ -42,16 +43,17 @@ export interface ThroughputCell {
 }
 
 export function createPostgresMeasurements(
-  { sizes, rounds, duration, instructions, instructionRounds }: BenchOptions,
+  options: BenchOptions,
   { AUTH, atExit, start }: Servers,
   { probe, warmUp, loadWithDatabase }: Loads,
-  { WORKLOADS, COUNTED, createThroughputWanted, eventsWanted }: Workloads,
+  { WORKLOADS, COUNTED, createThroughputWanted, eventsWanted, ordersWanted }: Workloads,
   { countInstructionsOf, replaced }: Counter,
   {
     measureEventsCost,
     measureFollowerLatency,
   }: Pick<ReturnType<typeof createEventsMeasurements>, 'measureEventsCost' | 'measureFollowerLatency'>,
 ) {
+  const { sizes, rounds, duration, instructions, instructionRounds } = options;
   /**
    * The PostgreSQL store, service against the baseline, each on its own database of one throwaway
    * cluster holding the same pets; fresh server processes each round, as for the in-memory store.
@@ -60,6 +62,7 @@ export function createPostgresMeasurements(
     rows: DatabaseRow[];
     throughput: ThroughputCell[];
     events?: { cost: EventsCostCell[]; follower: FollowerLatency[] };
+    orders?: OrderCosts;
     missing?: string;
     replaced?: number;
   }> {
@@ -148,7 +151,14 @@ export function createPostgresMeasurements(
       const events = eventsWanted
         ? { cost: await measureEventsCost(database), follower: await measureFollowerLatency(database) }
         : undefined;
-      return { rows, throughput, ...(events === undefined ? {} : { events }), replaced: replaced() - replacedBefore };
+      const orders = ordersWanted ? await measureOrderCosts(database, options, { AUTH, start }) : undefined;
+      return {
+        rows,
+        throughput,
+        ...(events === undefined ? {} : { events }),
+        ...(orders === undefined ? {} : { orders }),
+        replaced: replaced() - replacedBefore,
+      };
     } finally {
       atExit.delete(removeCluster);
       await database.close();

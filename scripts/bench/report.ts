@@ -165,6 +165,7 @@ export function writeBetweenMarkers(
     | 'bench-postgres-summary'
     | 'bench-fairness'
     | 'bench-events'
+    | 'bench-orders'
     | 'bench-hand-written',
   text: string,
 ) {

@@ -21,6 +21,8 @@ const STATUSES = ['available', 'pending', 'sold'];
 export const CREATE_THROUGHPUT = 'create throughput';
 /** The change feed's measurements (scripts/bench/measure-events.ts): chosen the same way. */
 export const EVENTS = 'events';
+/** What an order costs against a create on PostgreSQL (scripts/bench/measure-orders.ts): chosen the same way. */
+export const ORDERS = 'orders';
 
 /**
  * The workloads of a run (all, or those --workloads names), those counted under valgrind, and whether create throughput
@@ -108,7 +110,8 @@ export function workloadsFor(
     wanted === undefined ? all : all.filter((workload) => wanted.some((part) => workload.name.includes(part)));
   const createThroughputWanted = wanted === undefined || wanted.some((part) => CREATE_THROUGHPUT.includes(part));
   const eventsWanted = wanted === undefined || wanted.some((part) => EVENTS.includes(part));
-  if (WORKLOADS.length === 0 && !createThroughputWanted && !eventsWanted) {
+  const ordersWanted = wanted === undefined || wanted.some((part) => ORDERS.includes(part));
+  if (WORKLOADS.length === 0 && !createThroughputWanted && !eventsWanted && !ordersWanted) {
     console.error('bench: --workloads must name at least one workload');
     process.exit(2);
   }
@@ -126,6 +129,7 @@ export function workloadsFor(
     GET_WORKLOAD: COUNTED.find((workload) => workload.name === 'get random id'),
     createThroughputWanted,
     eventsWanted,
+    ordersWanted,
   };
 }
 

@@ -244,5 +244,11 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
       /^\| another instance \| \d+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/m,
       'how soon a follower on another instance sees a change',
     );
+    t.match(
+      stdout,
+      /^\| order \(place, then complete\) \| [\d,]+ \|( [\d.,]+ \|){5}$/m,
+      'what an order costs on PostgreSQL, beside a create',
+    );
+    t.match(stdout, /^- An order request costs [\d.]+× a create in CPU/m, 'and the ratio');
   }
 });

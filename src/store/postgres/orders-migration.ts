@@ -60,13 +60,22 @@ export const ORDERS_MIGRATION = {
       -- version step and one pet.updated each. The caller holds the feed's lock.
       CREATE FUNCTION expire_held(only_pet bigint) RETURNS integer LANGUAGE plpgsql AS $fn$
       DECLARE
+        -- A variable, not clock_timestamp() in the condition: a volatile call would keep the
+        -- partial indexes (orders_one_hold, orders_due) from being used, and scan every order.
+        at timestamptz := clock_timestamp();
         freed bigint[];
       BEGIN
-        WITH expired AS (
-          UPDATE orders SET status = 'expired', closed_at = expires_at
-          WHERE status = 'placed' AND expires_at <= clock_timestamp() AND (only_pet IS NULL OR pet_id = only_pet)
-          RETURNING pet_id)
-        SELECT array_agg(pet_id) INTO freed FROM expired;
+        IF only_pet IS NULL THEN
+          WITH expired AS (
+            UPDATE orders SET status = 'expired', closed_at = expires_at
+            WHERE status = 'placed' AND expires_at <= at RETURNING pet_id)
+          SELECT array_agg(pet_id) INTO freed FROM expired;
+        ELSE
+          WITH expired AS (
+            UPDATE orders SET status = 'expired', closed_at = expires_at
+            WHERE status = 'placed' AND pet_id = only_pet AND expires_at <= at RETURNING pet_id)
+          SELECT array_agg(pet_id) INTO freed FROM expired;
+        END IF;
         IF freed IS NULL THEN
           RETURN 0;
         END IF;
@@ -77,8 +86,10 @@ export const ORDERS_MIGRATION = {
 
       -- The sweep every instance runs each second: the lock is taken only when an order is due.
       CREATE FUNCTION expire_orders() RETURNS integer LANGUAGE plpgsql AS $fn$
+      DECLARE
+        at timestamptz := clock_timestamp();
       BEGIN
-        IF NOT EXISTS (SELECT FROM orders WHERE status = 'placed' AND expires_at <= clock_timestamp()) THEN
+        IF NOT EXISTS (SELECT FROM orders WHERE status = 'placed' AND expires_at <= at) THEN
           RETURN 0;
         END IF;
         PERFORM lock_feed();
@@ -221,22 +232,26 @@ export const ORDERS_MIGRATION = {
       CREATE FUNCTION release_holds() RETURNS trigger LANGUAGE plpgsql AS $fn$
       DECLARE
         at timestamptz := date_trunc('milliseconds', clock_timestamp());
+        moved bigint[];
       BEGIN
+        -- The pets whose status moved (or that were removed), first: most changes move none, and an
+        -- array of ids meets orders through the orders_one_hold index whatever the transition
+        -- tables hold (they have no statistics to plan a join by).
         IF TG_OP = 'UPDATE' THEN
-          UPDATE orders o SET
-            status = CASE WHEN o.expires_at <= at THEN 'expired' ELSE 'cancelled' END,
-            closed_at = CASE WHEN o.expires_at <= at THEN o.expires_at ELSE at END,
-            cancel_reason = CASE WHEN o.expires_at <= at THEN NULL ELSE 'pet_changed' END
-          FROM old_rows p JOIN new_rows n ON n.id = p.id
-          WHERE o.pet_id = p.id AND o.status = 'placed' AND n.status IS DISTINCT FROM p.status;
+          SELECT array_agg(p.id) INTO moved FROM old_rows p JOIN new_rows n ON n.id = p.id
+          WHERE n.status IS DISTINCT FROM p.status;
         ELSE
-          UPDATE orders o SET
-            status = CASE WHEN o.expires_at <= at THEN 'expired' ELSE 'cancelled' END,
-            closed_at = CASE WHEN o.expires_at <= at THEN o.expires_at ELSE at END,
-            cancel_reason = CASE WHEN o.expires_at <= at THEN NULL ELSE 'pet_deleted' END
-          FROM old_rows p
-          WHERE o.pet_id = p.id AND o.status = 'placed';
+          SELECT array_agg(p.id) INTO moved FROM old_rows p;
         END IF;
+        IF moved IS NULL THEN
+          RETURN NULL;
+        END IF;
+        UPDATE orders SET
+          status = CASE WHEN expires_at <= at THEN 'expired' ELSE 'cancelled' END,
+          closed_at = CASE WHEN expires_at <= at THEN expires_at ELSE at END,
+          cancel_reason = CASE WHEN expires_at <= at THEN NULL
+            WHEN TG_OP = 'UPDATE' THEN 'pet_changed' ELSE 'pet_deleted' END
+        WHERE status = 'placed' AND pet_id = ANY (moved);
         RETURN NULL;
       END
       $fn$;
