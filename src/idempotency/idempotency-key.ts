@@ -11,6 +11,14 @@ export interface IdempotencyKey {
   key: string;
 }
 
+/** A change's Idempotency-Key, and what identifies its request, so that a retry replays its answer. */
+export interface ChangeKey extends IdempotencyKey {
+  /** The operation it was sent to: each operation's keys are apart. */
+  operation: string;
+  /** The operation and its request (the resource and body), as one text: the same key with another is refused. */
+  request: string;
+}
+
 export const DEFAULT_RETENTION_HOURS = 24;
 export const HOUR_MS = 3_600_000;
 /** The stores' default, as IDEMPOTENCY_RETENTION_HOURS' default (src/config.ts). */

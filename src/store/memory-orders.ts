@@ -12,7 +12,7 @@ import {
   type OrderStore,
   type StoredOrder,
 } from './order-store.js';
-import type { ChangeKey } from './pet-store.js';
+import type { ChangeKey } from '../idempotency/idempotency-key.js';
 
 type Columns = ReturnType<typeof createPetColumns>;
 

@@ -3,7 +3,7 @@
 // (`available`). Each move of the pet is a change like any other (a version step and one
 // pet.updated event), made in the same atomic step as the order's, by the store's clock.
 import type { CancelReason, OrderId, OrderStatus, PetId, PetStatus } from '../types/api.js';
-import type { ChangeKey } from './pet-store.js';
+import type { ChangeKey } from '../idempotency/idempotency-key.js';
 
 /** An order as the store holds it: times in ms since the epoch. */
 export interface StoredOrder {

@@ -1,4 +1,4 @@
-import type { IdempotencyKey } from '../idempotency/idempotency-key.js';
+import type { ChangeKey, IdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetPatch, PetStatus } from '../types/api.js';
 import type { OrderStore } from './order-store.js';
 
@@ -39,13 +39,7 @@ export interface CreatedOnce {
 /** The versions a change may apply to (If-Match's tags), or any version the pet has ('*'). */
 export type Precondition = readonly number[] | '*';
 
-/** A change's Idempotency-Key, and what identifies its request, so that a retry replays its answer. */
-export interface ChangeKey extends IdempotencyKey {
-  /** The operation it was sent to: each operation's keys are apart. */
-  operation: string;
-  /** The operation and its request (pet and body), as one text: the same key with another is refused. */
-  request: string;
-}
+export type { ChangeKey } from '../idempotency/idempotency-key.js';
 
 /**
  * What a conditional change did: `changed` (the pet afterwards; null when it was removed), `missing`

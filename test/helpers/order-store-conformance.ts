@@ -191,6 +191,7 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     t.same(ids(await store.orders.list({ limit: 10, petId: pets[3]!.id })), [orders[3]!.id]);
     t.same(ids(await store.orders.list({ limit: 10, petId: pets[3]!.id, status: 'placed' })), []);
     t.same(ids(await store.orders.list({ limit: 10, after: 2n ** 63n - 1n })), [], 'after the greatest id');
+    t.equal((await store.orders.list({ limit: 10, after: -(2n ** 63n) })).orders.length, 5, 'after the least id: all');
   });
 
   t.test('a key replays its first answer, even once the order moved on; another request gets reused', async (t) => {
@@ -217,6 +218,20 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     const complete = key('k3', 'completeOrder', 'complete 999999');
     t.same(await store.orders.complete(999_999, complete), { outcome: 'missing' });
     t.same(await store.orders.complete(999_999, complete), { outcome: 'missing' }, 'still missing, not replayed');
+  });
+
+  t.test('concurrent retries with one key: one order, the others replay it', async (t) => {
+    const { store } = await open(t);
+    const pet = await store.create(rex);
+    const place = key('k4', 'placeOrder', `place ${pet.id}`);
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => store.orders.place(pet.id, 900, place)));
+    t.same(
+      outcomes.map((outcome) => outcome.outcome).sort(),
+      ['done', ...Array.from({ length: 7 }, () => 'replayed')],
+      'one placed, seven replays',
+    );
+    const ids = new Set(outcomes.map((outcome) => (outcome as { order: StoredOrder }).order.id));
+    t.equal(ids.size, 1, 'all of the same order');
   });
 
   t.test('of 20 concurrent orders for one pet, exactly one is placed', async (t) => {

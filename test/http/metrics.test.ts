@@ -133,10 +133,19 @@ t.test('replays of an Idempotency-Key and answers 503 for the database are count
   };
   for (let attempt = 0; attempt < 2; attempt++)
     t.equal((await app.inject(change)).statusCode, 204, 'a change retried: replayed too');
+  await app.inject(postPet({ name: 'Tom', categoryId: 1, status: 'available' }));
+  const order = {
+    method: 'POST' as const,
+    url: '/v1/store/orders',
+    headers: { ...AUTH, 'content-type': 'application/json', 'idempotency-key': 'k-3' },
+    payload: '{"petId":2}',
+  };
+  for (let attempt = 0; attempt < 2; attempt++)
+    t.equal((await app.inject(order)).statusCode, 201, 'an order retried: replayed too');
   t.equal((await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH })).statusCode, 503);
   t.same(
     (await valuesOf(metrics, 'petstore_idempotent_replays_total')).map(({ value }) => value),
-    [3],
+    [4],
   );
   t.same(
     (await valuesOf(metrics, 'petstore_database_unavailable_responses_total')).map(({ value }) => value),

@@ -5,7 +5,7 @@
 // reads as expired there, by the database's clock.
 import type { CancelReason, OrderId, OrderStatus, PetId, PetStatus } from '../../types/api.js';
 import type { OrderListOptions, OrderOutcome, OrderPage, OrderStore, StoredOrder } from '../order-store.js';
-import type { ChangeKey } from '../pet-store.js';
+import type { ChangeKey } from '../../idempotency/idempotency-key.js';
 import type { Statement, Statements } from './statement.js';
 
 interface OrderRow {

@@ -1,0 +1,55 @@
+// listOrders' cursors (src/pagination/order-cursor.ts): what they hold, and the cursors refused.
+import t from 'tap';
+import { encodeOrderCursor, nextOrdersLink, orderPositionOf } from '../../src/pagination/order-cursor.js';
+
+const text = (cursor: string) => Buffer.from(cursor, 'base64url').toString('latin1');
+
+t.test("a cursor holds its filters and the last id, in the form of listPets' cursors", async (t) => {
+  t.equal(text(encodeOrderCursor(12, { status: undefined, petId: undefined })), 'v1::12');
+  t.equal(text(encodeOrderCursor(12, { status: 'placed', petId: -7n })), 'v1:placed.-7:12');
+  for (const filter of [
+    { status: undefined, petId: undefined },
+    { status: 'expired' as const, petId: undefined },
+    { status: undefined, petId: 9_223_372_036_854_775_807n },
+    { status: 'placed' as const, petId: 3 },
+  ])
+    t.equal(
+      orderPositionOf(encodeOrderCursor(41, filter), filter),
+      41,
+      `read back with ${JSON.stringify(String(filter.petId))}`,
+    );
+  t.equal(
+    nextOrdersLink('/v1/store/orders', 2, { status: 'placed', petId: 3 }, 41),
+    `</v1/store/orders?limit=2&status=placed&petId=3&cursor=${encodeOrderCursor(41, { status: 'placed', petId: 3 })}>; rel="next"`,
+  );
+});
+
+t.test('a cursor of other filters, or one never issued, is refused naming the cursor', async (t) => {
+  const issued = encodeOrderCursor(5, { status: 'placed', petId: 3 });
+  const refusals: [string, { status: undefined | 'placed'; petId: undefined | number }, RegExp][] = [
+    [issued, { status: 'placed', petId: undefined }, /cursor belongs to a list with other filters/],
+    [issued, { status: undefined, petId: 3 }, /cursor belongs to a list with other filters/],
+    [issued, { status: 'placed', petId: 4 }, /cursor belongs to a list with other filters/],
+    [
+      Buffer.from('v1:placed.3:0').toString('base64url'),
+      { status: 'placed', petId: 3 },
+      /not a cursor this service issued/,
+    ],
+    [
+      Buffer.from('v1::9223372036854775808').toString('base64url'),
+      { status: undefined, petId: undefined },
+      /not a cursor this service issued/,
+    ],
+    [
+      `${encodeOrderCursor(5, { status: undefined, petId: undefined })}A`,
+      { status: undefined, petId: undefined },
+      /not a cursor this service issued/,
+    ],
+  ];
+  for (const [cursor, filter, message] of refusals)
+    t.throws(
+      () => orderPositionOf(cursor, filter),
+      { code: 'VALIDATION_FAILED', message },
+      `${text(cursor)} with ${JSON.stringify(filter)}`,
+    );
+});
