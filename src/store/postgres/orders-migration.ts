@@ -141,67 +141,48 @@ export const ORDERS_MIGRATION = {
       END
       $fn$;
 
-      CREATE FUNCTION place_order(p_pet bigint, p_hold integer, k_scope bytea, k_operation text, k_key text, k_request text)
-      RETURNS SETOF order_answer LANGUAGE plpgsql AS $fn$
+      -- placeOrder of one pet, the caller holding the feed's lock and the key's claim (if any):
+      -- the pet held if it is available, and the key settled with the answer.
+      CREATE FUNCTION place_held(p_pet bigint, p_hold integer, k_scope bytea, k_operation text, k_key text)
+      RETURNS order_answer LANGUAGE plpgsql AS $fn$
       DECLARE
-        replay order_answer;
         pet pets;
         placed orders;
         at timestamptz;
         issued bigint;
       BEGIN
-        IF k_key IS NOT NULL THEN
-          replay := claim_order_key(k_scope, k_operation, k_key, k_request);
-          -- (A composite IS NOT NULL only when every field is: its outcome tells.)
-          IF replay.outcome IS NOT NULL THEN
-            RETURN NEXT replay;
-            RETURN;
-          END IF;
-        END IF;
-        PERFORM lock_feed();
         PERFORM expire_held(p_pet);
         SELECT * INTO pet FROM pets WHERE id = p_pet FOR UPDATE;
         IF pet.id IS NULL OR pet.status IS DISTINCT FROM 'available' THEN
           PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
           issued := pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass);
-          RETURN NEXT ROW('unavailable',
+          RETURN ROW('unavailable',
             CASE WHEN pet.id IS NOT NULL THEN 'status:' || coalesce(pet.status, '')
               WHEN p_pet BETWEEN 1 AND issued THEN 'removed' ELSE 'missing' END,
             NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
-          RETURN;
         END IF;
         at := date_trunc('milliseconds', clock_timestamp());
         UPDATE pets SET status = 'pending', version = version + 1 WHERE id = p_pet;
         INSERT INTO orders (pet_id, status, placed_at, expires_at)
           VALUES (p_pet, 'placed', at, at + make_interval(secs => p_hold)) RETURNING * INTO placed;
         PERFORM settle_order_key(k_scope, k_operation, k_key, placed);
-        RETURN NEXT answer_of('done', NULL, placed);
+        RETURN answer_of('done', NULL, placed);
       END
       $fn$;
 
-      -- cancelOrder ('cancelled') and completeOrder ('completed') of a placed order: the order
-      -- closed and its pet moved (available, or sold), one step; an order already so is answered
-      -- as it is; any other state (expired included, once its expires_at passed) is a conflict.
-      CREATE FUNCTION finish_order(p_order bigint, p_to text, k_scope bytea, k_operation text, k_key text,
-        k_request text) RETURNS SETOF order_answer LANGUAGE plpgsql AS $fn$
+      -- cancelOrder ('cancelled') and completeOrder ('completed') of a placed order, as place_held:
+      -- the order closed and its pet moved (available, or sold), one step; an order already so is
+      -- answered as it is; any other state (expired included, once its expires_at passed) is a
+      -- conflict.
+      CREATE FUNCTION finish_held(p_order bigint, p_to text, k_scope bytea, k_operation text, k_key text)
+      RETURNS order_answer LANGUAGE plpgsql AS $fn$
       DECLARE
-        replay order_answer;
         o orders;
       BEGIN
-        IF k_key IS NOT NULL THEN
-          replay := claim_order_key(k_scope, k_operation, k_key, k_request);
-          -- (A composite IS NOT NULL only when every field is: its outcome tells.)
-          IF replay.outcome IS NOT NULL THEN
-            RETURN NEXT replay;
-            RETURN;
-          END IF;
-        END IF;
-        PERFORM lock_feed();
         SELECT * INTO o FROM orders WHERE id = p_order;
         IF o.id IS NULL THEN
           PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
-          RETURN NEXT ROW('missing', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
-          RETURN;
+          RETURN ROW('missing', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
         END IF;
         IF o.status = 'placed' AND o.expires_at <= clock_timestamp() THEN
           PERFORM expire_held(o.pet_id);
@@ -209,8 +190,7 @@ export const ORDERS_MIGRATION = {
         END IF;
         IF o.status <> p_to AND o.status <> 'placed' THEN
           PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
-          RETURN NEXT answer_of('conflict', NULL, o);
-          RETURN;
+          RETURN answer_of('conflict', NULL, o);
         END IF;
         IF o.status = 'placed' THEN
           UPDATE orders SET status = p_to, closed_at = date_trunc('milliseconds', clock_timestamp()),
@@ -221,7 +201,40 @@ export const ORDERS_MIGRATION = {
           WHERE id = o.pet_id AND status = 'pending';
         END IF;
         PERFORM settle_order_key(k_scope, k_operation, k_key, o);
-        RETURN NEXT answer_of('done', NULL, o);
+        RETURN answer_of('done', NULL, o);
+      END
+      $fn$;
+
+      -- Order operations that arrived together (a batch, src/store/postgres/orders.ts), in one
+      -- statement and one transaction: each is 'place' (targets: the pet; holds: its seconds),
+      -- 'cancelled' or 'completed' (targets: the order), answered in the order given. Their keys
+      -- are claimed first, in key order, before the feed's lock: batches that claim several wait
+      -- on one another in one order, never in a cycle, and none waits for a key while it holds
+      -- the lock. A key already recorded answers at once (replayed, or reused). Then, under the
+      -- lock, each in turn, each seeing what the ones before it did.
+      CREATE FUNCTION order_batch(kinds text[], targets bigint[], holds integer[], k_scopes bytea[],
+        k_operations text[], k_keys text[], k_requests text[]) RETURNS SETOF order_answer
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        answers order_answer[] := array_fill(NULL::order_answer, ARRAY[cardinality(kinds)]);
+        i integer;
+      BEGIN
+        FOR i IN SELECT k.i FROM generate_subscripts(kinds, 1) AS k(i) WHERE k_keys[k.i] IS NOT NULL
+          ORDER BY k_scopes[k.i], k_operations[k.i], k_keys[k.i]
+        LOOP
+          answers[i] := claim_order_key(k_scopes[i], k_operations[i], k_keys[i], k_requests[i]);
+        END LOOP;
+        PERFORM lock_feed();
+        FOR i IN 1 .. cardinality(kinds) LOOP
+          -- (A composite IS NOT NULL only when every field is: its outcome tells.)
+          CONTINUE WHEN (answers[i]).outcome IS NOT NULL;
+          answers[i] := CASE WHEN kinds[i] = 'place'
+            THEN place_held(targets[i], holds[i], k_scopes[i], k_operations[i], k_keys[i])
+            ELSE finish_held(targets[i], kinds[i], k_scopes[i], k_operations[i], k_keys[i]) END;
+        END LOOP;
+        FOR i IN 1 .. cardinality(kinds) LOOP
+          RETURN NEXT answers[i];
+        END LOOP;
       END
       $fn$;
 

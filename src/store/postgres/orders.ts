@@ -1,8 +1,9 @@
-// Orders in PostgreSQL: each write is one call of a PL/pgSQL function of migration 7, so one
-// statement and one transaction, which takes the feed's lock before it reads the order or the pet:
-// no pet is held twice (and the orders_one_hold index would refuse it if one were), and an order's
-// move and its pet's are one step. Reads are plain statements: a placed order past its expires_at
-// reads as expired there, by the database's clock.
+// Orders in PostgreSQL: the writes that arrive together are one call of migration 7's order_batch,
+// so one statement and one transaction (batched as creates are, batch-queue.ts), which takes the
+// feed's lock before it reads an order or a pet: no pet is held twice (and the orders_one_hold
+// index would refuse it if one were), and an order's move and its pet's are one step. Reads are
+// plain statements: a placed order past its expires_at reads as expired there, by the database's
+// clock.
 import type { CancelReason, OrderId, OrderStatus, PetId, PetStatus } from '../../types/api.js';
 import type { OrderListOptions, OrderOutcome, OrderPage, OrderStore, StoredOrder } from '../order-store.js';
 import type { ChangeKey } from '../../idempotency/idempotency-key.js';
@@ -32,8 +33,10 @@ const ORDER_COLUMNS = `id, pet_id, ${AS_READ} AS status,
   cancel_reason`;
 
 export const ORDER_STATEMENTS = {
-  placeOrder: { name: 'place-order', text: 'SELECT * FROM place_order($1, $2, $3::bytea, $4, $5, $6)' },
-  finishOrder: { name: 'finish-order', text: 'SELECT * FROM finish_order($1, $2, $3::bytea, $4, $5, $6)' },
+  writeOrders: {
+    name: 'write-orders',
+    text: 'SELECT * FROM order_batch($1::text[], $2::bigint[], $3::int[], $4::bytea[], $5::text[], $6::text[], $7::text[])',
+  },
   getOrder: { name: 'get-order', text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1` },
   listOrders: {
     name: 'list-orders',
@@ -56,8 +59,14 @@ export const orderOfRow = (row: OrderRow): StoredOrder => {
   return order;
 };
 
-const keyValues = (key: ChangeKey | undefined) =>
-  key === undefined ? [null, null, null, null] : [`\\x${key.scope}`, key.operation, key.key, key.request];
+/** One order operation waiting for its batch: 'place' a pet, or move an order to 'cancelled' or 'completed'. */
+export interface OrderWrite {
+  kind: 'place' | 'cancelled' | 'completed';
+  /** The pet to hold, or the order to move. */
+  target: PetId | OrderId;
+  holdSeconds?: number;
+  key: ChangeKey | undefined;
+}
 
 function outcomeOf(row: AnswerRow): OrderOutcome {
   switch (row.outcome) {
@@ -78,15 +87,47 @@ function outcomeOf(row: AnswerRow): OrderOutcome {
   }
 }
 
-export function createOrders(statements: Statements): OrderStore {
-  const { placeOrder, finishOrder, getOrder, listOrders, expireOrders } = ORDER_STATEMENTS;
-  const answer = async (statement: Statement, values: unknown[]) =>
-    outcomeOf((await statements.run<AnswerRow>(statement, values)).rows[0]!);
+/**
+ * Writes a batch: rounds of one order_batch call each, a key at most once per round (a retry sent
+ * with its first request waits for that one's answer, as it would alone).
+ */
+export function orderWriter(statements: Statements) {
+  return async (writes: OrderWrite[]): Promise<OrderOutcome[]> => {
+    const outcomes = new Array<OrderOutcome>(writes.length);
+    for (let pending = writes.map((_, index) => index); pending.length > 0;) {
+      const named = new Set<string>();
+      const round: number[] = [];
+      const later: number[] = [];
+      for (const index of pending) {
+        const { key } = writes[index]!;
+        const name = key === undefined ? undefined : `${key.scope}:${key.operation}:${key.key}`;
+        (name !== undefined && named.has(name) ? later : round).push(index);
+        if (name !== undefined) named.add(name);
+      }
+      const batch = round.map((index) => writes[index]!);
+      const { rows } = await statements.run<AnswerRow>(ORDER_STATEMENTS.writeOrders, [
+        batch.map(({ kind }) => kind),
+        batch.map(({ target }) => String(target)),
+        batch.map(({ holdSeconds }) => holdSeconds ?? null),
+        batch.map(({ key }) => (key === undefined ? null : `\\x${key.scope}`)),
+        batch.map(({ key }) => key?.operation ?? null),
+        batch.map(({ key }) => key?.key ?? null),
+        batch.map(({ key }) => key?.request ?? null),
+      ]);
+      round.forEach((index, position) => (outcomes[index] = outcomeOf(rows[position]!)));
+      pending = later;
+    }
+    return outcomes;
+  };
+}
+
+export function createOrders(statements: Statements, submit: (write: OrderWrite) => Promise<OrderOutcome>): OrderStore {
+  const { getOrder, listOrders, expireOrders } = ORDER_STATEMENTS;
   return {
     place: (petId: PetId, holdSeconds: number, key?: ChangeKey) =>
-      answer(placeOrder, [petId, holdSeconds, ...keyValues(key)]),
-    cancel: (id: OrderId, key?: ChangeKey) => answer(finishOrder, [id, 'cancelled', ...keyValues(key)]),
-    complete: (id: OrderId, key?: ChangeKey) => answer(finishOrder, [id, 'completed', ...keyValues(key)]),
+      submit({ kind: 'place', target: petId, holdSeconds, key }),
+    cancel: (id: OrderId, key?: ChangeKey) => submit({ kind: 'cancelled', target: id, key }),
+    complete: (id: OrderId, key?: ChangeKey) => submit({ kind: 'completed', target: id, key }),
     async get(id: OrderId) {
       const [order] = await statements.rows(getOrder, [id], orderOfRow);
       return order ?? null;

@@ -10,7 +10,7 @@ import type { ChangeKey, PetStore, Precondition } from '../pet-store.js';
 import { createBatchQueue, DEFAULT_WRITE_BATCH_MAX } from './batch-queue.js';
 import { createEventFeed, FEED_STATEMENTS } from './event-feed.js';
 import { createKeyPurge, KEY_STATEMENTS } from './key-records.js';
-import { createOrders, ORDER_STATEMENTS } from './orders.js';
+import { createOrders, ORDER_STATEMENTS, orderWriter } from './orders.js';
 import { CHANGE_STATEMENTS, createChanges } from './pet-changes.js';
 import { CREATE_STATEMENTS, createWriter } from './pet-creates.js';
 import { createReads, READ_STATEMENTS } from './pet-reads.js';
@@ -73,6 +73,7 @@ export function createPostgresPetStore(
   const submitCreate = createBatchQueue(createWriter(statements), batching);
   const changes = createChanges(pool, statements);
   const submitUpdate = createBatchQueue(changes.writeUpdates, batching);
+  const submitOrder = createBatchQueue(orderWriter(statements), batching);
   return {
     pool,
     ...createReads(statements),
@@ -88,7 +89,7 @@ export function createPostgresPetStore(
     remove: (id: PetId, precondition: Precondition, key?: ChangeKey) => changes.remove(id, precondition, key),
     ...createEventFeed(statements, pool),
     deliveries: createDeliveryLedger(statements),
-    orders: createOrders(statements),
+    orders: createOrders(statements, submitOrder),
     purgeExpiredKeys: createKeyPurge(statements, retentionMs),
     async ready() {
       try {
