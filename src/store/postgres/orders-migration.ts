@@ -93,6 +93,7 @@ export const ORDERS_MIGRATION = {
           RETURN 0;
         END IF;
         PERFORM lock_feed();
+        PERFORM set_config('petstore.moving_holds', 'on', true);
         RETURN expire_held(NULL);
       END
       $fn$;
@@ -148,21 +149,20 @@ export const ORDERS_MIGRATION = {
       DECLARE
         pet pets;
         placed orders;
-        at timestamptz;
+        at timestamptz := date_trunc('milliseconds', clock_timestamp());
         issued bigint;
       BEGIN
-        PERFORM expire_held(p_pet);
-        SELECT * INTO pet FROM pets WHERE id = p_pet FOR UPDATE;
-        IF pet.id IS NULL OR pet.status IS DISTINCT FROM 'available' THEN
+        -- The hold and its check in one statement; the reason for a refusal is read only then.
+        UPDATE pets SET status = 'pending', version = version + 1 WHERE id = p_pet AND status = 'available';
+        IF NOT FOUND THEN
           PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
+          SELECT * INTO pet FROM pets WHERE id = p_pet;
           issued := pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass);
           RETURN ROW('unavailable',
             CASE WHEN pet.id IS NOT NULL THEN 'status:' || coalesce(pet.status, '')
               WHEN p_pet BETWEEN 1 AND issued THEN 'removed' ELSE 'missing' END,
             NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
         END IF;
-        at := date_trunc('milliseconds', clock_timestamp());
-        UPDATE pets SET status = 'pending', version = version + 1 WHERE id = p_pet;
         INSERT INTO orders (pet_id, status, placed_at, expires_at)
           VALUES (p_pet, 'placed', at, at + make_interval(secs => p_hold)) RETURNING * INTO placed;
         PERFORM settle_order_key(k_scope, k_operation, k_key, placed);
@@ -173,32 +173,34 @@ export const ORDERS_MIGRATION = {
       -- cancelOrder ('cancelled') and completeOrder ('completed') of a placed order, as place_held:
       -- the order closed and its pet moved (available, or sold), one step; an order already so is
       -- answered as it is; any other state (expired included, once its expires_at passed) is a
-      -- conflict.
+      -- conflict. The batch expired every hold that ended before it began.
       CREATE FUNCTION finish_held(p_order bigint, p_to text, k_scope bytea, k_operation text, k_key text)
       RETURNS order_answer LANGUAGE plpgsql AS $fn$
       DECLARE
         o orders;
       BEGIN
-        SELECT * INTO o FROM orders WHERE id = p_order;
-        IF o.id IS NULL THEN
-          PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
-          RETURN ROW('missing', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
-        END IF;
-        IF o.status = 'placed' AND o.expires_at <= clock_timestamp() THEN
-          PERFORM expire_held(o.pet_id);
-          SELECT * INTO o FROM orders WHERE id = p_order;
-        END IF;
-        IF o.status <> p_to AND o.status <> 'placed' THEN
-          PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
-          RETURN answer_of('conflict', NULL, o);
-        END IF;
-        IF o.status = 'placed' THEN
-          UPDATE orders SET status = p_to, closed_at = date_trunc('milliseconds', clock_timestamp()),
-            cancel_reason = CASE WHEN p_to = 'cancelled' THEN 'customer' END
-          WHERE id = p_order RETURNING * INTO o;
+        UPDATE orders SET status = p_to, closed_at = date_trunc('milliseconds', clock_timestamp()),
+          cancel_reason = CASE WHEN p_to = 'cancelled' THEN 'customer' END
+        WHERE id = p_order AND status = 'placed' AND expires_at > clock_timestamp() RETURNING * INTO o;
+        IF FOUND THEN
           UPDATE pets SET status = CASE WHEN p_to = 'completed' THEN 'sold' ELSE 'available' END,
             version = version + 1
           WHERE id = o.pet_id AND status = 'pending';
+        ELSE
+          SELECT * INTO o FROM orders WHERE id = p_order;
+          IF o.id IS NULL THEN
+            PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
+            RETURN ROW('missing', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
+          END IF;
+          IF o.status = 'placed' THEN
+            -- Its hold ended since the batch began: it expires now, and frees its pet.
+            PERFORM expire_held(o.pet_id);
+            SELECT * INTO o FROM orders WHERE id = p_order;
+          END IF;
+          IF o.status <> p_to THEN
+            PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
+            RETURN answer_of('conflict', NULL, o);
+          END IF;
         END IF;
         PERFORM settle_order_key(k_scope, k_operation, k_key, o);
         RETURN answer_of('done', NULL, o);
@@ -225,6 +227,10 @@ export const ORDERS_MIGRATION = {
           answers[i] := claim_order_key(k_scopes[i], k_operations[i], k_keys[i], k_requests[i]);
         END LOOP;
         PERFORM lock_feed();
+        PERFORM set_config('petstore.moving_holds', 'on', true);
+        -- Every hold that ended is expired first, once for the batch: a pet it held is available to
+        -- the places below, and an order it ended is no longer placed for the finishes.
+        PERFORM expire_held(NULL);
         FOR i IN 1 .. cardinality(kinds) LOOP
           -- (A composite IS NOT NULL only when every field is: its outcome tells.)
           CONTINUE WHEN (answers[i]).outcome IS NOT NULL;
@@ -240,38 +246,29 @@ export const ORDERS_MIGRATION = {
 
       -- A change of a held pet's status by anything but the order functions (updatePet, by hand)
       -- cancels its order (pet_changed), and so does its removal (pet_deleted); an order already
-      -- past expires_at expires instead. The order functions close an order before they move its
-      -- pet, so they never meet their own.
-      CREATE FUNCTION release_holds() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      -- past expires_at expires instead. A row trigger, so that the WHEN clause spares every
+      -- change that moves no status, and the moves the order functions make themselves (they set
+      -- petstore.moving_holds for their transaction, and close an order before they free its pet).
+      CREATE FUNCTION release_hold() RETURNS trigger LANGUAGE plpgsql AS $fn$
       DECLARE
         at timestamptz := date_trunc('milliseconds', clock_timestamp());
-        moved bigint[];
       BEGIN
-        -- The pets whose status moved (or that were removed), first: most changes move none, and an
-        -- array of ids meets orders through the orders_one_hold index whatever the transition
-        -- tables hold (they have no statistics to plan a join by).
-        IF TG_OP = 'UPDATE' THEN
-          SELECT array_agg(p.id) INTO moved FROM old_rows p JOIN new_rows n ON n.id = p.id
-          WHERE n.status IS DISTINCT FROM p.status;
-        ELSE
-          SELECT array_agg(p.id) INTO moved FROM old_rows p;
-        END IF;
-        IF moved IS NULL THEN
-          RETURN NULL;
-        END IF;
+        -- The service's writes hold the feed's lock already; a change made by hand takes it here.
+        PERFORM lock_feed();
         UPDATE orders SET
           status = CASE WHEN expires_at <= at THEN 'expired' ELSE 'cancelled' END,
           closed_at = CASE WHEN expires_at <= at THEN expires_at ELSE at END,
           cancel_reason = CASE WHEN expires_at <= at THEN NULL
             WHEN TG_OP = 'UPDATE' THEN 'pet_changed' ELSE 'pet_deleted' END
-        WHERE status = 'placed' AND pet_id = ANY (moved);
+        WHERE status = 'placed' AND pet_id = OLD.id;
         RETURN NULL;
       END
       $fn$;
-      CREATE TRIGGER pets_updated_release_holds AFTER UPDATE ON pets
-        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION release_holds();
-      CREATE TRIGGER pets_deleted_release_holds AFTER DELETE ON pets REFERENCING OLD TABLE AS old_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION release_holds();
+      CREATE TRIGGER pets_updated_release_hold AFTER UPDATE OF status ON pets FOR EACH ROW
+        WHEN (OLD.status IS DISTINCT FROM NEW.status
+          AND current_setting('petstore.moving_holds', true) IS DISTINCT FROM 'on')
+        EXECUTE FUNCTION release_hold();
+      CREATE TRIGGER pets_deleted_release_hold AFTER DELETE ON pets FOR EACH ROW
+        EXECUTE FUNCTION release_hold();
     `,
 } as const;
