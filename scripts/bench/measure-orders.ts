@@ -8,7 +8,7 @@ import type { BenchOptions } from './options.js';
 import type { BenchDatabase } from './postgres-database.js';
 import { stop, type Servers } from './servers.js';
 import { median, ratio, round } from './statistics.js';
-import type { Workload } from './workloads.js';
+import { createWorkload, type Workload } from './workloads.js';
 
 export interface OrderCosts {
   create: DatabaseSample;
@@ -47,16 +47,6 @@ export function orderWorkload(AUTH: Record<string, string>): Workload {
     }),
   };
 }
-
-const createWorkload = (AUTH: Record<string, string>): Workload => ({
-  name: 'create',
-  path: '/v1/pets',
-  options: () => ({
-    method: 'POST',
-    headers: { ...AUTH, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' }),
-  }),
-});
 
 export async function measureOrderCosts(
   database: BenchDatabase,

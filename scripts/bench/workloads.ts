@@ -14,6 +14,17 @@ export const pathOf = (workload: Workload, pets: number) =>
 
 const STATUSES = ['available', 'pending', 'sold'];
 
+/** A create of an available pet: the bench's create workload, and what an order is set against. */
+export const createWorkload = (AUTH: Record<string, string>): Workload => ({
+  name: 'create',
+  path: '/v1/pets',
+  options: () => ({
+    method: 'POST',
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' }),
+  }),
+});
+
 /**
  * The PostgreSQL store's create throughput at several concurrencies: not a workload of the tables, but chosen the same
  * way.
@@ -57,15 +68,7 @@ export function workloadsFor(
         ],
       }),
     },
-    {
-      name: 'create',
-      path: '/v1/pets',
-      options: () => ({
-        method: 'POST',
-        headers: { ...AUTH, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Rex', categoryId: 3, status: 'available' }),
-      }),
-    },
+    createWorkload(AUTH),
     // A change of a random pet's status, conditional on its version ('*': any, so that concurrent
     // connections never meet a 412), as the service writes every change.
     {

@@ -98,3 +98,19 @@ function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   } = env;
   return Object.fromEntries(Object.entries(rest).filter(([name]) => !name.startsWith('OTEL_')));
 }
+
+/**
+ * An instance on the PostgreSQL database `url` for races between instances (lost updates, orders):
+ * its pool about the writers per instance, so that they meet on the rows, not on the pool; a wait
+ * long enough for a busy machine; fair share off; info logs, since startServer waits for "Server
+ * listening".
+ */
+export const startRacingInstance = (t: Test, url: string, apiKey: string): Promise<Running> =>
+  startReadyServer(t, {
+    API_KEYS: apiKey,
+    DATABASE_URL: url,
+    DATABASE_POOL_MAX: '8',
+    DATABASE_TIMEOUT_MS: '10000',
+    FAIR_SHARE: 'off',
+    LOG_LEVEL: 'info',
+  });

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { changePet, createClient } from '../../src/client/index.js';
 import { API_KEY } from '../helpers/build-app.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
-import { startReadyServer, type Running } from '../helpers/server-process.js';
+import { startRacingInstance, type Running } from '../helpers/server-process.js';
 
 const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
@@ -19,17 +19,7 @@ const WRITERS = 12;
 // One pet per round, each writer changing it once a round.
 const ROUNDS = 6;
 
-// The pool about the writers per instance, so that they meet on the row, not on the pool; info
-// logs, since startServer waits for "Server listening".
-const instance = (t: Test, url: string): Promise<Running> =>
-  startReadyServer(t, {
-    API_KEYS: API_KEY,
-    DATABASE_URL: url,
-    DATABASE_POOL_MAX: '8',
-    DATABASE_TIMEOUT_MS: '10000',
-    FAIR_SHARE: 'off',
-    LOG_LEVEL: 'info',
-  });
+const instance = (t: Test, url: string): Promise<Running> => startRacingInstance(t, url, API_KEY);
 
 /** A client per instance; writers take them in turn, so that every pet is changed through all three. */
 const clientsOf = (servers: Running[]) =>

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { createClient, PetstoreError, type components, type PetstoreClient } from '../../src/client/index.js';
 import { API_KEY } from '../helpers/build-app.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
-import { startReadyServer, type Running } from '../helpers/server-process.js';
+import { startRacingInstance, type Running } from '../helpers/server-process.js';
 import { until } from '../helpers/until.js';
 
 type Order = components['schemas']['Order'];
@@ -18,15 +18,7 @@ const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
 t.setTimeout(240_000);
 
-const instance = (t: Test, url: string): Promise<Running> =>
-  startReadyServer(t, {
-    API_KEYS: API_KEY,
-    DATABASE_URL: url,
-    DATABASE_POOL_MAX: '8',
-    DATABASE_TIMEOUT_MS: '10000',
-    FAIR_SHARE: 'off',
-    LOG_LEVEL: 'info',
-  });
+const instance = (t: Test, url: string): Promise<Running> => startRacingInstance(t, url, API_KEY);
 
 async function threeInstances(t: Test): Promise<PetstoreClient[]> {
   const url = await database!.freshSchema();
