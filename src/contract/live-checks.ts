@@ -179,16 +179,26 @@ function validCheck(run: RunState, context: RunContext, { plugin }: LiveOptions)
       expectContract(request, answer);
       return;
     }
-    // A body that names a resource (a member a link fills, as placeOrder's petId) names one in some
-    // state: what a link gave may be in one that refuses it, and a made-up one may not exist at all.
-    // Either way the documented 409 is an answer, and for a made-up one it must name the value.
+    // A request that names a resource (in its path, or in a body member a link fills, as
+    // placeOrder's petId) names one in some state: what a link gave may be in one that refuses it,
+    // and a made-up one may exist in any state, or not at all. Either way the documented 409 is an
+    // answer, and for a made-up one it must name the value.
+    const namesResource = pathParametersOf(operation(operationId).path).length > 0;
     const namedInBody = linkedBodyMembersOf(links, operationId);
-    if (answer.statusCode === 409 && documented(operationId, 409) && (viaLink || namedInBody.length > 0)) {
+    if (
+      answer.statusCode === 409 &&
+      documented(operationId, 409) &&
+      (viaLink || namesResource || namedInBody.length > 0)
+    ) {
       if (viaLink) expectContract(request, answer);
-      else expectNamedMissing({ ...valid, params: membersOf(valid.body, namedInBody) }, answer, 409);
+      else
+        expectNamedMissing(
+          { ...valid, params: { ...valid.params, ...membersOf(valid.body, namedInBody) } },
+          answer,
+          409,
+        );
       return;
     }
-    const namesResource = pathParametersOf(operation(operationId).path).length > 0;
     if (answer.statusCode === 404 && !viaLink && namesResource && documented(operationId, 404)) {
       // A made-up id may or may not exist on a live store: its 404 must say which resource is missing.
       expectNamedMissing(valid, answer);

@@ -291,7 +291,7 @@ t.test(
     t.match(
       output,
       new RegExp(
-        `reproduce: curl -i --globoff -X \\w+ 'http://127\\.0\\.0\\.1:${port}/v1/pet[^']*'.* -H "authorization: Bearer \\$\\{CONTRACT_API_KEY\\}"`,
+        `reproduce: curl -i --globoff -X \\w+ 'http://127\\.0\\.0\\.1:${port}/v1/[^']*'.* -H "authorization: Bearer \\$\\{CONTRACT_API_KEY\\}"`,
       ),
       'curl, with the key left in the environment',
     );
