@@ -1,6 +1,17 @@
-// listOrders' cursors (src/pagination/order-cursor.ts): what they hold, and the cursors refused.
+// listOrders' cursors (src/pagination/cursor.ts): what they hold, and the cursors refused.
 import t from 'tap';
-import { encodeOrderCursor, nextOrdersLink, orderPositionOf } from '../../src/pagination/order-cursor.js';
+import { encodeCursor, orderPositionOf, positionOf } from '../../src/pagination/cursor.js';
+import { nextPageLink } from '../../src/pagination/next-link.js';
+import type { OrderStatus, PetId } from '../../src/types/api.js';
+
+const encodeOrderCursor = (after: number, filter: { status: OrderStatus | undefined; petId: PetId | undefined }) =>
+  encodeCursor({ after, ...filter });
+const nextOrdersLink = (
+  path: string,
+  limit: number,
+  filter: { status: OrderStatus | undefined; petId: PetId | undefined },
+  lastId: number,
+) => nextPageLink(path, { limit, ...filter, lastId });
 
 const text = (cursor: string) => Buffer.from(cursor, 'base64url').toString('latin1');
 
@@ -52,4 +63,11 @@ t.test('a cursor of other filters, or one never issued, is refused naming the cu
       { code: 'VALIDATION_FAILED', message },
       `${text(cursor)} with ${JSON.stringify(filter)}`,
     );
+});
+
+t.test("a cursor filtered by pet is listOrders': listPets refuses it as never issued", async (t) => {
+  t.throws(() => positionOf(encodeCursor({ after: 5, status: undefined, petId: 3 }), undefined), {
+    code: 'VALIDATION_FAILED',
+    message: /not a cursor this service issued/,
+  });
 });
