@@ -37,12 +37,18 @@ export function createMemoryOrders(
   let nextDue = Infinity;
   const keys = new MemoryIdempotencyKeys<{ request: string; answer: StoredOrder }>(keyOptions);
 
-  const close = (order: StoredOrder, at: number, reason?: CancelReason) => {
-    holds.delete(Number(order.petId) - 1);
-    if (reason === undefined) Object.assign(order, { status: 'expired', closedAt: order.expiresAt });
-    else Object.assign(order, { status: 'cancelled', closedAt: at, cancelReason: reason });
+  // An order's pet sits at index petId - 1 of the columns, as every pet does.
+  const petIndexOf = (order: StoredOrder) => Number(order.petId) - 1;
+  /** Ends a placed order's hold: expired (closed at its expiresAt), completed, or cancelled for `reason`. */
+  const close = (order: StoredOrder, status: 'expired' | 'completed' | 'cancelled', reason?: CancelReason) => {
+    holds.delete(petIndexOf(order));
+    Object.assign(
+      order,
+      { status, closedAt: status === 'expired' ? order.expiresAt : now() },
+      reason === undefined ? {} : { cancelReason: reason },
+    );
   };
-  const free = (order: StoredOrder) => columns.applyPatch(Number(order.petId) - 1, { status: 'available' });
+  const move = (order: StoredOrder, status: 'available' | 'sold') => columns.applyPatch(petIndexOf(order), { status });
 
   const sweep = (): number => {
     const at = now();
@@ -51,8 +57,8 @@ export function createMemoryOrders(
     nextDue = Infinity;
     for (const order of [...holds.values()]) {
       if (order.expiresAt <= at) {
-        close(order, at);
-        free(order);
+        close(order, 'expired');
+        move(order, 'available');
         expired++;
       } else nextDue = Math.min(nextDue, order.expiresAt);
     }
@@ -61,7 +67,7 @@ export function createMemoryOrders(
 
   const cancelHold = (index: number, reason: CancelReason) => {
     const order = holds.get(index);
-    if (order !== undefined) close(order, now(), reason);
+    if (order !== undefined) close(order, 'cancelled', reason);
   };
 
   const find = (id: OrderId) => (typeof id === 'number' && id >= 1 && id <= orders.length ? orders[id - 1] : undefined);
@@ -116,8 +122,8 @@ export function createMemoryOrders(
         if (order === undefined) return { outcome: 'missing' };
         if (order.status === 'cancelled') return { outcome: 'done', order };
         if (order.status !== 'placed') return { outcome: 'conflict', order: copy(order) };
-        close(order, now(), 'customer');
-        free(order);
+        close(order, 'cancelled', 'customer');
+        move(order, 'available');
         return { outcome: 'done', order };
       });
     },
@@ -129,9 +135,8 @@ export function createMemoryOrders(
         if (order.status === 'completed') return { outcome: 'done', order };
         // The sweep ran first: a placed order here is one whose hold has not ended.
         if (order.status !== 'placed') return { outcome: 'conflict', order: copy(order) };
-        holds.delete(Number(order.petId) - 1);
-        Object.assign(order, { status: 'completed', closedAt: now() });
-        columns.applyPatch(Number(order.petId) - 1, { status: 'sold' });
+        close(order, 'completed');
+        move(order, 'sold');
         return { outcome: 'done', order };
       });
     },

@@ -102,3 +102,31 @@ export function createBatchQueue<Item, Result>(
       else flush();
     });
 }
+
+/**
+ * Writes `items` in rounds in which no name appears twice (an item without a name meets no other),
+ * each round by one call of `write`, after the round before it: two changes of one pet, or two
+ * requests with one Idempotency-Key, are never in one statement, and the later sees what the
+ * earlier did. The results come in the items' order.
+ */
+export async function inRounds<Item, Result>(
+  items: readonly Item[],
+  nameOf: (item: Item) => string | undefined,
+  write: (round: Item[]) => Promise<Result[]>,
+): Promise<Result[]> {
+  const results = new Array<Result>(items.length);
+  for (let pending = items.map((_, index) => index); pending.length > 0;) {
+    const named = new Set<string>();
+    const round: number[] = [];
+    const later: number[] = [];
+    for (const index of pending) {
+      const name = nameOf(items[index]!);
+      (name !== undefined && named.has(name) ? later : round).push(index);
+      if (name !== undefined) named.add(name);
+    }
+    const written = await write(round.map((index) => items[index]!));
+    round.forEach((index, position) => (results[index] = written[position]!));
+    pending = later;
+  }
+  return results;
+}

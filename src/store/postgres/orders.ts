@@ -7,6 +7,7 @@
 import type { CancelReason, OrderId, OrderStatus, PetId, PetStatus } from '../../types/api.js';
 import type { OrderListOptions, OrderOutcome, OrderPage, OrderStore, StoredOrder } from '../order-store.js';
 import type { ChangeKey } from '../../idempotency/idempotency-key.js';
+import { inRounds } from './batch-queue.js';
 import type { Statement, Statements } from './statement.js';
 
 interface OrderRow {
@@ -88,38 +89,28 @@ function outcomeOf(row: AnswerRow): OrderOutcome {
 }
 
 /**
- * Writes a batch: rounds of one order_batch call each, a key at most once per round (a retry sent
- * with its first request waits for that one's answer, as it would alone).
+ * Writes a batch: one order_batch call per round, a key at most once in each (a retry sent with its
+ * first request waits for that one's answer, as it would alone).
  */
-export function orderWriter(statements: Statements) {
-  return async (writes: OrderWrite[]): Promise<OrderOutcome[]> => {
-    const outcomes = new Array<OrderOutcome>(writes.length);
-    for (let pending = writes.map((_, index) => index); pending.length > 0;) {
-      const named = new Set<string>();
-      const round: number[] = [];
-      const later: number[] = [];
-      for (const index of pending) {
-        const { key } = writes[index]!;
-        const name = key === undefined ? undefined : `${key.scope}:${key.operation}:${key.key}`;
-        (name !== undefined && named.has(name) ? later : round).push(index);
-        if (name !== undefined) named.add(name);
-      }
-      const batch = round.map((index) => writes[index]!);
-      const { rows } = await statements.run<AnswerRow>(ORDER_STATEMENTS.writeOrders, [
-        batch.map(({ kind }) => kind),
-        batch.map(({ target }) => String(target)),
-        batch.map(({ holdSeconds }) => holdSeconds ?? null),
-        batch.map(({ key }) => (key === undefined ? null : `\\x${key.scope}`)),
-        batch.map(({ key }) => key?.operation ?? null),
-        batch.map(({ key }) => key?.key ?? null),
-        batch.map(({ key }) => key?.request ?? null),
-      ]);
-      round.forEach((index, position) => (outcomes[index] = outcomeOf(rows[position]!)));
-      pending = later;
-    }
-    return outcomes;
-  };
-}
+export const orderWriter =
+  (statements: Statements) =>
+  (writes: OrderWrite[]): Promise<OrderOutcome[]> =>
+    inRounds(
+      writes,
+      ({ key }) => (key === undefined ? undefined : `${key.scope}:${key.operation}:${key.key}`),
+      async (round) => {
+        const { rows } = await statements.run<AnswerRow>(ORDER_STATEMENTS.writeOrders, [
+          round.map(({ kind }) => kind),
+          round.map(({ target }) => String(target)),
+          round.map(({ holdSeconds }) => holdSeconds ?? null),
+          round.map(({ key }) => (key === undefined ? null : `\\x${key.scope}`)),
+          round.map(({ key }) => key?.operation ?? null),
+          round.map(({ key }) => key?.key ?? null),
+          round.map(({ key }) => key?.request ?? null),
+        ]);
+        return rows.map(outcomeOf);
+      },
+    );
 
 export function createOrders(statements: Statements, submit: (write: OrderWrite) => Promise<OrderOutcome>): OrderStore {
   const { getOrder, listOrders, expireOrders } = ORDER_STATEMENTS;

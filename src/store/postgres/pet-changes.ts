@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { ServiceUnavailable } from '../../errors/api-errors.js';
 import type { PetId, PetPatch, PetStatus } from '../../types/api.js';
 import type { ChangeKey, ChangeOutcome, Precondition } from '../pet-store.js';
+import { inRounds } from './batch-queue.js';
 import { orderLock, VERSIONED, versionedOf, type VersionedRow } from './pet-rows.js';
 import type { Statement, Statements } from './statement.js';
 import { inTransaction } from './transaction.js';
@@ -196,38 +197,26 @@ export function createChanges(pool: pg.Pool, statements: Statements) {
     );
   };
 
-  /** A batch of changes: the single-row statement for one, else rounds of update-pets, each naming a pet once. */
-  const writeUpdates = async (updates: Update[]): Promise<ChangeOutcome[]> => {
-    const outcomes = new Array<ChangeOutcome>(updates.length);
-    for (let pending = updates.map((_, index) => index); pending.length > 0;) {
-      const named = new Set<string>();
-      const round: number[] = [];
-      const later: number[] = [];
-      for (const index of pending) {
-        const id = String(updates[index]!.id);
-        (named.has(id) ? later : round).push(index);
-        named.add(id);
-      }
-      if (round.length === 1) {
-        const { rows } = await statements.run<ChangedRow>(update, updateValues(updates[round[0]!]!));
-        outcomes[round[0]!] = outcomeOf(rows, false);
-      } else {
-        const batch = round.map((index) => updates[index]!);
+  /** A batch of changes: rounds of update-pets, each naming a pet once; the single-row statement for a round of one. */
+  const writeUpdates = (updates: Update[]): Promise<ChangeOutcome[]> =>
+    inRounds(
+      updates,
+      ({ id }) => String(id),
+      async (round) => {
+        if (round.length === 1)
+          return [outcomeOf((await statements.run<ChangedRow>(update, updateValues(round[0]!))).rows, false)];
         const values = [
-          batch.map(({ id }) => String(id)),
-          batch.map(({ patch }) => patch.name ?? null),
-          batch.map(({ patch }) => (patch.categoryId === undefined ? null : String(patch.categoryId))),
-          batch.map(({ patch }) => patch.status !== undefined),
-          batch.map(({ patch }) => patch.status ?? null),
-          batch.map(({ precondition }) => (precondition === '*' ? null : `{${precondition.join(',')}}`)),
+          round.map(({ id }) => String(id)),
+          round.map(({ patch }) => patch.name ?? null),
+          round.map(({ patch }) => (patch.categoryId === undefined ? null : String(patch.categoryId))),
+          round.map(({ patch }) => patch.status !== undefined),
+          round.map(({ patch }) => patch.status ?? null),
+          round.map(({ precondition }) => (precondition === '*' ? null : `{${precondition.join(',')}}`)),
         ];
         const { rows } = await statements.run<ChangedRow>(updatePets, values);
-        round.forEach((index, position) => (outcomes[index] = outcomeOf([rows[position]!], false)));
-      }
-      pending = later;
-    }
-    return outcomes;
-  };
+        return rows.map((row) => outcomeOf([row], false));
+      },
+    );
 
   return {
     writeUpdates,
