@@ -13,6 +13,7 @@ import { createFairnessMeasurement } from './bench/measure-fairness.js';
 import { createMemoryMeasurements } from './bench/measure-memory.js';
 import { createComparison } from './bench/measure-comparison.js';
 import { createEventsMeasurements } from './bench/measure-events.js';
+import { changesReport } from './bench/measure-changes.js';
 import { orderCostsReport } from './bench/measure-orders.js';
 import { createPostgresMeasurements } from './bench/measure-postgres.js';
 import { readOptions } from './bench/options.js';
@@ -56,10 +57,12 @@ async function main() {
       ? events.eventsReport(postgres.events.cost, postgres.events.follower)
       : '';
   const ordersTable = 'orders' in postgres && postgres.orders !== undefined ? orderCostsReport(postgres.orders) : '';
+  const changesTable = 'changes' in postgres && postgres.changes !== undefined ? changesReport(postgres.changes) : '';
   const postgresTable = [
     postgresReport(postgres.rows, postgres.throughput, postgres.missing, postgres.replaced),
     ...(eventsTable === '' ? [] : [eventsTable]),
     ...(ordersTable === '' ? [] : [ordersTable]),
+    ...(changesTable === '' ? [] : [changesTable]),
   ].join('\n\n');
   const memoryTable = memory === undefined ? undefined : report(memory);
   // Against a fastify app written by hand (issue 49), on the in-memory store's smallest size.
@@ -91,6 +94,7 @@ async function main() {
   }
   if (writeDocs && eventsTable !== '') writeBetweenMarkers('docs/performance.md', 'bench-events', eventsTable);
   if (writeDocs && ordersTable !== '') writeBetweenMarkers('docs/performance.md', 'bench-orders', ordersTable);
+  if (writeDocs && changesTable !== '') writeBetweenMarkers('docs/performance.md', 'bench-changes', changesTable);
   if (writeDocs && postgres.rows.length > 0) {
     writeBetweenMarkers('docs/performance.md', 'bench-postgres', postgresTable);
     writeBetweenMarkers('docs/performance.md', 'bench-postgres-summary', shortPostgresTable(postgres.rows));

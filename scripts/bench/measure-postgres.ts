@@ -14,6 +14,7 @@ import { stop, type Compared, type Servers } from './servers.js';
 import type { Workloads } from './workloads.js';
 import type { createEventsMeasurements, EventsCostCell, FollowerLatency } from './measure-events.js';
 import { measureOrderCosts, type OrderCosts } from './measure-orders.js';
+import { measureChanges, type ChangeCell } from './measure-changes.js';
 
 export interface DatabaseRow {
   pets: number;
@@ -46,12 +47,9 @@ export function createPostgresMeasurements(
   options: BenchOptions,
   { AUTH, atExit, start }: Servers,
   { probe, warmUp, loadWithDatabase }: Loads,
-  { WORKLOADS, COUNTED, createThroughputWanted, eventsWanted, ordersWanted }: Workloads,
+  { WORKLOADS, COUNTED, createThroughputWanted, eventsWanted, ordersWanted, changesWanted }: Workloads,
   { countInstructionsOf, replaced }: Counter,
-  {
-    measureEventsCost,
-    measureFollowerLatency,
-  }: Pick<ReturnType<typeof createEventsMeasurements>, 'measureEventsCost' | 'measureFollowerLatency'>,
+  feed: Pick<ReturnType<typeof createEventsMeasurements>, 'measureEventsCost' | 'measureFollowerLatency'>,
 ) {
   const { sizes, rounds, duration, instructions, instructionRounds } = options;
   /**
@@ -63,6 +61,7 @@ export function createPostgresMeasurements(
     throughput: ThroughputCell[];
     events?: { cost: EventsCostCell[]; follower: FollowerLatency[] };
     orders?: OrderCosts;
+    changes?: ChangeCell[];
     missing?: string;
     replaced?: number;
   }> {
@@ -148,15 +147,14 @@ export function createPostgresMeasurements(
       const throughput = createThroughputWanted
         ? await measureCreateThroughput(database, { rounds, duration }, { AUTH, start })
         : [];
-      const events = eventsWanted
-        ? { cost: await measureEventsCost(database), follower: await measureFollowerLatency(database) }
-        : undefined;
-      const orders = ordersWanted ? await measureOrderCosts(database, options, { AUTH, start }) : undefined;
       return {
         rows,
         throughput,
-        ...(events === undefined ? {} : { events }),
-        ...(orders === undefined ? {} : { orders }),
+        ...(await measureBeside(database, options, { AUTH, start }, feed, {
+          eventsWanted,
+          ordersWanted,
+          changesWanted,
+        })),
         replaced: replaced() - replacedBefore,
       };
     } finally {
@@ -166,6 +164,26 @@ export function createPostgresMeasurements(
   }
 
   return { measurePostgres };
+}
+
+/** The measurements asked for beside the workloads' table: the change feed's, orders' and keyed changes'. */
+async function measureBeside(
+  database: BenchDatabase,
+  options: BenchOptions,
+  servers: Pick<Servers, 'AUTH' | 'start'>,
+  feed: Pick<ReturnType<typeof createEventsMeasurements>, 'measureEventsCost' | 'measureFollowerLatency'>,
+  { eventsWanted, ordersWanted, changesWanted }: Pick<Workloads, 'eventsWanted' | 'ordersWanted' | 'changesWanted'>,
+) {
+  const events = eventsWanted
+    ? { cost: await feed.measureEventsCost(database), follower: await feed.measureFollowerLatency(database) }
+    : undefined;
+  const orders = ordersWanted ? await measureOrderCosts(database, options, servers) : undefined;
+  const changes = changesWanted ? await measureChanges(database, options, servers) : undefined;
+  return {
+    ...(events === undefined ? {} : { events }),
+    ...(orders === undefined ? {} : { orders }),
+    ...(changes === undefined ? {} : { changes }),
+  };
 }
 
 /**

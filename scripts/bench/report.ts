@@ -166,6 +166,7 @@ export function writeBetweenMarkers(
     | 'bench-fairness'
     | 'bench-events'
     | 'bench-orders'
+    | 'bench-changes'
     | 'bench-hand-written',
   text: string,
 ) {

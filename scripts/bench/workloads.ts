@@ -34,6 +34,8 @@ export const CREATE_THROUGHPUT = 'create throughput';
 export const EVENTS = 'events';
 /** What an order costs against a create on PostgreSQL (scripts/bench/measure-orders.ts): chosen the same way. */
 export const ORDERS = 'orders';
+/** Keyed changes beside unkeyed ones, three instances on PostgreSQL (scripts/bench/measure-changes.ts): the same. */
+export const CHANGES = 'keyed changes';
 
 /**
  * The workloads of a run (all, or those --workloads names), those counted under valgrind, and whether create throughput
@@ -114,7 +116,8 @@ export function workloadsFor(
   const createThroughputWanted = wanted === undefined || wanted.some((part) => CREATE_THROUGHPUT.includes(part));
   const eventsWanted = wanted === undefined || wanted.some((part) => EVENTS.includes(part));
   const ordersWanted = wanted === undefined || wanted.some((part) => ORDERS.includes(part));
-  if (WORKLOADS.length === 0 && !createThroughputWanted && !eventsWanted && !ordersWanted) {
+  const changesWanted = wanted === undefined || wanted.some((part) => CHANGES.includes(part));
+  if (WORKLOADS.length === 0 && !createThroughputWanted && !eventsWanted && !ordersWanted && !changesWanted) {
     console.error('bench: --workloads must name at least one workload');
     process.exit(2);
   }
@@ -133,6 +136,7 @@ export function workloadsFor(
     createThroughputWanted,
     eventsWanted,
     ordersWanted,
+    changesWanted,
   };
 }
 

@@ -523,6 +523,42 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     t.same(await store.get(pet!.id), { pet: { ...pet, name: 'Once' }, version: 2 }, 'one version more');
   });
 
+  t.test('changes sent together, keyed or not, updates and removals, answer as if sent one by one', async (t) => {
+    const store = await createStore(t);
+    const [a, b, c, d, e] = ids(await addPets(store, 5)) as [PetId, PetId, PetId, PetId, PetId];
+    const renameA = changeKey('k', 'updatePet', `rename ${a}`);
+    await store.update(a, { name: 'recorded' }, '*', changeKey('old', 'updatePet', `rename ${a}`));
+    const outcomes = await Promise.all([
+      store.update(a, { name: 'A' }, '*', renameA),
+      // The same key for another request, after the first in the same batch: refused, as if after it.
+      store.update(b, { name: 'B' }, '*', changeKey('k', 'updatePet', `rename ${b}`)),
+      // A refusal records nothing: the next request with its key is new.
+      store.update(c, { name: 'C' }, [9], changeKey('r', 'updatePet', `refused ${c}`)),
+      store.update(d, { name: 'D' }, '*', changeKey('r', 'updatePet', `rename ${d}`)),
+      store.remove(e, [1], changeKey('gone', 'deletePet', `remove ${e}`)),
+      store.update(e, { name: 'E' }, '*'),
+      store.update(a, { name: 'old' }, '*', changeKey('old', 'updatePet', `rename ${a}`)),
+      store.remove(c, '*'),
+      store.update(a, { status: 'sold' }, [3]),
+    ]);
+    t.same(outcomes, [
+      { outcome: 'changed', pet: { pet: { id: a, name: 'A', categoryId: 0, status: 'available' }, version: 3 } },
+      { outcome: 'reused', petId: a },
+      { outcome: 'failed', version: 1 },
+      { outcome: 'changed', pet: { pet: { id: d, name: 'D', categoryId: 3 }, version: 2 } },
+      { outcome: 'changed', pet: null },
+      { outcome: 'missing' },
+      {
+        outcome: 'replayed',
+        pet: { pet: { id: a, name: 'recorded', categoryId: 0, status: 'available' }, version: 2 },
+      },
+      { outcome: 'changed', pet: null },
+      { outcome: 'changed', pet: { pet: { id: a, name: 'A', categoryId: 0, status: 'sold' }, version: 4 } },
+    ]);
+    t.same(ids((await store.list({ limit: 10 })).pets), [a, b, d], 'c and e removed');
+    t.same(await store.get(b), { pet: { id: b, name: 'pet 1', categoryId: 1, status: 'pending' }, version: 1 });
+  });
+
   t.test('a create replayed after its pet changed answers as the create did', async (t) => {
     const store = await createStore(t);
     const created = await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope, key: 'create' });

@@ -15,6 +15,7 @@ t.test('failures that mean "the database cannot be reached for now"', async (t) 
     withCode('57014'), // query_canceled (statement_timeout)
     withCode('57P01'), // admin_shutdown
     withCode('57P03'), // cannot_connect_now (starting up)
+    withCode('40P01'), // deadlock_detected: the transaction was ended, and a retry goes through
     new Error('timeout exceeded when trying to connect'),
     new Error('Query read timeout'),
     new Error('Connection terminated unexpectedly'),

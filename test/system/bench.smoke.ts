@@ -250,5 +250,11 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
       'what an order costs on PostgreSQL, beside a create',
     );
     t.match(stdout, /^- An order request costs [\d.]+× a create in CPU/m, 'and the ratio');
+    t.equal(
+      (stdout.match(/^\| (local disk|\+1 ms) \| (update|remove|create)(, keyed)? \|( [\d.,]+ \|){5}$/gm) ?? []).length,
+      10,
+      'keyed changes beside unkeyed ones, on three instances, with and without the added commit latency',
+    );
+    t.match(stdout, /^- Keyed updates and removals at least half the throughput of unkeyed updates/m, 'and the goal');
   }
 });

@@ -104,14 +104,14 @@ export function createBatchQueue<Item, Result>(
 }
 
 /**
- * Writes `items` in rounds in which no name appears twice (an item without a name meets no other),
- * each round by one call of `write`, after the round before it: two changes of one pet, or two
- * requests with one Idempotency-Key, are never in one statement, and the later sees what the
- * earlier did. The results come in the items' order.
+ * Writes `items` in rounds in which no name appears twice (an item names its pet, its
+ * Idempotency-Key, or nothing), each round by one call of `write`, after the round before it: two
+ * changes of one pet, or two requests with one key, are never in one statement, and the later sees
+ * what the earlier did. The results come in the items' order.
  */
 export async function inRounds<Item, Result>(
   items: readonly Item[],
-  nameOf: (item: Item) => string | undefined,
+  namesOf: (item: Item) => readonly string[],
   write: (round: Item[]) => Promise<Result[]>,
 ): Promise<Result[]> {
   const results = new Array<Result>(items.length);
@@ -120,9 +120,10 @@ export async function inRounds<Item, Result>(
     const round: number[] = [];
     const later: number[] = [];
     for (const index of pending) {
-      const name = nameOf(items[index]!);
-      (name !== undefined && named.has(name) ? later : round).push(index);
-      if (name !== undefined) named.add(name);
+      const names = namesOf(items[index]!);
+      (names.some((name) => named.has(name)) ? later : round).push(index);
+      // A later item meets what a deferred one names too: one pet's changes keep their order.
+      for (const name of names) named.add(name);
     }
     const written = await write(round.map((index) => items[index]!));
     round.forEach((index, position) => (results[index] = written[position]!));

@@ -1,6 +1,7 @@
 // The schema, as versioned migrations applied in order (src/store/postgres/migrate.ts). Never edit
 // one that has shipped: add the next version. Kept as text in a module, not .sql files, so that the
 // build and every way of running the service carry them without a copy step.
+import { CHANGES_MIGRATION } from './changes-migration.js';
 import { ORDERS_MIGRATION } from './orders-migration.js';
 
 export interface Migration {
@@ -171,4 +172,5 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   ORDERS_MIGRATION,
+  CHANGES_MIGRATION,
 ];

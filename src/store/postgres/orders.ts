@@ -97,7 +97,7 @@ export const orderWriter =
   (writes: OrderWrite[]): Promise<OrderOutcome[]> =>
     inRounds(
       writes,
-      ({ key }) => (key === undefined ? undefined : `${key.scope}:${key.operation}:${key.key}`),
+      ({ key }) => (key === undefined ? [] : [`${key.scope}:${key.operation}:${key.key}`]),
       async (round) => {
         const { rows } = await statements.run<AnswerRow>(ORDER_STATEMENTS.writeOrders, [
           round.map(({ kind }) => kind),

@@ -2,16 +2,13 @@
 // any): the check and the write are one step. A writer that finds the row changed by a concurrent
 // one waits for it, then checks the committed version (READ COMMITTED's recheck), so of two writers
 // holding the same tag exactly one succeeds. The version grows only when a value changes. Changes
-// without a key are batched (batch-queue.ts, as creates); a change with a key is a transaction of
-// its own, which records its answer with the key.
-import type pg from 'pg';
-import { ServiceUnavailable } from '../../errors/api-errors.js';
+// and removals, with a key or without, are batched (batch-queue.ts, as creates): one statement and
+// one commit for what arrived together, which records each keyed change's answer with its key.
 import type { PetId, PetPatch, PetStatus } from '../../types/api.js';
 import type { ChangeKey, ChangeOutcome, Precondition } from '../pet-store.js';
 import { inRounds } from './batch-queue.js';
 import { orderLock, VERSIONED, versionedOf, type VersionedRow } from './pet-rows.js';
 import type { Statement, Statements } from './statement.js';
-import { inTransaction } from './transaction.js';
 
 /**
  * A change's row: the pet afterwards (nulls when nothing changed), and the version it had before (null: no such pet).
@@ -25,21 +22,19 @@ interface ChangedRow {
   current: number | null;
 }
 
-/** A change key's record: its request, and its answer (the pet afterwards; a null name after a removal). */
-interface ChangeKeyRow {
-  request: string;
-  pet_id: PetId;
-  name: string | null;
-  category_id: PetId | null;
-  status: PetStatus | null;
-  version: number | null;
+/** change-pets' row: a change's row, with what happened to it. */
+interface BatchRow extends ChangedRow {
+  outcome: 'changed' | 'replayed' | 'reused' | 'missing' | 'failed';
 }
 
-/** One change without a key, waiting for its batch. */
-export interface Update {
+/** One change or removal waiting for its batch, with its Idempotency-Key when it sent one. */
+export interface Change {
+  kind: 'update' | 'remove';
   id: PetId;
+  /** What an update sets ({} for a removal). */
   patch: PetPatch;
   precondition: Precondition;
+  key: ChangeKey | undefined;
 }
 
 // The values a merge patch leaves a pet with: $2 the name, $3 the category, each null to keep it;
@@ -109,30 +104,20 @@ export const CHANGE_STATEMENTS = {
         target.current
       FROM target LEFT JOIN removed ON true`,
   },
-  // A change with an Idempotency-Key, in one transaction: the key is claimed first (a retry sent
-  // meanwhile waits on its row, then finds it recorded), then the change above, then its answer is
-  // recorded with the key. A change refused (404, 412) rolls back, recording nothing.
-  claimChangeKey: {
-    name: 'claim-change-key',
-    text: `INSERT INTO change_keys (scope, operation, key, request, pet_id) VALUES ($1::bytea, $2, $3, $4, $5)
-      ON CONFLICT DO NOTHING RETURNING true AS claimed`,
-  },
-  recordedChangeKey: {
-    name: 'recorded-change-key',
-    text: `SELECT request, pet_id, name, category_id, status, version FROM change_keys
-      WHERE scope = $1::bytea AND operation = $2 AND key = $3`,
-  },
-  recordChange: {
-    name: 'record-change',
-    text: `UPDATE change_keys SET name = $4, category_id = $5, status = $6, version = $7
-      WHERE scope = $1::bytea AND operation = $2 AND key = $3`,
+  // Changes that arrived together of which some carry an Idempotency-Key, or remove a pet: migration
+  // 8's change_batch, one statement. $1 the kinds ('update', 'remove'), then each change's values
+  // as update-pets takes them, then its key's scope, operation, key and request (nulls without one).
+  changePets: {
+    name: 'change-pets',
+    text: `SELECT * FROM change_batch($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::boolean[], $6::text[],
+      $7::text[], $8::bytea[], $9::text[], $10::text[], $11::text[])`,
   },
 } as const satisfies Record<string, Statement>;
 
 /** If-Match's versions as a parameter: null for any. */
 const versionsOf = (precondition: Precondition) => (precondition === '*' ? null : precondition.map(String));
 
-const updateValues = ({ id, patch, precondition }: Update) => [
+const updateValues = ({ id, patch, precondition }: Change) => [
   id,
   patch.name ?? null,
   patch.categoryId ?? null,
@@ -151,81 +136,60 @@ function outcomeOf(rows: ChangedRow[], removal: boolean): ChangeOutcome {
   return { outcome: 'changed', pet: removal ? null : versionedOf(row as VersionedRow) };
 }
 
-/** A statement as a client of a transaction runs it (the transaction is measured as a whole). */
-const on = <Row extends pg.QueryResultRow>(client: pg.PoolClient, statement: Statement, values: unknown[]) =>
-  client.query<Row>({ name: statement.name, text: statement.text, values });
+/** What change-pets' row says; a replay answers the pet its record holds (none after a removal). */
+function batchOutcomeOf(row: BatchRow): ChangeOutcome {
+  switch (row.outcome) {
+    case 'replayed':
+    case 'changed':
+      return { outcome: row.outcome, pet: row.name === null ? null : versionedOf(row as VersionedRow) };
+    case 'reused':
+      return { outcome: 'reused', petId: row.id! };
+    case 'missing':
+      return { outcome: 'missing' };
+    default:
+      return { outcome: 'failed', version: row.current! };
+  }
+}
 
-export function createChanges(pool: pg.Pool, statements: Statements) {
-  const { update, updatePets, remove, claimChangeKey, recordedChangeKey, recordChange } = CHANGE_STATEMENTS;
+/** A round's changes as change-pets' arrays: the kinds, update-pets' columns, then the keys'. */
+const batchValues = (round: Change[]) => [
+  round.map(({ kind }) => kind),
+  round.map(({ id }) => String(id)),
+  round.map(({ patch }) => patch.name ?? null),
+  round.map(({ patch }) => (patch.categoryId === undefined ? null : String(patch.categoryId))),
+  round.map(({ patch }) => patch.status !== undefined),
+  round.map(({ patch }) => patch.status ?? null),
+  round.map(({ precondition }) => (precondition === '*' ? null : `{${precondition.join(',')}}`)),
+  round.map(({ key }) => (key === undefined ? null : `\\x${key.scope}`)),
+  round.map(({ key }) => key?.operation ?? null),
+  round.map(({ key }) => key?.key ?? null),
+  round.map(({ key }) => key?.request ?? null),
+];
 
-  /** One change with its key, in a transaction: the key claimed, the change, its answer recorded. */
-  const keyed = (statement: Statement, values: unknown[], removal: boolean, key: ChangeKey, id: PetId) => {
-    const keyValues = [`\\x${key.scope}`, key.operation, key.key];
-    return statements.several(`${statement.name}-once`, () =>
-      inTransaction(pool, async (client): Promise<ChangeOutcome> => {
-        const claimed = await on(client, claimChangeKey, [...keyValues, key.request, id]);
-        if (claimed.rows.length === 0) {
-          await client.query('ROLLBACK');
-          const [recorded] = (await on<ChangeKeyRow>(client, recordedChangeKey, keyValues)).rows;
-          // Purged in between, the key would be claimed anew on the next try.
-          /* c8 ignore next -- a claim refused is a key recorded */
-          if (recorded === undefined) throw new ServiceUnavailable();
-          if (recorded.request !== key.request) return { outcome: 'reused', petId: recorded.pet_id };
-          const { pet_id: petId, name, category_id: categoryId, status, version } = recorded;
-          const answer =
-            name === null
-              ? null
-              : versionedOf({ id: petId, name, category_id: categoryId!, status, version: version! });
-          return { outcome: 'replayed', pet: answer };
-        }
-        const outcome = outcomeOf((await on<ChangedRow>(client, statement, values)).rows, removal);
-        if (outcome.outcome !== 'changed') {
-          await client.query('ROLLBACK');
-          return outcome;
-        }
-        const pet = outcome.pet;
-        await on(client, recordChange, [
-          ...keyValues,
-          pet?.pet.name ?? null,
-          pet?.pet.categoryId ?? null,
-          pet?.pet.status ?? null,
-          pet?.version ?? null,
-        ]);
-        await client.query('COMMIT');
-        return outcome;
-      }),
-    );
-  };
-
-  /** A batch of changes: rounds of update-pets, each naming a pet once; the single-row statement for a round of one. */
-  const writeUpdates = (updates: Update[]): Promise<ChangeOutcome[]> =>
+/**
+ * Writes a batch of changes: rounds in which no pet and no key stands twice, each one statement. A
+ * round of updates without keys is update-pets (update-pet for one); a lone removal without a key
+ * delete-pet; any other round change-pets.
+ */
+export function changeWriter(statements: Statements) {
+  const { update, updatePets, remove, changePets } = CHANGE_STATEMENTS;
+  return (changes: Change[]): Promise<ChangeOutcome[]> =>
     inRounds(
-      updates,
-      ({ id }) => String(id),
+      changes,
+      ({ id, key }) => (key === undefined ? [String(id)] : [String(id), `${key.scope}:${key.operation}:${key.key}`]),
       async (round) => {
-        if (round.length === 1)
-          return [outcomeOf((await statements.run<ChangedRow>(update, updateValues(round[0]!))).rows, false)];
-        const values = [
-          round.map(({ id }) => String(id)),
-          round.map(({ patch }) => patch.name ?? null),
-          round.map(({ patch }) => (patch.categoryId === undefined ? null : String(patch.categoryId))),
-          round.map(({ patch }) => patch.status !== undefined),
-          round.map(({ patch }) => patch.status ?? null),
-          round.map(({ precondition }) => (precondition === '*' ? null : `{${precondition.join(',')}}`)),
-        ];
-        const { rows } = await statements.run<ChangedRow>(updatePets, values);
-        return rows.map((row) => outcomeOf([row], false));
+        const [first] = round as [Change];
+        if (round.length === 1 && first.key === undefined) {
+          const removal = first.kind === 'remove';
+          const values = removal ? [first.id, versionsOf(first.precondition)] : updateValues(first);
+          return [outcomeOf((await statements.run<ChangedRow>(removal ? remove : update, values)).rows, removal)];
+        }
+        if (round.every(({ kind, key }) => kind === 'update' && key === undefined)) {
+          const { rows } = await statements.run<ChangedRow>(updatePets, batchValues(round).slice(1, 7));
+          return rows.map((row) => outcomeOf([row], false));
+        }
+        const { rows } = await statements.run<BatchRow>(changePets, batchValues(round));
+        return rows.map(batchOutcomeOf);
       },
     );
-
-  return {
-    writeUpdates,
-    /** A change with a key (a batch of changes without one is writeUpdates'). */
-    updateOnce: (change: Update, key: ChangeKey) => keyed(update, updateValues(change), false, key, change.id),
-    async remove(id: PetId, precondition: Precondition, key: ChangeKey | undefined): Promise<ChangeOutcome> {
-      const values = [id, versionsOf(precondition)];
-      if (key === undefined) return outcomeOf((await statements.run<ChangedRow>(remove, values)).rows, true);
-      return keyed(remove, values, true, key, id);
-    },
-  };
 }

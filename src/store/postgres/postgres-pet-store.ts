@@ -1,6 +1,6 @@
 // Pets in PostgreSQL, for deployments of many stateless instances on one database. Every operation
-// is one statement, so one round trip, but a change with an Idempotency-Key (a transaction); creates
-// and changes without a key that arrive together share one (a batch). Each concern keeps its
+// is one statement, so one round trip and one transaction; creates, changes and order operations
+// that arrive together share one (a batch). Each concern keeps its
 // statements beside it: pet-reads, pet-creates, pet-changes, event-feed, webhook-deliveries and
 // key-records; statement.ts runs them, batch-queue.ts batches them.
 import type pg from 'pg';
@@ -11,7 +11,7 @@ import { createBatchQueue, DEFAULT_WRITE_BATCH_MAX } from './batch-queue.js';
 import { createEventFeed, FEED_STATEMENTS } from './event-feed.js';
 import { createKeyPurge, KEY_STATEMENTS } from './key-records.js';
 import { createOrders, ORDER_STATEMENTS, orderWriter } from './orders.js';
-import { CHANGE_STATEMENTS, createChanges } from './pet-changes.js';
+import { CHANGE_STATEMENTS, changeWriter } from './pet-changes.js';
 import { CREATE_STATEMENTS, createWriter } from './pet-creates.js';
 import { createReads, READ_STATEMENTS } from './pet-reads.js';
 import { createPool } from './pool.js';
@@ -49,7 +49,7 @@ export interface PostgresStoreOptions {
   retentionMs?: number;
   /** Wraps every statement of an operation (metrics, spans). */
   instrument?: StatementInstrument | undefined;
-  /** The most creates, or changes without a key, one statement writes; 1 writes each on its own, as they arrive. */
+  /** The most creates, changes or order operations one statement writes; 1 writes each on its own, as they arrive. */
   maxWriteBatch?: number;
   /** How long a create or change may wait for the batches ahead of it (DATABASE_TIMEOUT_MS). */
   maxWriteWaitMs?: number;
@@ -71,8 +71,7 @@ export function createPostgresPetStore(
   const statements = createStatements(pool, instrument);
   const batching = { maxBatch: maxWriteBatch, maxWaitMs: maxWriteWaitMs, keepContext: instrument !== undefined };
   const submitCreate = createBatchQueue(createWriter(statements), batching);
-  const changes = createChanges(pool, statements);
-  const submitUpdate = createBatchQueue(changes.writeUpdates, batching);
+  const submitChange = createBatchQueue(changeWriter(statements), batching);
   const submitOrder = createBatchQueue(orderWriter(statements), batching);
   return {
     pool,
@@ -81,12 +80,10 @@ export function createPostgresPetStore(
       return (await submitCreate({ pet, key: undefined })).pet;
     },
     createOnce: (pet: NewPet, key: IdempotencyKey) => submitCreate({ pet, key }),
-    update(id: PetId, patch: PetPatch, precondition: Precondition, key?: ChangeKey) {
-      return key === undefined
-        ? submitUpdate({ id, patch, precondition })
-        : changes.updateOnce({ id, patch, precondition }, key);
-    },
-    remove: (id: PetId, precondition: Precondition, key?: ChangeKey) => changes.remove(id, precondition, key),
+    update: (id: PetId, patch: PetPatch, precondition: Precondition, key?: ChangeKey) =>
+      submitChange({ kind: 'update', id, patch, precondition, key }),
+    remove: (id: PetId, precondition: Precondition, key?: ChangeKey) =>
+      submitChange({ kind: 'remove', id, patch: {}, precondition, key }),
     ...createEventFeed(statements, pool),
     deliveries: createDeliveryLedger(statements),
     orders: createOrders(statements, submitOrder),

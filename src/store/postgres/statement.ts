@@ -22,8 +22,6 @@ export interface Statements {
   run<Row extends pg.QueryResultRow>(statement: Statement, values: unknown[]): Promise<pg.QueryResult<Row>>;
   /** The statement's rows, each mapped. */
   rows<T, Row extends pg.QueryResultRow>(statement: Statement, values: unknown[], map: (row: Row) => T): Promise<T[]>;
-  /** Work of several statements (a transaction), measured as one under `name`, its unavailability a 503. */
-  several<T>(name: string, work: () => Promise<T>): Promise<T>;
 }
 
 /** The 503 a client can retry when the database cannot be reached; anything else as it is. */
@@ -62,6 +60,5 @@ export function createStatements(pool: pg.Pool, instrument: StatementInstrument 
       rows.length = 0;
       return mapped;
     },
-    several: (name, work) => instrumented(name, () => work().catch(unavailableAs503)),
   };
 }
