@@ -99,6 +99,8 @@ t.test(
     );
     t.equal(server.child.exitCode, null, 'the same process serves on');
     t.equal(server.child.pid, pid);
+    // The log is written in blocks (src/logging/log-destination.ts): its last lines may come a little later.
+    await until('the last reload logged', async () => /read again: 1 keys in use/.test(server.output()), 5_000);
     t.match(server.output(), /API_KEYS_FILE .* read again: 2 keys in use/);
     t.match(server.output(), /API_KEYS_FILE .* read again: 1 keys in use/);
     t.notMatch(server.output(), OLD, 'keys never reach the log');
