@@ -97,7 +97,7 @@ contract_postgres() {
 # machine was mostly idle; side by side their wall time is the longest lane's. Beside them, the
 # benchmark's smoke test (about one core, 150-220 s; it checks that every table comes out, not the
 # figures): after the walkthrough it took 208 s of its own, the lanes 90 s more (issue 49).
-names=(build tap walkthrough bench-smoke deploy soak-memory soak-postgres contract-memory contract-postgres compat)
+names=(build tap walkthrough bench-smoke deploy soak-memory soak-postgres contract-memory contract-postgres compat instruction-gate)
 # Without coverage (tap's before script would be measured all the same: the variable turns that off).
 # SHARED_TEST_DATABASE=off: it uses no shared cluster, and the deployment test's tap run beside it
 # has the project's one (test/setup/shared-cluster.ts).
@@ -112,6 +112,9 @@ wait "$soak"
 step contract-memory contract_memory
 step contract-postgres contract_postgres
 step compat npm run -s compat -- --seed 1 --cases 5000 --report junit=test-output/compat.xml
+# Instructions per request of the service as shipped against the hand-written app, per workload,
+# within scripts/bench/instruction-bounds.json (issue 58): valgrind, so the same on a busy machine.
+step instruction-gate node dist-test/scripts/bench/instruction-gate.js
 wait "$lane"
 wait "$bench"
 # Their logs, one after the other (side by side they went only to test-output/).
