@@ -97,7 +97,7 @@ contract_postgres() {
 # machine was mostly idle; side by side their wall time is the longest lane's. Beside them, the
 # benchmark's smoke test (about one core, 150-220 s; it checks that every table comes out, not the
 # figures): after the walkthrough it took 208 s of its own, the lanes 90 s more (issue 49).
-names=(build tap walkthrough bench-smoke deploy soak-memory soak-postgres contract-memory contract-postgres compat instruction-gate)
+names=(build tap walkthrough bench-smoke deploy soak-memory soak-postgres contract-memory contract-postgres compat instruction-gate instruction-gate-smoke)
 # Without coverage (tap's before script would be measured all the same: the variable turns that off).
 # SHARED_TEST_DATABASE=off: it uses no shared cluster, and the deployment test's tap run beside it
 # has the project's one (test/setup/shared-cluster.ts).
@@ -115,6 +115,8 @@ step compat npm run -s compat -- --seed 1 --cases 5000 --report junit=test-outpu
 # Instructions per request of the service as shipped against the hand-written app, per workload,
 # within scripts/bench/instruction-bounds.json (issue 58): valgrind, so the same on a busy machine.
 step instruction-gate node dist-test/scripts/bench/instruction-gate.js
+# And that it fails on a deliberate regression (a dearer header on every answer).
+step instruction-gate-smoke env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/instruction-gate.smoke.js
 wait "$lane"
 wait "$bench"
 # Their logs, one after the other (side by side they went only to test-output/).

@@ -6,7 +6,7 @@
 // fails the gate, naming the workload and both figures. Raising a bound is a commit of its own that
 // says what the extra cost buys (docs/performance.md, "The instruction gate").
 //   npm run bench:gate
-//   npm run bench:gate -- --workloads get --requests 300 --rounds 2 --service-env NAME=VALUE --bounds FILE
+//   npm run bench:gate -- --workloads get --rounds 1 --recounts 2 --service-env NAME=VALUE --bounds FILE
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +28,8 @@ const { values } = parseArgs({
     workloads: { type: 'string' },
     // Each count follows 16 times as many requests to warm up: fewer, and V8 is still compiling.
     requests: { type: 'string', default: '1000' },
-    rounds: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '1' },
+    recounts: { type: 'string', default: '2' },
     'service-env': { type: 'string', multiple: true, default: [] },
     bounds: { type: 'string', default: join(PROJECT_ROOT, BOUNDS_FILE) },
   },
@@ -75,8 +76,8 @@ const gated = wanted.map((name) => workloads.WORKLOADS.find((workload) => worklo
 const counter = createCounter(options, servers, createLoads(options, servers.AUTH), workloads);
 
 // A workload over its bound after the rounds is counted again, in fresh processes, up to this many
-// more rounds: a regression stays over, a process that settled in a dear V8 mode does not.
-const RECOUNTS = 2;
+// more rounds (--recounts): a regression stays over, a process that settled in a dear V8 mode does not.
+const RECOUNTS = Number(values.recounts);
 const dir = mkdtempSync(join(tmpdir(), 'bench-gate-'));
 const lowest = { shipped: gated.map(() => Infinity), handWritten: gated.map(() => Infinity) };
 const ratioAt = (at: number) => lowest.shipped[at]! / lowest.handWritten[at]!;

@@ -1,9 +1,10 @@
 // The benchmark script is only checked for running: a tiny, short run. Its figures are never
 // asserted here (no wall-clock assertions in tests); README.md holds the latest full run.
 // Not part of npm test (servers under valgrind): `npm run test:bench`, and npm run test:all.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import t, { type Test } from 'tap';
 import { whyNoPostgresBinaries } from '../../scripts/postgres/throwaway-cluster.js';
+import { hasValgrind, VALGRIND_REQUIRED } from '../helpers/valgrind.js';
 
 /**
  * Runs `npm run bench` in a process group of its own and gives its standard output. Its standard
@@ -36,22 +37,12 @@ function runBench(t: Test, args: string[], env: NodeJS.ProcessEnv): Promise<stri
   });
 }
 
-// --instructions runs both servers under valgrind. .ci/run installs it and sets this: there the
-// instruction count must run, never skip.
-const REQUIRED = process.env['REQUIRE_VALGRIND_TEST'] === '1';
-const hasValgrind = (() => {
-  try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasValgrind && !REQUIRED)
+// --instructions runs both servers under valgrind.
+if (!hasValgrind && !VALGRIND_REQUIRED)
   console.error(
     '# SKIPPED npm run bench -- --instructions: no valgrind (install it with "apt-get install -y valgrind")',
   );
-const countInstructions = hasValgrind || REQUIRED;
+const countInstructions = hasValgrind || VALGRIND_REQUIRED;
 // The PostgreSQL table needs Debian's server binaries; .ci/run installs them and sets this.
 const postgresMissing = process.env['REQUIRE_POSTGRES_TEST'] === '1' ? undefined : whyNoPostgresBinaries();
 if (postgresMissing !== undefined) console.error(`# SKIPPED the benchmark's PostgreSQL table: ${postgresMissing}`);
