@@ -19,6 +19,12 @@ export interface ChangeKey extends IdempotencyKey {
   request: string;
 }
 
+/**
+ * A change key as one text, unique per API key, operation and key: what the stores' records and
+ * batch rounds tell keys apart by.
+ */
+export const changeKeyName = ({ scope, operation, key }: ChangeKey) => `${scope}:${operation}:${key}`;
+
 export const DEFAULT_RETENTION_HOURS = 24;
 export const HOUR_MS = 3_600_000;
 /** The stores' default, as IDEMPOTENCY_RETENTION_HOURS' default (src/config.ts). */

@@ -12,7 +12,7 @@ import {
   type OrderStore,
   type StoredOrder,
 } from './order-store.js';
-import type { ChangeKey } from '../idempotency/idempotency-key.js';
+import { changeKeyName, type ChangeKey } from '../idempotency/idempotency-key.js';
 
 type Columns = ReturnType<typeof createPetColumns>;
 
@@ -76,7 +76,7 @@ export function createMemoryOrders(
   /** Replays a recorded key, or runs `work` and records its answer when it did something. */
   const once = (key: ChangeKey | undefined, work: () => OrderOutcome): OrderOutcome => {
     sweep();
-    const scoped = key === undefined ? undefined : `${key.operation}:${key.scope}:${key.key}`;
+    const scoped = key === undefined ? undefined : changeKeyName(key);
     if (scoped !== undefined) {
       const recorded = keys.find(scoped);
       if (recorded !== undefined)

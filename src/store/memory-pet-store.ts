@@ -1,4 +1,4 @@
-import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../idempotency/idempotency-key.js';
+import { changeKeyName, DEFAULT_RETENTION_MS, type IdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetPatch } from '../types/api.js';
 import { DEFAULT_MAX_EVENTS, MemoryEventLog, memoryDeliveryLedger } from './memory-events.js';
 import { DEFAULT_MAX_KEYS, MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
@@ -61,7 +61,7 @@ export function createMemoryPetStore({
     apply: (index: number) => VersionedPet | null,
   ): ChangeOutcome => {
     orders.sweep();
-    const scoped = key === undefined ? undefined : `${key.operation}:${key.scope}:${key.key}`;
+    const scoped = key === undefined ? undefined : changeKeyName(key);
     if (scoped !== undefined) {
       const recorded = changeKeys.find(scoped);
       if (recorded !== undefined) {

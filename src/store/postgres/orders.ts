@@ -6,7 +6,7 @@
 // clock.
 import type { CancelReason, OrderId, OrderStatus, PetId, PetStatus } from '../../types/api.js';
 import type { OrderListOptions, OrderOutcome, OrderPage, OrderStore, StoredOrder } from '../order-store.js';
-import type { ChangeKey } from '../../idempotency/idempotency-key.js';
+import { changeKeyName, type ChangeKey } from '../../idempotency/idempotency-key.js';
 import { inRounds } from './batch-queue.js';
 import type { Statement, Statements } from './statement.js';
 
@@ -97,7 +97,7 @@ export const orderWriter =
   (writes: OrderWrite[]): Promise<OrderOutcome[]> =>
     inRounds(
       writes,
-      ({ key }) => (key === undefined ? [] : [`${key.scope}:${key.operation}:${key.key}`]),
+      ({ key }) => (key === undefined ? [] : [changeKeyName(key)]),
       async (round) => {
         const { rows } = await statements.run<AnswerRow>(ORDER_STATEMENTS.writeOrders, [
           round.map(({ kind }) => kind),

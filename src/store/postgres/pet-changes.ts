@@ -4,6 +4,7 @@
 // holding the same tag exactly one succeeds. The version grows only when a value changes. Changes
 // and removals, with a key or without, are batched (batch-queue.ts, as creates): one statement and
 // one commit for what arrived together, which records each keyed change's answer with its key.
+import { changeKeyName } from '../../idempotency/idempotency-key.js';
 import type { PetId, PetPatch, PetStatus } from '../../types/api.js';
 import type { ChangeKey, ChangeOutcome, Precondition } from '../pet-store.js';
 import { inRounds } from './batch-queue.js';
@@ -151,15 +152,20 @@ function batchOutcomeOf(row: BatchRow): ChangeOutcome {
   }
 }
 
-/** A round's changes as change-pets' arrays: the kinds, update-pets' columns, then the keys'. */
-const batchValues = (round: Change[]) => [
-  round.map(({ kind }) => kind),
+/** A round's changes as update-pets' arrays (change-pets' $2-$7). */
+const changeColumns = (round: Change[]) => [
   round.map(({ id }) => String(id)),
   round.map(({ patch }) => patch.name ?? null),
   round.map(({ patch }) => (patch.categoryId === undefined ? null : String(patch.categoryId))),
   round.map(({ patch }) => patch.status !== undefined),
   round.map(({ patch }) => patch.status ?? null),
   round.map(({ precondition }) => (precondition === '*' ? null : `{${precondition.join(',')}}`)),
+];
+
+/** A round's changes as change-pets' arrays: the kinds, update-pets' columns, then the keys'. */
+const batchValues = (round: Change[]) => [
+  round.map(({ kind }) => kind),
+  ...changeColumns(round),
   round.map(({ key }) => (key === undefined ? null : `\\x${key.scope}`)),
   round.map(({ key }) => key?.operation ?? null),
   round.map(({ key }) => key?.key ?? null),
@@ -176,7 +182,7 @@ export function changeWriter(statements: Statements) {
   return (changes: Change[]): Promise<ChangeOutcome[]> =>
     inRounds(
       changes,
-      ({ id, key }) => (key === undefined ? [String(id)] : [String(id), `${key.scope}:${key.operation}:${key.key}`]),
+      ({ id, key }) => (key === undefined ? [String(id)] : [String(id), changeKeyName(key)]),
       async (round) => {
         const [first] = round as [Change];
         if (round.length === 1 && first.key === undefined) {
@@ -185,7 +191,7 @@ export function changeWriter(statements: Statements) {
           return [outcomeOf((await statements.run<ChangedRow>(removal ? remove : update, values)).rows, removal)];
         }
         if (round.every(({ kind, key }) => kind === 'update' && key === undefined)) {
-          const { rows } = await statements.run<ChangedRow>(updatePets, batchValues(round).slice(1, 7));
+          const { rows } = await statements.run<ChangedRow>(updatePets, changeColumns(round));
           return rows.map((row) => outcomeOf([row], false));
         }
         const { rows } = await statements.run<BatchRow>(changePets, batchValues(round));

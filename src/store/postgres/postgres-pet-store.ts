@@ -1,8 +1,8 @@
 // Pets in PostgreSQL, for deployments of many stateless instances on one database. Every operation
 // is one statement, so one round trip and one transaction; creates, changes and order operations
-// that arrive together share one (a batch). Each concern keeps its
-// statements beside it: pet-reads, pet-creates, pet-changes, event-feed, webhook-deliveries and
-// key-records; statement.ts runs them, batch-queue.ts batches them.
+// that arrive together share one (a batch). Each concern keeps its statements beside it:
+// pet-reads, pet-creates, pet-changes, event-feed, webhook-deliveries, key-records and orders;
+// statement.ts runs them, batch-queue.ts batches them.
 import type pg from 'pg';
 import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../../idempotency/idempotency-key.js';
 import type { NewPet, PetId, PetPatch } from '../../types/api.js';
