@@ -33,6 +33,43 @@ export function requireAll2xx(label: string, result: autocannon.Result, { warmUp
 }
 
 /**
+ * `clients` connections spread over the servers in turn, each sending its next request (`request`:
+ * autocannon's method, headers, body or requests, its path under each server's address) as soon as
+ * its last is answered, for `seconds`; any answer but a 2xx fails the run `label`. `onAnswer` is
+ * told each answer's status and latency in ms.
+ */
+export async function spreadLoad(
+  servers: readonly Server[],
+  request: Partial<autocannon.Options> & { path?: string },
+  clients: number,
+  seconds: number,
+  {
+    label,
+    warmUp = false,
+    onAnswer,
+  }: { label: string; warmUp?: boolean; onAnswer?: (status: number, ms: number) => void },
+): Promise<autocannon.Result> {
+  const { path = '', ...options } = request;
+  const instance = autocannon({
+    // autocannon spreads the connections over several URLs in turn; its types admit only one.
+    url: servers.map((server) => `http://127.0.0.1:${server.port}${path}`) as unknown as string,
+    connections: clients,
+    duration: seconds,
+    sampleInt: SAMPLE_INTERVAL_MS,
+    ...options,
+  }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
+  if (onAnswer !== undefined)
+    (instance as autocannon.Instance).on(
+      'response',
+      (_client: unknown, statusCode: number, _bytes: number, responseTime: number) =>
+        onAnswer(statusCode, responseTime),
+    );
+  const result = await instance;
+  requireAll2xx(label, result, { warmUp });
+  return result;
+}
+
+/**
  * `clients` connections spread over the servers, each sending a create of `body` as soon as its last
  * is answered, for `seconds`: the creates answered, the time, and each one's latency in ms (exact:
  * autocannon's own histogram keeps whole milliseconds).
@@ -46,24 +83,19 @@ export async function createLoad(
   { label = 'create throughput', warmUp = false } = {},
 ) {
   const latencies: number[] = [];
-  const instance = autocannon({
-    // autocannon spreads the connections over several URLs in turn; its types admit only one.
-    url: servers.map((server) => `http://127.0.0.1:${server.port}/v1/pets`) as unknown as string,
-    connections: clients,
-    duration: seconds,
-    sampleInt: SAMPLE_INTERVAL_MS,
-    method: 'POST',
+  const request = {
+    path: '/v1/pets',
+    method: 'POST' as const,
     headers: { ...AUTH, 'content-type': 'application/json' },
     body,
-  }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
-  (instance as autocannon.Instance).on(
-    'response',
-    (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-      if (statusCode === 201) latencies.push(responseTime);
+  };
+  const result = await spreadLoad(servers, request, clients, seconds, {
+    label,
+    warmUp,
+    onAnswer: (status, ms) => {
+      if (status === 201) latencies.push(ms);
     },
-  );
-  const result = await instance;
-  requireAll2xx(label, result, { warmUp });
+  });
   return { creates: result['2xx'], seconds: result.duration || seconds, latencies };
 }
 

@@ -3,9 +3,9 @@
 // each keyed request a key of its own (a first try). Updates name a random one of 500 pets;
 // removals take the seeded pets in turn, each once. Every load runs with PostgreSQL's own commit
 // latency and with 1 ms more (commit_delay), as a networked disk or a synchronous standby adds.
-import autocannon from 'autocannon';
-import { requireAll2xx } from './load.js';
-import { SAMPLE_INTERVAL_MS, type BenchOptions } from './options.js';
+import type autocannon from 'autocannon';
+import { spreadLoad } from './load.js';
+import type { BenchOptions } from './options.js';
 import type { BenchDatabase } from './postgres-database.js';
 import { stop, type Server, type Servers } from './servers.js';
 import { median, ratio, round } from './statistics.js';
@@ -64,17 +64,9 @@ function requestsOf(load: LoadName, AUTH: Record<string, string>, unique: () => 
   ];
 }
 
-/** `load` from CALLERS connections spread over the servers for `seconds`: answers per second, p50 and p99 in ms. */
+/** `requests` from CALLERS connections spread over the servers for `seconds`: answers per second, p50 and p99 in ms. */
 async function fire(servers: readonly Server[], requests: autocannon.Request[], seconds: number, label: string) {
-  const result = await (autocannon({
-    // autocannon spreads the connections over several URLs in turn; its types admit only one.
-    url: servers.map((server) => `http://127.0.0.1:${server.port}`) as unknown as string,
-    connections: CALLERS,
-    duration: seconds,
-    sampleInt: SAMPLE_INTERVAL_MS,
-    requests,
-  }) as unknown as Promise<autocannon.Result>);
-  requireAll2xx(label, result);
+  const result = await spreadLoad(servers, { requests }, CALLERS, seconds, { label });
   return { rps: result['2xx'] / (result.duration || seconds), p50: result.latency.p50, p99: result.latency.p99 };
 }
 
