@@ -12,14 +12,21 @@ const BATCH = 10_000;
 export async function seedPets(store: PetStore, count: number): Promise<void> {
   for (let start = 0; start < count; start += BATCH) {
     const batch: Promise<unknown>[] = [];
-    for (let index = start; index < Math.min(count, start + BATCH); index++) {
-      const status = index % 100 === 99 ? RARE_STATUS : COMMON[index % 3];
-      const name = `pet ${index}`;
-      const categoryId = index % 1000;
-      batch.push(store.create(status === undefined ? { name, categoryId } : { name, categoryId, status }));
-    }
+    for (let index = start; index < Math.min(count, start + BATCH); index++) batch.push(store.create(seedPet(index)));
     await Promise.all(batch);
   }
+}
+
+/** The pet number `index` (from 0) of the benchmark's pets. */
+export function seedPet(index: number): {
+  name: string;
+  categoryId: number;
+  status?: 'available' | 'pending' | 'sold';
+} {
+  const status = index % 100 === 99 ? RARE_STATUS : COMMON[index % 3];
+  const name = `pet ${index}`;
+  const categoryId = index % 1000;
+  return status === undefined ? { name, categoryId } : { name, categoryId, status };
 }
 
 /** Tells the benchmark runner the port and the resident memory once seeding is done. */

@@ -2,13 +2,14 @@
 // (scripts/bench/*-server.ts) spawned on 127.0.0.1, killed whatever ends the run, a signal included.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { STEP_LIMIT_MS, type BenchOptions } from './options.js';
 import { threadsCpuSeconds } from './process-cpu.js';
+import { seedPet } from './seed-pets.js';
 
 const BASELINE = 'dist-test/scripts/bench/baseline-server.js';
 const SERVICE = 'dist-test/scripts/bench/service-server.js';
@@ -31,6 +32,13 @@ const SERVERS = {
   // `logger: true`.
   handWritten: HAND_WRITTEN,
   handWrittenLogged: HAND_WRITTEN,
+  // serviceMetrics as a user runs it: `npm start` (dist/server.js, its defaults), logs into a file
+  // (startThroughNpm).
+  npmStart: 'npm start',
+  // serviceMetrics without its request log (LOG_LEVEL=warn): metrics and fair share on.
+  serviceQuiet: SERVICE,
+  // The service with every optional part off: no request log, no metrics, no fair share.
+  serviceBare: SERVICE,
 } as const;
 export type ServerName = keyof typeof SERVERS;
 /** The two servers every table row compares. */
@@ -38,6 +46,7 @@ export type Compared = 'service' | 'baseline';
 
 export interface Server {
   child: ChildProcess;
+  /** The process whose threads are measured: the server's node, under npm for npmStart. */
   pid: number;
   port: number;
   rss: number;
@@ -84,6 +93,7 @@ export function createServers({ selfCheck }: BenchOptions) {
     pets: number,
     { measureMemory = false, callgrindDir, env = {} }: StartMode = {},
   ): Promise<Server> {
+    if (name === 'npmStart') return startThroughNpm({ API_KEY, AUTH, logFile: REQUEST_LOG_FILE, children }, pets);
     const node = [process.execPath, ...(measureMemory ? ['--expose-gc'] : []), pathOf(name)];
     const callgrind = [
       '--tool=callgrind',
@@ -106,7 +116,8 @@ export function createServers({ selfCheck }: BenchOptions) {
         ...(name === 'serviceLogged' || name === 'serviceMetrics' || name === 'serviceTraced'
           ? { REQUEST_LOG: REQUEST_LOG_FILE }
           : {}),
-        ...(name === 'serviceMetrics' ? { METRICS: '1' } : {}),
+        ...(name === 'serviceMetrics' || name === 'serviceQuiet' ? { METRICS: '1' } : {}),
+        ...(name === 'serviceBare' ? { FAIR_SHARE: 'off' } : {}),
         ...(name === 'handWrittenLogged' ? { HAND_WRITTEN_LOGGER: REQUEST_LOG_FILE } : {}),
         ...underValgrind,
         ...env,
@@ -194,8 +205,81 @@ export async function stop(server: Server): Promise<void> {
   // A server that has already exited would never emit 'exit' again.
   if (server.child.exitCode !== null || server.child.signalCode !== null) return;
   const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGKILL');
+  killGroup(server.child);
   await exited;
+}
+
+/**
+ * `npm start` in the project, as the README runs it, with the bench's key, a free port, and its output (the request
+ * log) into a file; the pets are created through the API, the same ones seedPets stores. npm stays the parent of the
+ * server's node (`exec node dist/server.js`): both are killed as one process group.
+ */
+async function startThroughNpm(
+  {
+    API_KEY,
+    AUTH,
+    logFile,
+    children,
+  }: { API_KEY: string; AUTH: Record<string, string>; logFile: string; children: Set<ChildProcess> },
+  pets: number,
+): Promise<Server> {
+  const port = await freePort();
+  const output = openSync(logFile, 'a');
+  const child = spawn('npm', ['start'], {
+    env: { ...defaultsOnly(process.env), API_KEYS: API_KEY, PORT: String(port), METRICS_PORT: '0' },
+    stdio: ['ignore', output, 'inherit'],
+    detached: true,
+  });
+  closeSync(output);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  const started = performance.now();
+  for (;;) {
+    const answer = await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => undefined);
+    if (answer?.status === 200) break;
+    if (child.exitCode !== null || performance.now() - started > STEP_LIMIT_MS) {
+      killGroup(child);
+      throw new Error(`npm start: not ready within ${STEP_LIMIT_MS / 1000} s (see ${logFile})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await createPets(`http://127.0.0.1:${port}`, AUTH, pets);
+  const [node] = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ');
+  return { child, pid: Number(node), port, rss: 0 };
+}
+
+/** The environment without the settings that would change what `npm start` runs: its defaults are measured. */
+function defaultsOnly(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const settings = /^(DATABASE_|API_KEYS|WEBHOOKS_|OTEL_|LOG_LEVEL$|FAIR_SHARE$|METRICS_PORT$|HOST$|PORT$)/;
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !settings.test(name)));
+}
+
+/** Kills a server, and with it the process group it leads when it was started detached (npm and its node). */
+function killGroup(child: ChildProcess): void {
+  if (child.spawnargs[0] !== 'npm') child.kill('SIGKILL');
+  else if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+}
+
+/** A port free on 127.0.0.1 now, for a server that must be told its port. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** The pets seedPets stores (scripts/bench/seed-pets.ts), created one request at a time in the same order. */
+async function createPets(base: string, auth: Record<string, string>, count: number): Promise<void> {
+  for (let index = 0; index < count; index++) {
+    const answer = await fetch(`${base}/v1/pets`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(seedPet(index)),
+    });
+    if (answer.status !== 201) throw new Error(`npm start: creating pet ${index + 1} answered ${answer.status}`);
+    await answer.arrayBuffer();
+  }
 }
 
 /** User plus system CPU time the server's threads have used, in seconds, to the nanosecond. */

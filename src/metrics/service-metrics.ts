@@ -4,6 +4,7 @@
 // methods outside the known set are _OTHER, statuses are numbers, clients are configured names.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { isUnavailable } from '../store/postgres/unavailable.js';
+import { createResolvedHistogram } from './resolved-histogram.js';
 import type { StatementInstrument } from '../store/postgres/statement-instrument.js';
 import type { DeliveryMetrics } from '../webhooks/deliveries.js';
 
@@ -57,42 +58,46 @@ export interface MetricsOptions {
 export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): ServiceMetrics {
   const registry = new Registry();
   if (runtime) collectDefaultMetrics({ register: registry });
-  const { requests, deprecatedCalls, replays, rateLimited, unavailable, deliveries, backlog, statements } =
-    registerMetrics(registry);
+  const deprecatedCallCounts: { operationId: string; counts: Map<string, number> }[] = [];
+  const { requests, replays, rateLimited, unavailable, deliveries, backlog, statements } = registerMetrics(
+    registry,
+    function collect(this: Counter) {
+      for (const { operationId, counts } of deprecatedCallCounts) {
+        for (const [client, count] of counts) if (count > 0) this.inc({ operation_id: operationId, client }, count);
+        counts.clear();
+      }
+    },
+  );
 
   return {
     registry,
 
     requestRecorder(route, operationId) {
-      // Each label set's child is resolved once, on its first request.
-      const cells = new Map<number, { observe(seconds: number): void }>();
+      // Each label set's cell is resolved once, on its first request.
+      const cells = new Map<number, (seconds: number) => void>();
       return (method, status, seconds) => {
         const methodIndex = METHOD_INDEX.get(method) ?? OTHER_METHOD;
         const key = status * METHODS.length + methodIndex;
-        let cell = cells.get(key);
-        if (cell === undefined) {
-          cell = requests.labels({
+        let observe = cells.get(key);
+        if (observe === undefined) {
+          observe = requests.cell({
             http_request_method: METHODS[methodIndex]!,
             http_route: route,
             http_response_status_code: status,
             operation_id: operationId,
           });
-          cells.set(key, cell);
+          cells.set(key, observe);
         }
-        cell.observe(seconds);
+        observe(seconds);
       };
     },
 
     deprecatedCallCounter(operationId) {
-      const cells = new Map<string, { inc(): void }>();
-      return (client) => {
-        let cell = cells.get(client);
-        if (cell === undefined) {
-          cell = deprecatedCalls.labels({ operation_id: operationId, client });
-          cells.set(client, cell);
-        }
-        cell.inc();
-      };
+      // Counted here and added to the counter at each scrape (its collect): a counter's inc validates and hashes its
+      // labels every time, a child's too.
+      const counts = new Map<string, number>();
+      deprecatedCallCounts.push({ operationId, counts });
+      return (client) => counts.set(client, (counts.get(client) ?? 0) + 1);
     },
 
     idempotentReplay: () => replays.inc(),
@@ -122,20 +127,22 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
   };
 }
 
-/** The metrics every instance records, registered in `registry`. */
-function registerMetrics(registry: Registry) {
-  const requests = new Histogram({
+/** The metrics every instance records, registered in `registry`; `collectDeprecatedCalls` runs at each scrape. */
+function registerMetrics(registry: Registry, collectDeprecatedCalls: (this: Counter) => void) {
+  // Recorded on every request: its label sets are resolved once (src/metrics/resolved-histogram.ts).
+  const requests = createResolvedHistogram({
     name: 'http_server_request_duration_seconds',
     help: 'Duration of HTTP server requests, from the request to the end of its answer.',
     labelNames: ['http_request_method', 'http_route', 'http_response_status_code', 'operation_id'],
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
-  const deprecatedCalls = new Counter({
+  new Counter({
     name: 'petstore_deprecated_operation_requests_total',
     help: 'Authenticated calls of operations that the spec marks deprecated, per client.',
     labelNames: ['operation_id', 'client'],
     registers: [registry],
+    collect: collectDeprecatedCalls,
   });
   const replays = new Counter({
     name: 'petstore_idempotent_replays_total',
@@ -172,7 +179,7 @@ function registerMetrics(registry: Registry) {
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
-  return { requests, deprecatedCalls, replays, rateLimited, unavailable, deliveries, backlog, statements };
+  return { requests, replays, rateLimited, unavailable, deliveries, backlog, statements };
 }
 
 /** The PostgreSQL pool's connections, read at each scrape. */

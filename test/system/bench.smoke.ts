@@ -142,19 +142,23 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
   );
   t.match(
     stdout,
-    /^\| workload \| as shipped \| hand-written \| hand-written, `logger: true` \| as shipped ÷ hand-written \|/m,
+    /^\| workload \| hand-written \| hand-written, `logger: true` \| as shipped, `npm start` \| as shipped, in the bench \| logs off \| all optional parts off \|$/m,
     'the table against the hand-written app',
   );
-  for (const workload of ['list 20', 'list 100, 1% status', 'get random id', 'create']) {
+  const workloads = ['list 20', 'list 100, 1% status', 'get random id', 'create'];
+  for (const workload of workloads) {
     t.match(
       stdout,
-      new RegExp(
-        `^\\| ${escape(workload)} \\|( [\\d.,]+ \\([\\d.,]+–[\\d.,]+\\) \\|){3}( [\\d.]+ \\|){2}( [\\d.,]+ \\([\\d.,]+–[\\d.,]+\\) \\|){2} [\\d.]+ \\|$`,
-        'm',
-      ),
-      `a comparison row for ${workload}: medians with their spread`,
+      new RegExp(`^\\| ${escape(workload)} \\|( [\\d.,]+ \\([\\d.,]+–[\\d.,]+\\) \\|){6}$`, 'm'),
+      `a comparison row for ${workload}: six medians with their spread`,
     );
   }
+  for (const goal of ['floor: all optional parts off ÷ hand-written', 'request logs: logs on ÷ off'])
+    t.match(
+      stdout,
+      new RegExp(`^\\| ${escape(goal)} \\| [\\d.]+ \\|( [\\d.]+ \\((met|missed)\\) \\|){4}$`, 'm'),
+      `the goal line "${goal}": a ratio per workload, met or missed`,
+    );
   t.match(
     stdout,
     /Page of 100 from the middle \(after a cursor\), service CPU per request at 100 pets ÷ at 100: [\d.]+/,
