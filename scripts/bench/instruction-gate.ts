@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 import { createCounter } from './instructions.js';
 import { createLoads } from './load.js';
-import { readOptions } from './options.js';
+import { countingOptions } from './options.js';
 import { createServers } from './servers.js';
 import { workloadsFor, type Workload } from './workloads.js';
 
@@ -59,17 +59,7 @@ const serviceEnv = Object.fromEntries(
   }),
 );
 
-const options = readOptions([
-  '--instructions',
-  '--instruction-requests',
-  values.requests,
-  '--instruction-rounds',
-  values.rounds,
-  '--stores',
-  'memory',
-  '--sizes',
-  String(PETS),
-]);
+const options = countingOptions(PETS, values.requests, values.rounds);
 const servers = createServers(options);
 const workloads = workloadsFor(options, servers.AUTH);
 const gated = wanted.map((name) => workloads.WORKLOADS.find((workload) => workload.name === name)!);

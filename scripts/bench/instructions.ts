@@ -82,11 +82,12 @@ export function createCounter(
     pets: number,
     workloads: Workload[],
     env: Record<string, string> = {},
+    nodeFlags: readonly string[] = [],
   ): Promise<number[]> {
     for (let attempt = 1; ; attempt++) {
       let server: Server | undefined;
       try {
-        server = await start(name, pets, { callgrindDir: dir, env });
+        server = await start(name, pets, { callgrindDir: dir, env, nodeFlags });
         const counts: number[] = [];
         for (const workload of workloads) counts.push(await instructionsPerRequest(server, name, dir, workload, pets));
         return counts;

@@ -13,14 +13,16 @@ import type { Workload, Workloads } from './workloads.js';
 /** The workloads the hand-written app serves: a page, a filtered page, a pet by id, a create. */
 const COMPARED_WORKLOADS = ['list 20', 'list 100, 1% status', 'get random id', 'create'];
 /**
- * npmStart: the service as a user runs it (`npm start`: request logs, metrics, fair share on);
+ * npmStart: the service as a user runs it (`npm start`: request logs, metrics, fair share on); serverJs: what
+ * npm start runs, `node dist/server.js`, started directly;
  * shipped: the same started by the bench, so that logs on ÷ off leaves npm out; logsOff: metrics and
  * fair share on, no request log (LOG_LEVEL=warn); bare: every optional part off.
  */
-const COMPARED = ['npmStart', 'shipped', 'logsOff', 'bare', 'handWritten', 'handWrittenLogged'] as const;
+const COMPARED = ['npmStart', 'serverJs', 'shipped', 'logsOff', 'bare', 'handWritten', 'handWrittenLogged'] as const;
 type ComparedServer = (typeof COMPARED)[number];
 const SERVER_OF: Record<ComparedServer, ServerName> = {
   npmStart: 'npmStart',
+  serverJs: 'serverJs',
   shipped: 'serviceMetrics',
   logsOff: 'serviceQuiet',
   bare: 'serviceBare',
@@ -113,11 +115,11 @@ export function createComparison(
     return [
       `**The service as shipped against a fastify app written by hand** (${round(size)} pets, ${rounds} rounds of fresh processes taking turns; CPU µs per request, user plus system time of every thread: the median, and the lowest–highest round). As shipped: \`npm start\` (request logs into a file, metrics and fair share on); "in the bench" is the same service started by the bench (\`scripts/bench/service-server.ts\`). Hand-written: fastify, JSON schemas, a \`Map\` of pets, logger off, or \`logger: true\` into a file (\`scripts/bench/hand-written-server.ts\`).`,
       '',
-      '| workload | hand-written | hand-written, `logger: true` | as shipped, `npm start` | as shipped, in the bench | logs off | all optional parts off |',
-      '|---|---:|---:|---:|---:|---:|---:|',
+      '| workload | hand-written | hand-written, `logger: true` | as shipped, `npm start` | `node dist/server.js` | as shipped, in the bench | logs off | all optional parts off |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         ({ workload, cpu }) =>
-          `| ${workload} | ${µs(cpu.handWritten)} | ${µs(cpu.handWrittenLogged)} | ${µs(cpu.npmStart)} | ${µs(cpu.shipped)} | ${µs(cpu.logsOff)} | ${µs(cpu.bare)} |`,
+          `| ${workload} | ${µs(cpu.handWritten)} | ${µs(cpu.handWrittenLogged)} | ${µs(cpu.npmStart)} | ${µs(cpu.serverJs)} | ${µs(cpu.shipped)} | ${µs(cpu.logsOff)} | ${µs(cpu.bare)} |`,
       ),
       '',
       `| goal (ratio of medians) | at most | ${rows.map(({ workload }) => workload).join(' | ')} |`,
@@ -126,6 +128,7 @@ export function createComparison(
         (goal) =>
           `| ${goal.name} | ${goal.most.toFixed(2)} | ${rows.map((row) => `${ratio(row.cpu[goal.of], row.cpu[goal.over])} (${met(row, goal)})`).join(' | ')} |`,
       ),
+      `| npm start ÷ \`node dist/server.js\` (what npm itself costs) | | ${rows.map((row) => ratio(row.cpu.npmStart, row.cpu.serverJs)).join(' | ')} |`,
     ].join('\n');
   }
 

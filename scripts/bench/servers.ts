@@ -35,6 +35,8 @@ const SERVERS = {
   // serviceMetrics as a user runs it: `npm start` (dist/server.js, its defaults), logs into a file
   // (startThroughNpm).
   npmStart: 'npm start',
+  // What npm start runs, started directly: `node dist/server.js`, to tell what npm itself costs.
+  serverJs: 'dist/server.js',
   // serviceMetrics without its request log (LOG_LEVEL=warn): metrics and fair share on.
   serviceQuiet: SERVICE,
   // The service with every optional part off: no request log, no metrics, no fair share.
@@ -52,7 +54,13 @@ export interface Server {
   rss: number;
 }
 
-type StartMode = { measureMemory?: boolean; callgrindDir?: string; env?: Record<string, string> };
+type StartMode = {
+  measureMemory?: boolean;
+  callgrindDir?: string;
+  env?: Record<string, string>;
+  /** Options for the server's node (bench:profile's perf map). */
+  nodeFlags?: readonly string[];
+};
 
 /** The servers of a run and how to start and stop them; `atExit` cleanups run whatever ends the run. */
 export function createServers({ selfCheck }: BenchOptions) {
@@ -91,10 +99,11 @@ export function createServers({ selfCheck }: BenchOptions) {
   function start(
     name: ServerName,
     pets: number,
-    { measureMemory = false, callgrindDir, env = {} }: StartMode = {},
+    { measureMemory = false, callgrindDir, env = {}, nodeFlags = [] }: StartMode = {},
   ): Promise<Server> {
-    if (name === 'npmStart') return startThroughNpm({ API_KEY, AUTH, logFile: REQUEST_LOG_FILE, children }, pets);
-    const node = [process.execPath, ...(measureMemory ? ['--expose-gc'] : []), pathOf(name)];
+    if (name === 'npmStart' || name === 'serverJs')
+      return startAsUsers({ API_KEY, AUTH, logFile: REQUEST_LOG_FILE, children }, pets, name === 'npmStart');
+    const node = [process.execPath, ...(measureMemory ? ['--expose-gc'] : []), ...nodeFlags, pathOf(name)];
     const callgrind = [
       '--tool=callgrind',
       '--instr-atstart=no',
@@ -214,7 +223,7 @@ export async function stop(server: Server): Promise<void> {
  * log) into a file; the pets are created through the API, the same ones seedPets stores. npm stays the parent of the
  * server's node (`exec node dist/server.js`): both are killed as one process group.
  */
-async function startThroughNpm(
+async function startAsUsers(
   {
     API_KEY,
     AUTH,
@@ -222,10 +231,12 @@ async function startThroughNpm(
     children,
   }: { API_KEY: string; AUTH: Record<string, string>; logFile: string; children: Set<ChildProcess> },
   pets: number,
+  throughNpm: boolean,
 ): Promise<Server> {
   const port = await freePort();
   const output = openSync(logFile, 'a');
-  const child = spawn('npm', ['start'], {
+  const [command, ...args] = throughNpm ? ['npm', 'start'] : [process.execPath, 'dist/server.js'];
+  const child = spawn(command!, args, {
     env: { ...defaultsOnly(process.env), API_KEYS: API_KEY, PORT: String(port), METRICS_PORT: '0' },
     stdio: ['ignore', output, 'inherit'],
     detached: true,
@@ -239,12 +250,14 @@ async function startThroughNpm(
     if (answer?.status === 200) break;
     if (child.exitCode !== null || performance.now() - started > STEP_LIMIT_MS) {
       killGroup(child);
-      throw new Error(`npm start: not ready within ${STEP_LIMIT_MS / 1000} s (see ${logFile})`);
+      throw new Error(`${args.join(' ')}: not ready within ${STEP_LIMIT_MS / 1000} s (see ${logFile})`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await createPets(`http://127.0.0.1:${port}`, AUTH, pets);
-  const [node] = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ');
+  const [node] = throughNpm
+    ? readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ')
+    : [child.pid];
   return { child, pid: Number(node), port, rss: 0 };
 }
 
@@ -277,7 +290,7 @@ async function createPets(base: string, auth: Record<string, string>, count: num
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify(seedPet(index)),
     });
-    if (answer.status !== 201) throw new Error(`npm start: creating pet ${index + 1} answered ${answer.status}`);
+    if (answer.status !== 201) throw new Error(`creating pet ${index + 1} answered ${answer.status}`);
     await answer.arrayBuffer();
   }
 }

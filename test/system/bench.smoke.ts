@@ -142,15 +142,15 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
   );
   t.match(
     stdout,
-    /^\| workload \| hand-written \| hand-written, `logger: true` \| as shipped, `npm start` \| as shipped, in the bench \| logs off \| all optional parts off \|$/m,
+    /^\| workload \| hand-written \| hand-written, `logger: true` \| as shipped, `npm start` \| `node dist\/server\.js` \| as shipped, in the bench \| logs off \| all optional parts off \|$/m,
     'the table against the hand-written app',
   );
   const workloads = ['list 20', 'list 100, 1% status', 'get random id', 'create'];
   for (const workload of workloads) {
     t.match(
       stdout,
-      new RegExp(`^\\| ${escape(workload)} \\|( [\\d.,]+ \\([\\d.,]+–[\\d.,]+\\) \\|){6}$`, 'm'),
-      `a comparison row for ${workload}: six medians with their spread`,
+      new RegExp(`^\\| ${escape(workload)} \\|( [\\d.,]+ \\([\\d.,]+–[\\d.,]+\\) \\|){7}$`, 'm'),
+      `a comparison row for ${workload}: seven medians with their spread`,
     );
   }
   for (const goal of ['floor: all optional parts off ÷ hand-written', 'request logs: logs on ÷ off'])
@@ -253,3 +253,23 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
     t.match(stdout, /^- Keyed updates and removals at least half the throughput of unkeyed updates/m, 'and the goal');
   }
 });
+
+t.test(
+  'npm run bench:profile counts two servers by function and gives their difference',
+  { skip: countInstructions ? false : 'no valgrind', timeout: LIMIT_MS },
+  async (t) => {
+    const args = ['--workload', 'get random id', '--servers', 'hand-written,bare', '--requests', '20', '--top', '5'];
+    const child = spawn(process.execPath, ['dist-test/scripts/bench/profile-functions.js', ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    t.equal(code, 0, 'it exits 0');
+    for (const server of ['hand-written', 'bare'])
+      t.match(stdout, new RegExp(`^\\| ${server} \\|( [\\d,]+ \\|){3}$`, 'm'), `the totals of ${server}`);
+    t.match(stdout, /^\| function \| hand-written \| bare \| difference \|$/m, 'the table of differences');
+    const rows = stdout.split('\n').filter((line) => /^\| `.+` \|( -?[\d,]+ \|){3}$/.test(line));
+    t.equal(rows.length, 5, 'as many functions as --top asks for');
+  },
+);
