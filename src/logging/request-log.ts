@@ -5,6 +5,7 @@
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { traceFromHeader, type TraceOf } from '../tracing/trace-context.js';
+import { epochTimeField } from './epoch-time.js';
 import { RequestLogger } from './request-logger.js';
 
 const MESSAGE = 'request completed';
@@ -137,21 +138,8 @@ function lineWriter(logger: FastifyBaseLogger, requestIdLabel: string, traceOf: 
   const start = (internals[symbols.lsCacheSym] as Record<number, string>)[internals.levels.values['info']!]!;
   const requestId = `,${quoted(requestIdLabel)}:`;
   const end = `,${quoted(internals[symbols.messageKeySym] as string)}:${quoted(MESSAGE)}${internals[symbols.endSym] as string}`;
-  // pino's default time, the epoch in milliseconds, written once per millisecond: turning it into
-  // text (it is too large for a small integer) took ~700 instructions.
-  let lastMs = Number.NaN;
-  let lastTime = '';
-  const timeOf =
-    time === pino.stdTimeFunctions.epochTime
-      ? () => {
-          const now = Date.now();
-          if (now !== lastMs) {
-            lastMs = now;
-            lastTime = `,"time":${now}`;
-          }
-          return lastTime;
-        }
-      : time;
+  // pino's default time, the epoch in milliseconds (src/logging/epoch-time.ts).
+  const timeOf = time === pino.stdTimeFunctions.epochTime ? epochTimeField() : time;
   return (request, reply) => {
     const { operationId, deprecated } = routeOf(request);
     const trace = traceOf(request);
