@@ -31,7 +31,7 @@ const SERVER_OF: Record<ComparedServer, ServerName> = {
 };
 
 /** Issue 58's goals: each a ratio of two servers' medians, and the most it may be. */
-export const GOALS = [
+const GOALS = [
   { name: 'floor: all optional parts off ÷ hand-written', of: 'bare', over: 'handWritten', most: 1.1 },
   { name: 'metrics and fair share: logs off ÷ all off', of: 'logsOff', over: 'bare', most: 1.05 },
   { name: 'request logs: logs on ÷ off', of: 'shipped', over: 'logsOff', most: 1.1 },

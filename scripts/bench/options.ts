@@ -46,13 +46,13 @@ export const STEP_LIMIT_MS = 180_000;
 const USAGE =
   'usage: npm run bench -- [--sizes 1000,100000] [--rounds 3] [--comparison-rounds 7] [--duration 3] [--connections 10] [--startup-rounds 5] [--instructions [--instruction-requests 1000] [--instruction-rounds 3] [--instruction-workloads get]] [--stores memory,postgres] [--workloads list] [--fairness | --comparison] [--self-check | --write-docs]';
 
-/** The options of `args`; a usage error exits with status 2, saying what is wrong. */
 /** The options of a count under valgrind alone (the gate, bench:profile): the in-memory store at `pets`. */
 export function countingOptions(pets: number, requests: string, rounds = '1'): BenchOptions {
   const store = ['--stores', 'memory', '--sizes', String(pets)];
   return readOptions(['--instructions', '--instruction-requests', requests, '--instruction-rounds', rounds, ...store]);
 }
 
+/** The options of `args`; a usage error exits with status 2, saying what is wrong. */
 export function readOptions(args: string[]): BenchOptions {
   const { values } = parseArgs({
     args,

@@ -33,7 +33,7 @@ const SERVERS = {
   handWritten: HAND_WRITTEN,
   handWrittenLogged: HAND_WRITTEN,
   // serviceMetrics as a user runs it: `npm start` (dist/server.js, its defaults), logs into a file
-  // (startThroughNpm).
+  // (startAsUsers).
   npmStart: 'npm start',
   // What npm start runs, started directly: `node dist/server.js`, to tell what npm itself costs.
   serverJs: 'dist/server.js',

@@ -63,7 +63,7 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
     registry,
     function collect(this: Counter) {
       for (const { operationId, counts } of deprecatedCallCounts) {
-        for (const [client, count] of counts) if (count > 0) this.inc({ operation_id: operationId, client }, count);
+        for (const [client, count] of counts) this.inc({ operation_id: operationId, client }, count);
         counts.clear();
       }
     },

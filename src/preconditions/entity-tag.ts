@@ -15,35 +15,41 @@ import type { PetId } from '../types/api.js';
  * cryptographic hash costs a microsecond, which a page of 100 tags would pay 100 times.
  */
 function checkOf(epoch: string, id: PetId, version: number): string {
-  return hexOf(fnv(FNV_OFFSET, `${epoch}:${id}:${version}`));
+  return checkFrom(epochHash(epoch), id, version);
 }
 
 const FNV_OFFSET = 0x811c9dc5;
 
-/** FNV-1a's state after `text`, from `hash`: a tag's hash can start from its epoch's, made once per page. */
+/** FNV-1a's state after `text`, from `hash`. */
 function fnv(hash: number, text: string): number {
   for (let index = 0; index < text.length; index += 1) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
   return hash;
 }
 
+/** The hash's state after `<epoch>:`, where every tag of the epoch starts: made once per page. */
+const epochHash = (epoch: string) => fnv(FNV_OFFSET, `${epoch}:`);
+
 // Eight hex digits from four bytes: toString(16) of a 32-bit hash above 2^31 (half of them) goes
 // through V8's double-to-radix conversion, about 850 instructions a tag on a page of 20.
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-const hexOf = (hash: number) =>
-  HEX[hash >>> 24]! + HEX[(hash >>> 16) & 0xff]! + HEX[(hash >>> 8) & 0xff]! + HEX[hash & 0xff]!;
+const checkFrom = (start: number, id: PetId, version: number) => {
+  const hash = fnv(start, `${id}:${version}`);
+  return HEX[hash >>> 24]! + HEX[(hash >>> 16) & 0xff]! + HEX[(hash >>> 8) & 0xff]! + HEX[hash & 0xff]!;
+};
+
+/** A tag's form: its version and its check. */
+const tagFrom = (start: number, id: PetId, version: number) => `"${version}-${checkFrom(start, id, version)}"`;
 
 export function entityTagOf(epoch: string, id: PetId, version: number): string {
-  return `"${version}-${checkOf(epoch, id, version)}"`;
+  return tagFrom(epochHash(epoch), id, version);
 }
 
-/** Pet-ETags: the tag of each pet of a page, in its order (each as entityTagOf makes it). */
+/** Pet-ETags: the tag of each pet of a page, in its order. */
 export function entityTagsOf(epoch: string, pets: readonly { id: PetId }[], versions: readonly number[]): string {
-  const start = fnv(FNV_OFFSET, `${epoch}:`);
+  const start = epochHash(epoch);
   let tags = '';
-  for (let index = 0; index < versions.length; index++) {
-    const version = versions[index]!;
-    tags += `${index === 0 ? '' : ', '}"${version}-${hexOf(fnv(start, `${pets[index]!.id}:${version}`))}"`;
-  }
+  for (let index = 0; index < versions.length; index++)
+    tags += `${index === 0 ? '' : ', '}${tagFrom(start, pets[index]!.id, versions[index]!)}`;
   return tags;
 }
 
