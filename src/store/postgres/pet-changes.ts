@@ -71,7 +71,9 @@ export const CHANGE_STATEMENTS = {
   // Several changes without a key, at most one per pet, in one statement: each conditional on its
   // own versions as above. The rows are locked in id order first, so that batches of several
   // instances never deadlock; "current" is null for a pet that is not there. $6 holds each change's
-  // versions as an array's text ('{3,4}'), null for any.
+  // versions as an array's text ('{3,4}'), null for any. The rows to change are named as an array,
+  // which the primary key finds: as a join alone, the generic plan a connection cached while pets
+  // was nearly empty (a new database) read the whole table for every batch until the next ANALYZE.
   updatePets: {
     name: 'update-pets',
     text: `WITH sent AS MATERIALIZED (
@@ -86,7 +88,7 @@ export const CHANGE_STATEMENTS = {
             (COALESCE(s.name, p.name), COALESCE(s.category_id, p.category_id),
               CASE WHEN s.set_status THEN s.status ELSE p.status END) THEN 1 ELSE 0 END
         FROM sent s JOIN locked l ON l.id = s.id
-        WHERE p.id = s.id AND (s.versions IS NULL OR p.version = ANY (s.versions::bigint[]))
+        WHERE p.id = ANY (ARRAY(SELECT id FROM locked)) AND p.id = s.id AND (s.versions IS NULL OR p.version = ANY (s.versions::bigint[]))
         RETURNING s.ord, p.id, p.name, p.category_id, p.status, p.version
       )
       SELECT changed.id, changed.name, changed.category_id, changed.status, changed.version,

@@ -72,15 +72,21 @@ export const CREATE_STATEMENTS = {
   // A batch of several of which some carry an Idempotency-Key ($4 the SHA-256 of the API key, $5
   // the key; null for a create without one), as createOnce does it for each, in one statement. No
   // key may stand twice in one batch (ON CONFLICT cannot meet one row twice): the store sends the
-  // first and replays it for the others.
+  // first and replays it for the others. Each key is looked up in a subquery of its own, which no
+  // join method replaces: as a join, the generic plan a connection cached while idempotency_keys
+  // was empty (a new database) read the whole table for every batch until the next ANALYZE.
   createPetsOnce: {
     name: 'create-pets-once',
     text: `WITH sent AS MATERIALIZED (
         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bytea[], $5::text[])
           WITH ORDINALITY AS sent(name, category_id, status, scope, key, ord)
       ), recorded AS MATERIALIZED (
-        SELECT sent.ord, k.pet_id, k.name, k.category_id, k.status
-        FROM sent JOIN idempotency_keys k ON k.scope = sent.scope AND k.key = sent.key
+        SELECT x.ord, (x.k).pet_id, (x.k).name, (x.k).category_id, (x.k).status
+        FROM (
+          SELECT sent.ord, (SELECT k FROM idempotency_keys k WHERE k.scope = sent.scope AND k.key = sent.key) AS k
+          FROM sent WHERE sent.key IS NOT NULL OFFSET 0
+        ) x
+        WHERE (x.k).pet_id IS NOT NULL
       ), ${orderLock('in_id_order', 'EXISTS (SELECT FROM sent WHERE ord NOT IN (SELECT ord FROM recorded))')},
       new_pets AS MATERIALIZED (
         SELECT ${NEW_ID} AS id, sent.* FROM in_id_order, sent WHERE ord NOT IN (SELECT ord FROM recorded)
