@@ -169,8 +169,13 @@ function brokenParameterText(
       .map((text) => ({ text, rule: 'not in enum' }));
   }
   if (schema.type === 'string') {
-    // As text, a string cannot be of the wrong JSON type: only its length and pattern can be broken.
-    if ((schema.minLength ?? 0) === 0 && schema.maxLength === undefined && schema.pattern === undefined)
+    // As text, a string cannot be of the wrong JSON type: only its format, length and pattern can be broken.
+    if (
+      (schema.minLength ?? 0) === 0 &&
+      schema.maxLength === undefined &&
+      schema.pattern === undefined &&
+      schema.format === undefined
+    )
       return undefined;
     return brokenValue(schema)
       .filter(

@@ -7,6 +7,7 @@ import { stringify } from 'lossless-json';
 import { codePoint } from './code-points.js';
 import { inDomain, integerBreakings, integerDomain } from './integer-arbitraries.js';
 import { resolveRef, type OpenApiDocument } from './openapi-document.js';
+import { formatted, notFormatted } from './string-formats.js';
 import type { Breaking, Schema } from './schema.js';
 
 export type { Breaking, Schema } from './schema.js';
@@ -100,6 +101,8 @@ export function matching(pattern: RegExp): fc.Arbitrary<string> {
 function stringOf(schema: Schema): fc.Arbitrary<string> {
   const min = schema.minLength ?? 0;
   const max = schema.maxLength ?? 200;
+  if (schema.format !== undefined)
+    return formatted(schema.format).filter((text) => [...text].length >= min && [...text].length <= max);
   const shape = shapedPattern(schema);
   if (shape !== undefined) return matching(shape).filter((text) => [...text].length >= min && [...text].length <= max);
   return stringOfLength(min, max, characterClassOf(schema));
@@ -188,6 +191,10 @@ export function schemaArbitraries(document: OpenApiDocument) {
         ),
       );
     } else if (resolved.type === 'string') {
+      // A string of a format is broken by its format alone: text too short or too long for it
+      // would break the format too, not one constraint.
+      if (resolved.format !== undefined)
+        return fc.oneof(...breakings, at(`not a ${resolved.format}`, notFormatted(resolved.format)));
       const shape = shapedPattern(resolved);
       if (shape !== undefined)
         breakings.push(

@@ -2,6 +2,7 @@
 // holds bigints as well as numbers, with its bounds compared exactly; Ajv's own `integer` knows
 // only doubles.
 import { Ajv, type AnySchema } from 'ajv';
+import formats from 'ajv-formats';
 import { INT64_MAX, INT64_MIN } from './exact-json.js';
 
 const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'const'] as const;
@@ -11,10 +12,9 @@ type Bounds = Partial<Record<(typeof BOUNDS)[number], string>> & { enum?: string
 
 export function createValidator(): Ajv {
   const ajv = new Ajv({ allErrors: true, coerceTypes: false, strictSchema: false, strictNumbers: true });
-  ajv.addFormat('int32', {
-    type: 'number',
-    validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31,
-  });
+  // Every format of JSON Schema and OpenAPI is checked (an answer's date-time, an int32), as
+  // ajv-formats defines it; int64 is the keyword below. `.default`: see src/validation/ajv.ts.
+  formats.default(ajv);
   ajv.addKeyword({
     keyword: 'engineInt64',
     schemaType: 'object',

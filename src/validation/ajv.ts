@@ -1,5 +1,6 @@
 // The one Ajv set-up used for requests (and by the contract tests for responses).
 import { Ajv, type AnySchema, type ErrorObject } from 'ajv';
+import formats from 'ajv-formats';
 import { isInt64 } from './int64.js';
 
 export function createAjv(): Ajv {
@@ -11,10 +12,11 @@ export function createAjv(): Ajv {
     strictSchema: false, // OpenAPI schemas carry description, example and x- keywords
     strictNumbers: true,
   });
-  ajv.addFormat('int32', {
-    type: 'number',
-    validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31,
-  });
+  // The formats of JSON Schema and OpenAPI (date-time, date, uuid, email, uri, int32…), checked as
+  // ajv-formats defines them: without them Ajv ignores a format, and a request the spec refuses
+  // would be served. An int64 never reaches Ajv as a format (toAjvSchema). `.default`: the
+  // package is CommonJS, which TypeScript sees as a namespace, and it names itself `default` too.
+  formats.default(ajv);
   // Ajv's `type: integer` and its numeric keywords know only doubles; `int64` also accepts the
   // bigints that hold large values, and applies the schema's constraints to them exactly.
   ajv.addKeyword({

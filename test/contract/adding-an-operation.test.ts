@@ -152,6 +152,42 @@ t.test('a string query parameter: valid values sent, and ones too short or too l
   t.equal(status, 0, output);
 });
 
+t.test('a date-time query parameter: valid instants sent, text that is not one refused naming it', async (t) => {
+  const spec = withReplacePet(undefined, (replacePet) =>
+    replacePet['parameters'].push({
+      name: 'since',
+      in: 'query',
+      required: false,
+      description: 'Changed since when.',
+      schema: { type: 'string', format: 'date-time' },
+    }),
+  );
+  const rules = fc
+    .sample(requestGenerators(contractOf(spec), API_KEY).brokenRequest(contractOf(spec).operation('replacePet')), {
+      seed: 1,
+      numRuns: 300,
+    })
+    .map((broken) => broken.rule);
+  t.ok(rules.includes('query parameter since not a date-time'), 'broken values of since are generated');
+  const port = await serve(t, spec);
+  const answer = await fetch(`http://127.0.0.1:${port}/v1/pets/1?since=yesterday`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  t.same(
+    { status: answer.status, body: await answer.json() },
+    {
+      status: 400,
+      body: { code: 'VALIDATION_FAILED', message: 'query parameter since must match format "date-time"', status: 400 },
+    },
+    'the service refuses text that is not a date-time, naming the parameter and its format',
+  );
+  // Every valid request carries a date-time the service takes; every broken one is refused.
+  const { status, output } = await contract(port, fileOf(t, spec));
+  t.equal(status, 0, output);
+});
+
 t.test('an operation open to all (security: []) is sent no key-less requests expecting 401', async (t) => {
   const spec = withReplacePet(undefined, (replacePet) => {
     replacePet['security'] = [];

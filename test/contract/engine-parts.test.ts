@@ -24,6 +24,8 @@ import { codePoint } from '../../src/contract/code-points.js';
 import { httpTarget, NoAnswer, retryAfterMs } from '../../src/contract/http-target.js';
 import { keptNextPage, nextTarget } from '../../src/contract/link-header.js';
 import { schemaArbitraries } from '../../src/contract/schema-arbitraries.js';
+import { createValidator } from '../../src/contract/schema-validator.js';
+import { createAjv } from '../../src/validation/ajv.js';
 import { linkedValues, linksOf } from '../../src/contract/spec-links.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specCopy, specWith } from '../helpers/spec.js';
@@ -271,6 +273,33 @@ t.test(
     t.equal(retryAfterMs('86400'), 60_000, 'a day: a minute at most');
   },
 );
+
+t.test('strings of a format: valid ones are of it for the engine and the service, broken ones are not', async (t) => {
+  const { validValue, brokenValue } = schemaArbitraries(specCopy());
+  const engine = createValidator();
+  const service = createAjv();
+  for (const format of ['date-time', 'date', 'uuid']) {
+    const schema = { type: 'string', format };
+    const [engineTakes, serviceTakes] = [engine.compile(schema), service.compile(schema)];
+    const valid = fc.sample(validValue(schema), { seed: 3, numRuns: 300 });
+    t.same(
+      valid.filter((value) => !engineTakes(value) || !serviceTakes(value)),
+      [],
+      `${format}: 300 valid values, each of the format for both validators`,
+    );
+    const broken = fc.sample(brokenValue(schema), { seed: 3, numRuns: 300 });
+    const notOfFormat = broken.filter(({ rule }) => rule === `not a ${format}`).map(({ value }) => value);
+    t.ok(notOfFormat.length > 100, `${format}: ${notOfFormat.length} of 300 broken values are "not a ${format}"`);
+    t.same(
+      notOfFormat.filter((value) => engineTakes(value) || serviceTakes(value)),
+      [],
+      `${format}: none of them is of the format for either validator`,
+    );
+  }
+  t.throws(() => validValue({ type: 'string', format: 'email' }), {
+    message: 'schema-arbitraries does not generate strings of format email',
+  });
+});
 
 t.test('a schema or parameter the generators cannot draw from is refused when they are built, naming it', async (t) => {
   const { validValue } = schemaArbitraries(specCopy());
