@@ -162,6 +162,10 @@ function brokenParameterText(
       outOfRange.map((broken) => ({ text: String(broken.value), rule: broken.rule })),
     );
   }
+  if (schema.type === 'boolean')
+    return binaryString({ maxLength: 8 })
+      .filter((text) => text !== 'true' && text !== 'false')
+      .map((text) => ({ text, rule: 'not true or false' }));
   const allowed = schema.enum;
   if (allowed !== undefined) {
     return binaryString({ maxLength: 12 })
@@ -183,5 +187,5 @@ function brokenParameterText(
       )
       .map((broken) => ({ text: broken.value, rule: broken.rule }));
   }
-  throw new Error(`${parameter.name}: only integer, enum and string parameters are generated`);
+  throw new Error(`${parameter.name}: only integer, boolean, enum and string parameters are generated`);
 }

@@ -162,6 +162,8 @@ export function schemaArbitraries(document: OpenApiDocument) {
     switch (resolved.type) {
       case 'string':
         return stringOf(resolved);
+      case 'boolean':
+        return fc.boolean();
       case 'object': {
         const properties = resolved.properties ?? {};
         const model = Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, validValue(child)]));

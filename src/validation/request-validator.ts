@@ -63,7 +63,8 @@ export function createValidatorCompiler(): FastifySchemaCompiler<AnySchema> {
 }
 
 /**
- * Turns plain decimal integers into numbers where the schema wants integers, and reports
+ * Turns plain decimal integers into numbers where the schema wants integers, and `true` and `false`
+ * into booleans where it wants a boolean (any other text is refused as not one), and reports
  * repeated parameters. Fastify's query parser gives an object without prototype, so a
  * parameter named __proto__ stays a key and is rejected as unknown.
  */
@@ -87,6 +88,8 @@ function decodeParameters(
     const property = schema.properties?.[name];
     if (property?.type === 'integer' && typeof raw === 'string' && DECIMAL_INTEGER.test(raw)) {
       data[name] = property.format === 'int64' ? exactInteger(raw) : Number(raw);
+    } else if (property?.type === 'boolean' && (raw === 'true' || raw === 'false')) {
+      data[name] = raw === 'true';
     }
   }
   return errors;

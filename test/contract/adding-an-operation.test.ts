@@ -188,6 +188,45 @@ t.test('a date-time query parameter: valid instants sent, text that is not one r
   t.equal(status, 0, output);
 });
 
+t.test('a boolean query parameter: true and false sent, other text refused naming it', async (t) => {
+  const spec = withReplacePet(undefined, (replacePet) =>
+    replacePet['parameters'].push({
+      name: 'notify',
+      in: 'query',
+      required: false,
+      description: 'Whether to tell the owner.',
+      schema: { type: 'boolean' },
+    }),
+  );
+  const rules = fc
+    .sample(requestGenerators(contractOf(spec), API_KEY).brokenRequest(contractOf(spec).operation('replacePet')), {
+      seed: 1,
+      numRuns: 300,
+    })
+    .map((broken) => broken.rule);
+  t.ok(rules.includes('query parameter notify not true or false'), 'broken values of notify are generated');
+  const port = await serve(t, spec);
+  const send = (notify: string) =>
+    fetch(`http://127.0.0.1:${port}/v1/pets/1?notify=${notify}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+  const refused = await send('yes');
+  t.same(
+    { status: refused.status, body: await refused.json() },
+    {
+      status: 400,
+      body: { code: 'VALIDATION_FAILED', message: 'query parameter notify must be true or false', status: 400 },
+    },
+    'the service refuses other text, naming the parameter',
+  );
+  t.equal((await send('true')).status, 404, 'and takes true (no pet 1 here: 404, past validation)');
+  // Every valid request carries true or false, which the service takes; every broken one is refused.
+  const { status, output } = await contract(port, fileOf(t, spec));
+  t.equal(status, 0, output);
+});
+
 t.test('an operation open to all (security: []) is sent no key-less requests expecting 401', async (t) => {
   const spec = withReplacePet(undefined, (replacePet) => {
     replacePet['security'] = [];
