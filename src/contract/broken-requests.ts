@@ -4,6 +4,7 @@
 // (body-breakings.ts).
 import fc from 'fast-check';
 import { bodyBreakings } from './body-breakings.js';
+import { notNumber, numberBreakings } from './number-arbitraries.js';
 import { binaryString } from './code-points.js';
 import type { Operation } from './openapi-document.js';
 import { perOperation, type RequestBuilder } from './request-builder.js';
@@ -162,6 +163,11 @@ function brokenParameterText(
       outOfRange.map((broken) => ({ text: String(broken.value), rule: broken.rule })),
     );
   }
+  if (schema.type === 'number')
+    return fc.oneof(
+      notNumber.map((text) => ({ text, rule: 'not a number' })),
+      ...numberBreakings(schema).map(([rule, arbitrary]) => arbitrary.map((value) => ({ text: String(value), rule }))),
+    );
   if (schema.type === 'boolean')
     return binaryString({ maxLength: 8 })
       .filter((text) => text !== 'true' && text !== 'false')
@@ -187,5 +193,5 @@ function brokenParameterText(
       )
       .map((broken) => ({ text: broken.value, rule: broken.rule }));
   }
-  throw new Error(`${parameter.name}: only integer, boolean, enum and string parameters are generated`);
+  throw new Error(`${parameter.name}: only integer, number, boolean, enum and string parameters are generated`);
 }

@@ -7,6 +7,7 @@ import { stringify } from 'lossless-json';
 import { codePoint } from './code-points.js';
 import { inDomain, integerBreakings, integerDomain } from './integer-arbitraries.js';
 import { resolveRef, type OpenApiDocument } from './openapi-document.js';
+import { numberBreakings, numberIn } from './number-arbitraries.js';
 import { formatted, notFormatted } from './string-formats.js';
 import type { Breaking, Schema } from './schema.js';
 
@@ -145,7 +146,8 @@ function otherJsonType(types: readonly string[]): fc.Arbitrary<unknown> {
   };
   return fc.oneof(
     ...Object.entries(candidates)
-      .filter(([name]) => !types.includes(name))
+      // A number may be integral or not: neither is of another type.
+      .filter(([name]) => !types.includes(name) && !(name === 'integer' && types.includes('number')))
       .map(([, arbitrary]) => arbitrary),
   );
 }
@@ -164,6 +166,8 @@ export function schemaArbitraries(document: OpenApiDocument) {
         return stringOf(resolved);
       case 'boolean':
         return fc.boolean();
+      case 'number':
+        return numberIn(resolved);
       case 'object': {
         const properties = resolved.properties ?? {};
         const model = Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, validValue(child)]));
@@ -212,6 +216,8 @@ export function schemaArbitraries(document: OpenApiDocument) {
         breakings.push(at('too short', stringOfLength(0, resolved.minLength! - 1, allowed)));
       if (resolved.maxLength !== undefined)
         breakings.push(at('too long', stringOfLength(resolved.maxLength + 1, resolved.maxLength + 20, allowed)));
+    } else if (resolved.type === 'number') {
+      breakings.push(...numberBreakings(resolved).map(([rule, arbitrary]) => at(rule, arbitrary)));
     } else if (resolved.type === 'object') {
       breakings.push(...objectBreakings(resolved));
     }

@@ -19,6 +19,9 @@ interface HeadersSchema {
 type Validator = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
 
 const DECIMAL_INTEGER = /^-?\d+$/;
+// A decimal number as JSON writes one, leading zeros allowed as for integers: not hex, not "1.",
+// not ".5", not "+1", not surrounded by spaces.
+const DECIMAL_NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 // Validators compiled from the same schema text are the same function: every app this process
 // builds shares them (the most recent COMPILED_KEPT). The service builds one app, but a test process
@@ -63,7 +66,7 @@ export function createValidatorCompiler(): FastifySchemaCompiler<AnySchema> {
 }
 
 /**
- * Turns plain decimal integers into numbers where the schema wants integers, and `true` and `false`
+ * Turns plain decimal integers and numbers into numbers where the schema wants them, `true` and `false`
  * into booleans where it wants a boolean (any other text is refused as not one), and reports
  * repeated parameters. Fastify's query parser gives an object without prototype, so a
  * parameter named __proto__ stays a key and is rejected as unknown.
@@ -88,6 +91,9 @@ function decodeParameters(
     const property = schema.properties?.[name];
     if (property?.type === 'integer' && typeof raw === 'string' && DECIMAL_INTEGER.test(raw)) {
       data[name] = property.format === 'int64' ? exactInteger(raw) : Number(raw);
+    } else if (property?.type === 'number' && typeof raw === 'string' && DECIMAL_NUMBER.test(raw)) {
+      // Text past a double's range (1e400) stays text, and is refused as not a number.
+      if (Number.isFinite(Number(raw))) data[name] = Number(raw);
     } else if (property?.type === 'boolean' && (raw === 'true' || raw === 'false')) {
       data[name] = raw === 'true';
     }

@@ -227,6 +227,50 @@ t.test('a boolean query parameter: true and false sent, other text refused namin
   t.equal(status, 0, output);
 });
 
+t.test('a number query parameter: numbers in its bounds sent, other text refused naming it', async (t) => {
+  const spec = withReplacePet(undefined, (replacePet) =>
+    replacePet['parameters'].push({
+      name: 'price',
+      in: 'query',
+      required: false,
+      description: 'What it sold for.',
+      schema: { type: 'number', minimum: 0 },
+    }),
+  );
+  const rules = fc
+    .sample(requestGenerators(contractOf(spec), API_KEY).brokenRequest(contractOf(spec).operation('replacePet')), {
+      seed: 1,
+      numRuns: 300,
+    })
+    .map((broken) => broken.rule);
+  t.ok(
+    ['query parameter price not a number', 'query parameter price below minimum'].every((rule) => rules.includes(rule)),
+    'broken values of price are generated',
+  );
+  const port = await serve(t, spec);
+  const send = (price: string) =>
+    fetch(`http://127.0.0.1:${port}/v1/pets/1?price=${price}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+  for (const [price, message] of [
+    ['0x10', 'query parameter price must be a number'],
+    ['1e400', 'query parameter price must be a number'],
+    ['-0.5', 'query parameter price must be >= 0'],
+  ]) {
+    const refused = await send(price!);
+    t.same(
+      { status: refused.status, body: await refused.json() },
+      { status: 400, body: { code: 'VALIDATION_FAILED', message, status: 400 } },
+      `${price} is refused, naming the parameter`,
+    );
+  }
+  t.equal((await send('9.99')).status, 404, 'and 9.99 is taken (no pet 1 here: 404, past validation)');
+  const { status, output } = await contract(port, fileOf(t, spec));
+  t.equal(status, 0, output);
+});
+
 t.test('an operation open to all (security: []) is sent no key-less requests expecting 401', async (t) => {
   const spec = withReplacePet(undefined, (replacePet) => {
     replacePet['security'] = [];

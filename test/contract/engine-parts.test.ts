@@ -301,6 +301,50 @@ t.test('strings of a format: valid ones are of it for the engine and the service
   });
 });
 
+t.test(
+  'numbers: valid ones inside their bounds, broken ones just outside, for the engine and the service',
+  async (t) => {
+    const { validValue, brokenValue } = schemaArbitraries(specCopy());
+    const service = createAjv();
+    const cases: [Record<string, unknown>, (value: number) => boolean][] = [
+      [{ type: 'number' }, () => true],
+      [{ type: 'number', minimum: 0.5, exclusiveMaximum: 10 }, (value) => value >= 0.5 && value < 10],
+      // Of two bounds on one side the tighter holds, inclusive or not.
+      [
+        { type: 'number', minimum: 1, exclusiveMinimum: 2, maximum: 5, exclusiveMaximum: 9 },
+        (value) => value > 2 && value <= 5,
+      ],
+      [
+        { type: 'number', minimum: 3, exclusiveMinimum: 2, maximum: 9, exclusiveMaximum: 4 },
+        (value) => value >= 3 && value < 4,
+      ],
+    ];
+    for (const [schema, inside] of cases) {
+      const takes = service.compile(schema);
+      const valid = fc.sample(validValue(schema), { seed: 5, numRuns: 300 }) as number[];
+      t.same(
+        valid.filter((value) => !Number.isFinite(value) || !inside(value) || !takes(value)),
+        [],
+        `${JSON.stringify(schema)}: 300 valid values, finite, inside, taken by the service`,
+      );
+      const broken = fc.sample(brokenValue(schema), { seed: 5, numRuns: 300 });
+      t.same(
+        broken.filter(({ value }) => takes(value)),
+        [],
+        `${JSON.stringify(schema)}: the service takes none of 300 broken values`,
+      );
+      t.same(
+        broken.filter(({ value, rule }) => (rule === 'wrong JSON type') === (typeof value === 'number')),
+        [],
+        'a wrong JSON type is never a number, and a number is broken only by its bounds',
+      );
+    }
+    t.throws(() => validValue({ type: 'number', multipleOf: 0.1 }), {
+      message: 'schema-arbitraries does not generate numbers with multipleOf (0.1)',
+    });
+  },
+);
+
 t.test('a schema or parameter the generators cannot draw from is refused when they are built, naming it', async (t) => {
   const { validValue } = schemaArbitraries(specCopy());
   t.throws(() => validValue({ type: 'integer', format: 'int64', minimum: 5, maximum: 4 }), {
@@ -317,19 +361,19 @@ t.test('a schema or parameter the generators cannot draw from is refused when th
     { message: 'integer format undefined is not generated' },
     'an integer without its width',
   );
-  t.throws(() => validValue({ type: 'number' }), { message: 'schema-arbitraries cannot generate type number' });
+  t.throws(() => validValue({ type: 'array' }), { message: 'schema-arbitraries cannot generate type array' });
 
-  const numberBody = specWith((spec) => {
+  const arrayBody = specWith((spec) => {
     const newPet = (spec.components as { schemas: Record<string, { properties: Record<string, unknown> }> }).schemas[
       'NewPet'
     ]!;
-    newPet.properties['name'] = { type: 'number' };
+    newPet.properties['name'] = { type: 'array' };
   });
-  const withNumberName = contractOf(numberBody);
-  const { validRequest } = requestGenerators(withNumberName, 'k'.repeat(32));
+  const withArrayName = contractOf(arrayBody);
+  const { validRequest } = requestGenerators(withArrayName, 'k'.repeat(32));
   t.throws(
-    () => validRequest(withNumberName.operation('createPet')),
-    { message: 'createPet: schema-arbitraries cannot generate type number' },
+    () => validRequest(withArrayName.operation('createPet')),
+    { message: 'createPet: schema-arbitraries cannot generate type array' },
     'named by its operation',
   );
 
@@ -343,7 +387,7 @@ t.test('a schema or parameter the generators cannot draw from is refused when th
   const withObjectQuery = contractOf(objectQuery);
   const { brokenRequest } = requestGenerators(withObjectQuery, 'k'.repeat(32));
   t.throws(() => brokenRequest(withObjectQuery.operation('listPets')), {
-    message: 'filter: only integer, boolean, enum and string parameters are generated',
+    message: 'filter: only integer, number, boolean, enum and string parameters are generated',
   });
 });
 
