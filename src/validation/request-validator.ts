@@ -1,26 +1,33 @@
 // Fastify's validator compiler: strict for every part of a request. Bodies are never coerced;
-// query and path strings become numbers only when they are plain decimal integers.
+// path, query and header text becomes the integer, number or boolean its schema wants only when it
+// is plain text of one (decoded()).
 import type { FastifySchemaCompiler, FastifySchemaValidationError, RouteOptions } from 'fastify';
 import type { Ajv, AnySchema, ValidateFunction } from 'ajv';
 import { createAjv, toAjvSchema } from './ajv.js';
 import { exactInteger } from './int64.js';
 import { escapePointer } from './json-pointer.js';
 
+interface PropertySchema {
+  type?: unknown;
+  format?: unknown;
+}
+
 interface ObjectSchema {
-  properties?: Record<string, { type?: unknown; format?: unknown }>;
+  properties?: Record<string, PropertySchema>;
   additionalProperties?: unknown;
 }
 
 interface HeadersSchema {
-  properties?: Record<string, unknown>;
+  properties?: Record<string, PropertySchema>;
   required?: string[];
 }
+
+const DECODED_TYPES = new Set<unknown>(['integer', 'number', 'boolean']);
 
 type Validator = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
 
 const DECIMAL_INTEGER = /^-?\d+$/;
-// A decimal number as JSON writes one, leading zeros allowed as for integers: not hex, not "1.",
-// not ".5", not "+1", not surrounded by spaces.
+// Not hex, not "1.", not ".5", not "+1", not surrounded by spaces.
 const DECIMAL_NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 // Validators compiled from the same schema text are the same function: every app this process
@@ -49,7 +56,25 @@ export function createValidatorCompiler(): FastifySchemaCompiler<AnySchema> {
     // Requests carry many headers the spec has no business with (Host, User-Agent…): only those it
     // declares are checked, by their lower-case names as Node gives them (Fastify lower-cases a
     // header schema itself only when no validator compiler is set).
-    if (httpPart === 'headers') return compileOnce(lowerCaseHeaders(schema as HeadersSchema) as AnySchema);
+    if (httpPart === 'headers') {
+      const headers = lowerCaseHeaders(schema as HeadersSchema);
+      const validate = compileOnce(headers as AnySchema);
+      // Most operations declare only string headers: their requests decode nothing.
+      const typed = Object.entries(headers.properties).filter(([, property]) => DECODED_TYPES.has(property.type));
+      if (typed.length === 0) return validate;
+      const check: Validator = (data) => {
+        const values = data as Record<string, unknown>;
+        for (const [name, property] of typed) {
+          const raw = values[name];
+          const value = typeof raw === 'string' ? decoded(property, raw) : undefined;
+          if (value !== undefined) values[name] = value;
+        }
+        if (validate(data)) return true;
+        check.errors = validate.errors as FastifySchemaValidationError[];
+        return false;
+      };
+      return check;
+    }
     // Parameters the spec does not declare are rejected, never ignored.
     const strict = { additionalProperties: false, ...(schema as object) } as ObjectSchema;
     const validate = compileOnce(strict as AnySchema);
@@ -89,16 +114,31 @@ function decodeParameters(
       continue;
     }
     const property = schema.properties?.[name];
-    if (property?.type === 'integer' && typeof raw === 'string' && DECIMAL_INTEGER.test(raw)) {
-      data[name] = property.format === 'int64' ? exactInteger(raw) : Number(raw);
-    } else if (property?.type === 'number' && typeof raw === 'string' && DECIMAL_NUMBER.test(raw)) {
-      // Text past a double's range (1e400) stays text, and is refused as not a number.
-      if (Number.isFinite(Number(raw))) data[name] = Number(raw);
-    } else if (property?.type === 'boolean' && (raw === 'true' || raw === 'false')) {
-      data[name] = raw === 'true';
-    }
+    const value = property === undefined || typeof raw !== 'string' ? undefined : decoded(property, raw);
+    if (value !== undefined) data[name] = value;
   }
   return errors;
+}
+
+/**
+ * Text as the value its schema's type wants, when it is plain text of one: a decimal integer, a
+ * decimal number as JSON writes one (leading zeros allowed, as for integers) that a double holds,
+ * `true` or `false`. Undefined otherwise: the text stays as it is, and the schema refuses it.
+ */
+function decoded(property: PropertySchema, raw: string): unknown {
+  switch (property.type) {
+    case 'integer':
+      if (!DECIMAL_INTEGER.test(raw)) return undefined;
+      return property.format === 'int64' ? exactInteger(raw) : Number(raw);
+    case 'number': {
+      const value = DECIMAL_NUMBER.test(raw) ? Number(raw) : NaN;
+      return Number.isFinite(value) ? value : undefined;
+    }
+    case 'boolean':
+      return raw === 'true' ? true : raw === 'false' ? false : undefined;
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -112,7 +152,11 @@ export function rejectUndeclaredQuery(routeOptions: RouteOptions) {
   }
 }
 
-function lowerCaseHeaders({ properties = {}, required, ...rest }: HeadersSchema): HeadersSchema {
+function lowerCaseHeaders({
+  properties = {},
+  required,
+  ...rest
+}: HeadersSchema): HeadersSchema & Required<Pick<HeadersSchema, 'properties'>> {
   return {
     ...rest,
     properties: Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name.toLowerCase(), schema])),

@@ -28,3 +28,45 @@ t.test(
     t.ok(again({ n: 0 }), 'and validates as before');
   },
 );
+
+t.test('a header an operation declares as an integer, a number or a boolean reaches it decoded', async (t) => {
+  const headers = createValidatorCompiler()({
+    schema: {
+      type: 'object',
+      properties: {
+        'X-Priority': { type: 'integer', format: 'int32' },
+        'X-Weight': { type: 'number' },
+        'X-Dry-Run': { type: 'boolean' },
+        'Idempotency-Key': { type: 'string' },
+      },
+      required: ['X-Priority'],
+    },
+    httpPart: 'headers',
+    method: 'POST',
+    url: '/pets',
+  }) as Compiled;
+  const sent = { 'x-priority': '3', 'x-weight': '1.5e1', 'x-dry-run': 'true', 'idempotency-key': '12', host: 'a' };
+  t.ok(headers(sent), 'plain text of each type is valid');
+  t.same(
+    sent,
+    { 'x-priority': 3, 'x-weight': 15, 'x-dry-run': true, 'idempotency-key': '12', host: 'a' },
+    'and decoded in place; a string header and an undeclared one are left as sent',
+  );
+  for (const [name, text] of [
+    ['x-priority', '0x3'],
+    ['x-weight', '1e400'],
+    ['x-dry-run', 'TRUE'],
+  ] as const) {
+    const request = { 'x-priority': '3', [name]: text };
+    t.notOk(headers(request), `${name}: ${text} is refused`);
+    t.equal(request[name], text, 'and left as it was sent');
+  }
+  t.notOk(headers({}), 'a required header missing is refused');
+  const plain = createValidatorCompiler()({
+    schema: { type: 'object', properties: { 'Idempotency-Key': { type: 'string' } } },
+    httpPart: 'headers',
+    method: 'POST',
+    url: '/pets',
+  }) as Compiled;
+  t.ok(plain({ 'idempotency-key': 'k' }), 'an operation with only string headers validates as before');
+});
