@@ -22,8 +22,6 @@ interface HeadersSchema {
   required?: string[];
 }
 
-const DECODED_TYPES = new Set<unknown>(['integer', 'number', 'boolean']);
-
 type Validator = ((data: unknown) => boolean) & { errors?: FastifySchemaValidationError[] | null };
 
 const DECIMAL_INTEGER = /^-?\d+$/;
@@ -60,7 +58,7 @@ export function createValidatorCompiler(): FastifySchemaCompiler<AnySchema> {
       const headers = lowerCaseHeaders(schema as HeadersSchema);
       const validate = compileOnce(headers as AnySchema);
       // Most operations declare only string headers: their requests decode nothing.
-      const typed = Object.entries(headers.properties).filter(([, property]) => DECODED_TYPES.has(property.type));
+      const typed = Object.entries(headers.properties).filter(([, property]) => DECODERS.has(property.type));
       if (typed.length === 0) return validate;
       const check: Validator = (data) => {
         const values = data as Record<string, unknown>;
@@ -121,25 +119,28 @@ function decodeParameters(
 }
 
 /**
- * Text as the value its schema's type wants, when it is plain text of one: a decimal integer, a
- * decimal number as JSON writes one (leading zeros allowed, as for integers) that a double holds,
- * `true` or `false`. Undefined otherwise: the text stays as it is, and the schema refuses it.
+ * Text as the value a schema's type wants, by type, when it is plain text of one: a decimal
+ * integer, a decimal number as JSON writes one (leading zeros allowed, as for integers) that a
+ * double holds, `true` or `false`. Undefined otherwise: the text stays as it is, and the schema
+ * refuses it. The types listed here are the ones decoded; any other is left as text.
  */
-function decoded(property: PropertySchema, raw: string): unknown {
-  switch (property.type) {
-    case 'integer':
-      if (!DECIMAL_INTEGER.test(raw)) return undefined;
-      return property.format === 'int64' ? exactInteger(raw) : Number(raw);
-    case 'number': {
+const DECODERS = new Map<unknown, (raw: string, property: PropertySchema) => unknown>([
+  [
+    'integer',
+    (raw, property) =>
+      DECIMAL_INTEGER.test(raw) ? (property.format === 'int64' ? exactInteger(raw) : Number(raw)) : undefined,
+  ],
+  [
+    'number',
+    (raw) => {
       const value = DECIMAL_NUMBER.test(raw) ? Number(raw) : NaN;
       return Number.isFinite(value) ? value : undefined;
-    }
-    case 'boolean':
-      return raw === 'true' ? true : raw === 'false' ? false : undefined;
-    default:
-      return undefined;
-  }
-}
+    },
+  ],
+  ['boolean', (raw) => (raw === 'true' ? true : raw === 'false' ? false : undefined)],
+]);
+
+const decoded = (property: PropertySchema, raw: string): unknown => DECODERS.get(property.type)?.(raw, property);
 
 /**
  * onRoute hook: an operation without query parameters still gets a (empty) query schema,

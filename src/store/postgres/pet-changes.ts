@@ -88,7 +88,8 @@ export const CHANGE_STATEMENTS = {
             (COALESCE(s.name, p.name), COALESCE(s.category_id, p.category_id),
               CASE WHEN s.set_status THEN s.status ELSE p.status END) THEN 1 ELSE 0 END
         FROM sent s JOIN locked l ON l.id = s.id
-        WHERE p.id = ANY (ARRAY(SELECT id FROM locked)) AND p.id = s.id AND (s.versions IS NULL OR p.version = ANY (s.versions::bigint[]))
+        WHERE p.id = ANY (ARRAY(SELECT id FROM locked)) AND p.id = s.id
+          AND (s.versions IS NULL OR p.version = ANY (s.versions::bigint[]))
         RETURNING s.ord, p.id, p.name, p.category_id, p.status, p.version
       )
       SELECT changed.id, changed.name, changed.category_id, changed.status, changed.version,
