@@ -1,6 +1,6 @@
 // ESLint's rules for the code (openapi.yaml has its own linters: npm run lint:spec). The rules that
-// need type information are on only when ESLINT_TYPED=1 (npm run lint:types, run by .ci/run): they
-// read the whole program through TypeScript, which costs the loop more than npm test can spare.
+// need type information are on only when ESLINT_TYPED=1, as npm run lint (and so .ci/run) sets it:
+// they read the whole program through TypeScript, so an editor's ESLint runs without them.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';

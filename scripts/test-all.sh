@@ -27,7 +27,10 @@ step() {
 }
 total_started=$SECONDS
 
-step build bash -c 'rm -rf dist-test && npm run -s build && node dist-test/scripts/generate.js --check && node dist-test/scripts/lint/lint.js && npm run -s lint:code && npm run -s lint:types'
+# npm test (which .ci/run runs first) has type-checked, checked generated/ and linted the spec; the
+# build here only compiles what changed since (nothing, after npm test), and the code's form is
+# checked once, every ESLint rule (the type-aware ones too) and Prettier.
+step build bash -c 'npm run -s build && npm run -s lint'
 step tap env PROPERTY_CASES=full npx tap
 # The README's "Changing the API" in a copy of the project, whose whole npm test it runs: a step of
 # its own, since that is a second four-job tap run, which beside the first would starve its timings.
@@ -97,7 +100,7 @@ contract_postgres() {
 # machine was mostly idle; side by side their wall time is the longest lane's. Beside them, the
 # benchmark's smoke test (about one core, 150-220 s; it checks that every table comes out, not the
 # figures): after the walkthrough it took 208 s of its own, the lanes 90 s more (issue 49).
-names=(build tap walkthrough bench-smoke deploy soak-memory soak-postgres contract-memory contract-postgres compat instruction-gate instruction-gate-smoke)
+names=(build tap walkthrough bench-smoke deploy soak-memory soak-postgres contract-memory contract-postgres compat instruction-gate)
 # Without coverage (tap's before script would be measured all the same: the variable turns that off).
 # SHARED_TEST_DATABASE=off: it uses no shared cluster, and the deployment test's tap run beside it
 # has the project's one (test/setup/shared-cluster.ts).
@@ -113,10 +116,9 @@ step contract-memory contract_memory
 step contract-postgres contract_postgres
 step compat npm run -s compat -- --seed 1 --cases 5000 --report junit=test-output/compat.xml
 # Instructions per request of the service as shipped against the hand-written app, per workload,
-# within scripts/bench/instruction-bounds.json (issue 58): valgrind, so the same on a busy machine.
-step instruction-gate node dist-test/scripts/bench/instruction-gate.js
-# And that it fails on a deliberate regression (a dearer header on every answer).
-step instruction-gate-smoke env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/instruction-gate.smoke.js
+# within scripts/bench/instruction-bounds.json (issue 58): valgrind, so the same on a busy machine;
+# then, from that count, that the gate fails on a deliberate regression (a dearer header).
+step instruction-gate env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/instruction-gate.smoke.js
 wait "$lane"
 wait "$bench"
 # Their logs, one after the other (side by side they went only to test-output/).
@@ -137,7 +139,7 @@ echo "npm run test:all, $((SECONDS - total_started)) s on $(node --version):"
 printf '  %s\n' "${lines[@]}"
 [ -z "${WALKTHROUGH_NODE_BIN:-}" ] || echo "  (the walkthrough, its npm test included, on $("$WALKTHROUGH_NODE_BIN/node" --version))"
 # The tap runs' counts, added up: the line CI reads.
-logs=(test-output/tap.log test-output/bench-smoke.log test-output/deploy.log test-output/walkthrough.log)
+logs=(test-output/tap.log test-output/bench-smoke.log test-output/deploy.log test-output/walkthrough.log test-output/instruction-gate.log)
 bash scripts/tap-totals.sh "${logs[@]}"
 node scripts/tap-failures.mjs "${logs[@]}"
 exit "$failed"

@@ -1,7 +1,7 @@
 // npm run contract against broken servers: the real service (in memory) behind a proxy that
 // breaks one promise of the contract at a time, and what the runner must say of each
-// (test/contract/contract-runner.test.ts); the service and the runner's options are shared with
-// test/contract/contract-runner-postgres.test.ts.
+// (test/tooling/contract-runner.test.ts); the service and the runner's options are shared with
+// test/tooling/contract-runner-postgres.test.ts.
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { runContract, type ContractOptions } from '../../scripts/contract/run-contract.js';

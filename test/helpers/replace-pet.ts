@@ -1,6 +1,6 @@
 // replacePet (PUT /pets/{petId}) as a user adds it to a copy of openapi.yaml, for the tests that
 // show an added operation is wired, tested and gated from the spec alone: in process
-// (test/contract/adding-an-operation.test.ts) and following the README in a copy of the project
+// (test/tooling/adding-an-operation.test.ts) and following the README in a copy of the project
 // (test/system/changing-the-api.smoke.ts).
 import type { FastifyRequest } from 'fastify';
 import { PetNotFound } from '../../src/errors/api-errors.js';

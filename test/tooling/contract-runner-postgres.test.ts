@@ -1,6 +1,6 @@
 // npm run contract with the service on PostgreSQL: two instances on one database, in turn, keep every
 // check (a pet created through one reads back through the other). The broken servers of
-// test/contract/contract-runner.test.ts are proxies in front of the service: what they break, and
+// test/tooling/contract-runner.test.ts are proxies in front of the service: what they break, and
 // the runner's report of it, is the same whichever store is behind, so they run in memory only.
 import t from 'tap';
 import { contract, OPTIONS, service } from '../helpers/contract-faults.js';
