@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# npm run test:all: every suite, as CI runs it (.ci/run). npm test is the quick loop; this adds what
-# it leaves out: the type-aware lint rules (npm run lint:types), the tests that start the service
-# as processes, Prometheus, the OTLP receiver, Chromium, all the property cases and the 100% coverage gate (one tap run), then
-# the README's walkthrough of adding an operation in a copy of the project; then, side by side,
-# the benchmark's smoke test (valgrind), nginx in front of three instances, a short soak on each store, the contract
-# runner against the running service (in memory, and two instances on one PostgreSQL) and the
-# compatibility gate with more cases. Every step runs even when one before it failed; the exit
-# status is the first failure's. Logs and JUnit reports go to test-output/.
+# npm run test:all: what CI runs after npm test (.ci/run). npm test is the quick loop; this adds what
+# it leaves out: the lint (every rule, the type-aware ones too), the tools' tests (test/tooling/),
+# the tests that start the service as processes, Prometheus, the OTLP receiver, Chromium, all the
+# property cases and the 100% coverage gate (one tap run of every test file), then the README's
+# walkthrough of adding an operation in a copy of the project; then, side by side, the benchmark's
+# smoke test (valgrind), nginx in front of three instances, a short soak on each store, the
+# contract runner against the running service (in memory, and two instances on one PostgreSQL), the
+# compatibility gate with more cases and the instruction gate. Every step runs even when one before
+# it failed; the exit status is the first failure's. Logs and JUnit reports go to test-output/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-output
