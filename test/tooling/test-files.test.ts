@@ -42,11 +42,14 @@ t.test('test:all runs every test file once', async (t) => {
   );
 });
 
+/** npm test's tap arguments (scripts/test.sh): its two --exclude patterns. */
+function npmTestExcludes(): string[] {
+  const script = readFileSync(join(PROJECT_ROOT, 'scripts', 'test.sh'), 'utf8');
+  return [...script.matchAll(/--exclude='([^']+)'/g)].map((match) => `--exclude=${match[1]}`);
+}
+
 t.test('npm test runs every test file outside test/system/ and test/tooling/ once', async (t) => {
-  const script = (
-    JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-  ).scripts['test']!;
-  const excludes = [...script.matchAll(/--exclude='([^']+)'/g)].map((match) => `--exclude=${match[1]}`);
+  const excludes = npmTestExcludes();
   t.same(excludes.length, 2, `npm test's --exclude arguments: ${excludes.join(' ')}`);
   const run = runBy(excludes).map(name);
   t.same(
@@ -57,6 +60,27 @@ t.test('npm test runs every test file outside test/system/ and test/tooling/ onc
       .sort(),
   );
 });
+
+t.test(
+  "CI: npm test, then test:all's run after it, hold every test file; only the HTTP and store suites run twice",
+  async (t) => {
+    const script = readFileSync(join(PROJECT_ROOT, 'scripts', 'test-all.sh'), 'utf8');
+    const list = /^after_npm_test=\((.*)\)$/m.exec(script)?.[1];
+    t.ok(list, "scripts/test-all.sh's after_npm_test list");
+    const after = runBy(list!.split(' ').map((entry) => entry.replace(/^'|'$/g, ''))).map(name);
+    const npmTest = runBy(npmTestExcludes()).map(name);
+    t.same([...new Set([...npmTest, ...after])].sort(), all.map(name).sort(), 'every file, in one run or the other');
+    t.same(
+      after.filter((file) => npmTest.includes(file)).sort(),
+      all
+        .map(name)
+        .filter((file) => /^(http|store)\//.test(file))
+        .sort(),
+      'the files of both runs: the HTTP and store suites, once on each Node',
+    );
+    t.same(after.length, new Set(after).size, 'none twice in the run after npm test');
+  },
+);
 
 t.test('a batch runs its share of its folder: every other file in name order for 1-of-2', async (t) => {
   const http = testFiles(join(TESTS, 'http')).sort();
