@@ -32,20 +32,25 @@ total_started=$SECONDS
 # build here only compiles what changed since (nothing, after npm test), and the code's form is
 # checked once, every ESLint rule (the type-aware ones too) and Prettier.
 step build bash -c 'npm run -s build && npm run -s lint'
-# After npm test with NPM_TEST_COVERAGE (as .ci/run runs it), the files it ran are not run again:
-# this run holds what it leaves out, and the HTTP and store suites once more, so that this Node
-# passes them too (test/tooling/test-files.test.ts reads this list); the 100% gate is checked on
-# both runs' coverage together. Without it, every test file, as tap's own list has them.
-after_npm_test=('dist-test/test/system/**/*.test.js' 'dist-test/test/tooling/**/*.test.js' dist-test/test/batches/http-1-of-2.test.js dist-test/test/batches/http-2-of-2.test.js dist-test/test/batches/store.test.js)
-if [ -n "${NPM_TEST_COVERAGE:-}" ]; then
+# After npm test with NPM_TEST_COVERAGE (as .ci/run runs it, on the same Node), the files it ran
+# are not run again: this run holds what it leaves out (test/tooling/test-files.test.ts reads this
+# list), and the 100% gate is checked on both runs' coverage together. Without it, every test
+# file, as tap's own list has them.
+after_npm_test=('dist-test/test/system/**/*.test.js' 'dist-test/test/tooling/**/*.test.js')
+# The HTTP and store suites, which every supported Node passes (SUITES_NODE_BIN, below).
+http_and_store=(dist-test/test/batches/http-1-of-2.test.js dist-test/test/batches/http-2-of-2.test.js dist-test/test/batches/store.test.js)
+# Not passed on: the npm test that the walkthrough runs in its copy keeps no coverage.
+npm_test_coverage=${NPM_TEST_COVERAGE:-}
+unset NPM_TEST_COVERAGE
+if [ -n "$npm_test_coverage" ]; then
   tap_after_npm_test() {
-    [ -d "$NPM_TEST_COVERAGE" ] || {
-      echo "NPM_TEST_COVERAGE=$NPM_TEST_COVERAGE: no coverage there; run npm test with it first"
+    [ -d "$npm_test_coverage" ] || {
+      echo "NPM_TEST_COVERAGE=$npm_test_coverage: no coverage there; run npm test with it first"
       return 1
     }
     PROPERTY_CASES=full npx tap --allow-incomplete-coverage --coverage-report=text-summary "${after_npm_test[@]}"
     local status=$?
-    cp "$NPM_TEST_COVERAGE"/*.json .tap/coverage/ || return 1
+    cp "$npm_test_coverage"/*.json .tap/coverage/ || return 1
     echo "# coverage of this run and npm test's, together:"
     npx tap report text || return 1
     return "$status"
@@ -123,17 +128,12 @@ contract_postgres() {
 # benchmark's smoke test (about one core, 150-220 s; it checks that every table comes out, not the
 # figures): after the walkthrough it took 208 s of its own, the lanes 90 s more (issue 49).
 names=(build tap walkthrough bench-smoke deploy soak-memory soak-postgres contract-memory contract-postgres compat instruction-gate)
+[ -z "${SUITES_NODE_BIN:-}" ] || names+=(node-suites)
 # Without coverage (tap's before script would be measured all the same: the variable turns that off).
 # SHARED_TEST_DATABASE=off: it uses no shared cluster, and the deployment test's tap run beside it
 # has the project's one (test/setup/shared-cluster.ts).
 step bench-smoke env _TAPJS_PROCESSINFO_COVERAGE_=0 SHARED_TEST_DATABASE=off npx tap --disable-coverage dist-test/test/system/bench.smoke.js >/dev/null &
 bench=$!
-# Instructions per request of the service as shipped against the hand-written app, per workload,
-# within scripts/bench/instruction-bounds.json (issue 58): valgrind counts instructions, so the same
-# on a busy machine, and it runs from the start of this phase, beside the rest, not after it;
-# then, from that count, that the gate fails on a deliberate regression (a dearer header).
-step instruction-gate env _TAPJS_PROCESSINFO_COVERAGE_=0 SHARED_TEST_DATABASE=off npx tap --disable-coverage dist-test/test/system/instruction-gate.smoke.js >/dev/null &
-gate=$!
 step deploy env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/nginx-rolling-restart.smoke.js >/dev/null &
 lane=$!
 step soak-memory npm run -s soak -- --minutes 0.5 --store memory --check >/dev/null &
@@ -143,11 +143,21 @@ wait "$soak"
 step contract-memory contract_memory
 step contract-postgres contract_postgres
 step compat npm run -s compat -- --seed 1 --cases 5000 --report junit=test-output/compat.xml
-wait "$gate"
 wait "$lane"
+# SUITES_NODE_BIN, a folder holding another Node (CI: the machine's 20): the HTTP and store suites
+# on it too, without coverage (the gate's is this Node's). After the deployment test's tap run,
+# whose shared cluster (test/setup/shared-cluster.ts) a second run beside it would race for.
+[ -z "${SUITES_NODE_BIN:-}" ] ||
+  step node-suites env PATH="$SUITES_NODE_BIN:$PATH" _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage "${http_and_store[@]}"
+# Instructions per request of the service as shipped against the hand-written app, per workload,
+# within scripts/bench/instruction-bounds.json (issue 58): valgrind, so the same on a busy machine;
+# then, from that count, that the gate fails on a deliberate regression (a dearer header). Last,
+# beside the benchmark's smoke test only: started with the rest of this phase, on two cores already
+# busy, it took as long and passed its own time limit (450 s a gate run).
+step instruction-gate env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/instruction-gate.smoke.js
 wait "$bench"
 # Their logs, one after the other (side by side they went only to test-output/).
-for name in bench-smoke instruction-gate deploy soak-memory soak-postgres; do
+for name in bench-smoke deploy soak-memory soak-postgres; do
   echo "== $name (test-output/$name.log)"
   cat "test-output/$name.log"
 done
@@ -163,8 +173,10 @@ echo
 echo "npm run test:all, $((SECONDS - total_started)) s on $(node --version):"
 printf '  %s\n' "${lines[@]}"
 [ -z "${WALKTHROUGH_NODE_BIN:-}" ] || echo "  (the walkthrough, its npm test included, on $("$WALKTHROUGH_NODE_BIN/node" --version))"
+[ -z "${SUITES_NODE_BIN:-}" ] || echo "  (node-suites on $("$SUITES_NODE_BIN/node" --version))"
 # The tap runs' counts, added up: the line CI reads.
 logs=(test-output/tap.log test-output/bench-smoke.log test-output/deploy.log test-output/walkthrough.log test-output/instruction-gate.log)
+[ -z "${SUITES_NODE_BIN:-}" ] || logs+=(test-output/node-suites.log)
 bash scripts/tap-totals.sh "${logs[@]}"
 node scripts/tap-failures.mjs "${logs[@]}"
 exit "$failed"

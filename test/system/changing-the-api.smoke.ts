@@ -44,7 +44,9 @@ const SPEC_DRIVEN = [
   'dist-test/test/batches/store.test.js',
   'dist-test/test/batches/client.test.js',
   'dist-test/test/contract/contract.test.js',
+  'dist-test/test/contract/contract-postgres.test.js',
   'dist-test/test/contract/properties.test.js',
+  'dist-test/test/contract/properties-postgres.test.js',
 ];
 
 t.test("adding replacePet as the README's 'Changing the API' says: each command does what it says", async (t) => {
@@ -114,7 +116,7 @@ t.test("adding replacePet as the README's 'Changing the API' says: each command 
     t.match(
       tested.output,
       new RegExp(`ok \\d+ - replacePet answers ${status} as documented`),
-      `contract.test.ts made replacePet's ${status}`,
+      `the contract tests made replacePet's ${status}`,
     );
   // The service, as npm test built it.
   const server = await startServer({ API_KEYS: KEY }, copy, [], join(copy, 'dist', 'server.js'));

@@ -1,7 +1,7 @@
 // The Pet Store's in-process properties: sequences of valid and broken requests against a model of
 // the store (the commands of create-commands.ts, read-commands.ts and change-commands.ts), every
 // broken request and every bad key, and every operation of openapi.yaml through the contract
-// engine with this project's plug-in. Shared by test/contract/properties.test.ts (fixed seed, few
+// engine with this project's plug-in. Shared by test/helpers/property-runs.ts (fixed seed, few
 // cases, inside npm test) and scripts/property-campaign.ts (any seed, many cases).
 import { type NamedProperty } from '../../../src/contract/answer-checks.js';
 import {

@@ -1,0 +1,6 @@
+// Every status openapi.yaml documents for every operation, produced and checked against the spec
+// (test/helpers/contract-statuses.ts says how each is made): on the PostgreSQL store, in a database
+// of its own on the run's throwaway cluster.
+import { checkEveryStatus } from '../helpers/contract-statuses.js';
+
+await checkEveryStatus('PostgreSQL store');
