@@ -52,7 +52,11 @@ if [ -n "$npm_test_coverage" ]; then
     local status=$?
     cp "$npm_test_coverage"/*.json .tap/coverage/ || return 1
     echo "# coverage of this run and npm test's, together:"
-    npx tap report text || return 1
+    # The whole table only when it is short of 100%, to name the lines.
+    npx tap report text-summary || {
+      npx tap report text
+      return 1
+    }
     return "$status"
   }
   step tap tap_after_npm_test
@@ -134,7 +138,16 @@ names=(build tap walkthrough bench-smoke deploy soak-memory soak-postgres contra
 # has the project's one (test/setup/shared-cluster.ts).
 step bench-smoke env _TAPJS_PROCESSINFO_COVERAGE_=0 SHARED_TEST_DATABASE=off npx tap --disable-coverage dist-test/test/system/bench.smoke.js >/dev/null &
 bench=$!
-step deploy env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/nginx-rolling-restart.smoke.js >/dev/null &
+# SUITES_NODE_BIN, a folder holding another Node (CI: the machine's 20): the HTTP and store suites
+# on it too, without coverage (the gate's is this Node's). In the deployment test's lane, after it:
+# each tap run here has the project's shared cluster (test/setup/shared-cluster.ts), which a second
+# run beside it would race for; the other runs of this phase use none (SHARED_TEST_DATABASE=off).
+deploy_lane() {
+  step deploy env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/nginx-rolling-restart.smoke.js
+  [ -z "${SUITES_NODE_BIN:-}" ] ||
+    step node-suites env PATH="$SUITES_NODE_BIN:$PATH" _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage "${http_and_store[@]}"
+}
+deploy_lane >/dev/null &
 lane=$!
 step soak-memory npm run -s soak -- --minutes 0.5 --store memory --check >/dev/null &
 soak=$!
@@ -143,21 +156,18 @@ wait "$soak"
 step contract-memory contract_memory
 step contract-postgres contract_postgres
 step compat npm run -s compat -- --seed 1 --cases 5000 --report junit=test-output/compat.xml
-wait "$lane"
-# SUITES_NODE_BIN, a folder holding another Node (CI: the machine's 20): the HTTP and store suites
-# on it too, without coverage (the gate's is this Node's). After the deployment test's tap run,
-# whose shared cluster (test/setup/shared-cluster.ts) a second run beside it would race for.
-[ -z "${SUITES_NODE_BIN:-}" ] ||
-  step node-suites env PATH="$SUITES_NODE_BIN:$PATH" _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage "${http_and_store[@]}"
 # Instructions per request of the service as shipped against the hand-written app, per workload,
 # within scripts/bench/instruction-bounds.json (issue 58): valgrind, so the same on a busy machine;
-# then, from that count, that the gate fails on a deliberate regression (a dearer header). Last,
-# beside the benchmark's smoke test only: started with the rest of this phase, on two cores already
-# busy, it took as long and passed its own time limit (450 s a gate run).
-step instruction-gate env _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/instruction-gate.smoke.js
+# then, from that count, that the gate fails on a deliberate regression (a dearer header). Last in
+# this lane: started with the rest of this phase, on two cores already busy, it took as long as the
+# whole phase and passed its own time limit (450 s a gate run).
+step instruction-gate env _TAPJS_PROCESSINFO_COVERAGE_=0 SHARED_TEST_DATABASE=off npx tap --disable-coverage dist-test/test/system/instruction-gate.smoke.js
+wait "$lane"
 wait "$bench"
 # Their logs, one after the other (side by side they went only to test-output/).
-for name in bench-smoke deploy soak-memory soak-postgres; do
+logged=(bench-smoke deploy soak-memory soak-postgres)
+[ -z "${SUITES_NODE_BIN:-}" ] || logged+=(node-suites)
+for name in "${logged[@]}"; do
   echo "== $name (test-output/$name.log)"
   cat "test-output/$name.log"
 done
