@@ -2,12 +2,14 @@
 # npm run test:all: what CI runs after npm test (.ci/run). npm test is the quick loop; this adds what
 # it leaves out: the lint (every rule, the type-aware ones too), the tools' tests (test/tooling/),
 # the tests that start the service as processes, Prometheus, the OTLP receiver, Chromium, all the
-# property cases and the 100% coverage gate (one tap run of every test file), then the README's
-# walkthrough of adding an operation in a copy of the project; then, side by side, the benchmark's
-# smoke test (valgrind), nginx in front of three instances, a short soak on each store, the
-# contract runner against the running service (in memory, and two instances on one PostgreSQL), the
-# compatibility gate with more cases and the instruction gate. Every step runs even when one before
-# it failed; the exit status is the first failure's. Logs and JUnit reports go to test-output/.
+# property cases and the 100% coverage gate (one tap run of every test file; with NPM_TEST_COVERAGE,
+# of the files npm test left out, the gate on both runs' coverage), then the README's walkthrough of
+# adding an operation in a copy of the project; then, side by side, the benchmark's smoke test
+# (valgrind), nginx in front of three instances (then, with SUITES_NODE_BIN, the HTTP and store
+# suites on another Node), a short soak on each store, the contract runner against the running
+# service (in memory, and two instances on one PostgreSQL), the compatibility gate with more cases
+# and the instruction gate. Every step runs even when one before it failed; the exit status is the
+# first failure's. Logs and JUnit reports go to test-output/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-output
