@@ -50,7 +50,7 @@ if [ -n "$npm_test_coverage" ]; then
       echo "NPM_TEST_COVERAGE=$npm_test_coverage: no coverage there; run npm test with it first"
       return 1
     }
-    PROPERTY_CASES=full npx tap --allow-incomplete-coverage --coverage-report=text-summary "${after_npm_test[@]}"
+    npx tap --allow-incomplete-coverage --coverage-report=text-summary "${after_npm_test[@]}"
     local status=$?
     cp "$npm_test_coverage"/*.json .tap/coverage/ || return 1
     echo "# coverage of this run and npm test's, together:"
@@ -65,10 +65,11 @@ if [ -n "$npm_test_coverage" ]; then
 else
   step tap env PROPERTY_CASES=full npx tap
 fi
-# The README's "Changing the API" in a copy of the project, whose whole npm test it runs: a step of
-# its own, since that is a second four-job tap run, which beside the first would starve its timings.
-# WALKTHROUGH_NODE_BIN, a folder holding another Node's node and npm, runs it on that Node: CI's
-# Node 26, whose npm test this then is (every test file, with one operation added to the spec).
+# The README's "Changing the API" in a copy of the project, whose npm test of the suites that read
+# the spec's operations it runs: a step of its own, since that is a second four-job tap run, which
+# beside the first would starve its timings. WALKTHROUGH_NODE_BIN, a folder holding another Node's
+# node and npm, runs it on that Node: CI's Node 26, whose run of the HTTP and store suites this
+# then is (with one operation added to the spec).
 walkthrough_path=$PATH
 [ -z "${WALKTHROUGH_NODE_BIN:-}" ] || walkthrough_path="$WALKTHROUGH_NODE_BIN:$PATH"
 step walkthrough env PATH="$walkthrough_path" _TAPJS_PROCESSINFO_COVERAGE_=0 npx tap --disable-coverage dist-test/test/system/changing-the-api.smoke.js
