@@ -1,6 +1,7 @@
 // Every status openapi.yaml documents for every operation, produced and checked against the spec
 // (test/helpers/contract-statuses.ts says how each is made): on the PostgreSQL store, in a database
-// of its own on the run's throwaway cluster.
+// of its own on the run's throwaway cluster. test:all runs it (CI, after npm test, which leaves it
+// out: `npm test -- dist-test/test/contract/contract-postgres.test.js` runs it alone).
 import { checkEveryStatus } from '../helpers/contract-statuses.js';
 
 await checkEveryStatus('PostgreSQL store');

@@ -41,7 +41,8 @@ const KEY = 'walkthrough-key-0123456789abcdef';
 const SPEC_DRIVEN = [
   'dist-test/test/batches/http-1-of-2.test.js',
   'dist-test/test/batches/http-2-of-2.test.js',
-  'dist-test/test/batches/store.test.js',
+  'dist-test/test/batches/store-1-of-2.test.js',
+  'dist-test/test/batches/store-2-of-2.test.js',
   'dist-test/test/batches/client.test.js',
   'dist-test/test/contract/contract.test.js',
   'dist-test/test/contract/contract-postgres.test.js',

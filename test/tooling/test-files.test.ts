@@ -1,7 +1,8 @@
-// Every test file runs once, in npm test (test/system/ and test/tooling/ aside) and in test:all:
-// either alone, from tap's own list (.taprc and the command's --exclude), or in a batch of
-// test/batches/ with others of its folder. A new folder is in tap's list unless .taprc leaves it
-// out; a file left out and in no batch, or run twice, fails here.
+// Every test file runs once, in npm test (test/system/, test/tooling/ and the PostgreSQL contract
+// and property files aside) and in test:all: either alone, from tap's own list (.taprc and the
+// command's --exclude), or in a batch of test/batches/ with others of its folder. A new folder is
+// in tap's list unless .taprc leaves it out; a file left out and in no batch, or run twice, fails
+// here.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -42,24 +43,27 @@ t.test('test:all runs every test file once', async (t) => {
   );
 });
 
-/** npm test's tap arguments (scripts/test.sh): its two --exclude patterns. */
+/** npm test's tap arguments (scripts/test.sh): its --exclude patterns. */
 function npmTestExcludes(): string[] {
   const script = readFileSync(join(PROJECT_ROOT, 'scripts', 'test.sh'), 'utf8');
   return [...script.matchAll(/--exclude='([^']+)'/g)].map((match) => `--exclude=${match[1]}`);
 }
 
-t.test('npm test runs every test file outside test/system/ and test/tooling/ once', async (t) => {
-  const excludes = npmTestExcludes();
-  t.same(excludes.length, 2, `npm test's --exclude arguments: ${excludes.join(' ')}`);
-  const run = runBy(excludes).map(name);
-  t.same(
-    [...run].sort(),
-    all
-      .map(name)
-      .filter((file) => !/^(system|tooling)\//.test(file))
-      .sort(),
-  );
-});
+t.test(
+  'npm test runs every test file outside test/system/ and test/tooling/ once, but the PostgreSQL contract and properties',
+  async (t) => {
+    const excludes = npmTestExcludes();
+    t.same(excludes.length, 3, `npm test's --exclude arguments: ${excludes.join(' ')}`);
+    const run = runBy(excludes).map(name);
+    t.same(
+      [...run].sort(),
+      all
+        .map(name)
+        .filter((file) => !/^(system|tooling)\//.test(file) && !/^contract\/.*-postgres\.test\.js$/.test(file))
+        .sort(),
+    );
+  },
+);
 
 /** A bash array of scripts/test-all.sh, as tap arguments. */
 function testAllList(name: string): string[] {
