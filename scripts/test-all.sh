@@ -36,10 +36,9 @@ total_started=$SECONDS
 step build bash -c 'npm run -s build && npm run -s lint'
 # After npm test with NPM_TEST_COVERAGE (as .ci/run runs it, on the same Node), the files it ran
 # are not run again: this run holds what it leaves out (test/tooling/test-files.test.ts reads this
-# list), the PostgreSQL runs of the contract and property suites among them, at every property
-# case, and the 100% gate is checked on both runs' coverage together. Without it, every test
+# list), and the 100% gate is checked on both runs' coverage together. Without it, every test
 # file, as tap's own list has them.
-after_npm_test=('dist-test/test/system/**/*.test.js' 'dist-test/test/tooling/**/*.test.js' 'dist-test/test/contract/*-postgres.test.js')
+after_npm_test=('dist-test/test/system/**/*.test.js' 'dist-test/test/tooling/**/*.test.js')
 # The HTTP and store suites, which every supported Node passes (SUITES_NODE_BIN, below).
 http_and_store=(dist-test/test/batches/http-1-of-2.test.js dist-test/test/batches/http-2-of-2.test.js dist-test/test/batches/store-1-of-2.test.js dist-test/test/batches/store-2-of-2.test.js)
 # Not passed on: the npm test that the walkthrough runs in its copy keeps no coverage.
@@ -51,7 +50,7 @@ if [ -n "$npm_test_coverage" ]; then
       echo "NPM_TEST_COVERAGE=$npm_test_coverage: no coverage there; run npm test with it first"
       return 1
     }
-    PROPERTY_CASES=full npx tap --allow-incomplete-coverage --coverage-report=text-summary "${after_npm_test[@]}"
+    npx tap --allow-incomplete-coverage --coverage-report=text-summary "${after_npm_test[@]}"
     local status=$?
     cp "$npm_test_coverage"/*.json .tap/coverage/ || return 1
     echo "# coverage of this run and npm test's, together:"

@@ -1,8 +1,8 @@
-// Every test file runs once, in npm test (test/system/, test/tooling/ and the PostgreSQL contract
-// and property files aside) and in test:all: either alone, from tap's own list (.taprc and the
-// command's --exclude), or in a batch of test/batches/ with others of its folder. A new folder is
-// in tap's list unless .taprc leaves it out; a file left out and in no batch, or run twice, fails
-// here.
+// Every test file runs once, in npm test (test/system/ and test/tooling/ aside, and in a
+// maintainer's run the PostgreSQL contract and property files) and in test:all: either alone, from
+// tap's own list (.taprc and the command's --exclude), or in a batch of test/batches/ with others
+// of its folder. A new folder is in tap's list unless .taprc leaves it out; a file left out and in
+// no batch, or run twice, fails here.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -43,16 +43,21 @@ t.test('test:all runs every test file once', async (t) => {
   );
 });
 
-/** npm test's tap arguments (scripts/test.sh): its --exclude patterns. */
-function npmTestExcludes(): string[] {
+/** npm test's --exclude arguments (scripts/test.sh): a maintainer's, or CI's (NPM_TEST_COVERAGE). */
+function npmTestExcludes(run: 'maintainer' | 'CI'): string[] {
   const script = readFileSync(join(PROJECT_ROOT, 'scripts', 'test.sh'), 'utf8');
-  return [...script.matchAll(/--exclude='([^']+)'/g)].map((match) => `--exclude=${match[1]}`);
+  const lists = run === 'CI' ? ['excludes'] : ['excludes', 'quick_excludes'];
+  return lists.flatMap((list) => {
+    const line = new RegExp(`^${list}=\\((.*)\\)$`, 'm').exec(script)?.[1];
+    if (line === undefined) throw new Error(`scripts/test.sh has no ${list}=(…) list`);
+    return [...line.matchAll(/--exclude='([^']+)'/g)].map((match) => `--exclude=${match[1]}`);
+  });
 }
 
 t.test(
-  'npm test runs every test file outside test/system/ and test/tooling/ once, but the PostgreSQL contract and properties',
+  "a maintainer's npm test runs every file outside test/system/ and test/tooling/ once, but the PostgreSQL contract and properties",
   async (t) => {
-    const excludes = npmTestExcludes();
+    const excludes = npmTestExcludes('maintainer');
     t.same(excludes.length, 3, `npm test's --exclude arguments: ${excludes.join(' ')}`);
     const run = runBy(excludes).map(name);
     t.same(
@@ -65,6 +70,17 @@ t.test(
   },
 );
 
+t.test("CI's npm test runs every file outside test/system/ and test/tooling/ once", async (t) => {
+  const run = runBy(npmTestExcludes('CI')).map(name);
+  t.same(
+    [...run].sort(),
+    all
+      .map(name)
+      .filter((file) => !/^(system|tooling)\//.test(file))
+      .sort(),
+  );
+});
+
 /** A bash array of scripts/test-all.sh, as tap arguments. */
 function testAllList(name: string): string[] {
   const script = readFileSync(join(PROJECT_ROOT, 'scripts', 'test-all.sh'), 'utf8');
@@ -75,7 +91,7 @@ function testAllList(name: string): string[] {
 
 t.test("CI: npm test, then test:all's run after it, hold every test file once", async (t) => {
   const after = runBy(testAllList('after_npm_test')).map(name);
-  const npmTest = runBy(npmTestExcludes()).map(name);
+  const npmTest = runBy(npmTestExcludes('CI')).map(name);
   t.same([...npmTest, ...after].sort(), all.map(name).sort());
 });
 
