@@ -31,6 +31,9 @@ excludes=(--exclude='dist-test/test/system/**' --exclude='dist-test/test/tooling
 # run, beside the process tests, they made it 32 s longer, and CI's npm test only 18 s shorter.
 quick_excludes=(--exclude='dist-test/test/contract/*-postgres.test.js')
 [ -n "${NPM_TEST_COVERAGE:-}" ] || excludes+=("${quick_excludes[@]}")
+# One file alone: no shared PostgreSQL cluster (2 of a file's 4 s in tap); a file that needs one
+# starts its own (test/helpers/postgres.ts).
+[ $# -ne 1 ] || export SHARED_TEST_DATABASE=off
 if [ -z "${NPM_TEST_COVERAGE:-}" ]; then
   # tap measures its before script even with --disable-coverage, and fails on that coverage.
   _TAPJS_PROCESSINFO_COVERAGE_=0 node_modules/.bin/tap --disable-coverage "${excludes[@]}" "$@"
