@@ -1,7 +1,7 @@
 // Every status openapi.yaml documents for every operation, produced and checked against the spec
 // (test/helpers/contract-statuses.ts says how each is made): on the PostgreSQL store, in a database
-// of its own on the run's throwaway cluster. test:all runs it (CI, after npm test, which leaves it
-// out: `npm test -- dist-test/test/contract/contract-postgres.test.js` runs it alone).
+// of its own on the run's throwaway cluster. CI's npm test runs it (NPM_TEST_COVERAGE), a
+// maintainer's leaves it out: `npm test -- dist-test/test/contract/contract-postgres.test.js`.
 import { checkEveryStatus } from '../helpers/contract-statuses.js';
 
 await checkEveryStatus('PostgreSQL store');

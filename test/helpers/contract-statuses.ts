@@ -1,6 +1,6 @@
 // Every status openapi.yaml documents for every operation is produced and checked against the
 // spec, on one store a test file: test/contract/contract.test.ts (the in-memory store) and
-// contract-postgres.test.ts (PostgreSQL; test:all runs it, npm test leaves it out). The
+// contract-postgres.test.ts (PostgreSQL; CI's npm test runs it, a maintainer's leaves it out). The
 // requests come from the spec: generated for the operation (valid, broken, without a key), with
 // the ids its links give; what makes each status is read from the operation (a path
 // that names a resource: 404; roles in its security requirement: 403; a body: 413 and 415; an x-sunset: 410; an

@@ -1,7 +1,7 @@
 // Property-based tests generated from openapi.yaml, with a fixed seed so that npm test is
 // repeatable, run against one store a test file: test/contract/properties.test.ts (the in-memory
 // store) and properties-postgres.test.ts (PostgreSQL, a throwaway cluster, see
-// test/helpers/postgres.ts; test:all runs it at every case, npm test leaves it out).
+// test/helpers/postgres.ts; CI's npm test runs it, a maintainer's leaves it out).
 // scripts/property-campaign.ts runs the same properties with any seed and many cases.
 import fc from 'fast-check';
 import t from 'tap';
