@@ -2,7 +2,7 @@
 # npm test: the loop a maintainer runs after each change. The build (the type check of src/, test/,
 # scripts/ and generated/, into a clean dist-test/), then tap on every test file outside
 # test/system/ and test/tooling/ but the PostgreSQL runs of the contract and property suites
-# (test/contract/*-postgres.test.ts, which CI's runs), without coverage, with the
+# (test/contract/*-postgres.test.ts, which CI's npm test runs), without coverage, with the
 # stale-generated/ check and the spec lint beside it (their output follows tap's; either failing
 # fails npm test).
 # Arguments go to tap, after an incremental build: `npm test -- dist-test/test/http/get-pet.test.js`

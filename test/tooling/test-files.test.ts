@@ -43,16 +43,22 @@ t.test('test:all runs every test file once', async (t) => {
   );
 });
 
-/** npm test's --exclude arguments (scripts/test.sh): a maintainer's, or CI's (NPM_TEST_COVERAGE). */
-function npmTestExcludes(run: 'maintainer' | 'CI'): string[] {
-  const script = readFileSync(join(PROJECT_ROOT, 'scripts', 'test.sh'), 'utf8');
-  const lists = run === 'CI' ? ['excludes'] : ['excludes', 'quick_excludes'];
-  return lists.flatMap((list) => {
-    const line = new RegExp(`^${list}=\\((.*)\\)$`, 'm').exec(script)?.[1];
-    if (line === undefined) throw new Error(`scripts/test.sh has no ${list}=(…) list`);
-    return [...line.matchAll(/--exclude='([^']+)'/g)].map((match) => `--exclude=${match[1]}`);
-  });
+/**
+ * A bash array of a script in scripts/, as bash gives its words: split at spaces, quotes removed
+ * (its entries hold neither spaces nor quotes of their own).
+ */
+function bashArray(script: string, name: string): string[] {
+  const text = readFileSync(join(PROJECT_ROOT, 'scripts', script), 'utf8');
+  const list = new RegExp(`^${name}=\\((.*)\\)$`, 'm').exec(text)?.[1];
+  if (list === undefined) throw new Error(`scripts/${script} has no ${name}=(…) list`);
+  return list.split(' ').map((entry) => entry.replaceAll("'", ''));
 }
+
+/** npm test's --exclude arguments (scripts/test.sh): a maintainer's, or CI's (NPM_TEST_COVERAGE). */
+const npmTestExcludes = (run: 'maintainer' | 'CI') =>
+  run === 'CI'
+    ? bashArray('test.sh', 'excludes')
+    : [...bashArray('test.sh', 'excludes'), ...bashArray('test.sh', 'quick_excludes')];
 
 t.test(
   "a maintainer's npm test runs every file outside test/system/ and test/tooling/ once, but the PostgreSQL contract and properties",
@@ -82,12 +88,7 @@ t.test("CI's npm test runs every file outside test/system/ and test/tooling/ onc
 });
 
 /** A bash array of scripts/test-all.sh, as tap arguments. */
-function testAllList(name: string): string[] {
-  const script = readFileSync(join(PROJECT_ROOT, 'scripts', 'test-all.sh'), 'utf8');
-  const list = new RegExp(`^${name}=\\((.*)\\)$`, 'm').exec(script)?.[1];
-  if (list === undefined) throw new Error(`scripts/test-all.sh has no ${name}=(…) list`);
-  return list.split(' ').map((entry) => entry.replace(/^'|'$/g, ''));
-}
+const testAllList = (name: string) => bashArray('test-all.sh', name);
 
 t.test("CI: npm test, then test:all's run after it, hold every test file once", async (t) => {
   const after = runBy(testAllList('after_npm_test')).map(name);
