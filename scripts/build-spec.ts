@@ -1,6 +1,6 @@
 // Writes openapi.yaml as JSON beside the compiled code (`npm run build`: dist/openapi.json), which the
 // built service reads at start-up instead of parsing the YAML (src/openapi/openapi-spec.ts, BUILT_SPEC_PATH).
-import { writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_SPEC_PATH, loadSpec, specAsJson } from '../src/openapi/openapi-spec.js';
 
@@ -12,4 +12,17 @@ if (json === undefined) {
   console.error('openapi.yaml holds a value JSON cannot represent (such as .inf or .nan)');
   process.exit(1);
 }
-writeFileSync(join(outDir, 'openapi.json'), `${json}\n`);
+const out = join(outDir, 'openapi.json');
+// Rewritten only when it changed, and then whole (a rename): test:all's lanes build beside services
+// that are starting from it, and a reader between a truncate and a write would read nothing.
+const current = (() => {
+  try {
+    return readFileSync(out, 'utf8');
+  } catch {
+    return undefined;
+  }
+})();
+if (current !== `${json}\n`) {
+  writeFileSync(`${out}.${process.pid}`, `${json}\n`);
+  renameSync(`${out}.${process.pid}`, out);
+}

@@ -1,6 +1,15 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -52,11 +61,13 @@ t.test('spec paths become Fastify route URLs', async (t) => {
 
 t.test('npm run build writes openapi.yaml as JSON, which the built service reads', async (t) => {
   const outDir = t.testdir();
-  await promisify(execFile)(process.execPath, [
-    ...process.execArgv,
-    fileURLToPath(new URL('../../scripts/build-spec.js', import.meta.url)),
-    outDir,
-  ]);
+  const build = (dir: string) =>
+    promisify(execFile)(process.execPath, [
+      ...process.execArgv,
+      fileURLToPath(new URL('../../scripts/build-spec.js', import.meta.url)),
+      dir,
+    ]);
+  await build(outDir);
   const built = join(outDir, 'openapi.json');
   t.same(JSON.parse(readFileSync(built, 'utf8')), spec, 'the same document');
   t.same(loadSpec(built), spec, 'loadSpec reads it as JSON');
@@ -64,6 +75,15 @@ t.test('npm run build writes openapi.yaml as JSON, which the built service reads
   // The compiled tests have no build beside the code: the service reads openapi.yaml itself.
   t.notOk(existsSync(BUILT_SPEC_PATH));
   t.same(loadServedSpec(), spec);
+  // A build with nothing changed leaves the file as it was (services starting beside it read it);
+  // one that finds another document replaces it whole.
+  const { ino, mtimeMs } = statSync(built);
+  await build(outDir);
+  t.same({ ino: statSync(built).ino, mtimeMs: statSync(built).mtimeMs }, { ino, mtimeMs }, 'unchanged: not rewritten');
+  writeFileSync(built, '{}\n');
+  await build(outDir);
+  t.same(JSON.parse(readFileSync(built, 'utf8')), spec, 'changed: written again');
+  t.same(readdirSync(outDir), ['openapi.json'], 'and no temporary file is left');
 });
 
 t.test('the build refuses a YAML value that JSON cannot hold, rather than write another document', async (t) => {
