@@ -194,7 +194,7 @@ async function attempt(
   const signed = new Date(now());
   // Held here until the attempt ends: on Node 20, a timeout signal that only AbortSignal.any
   // refers to can be garbage-collected before it fires, and the attempt then waits for ever
-  // (nodejs/node#57736). test/webhooks/deliveries.test.ts forces collections to check it.
+  // (nodejs/node#57736). test/webhooks/delivery-failures.test.ts forces collections to check it.
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
     const response = await fetch(endpoint.url, {
