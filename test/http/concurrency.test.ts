@@ -221,7 +221,7 @@ for (const [deployment, start, connections, skip] of deployments) {
       const answered: any[] = existing.map((answer) => answer.json);
 
       // Each walk records, for its last request, which creates had been answered before it was sent.
-      const walk = async (port: number, first: string, status?: string) => {
+      const walk = async (port: number, first: string, status?: string, onPage?: (pages: number) => void) => {
         const seen: any[] = [];
         const startedWith = answered.filter((pet) => status === undefined || pet.status === status);
         let answeredBeforeLast: any[] = [];
@@ -247,6 +247,7 @@ for (const [deployment, start, connections, skip] of deployments) {
           problems.push(...contractViolations(answer, 'listPets'));
           seen.push(...answer.json);
           pages += 1;
+          onPage?.(pages);
           path = nextTarget(answer.headers['link']);
         }
         return {
@@ -260,16 +261,30 @@ for (const [deployment, start, connections, skip] of deployments) {
       };
       // 64 connections create so fast (in batches) that 300 would be done a few pages into a walk.
       const duringWalk = connections > CONNECTIONS ? 2000 : 300;
+      // Sent in slices, each once the walk of all pets has read one more page, so that creates are
+      // answered between its pages however fast this machine creates: sent all at once, they were
+      // once all answered within two pages of the walk.
+      const SLICES = 8;
+      let walkedPages = 0;
       let createsDone = false;
-      const creates = Promise.all(
-        Array.from({ length: duringWalk }, (_, index) =>
-          send(agent, portFor(index), 'POST', '/v1/pets', body(300 + index)).then((answer) => {
-            answered.push(answer.json);
-          }),
-        ),
-      ).finally(() => (createsDone = true));
+      const creates = (async () => {
+        for (let slice = 0; slice < SLICES; slice++) {
+          const from = Math.floor((duringWalk * slice) / SLICES);
+          const to = Math.floor((duringWalk * (slice + 1)) / SLICES);
+          const end = performance.now() + 1000;
+          while (slice > 0 && walkedPages < slice && performance.now() < end)
+            await new Promise((resolve) => setTimeout(resolve, 2));
+          await Promise.all(
+            Array.from({ length: to - from }, (_, offset) =>
+              send(agent, portFor(from + offset), 'POST', '/v1/pets', body(300 + from + offset)).then((answer) => {
+                answered.push(answer.json);
+              }),
+            ),
+          );
+        }
+      })().finally(() => (createsDone = true));
       const walks = await Promise.all([
-        walk(portFor(0), '/v1/pets?limit=7'),
+        walk(portFor(0), '/v1/pets?limit=7', undefined, (pages) => (walkedPages = pages)),
         walk(portFor(1), '/v1/pets?limit=3&status=pending', 'pending'),
       ]);
       await creates;
