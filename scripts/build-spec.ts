@@ -1,6 +1,6 @@
 // Writes openapi.yaml as JSON beside the compiled code (`npm run build`: dist/openapi.json), which the
 // built service reads at start-up instead of parsing the YAML (src/openapi/openapi-spec.ts, BUILT_SPEC_PATH).
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_SPEC_PATH, loadSpec, specAsJson } from '../src/openapi/openapi-spec.js';
 
@@ -13,16 +13,10 @@ if (json === undefined) {
   process.exit(1);
 }
 const out = join(outDir, 'openapi.json');
+const text = `${json}\n`;
 // Rewritten only when it changed, and then whole (a rename): test:all's lanes build beside services
 // that are starting from it, and a reader between a truncate and a write would read nothing.
-const current = (() => {
-  try {
-    return readFileSync(out, 'utf8');
-  } catch {
-    return undefined;
-  }
-})();
-if (current !== `${json}\n`) {
-  writeFileSync(`${out}.${process.pid}`, `${json}\n`);
+if (!existsSync(out) || readFileSync(out, 'utf8') !== text) {
+  writeFileSync(`${out}.${process.pid}`, text);
   renameSync(`${out}.${process.pid}`, out);
 }

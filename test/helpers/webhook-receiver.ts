@@ -1,6 +1,5 @@
 // Deliveries to a real HTTP receiver on loopback, with the in-memory store: the receiver, the
-// endpoints and the started deliveries that test/webhooks/deliveries.test.ts and
-// test/webhooks/delivery-failures.test.ts share.
+// endpoints and the started deliveries that the tests of test/webhooks/ share.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';

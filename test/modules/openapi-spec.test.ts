@@ -61,13 +61,13 @@ t.test('spec paths become Fastify route URLs', async (t) => {
 
 t.test('npm run build writes openapi.yaml as JSON, which the built service reads', async (t) => {
   const outDir = t.testdir();
-  const build = (dir: string) =>
+  const build = () =>
     promisify(execFile)(process.execPath, [
       ...process.execArgv,
       fileURLToPath(new URL('../../scripts/build-spec.js', import.meta.url)),
-      dir,
+      outDir,
     ]);
-  await build(outDir);
+  await build();
   const built = join(outDir, 'openapi.json');
   t.same(JSON.parse(readFileSync(built, 'utf8')), spec, 'the same document');
   t.same(loadSpec(built), spec, 'loadSpec reads it as JSON');
@@ -78,10 +78,10 @@ t.test('npm run build writes openapi.yaml as JSON, which the built service reads
   // A build with nothing changed leaves the file as it was (services starting beside it read it);
   // one that finds another document replaces it whole.
   const { ino, mtimeMs } = statSync(built);
-  await build(outDir);
+  await build();
   t.same({ ino: statSync(built).ino, mtimeMs: statSync(built).mtimeMs }, { ino, mtimeMs }, 'unchanged: not rewritten');
   writeFileSync(built, '{}\n');
-  await build(outDir);
+  await build();
   t.same(JSON.parse(readFileSync(built, 'utf8')), spec, 'changed: written again');
   t.same(readdirSync(outDir), ['openapi.json'], 'and no temporary file is left');
 });

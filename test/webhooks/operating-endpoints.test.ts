@@ -2,47 +2,28 @@
 // endpoint stands (an endpoint stalled on an event it refuses, with its last status), and
 // setWebhookPosition skips that event, or moves back to resend. The deliveries run for real against
 // a receiver on loopback, with the in-memory store.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import t, { type Test } from 'tap';
 import type { FastifyBaseLogger } from 'fastify';
 import { createEventSignal } from '../../src/events/event-signal.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import { startDeliveries } from '../../src/webhooks/deliveries.js';
-import type { Endpoints } from '../../src/webhooks/endpoints.js';
 import { webhooksFileEndpoints } from '../../src/webhooks/webhooks-file.js';
 import { buildApp } from '../../src/app.js';
 import { API_KEY, AUTH, buildTestApp, JSON_TYPE, NO_ROLE_API_KEY, postPet } from '../helpers/build-app.js';
 import { checkContract } from '../helpers/contract.js';
 import { until } from '../helpers/until.js';
+import { fixedEndpoints, receiver, SECRET } from '../helpers/webhook-receiver.js';
 
-const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+const nameOf = (body: string) => (JSON.parse(body) as { pet?: { name: string } }).pet?.name ?? '';
 
 /** A receiver that refuses every delivery of the pet named `refused` (503), and takes the rest. */
-async function receiver(t: Test, refused: () => string | undefined) {
-  const names: string[] = [];
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const name = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { pet?: { name: string } }).pet?.name ?? '';
-      names.push(name);
-      response.writeHead(name === refused() ? 503 : 204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    server.closeAllConnections();
-    return new Promise((resolve) => server.close(resolve));
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks?token=abc`, names };
+async function refusingReceiver(t: Test, refused: () => string | undefined) {
+  const { url, received } = await receiver(t, (_, body) => (nameOf(body) === refused() ? 503 : 204));
+  return { url, names: () => received.map(({ body }) => nameOf(body)) };
 }
 
-const fixed = (text: string): Endpoints => {
-  const endpoints = webhooksFileEndpoints(text, 'test');
-  return { current: () => endpoints, onChange: () => undefined, close: () => undefined };
-};
+const fixed = (text: string) => fixedEndpoints(webhooksFileEndpoints(text, 'test'));
 
 interface Listed {
   id: string;
@@ -56,7 +37,7 @@ interface Listed {
 
 t.test('an endpoint stalled on a refused event is listed so; a position set skips it, or resends', async (t) => {
   let refused: string | undefined = 'stuck';
-  const { url, names } = await receiver(t, () => refused);
+  const { url, names } = await refusingReceiver(t, () => refused);
   const webhooks = fixed(
     `endpoints:\n  - id: shop\n    url: ${url}\n    secret: ${SECRET}\n  - url: https://b.example/h?k=secret-token\n    secret: ${SECRET}\n    events: [pet.deleted]\n`,
   );
@@ -97,9 +78,9 @@ t.test('an endpoint stalled on a refused event is listed so; a position set skip
   t.ok(Date.parse(shop!.nextAttemptAt!) > Date.parse(shop!.lastAttempt!.at), 'its next attempt, after the last');
   t.match(other, { id: /^u[0-9a-f]{16}$/, url: 'https://b.example/h', events: ['pet.deleted'], state: 'active' });
   t.notMatch(JSON.stringify(await list()), /secret-token|whsec_|token=abc/, 'no secret, no query');
-  t.same(names.slice(0, 2), ['fine', 'stuck']);
-  t.notOk(names.includes('after'), 'stalled: the event after it waits');
-  const beforeSkip = names.length;
+  t.same(names().slice(0, 2), ['fine', 'stuck']);
+  t.notOk(names().includes('after'), 'stalled: the event after it waits');
+  const beforeSkip = names().length;
 
   // Skip the refused event: deliveries move on at once.
   const skip = await app.inject({
@@ -110,10 +91,10 @@ t.test('an endpoint stalled on a refused event is listed so; a position set skip
   });
   t.equal(skip.statusCode, 200);
   t.match(checkContract(t, skip, 'setWebhookPosition'), { id: 'shop', state: 'active', after: feed[1]!.id });
-  await until('the event after it is delivered', () => names.includes('after'));
+  await until('the event after it is delivered', () => names().includes('after'));
   await until('and recorded', async () => (await list())[0]!.after === feed[2]!.id);
-  t.same(names.slice(beforeSkip), ['after'], 'the refused event skipped, the next one delivered');
-  const beforeBack = names.length;
+  t.same(names().slice(beforeSkip), ['after'], 'the refused event skipped, the next one delivered');
+  const beforeBack = names().length;
 
   // Back to the start: everything is sent again, the once-refused event too now that it is taken.
   refused = undefined;
@@ -124,8 +105,8 @@ t.test('an endpoint stalled on a refused event is listed so; a position set skip
     payload: JSON.stringify({ after: feed[0]!.id.replace(/-\d+$/, '-0') }),
   });
   t.equal(back.statusCode, 200);
-  await until('resent', () => names.length === beforeBack + 3);
-  t.same(names.slice(beforeBack), ['fine', 'stuck', 'after'], 'setting the position back resends');
+  await until('resent', () => names().length === beforeBack + 3);
+  t.same(names().slice(beforeBack), ['fine', 'stuck', 'after'], 'setting the position back resends');
   await until(
     'caught up',
     async () => (await list())[0]!.state === 'active' && (await list())[0]!.after === feed[2]!.id,
