@@ -9,7 +9,19 @@ import tseslint from 'typescript-eslint';
 const typed = process.env.ESLINT_TYPED === '1';
 
 export default tseslint.config(
-  { ignores: ['generated/', 'dist/', 'dist-test/', 'src/client/dist/', 'coverage/', '.tap/', 'test-output/'] },
+  {
+    ignores: [
+      'generated/',
+      'dist/',
+      'dist-test/',
+      'src/client/dist/',
+      'src/contract/dist/',
+      'scripts/postgres/dist/',
+      'coverage/',
+      '.tap/',
+      'test-output/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -43,6 +55,52 @@ export default tseslint.config(
     rules: {
       'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }],
       'max-lines-per-function': ['error', { max: 120, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // The workspaces (src/contract/, src/client/, scripts/postgres/) are imported by their package
+    // names alone, as a consumer imports them: nothing outside a package reaches into its files.
+    files: ['**/*.ts', '**/*.js', '**/*.mjs'],
+    ignores: ['src/contract/**', 'src/client/**', 'scripts/postgres/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)(src/(contract|client)|scripts/postgres)(/|$)',
+              message:
+                'Import the workspace by its package name (openapi-contract-engine, petstore-client, throwaway-postgres).',
+            },
+            {
+              regex: '^(openapi-contract-engine|petstore-client|throwaway-postgres)/',
+              message: "Import the package's entry alone: what it does not export is its own.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The same from the service's own folders, whose relative paths name the packages without src/.
+    files: ['src/**'],
+    ignores: ['src/contract/**', 'src/client/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.{1,2}/)+(contract|client)(/|$)',
+              message: 'Import the workspace by its package name (openapi-contract-engine, petstore-client).',
+            },
+            {
+              regex: '^(openapi-contract-engine|petstore-client|throwaway-postgres)/',
+              message: "Import the package's entry alone: what it does not export is its own.",
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createClient } from '../src/client/index.js';
+import { createClient } from 'petstore-client';
 import { PROJECT_ROOT } from '../src/project-root.js';
-import { freePort } from './postgres/throwaway-cluster.js';
+import { freePort } from 'throwaway-postgres';
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '15' }, pages: { type: 'string', default: '400' } },

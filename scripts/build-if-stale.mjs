@@ -20,8 +20,8 @@ const INPUTS = [
 ];
 const STAMP = 'dist/.build-inputs';
 const OUTPUTS = ['dist/server.js', 'dist/openapi.json'];
-// The client package's own build (npm run pack:client) is no input of the service's.
-const SKIPPED = new Set([join('src', 'client', 'dist')]);
+// The workspaces (the client, the contract engine) are no input of the service's.
+const SKIPPED = new Set([join('src', 'client'), join('src', 'contract')]);
 
 function files(path) {
   if (!statSync(path).isDirectory()) return [path];

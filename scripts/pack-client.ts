@@ -4,7 +4,7 @@
 // npm run generate writes into its package.json: a stale one stops it. It has no dependencies: none
 // of the server's reach a consumer. The tarball's path is the last line of the output.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../src/project-root.js';
 import { DEFAULT_SPEC_PATH } from '../src/openapi/openapi-spec.js';
@@ -16,7 +16,6 @@ if (readFileSync(join(PROJECT_ROOT, CLIENT_MANIFEST), 'utf8') !== clientManifest
   process.exit(1);
 }
 
-rmSync(join(PACKAGE, 'dist'), { recursive: true, force: true });
 execFileSync(
   process.execPath,
   [join(PROJECT_ROOT, 'node_modules', 'typescript-7', 'lib', 'tsc.js'), '-b', join(PACKAGE, 'tsconfig.json')],

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { migrate } from '../src/store/postgres/migrate.js';
 import { createPostgresPetStore } from '../src/store/postgres/postgres-pet-store.js';
-import { inSchema } from './postgres/in-schema.js';
+import { inSchema } from 'throwaway-postgres';
 import {
   apiProperties,
   createSubject,

@@ -116,7 +116,7 @@ contract_postgres() {
   trap stop_all EXIT
   local db_log=test-output/contract-database.log
   # node itself, not npm, so that the SIGINT of stop_all reaches the process that removes the cluster.
-  node --import tsx scripts/postgres/local-database.ts >"$db_log" 2>&1 &
+  node --conditions=source --import tsx scripts/database.ts >"$db_log" 2>&1 &
   pids+=($!)
   for _ in $(seq 1 60); do
     grep -q 'DATABASE_URL=' "$db_log" && break

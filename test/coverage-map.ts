@@ -9,9 +9,11 @@
 export default function coverageMap(file: string): string[] {
   void file;
   return [
-    'src/!(contract)/**/*.ts',
+    'src/!(contract|client)/**/*.ts',
+    'src/client/*.ts',
     'src/*.ts',
-    'scripts/!(contract)/**/*.ts',
+    'scripts/!(contract|postgres)/**/*.ts',
+    'scripts/postgres/*.ts',
     'scripts/*.ts',
     'scripts/contract/*.ts',
   ];

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { STATEMENTS } from '../../src/store/postgres/postgres-pet-store.js';
-import { startThrowawayCluster } from '../postgres/throwaway-cluster.js';
+import { startThrowawayCluster } from 'throwaway-postgres';
 
 const SIZES = [1, 10, 100, 1000];
 const RUNS = 100;

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent, get } from 'node:http';
 import autocannon from 'autocannon';
 import { flood, type FloodCounts } from './flood.js';
-import { whyNoPostgresBinaries } from '../postgres/throwaway-cluster.js';
+import { whyNoPostgresBinaries } from 'throwaway-postgres';
 import type { BenchOptions } from './options.js';
 import { startBenchDatabase, type BenchDatabase } from './postgres-database.js';
 import { cpuSeconds, stop, type Server, type Servers } from './servers.js';

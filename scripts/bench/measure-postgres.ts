@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { whyNoPostgresBinaries } from '../postgres/throwaway-cluster.js';
+import { whyNoPostgresBinaries } from 'throwaway-postgres';
 import type { Counter } from './instructions.js';
 import { createLoad, type DatabaseSample, type Loads } from './load.js';
 import { orderOf } from './measure-memory.js';

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../src/store/postgres/migrate.js';
-import { startThrowawayCluster, type Cluster } from '../postgres/throwaway-cluster.js';
+import { startThrowawayCluster, type Cluster } from 'throwaway-postgres';
 import { processCpu } from './process-cpu.js';
 import { RARE_STATUS } from './seed-pets.js';
 

@@ -14,10 +14,7 @@ import { basePathOf, DEFAULT_SPEC_PATH, loadSpec, type OpenApiDocument } from '.
 import { isLowered, lifecyclesOf } from '../../src/openapi/lifecycle.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
-import { contractOf } from '../../src/contract/document-contract.js';
-import { httpTarget } from '../../src/contract/http-target.js';
-import { liveChecks } from '../../src/contract/live-checks.js';
-import { linksOf, type SpecLink } from '../../src/contract/spec-links.js';
+import { contractOf, httpTarget, linksOf, liveChecks, type SpecLink } from 'openapi-contract-engine';
 import {
   cannotRun,
   exitStatusOf,

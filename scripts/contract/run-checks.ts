@@ -4,10 +4,13 @@
 // curl line that repeats its request with the key read from the environment.
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { ContractViolation } from '../../src/contract/answer-checks.js';
-import type { ApiRequest } from '../../src/contract/api-requests.js';
-import type { Target } from '../../src/contract/http-target.js';
-import type { LiveChecks, OperationCount } from '../../src/contract/live-checks.js';
+import {
+  type ApiRequest,
+  ContractViolation,
+  type LiveChecks,
+  type OperationCount,
+  type Target,
+} from 'openapi-contract-engine';
 
 /** Why a runner could not start: its exit status 2. */
 export class CannotRun extends Error {}

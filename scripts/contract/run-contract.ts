@@ -6,12 +6,22 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { basename } from 'node:path';
 import { loadSpec } from '../../src/openapi/openapi-spec.js';
-import { basePathOf, pathParametersOf, requiredScopesOf, type Operation } from '../../src/contract/openapi-document.js';
-import { contractOf, type Contract } from '../../src/contract/document-contract.js';
-import type { ApiRequest } from '../../src/contract/api-requests.js';
-import { httpTarget, NoAnswer } from '../../src/contract/http-target.js';
-import { liveChecks, namePrefix, type LiveChecks } from '../../src/contract/live-checks.js';
-import { scopeChecks, type ScopeOutcome } from '../../src/contract/scope-checks.js';
+import {
+  type ApiRequest,
+  basePathOf,
+  type Contract,
+  contractOf,
+  httpTarget,
+  liveChecks,
+  type LiveChecks,
+  namePrefix,
+  NoAnswer,
+  type Operation,
+  pathParametersOf,
+  requiredScopesOf,
+  scopeChecks,
+  type ScopeOutcome,
+} from 'openapi-contract-engine';
 import { petStorePlugin } from './pet-store/plugin.js';
 import {
   cannotRun,

@@ -14,7 +14,7 @@ import {
   type OpenApiDocument,
   type Operation,
 } from '../../src/openapi/openapi-spec.js';
-import type { NumberPlaces } from '../../src/client/call-types.js';
+import type { NumberPlaces } from 'petstore-client';
 import { lifecycleOf, type Lifecycle } from '../../src/openapi/lifecycle.js';
 import type { GeneratedFile } from './generated-file.js';
 

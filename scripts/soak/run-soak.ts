@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { PROJECT_ROOT } from '../../src/project-root.js';
-import { freePort, startThrowawayCluster, type Cluster } from '../postgres/throwaway-cluster.js';
+import { freePort, startThrowawayCluster, type Cluster } from 'throwaway-postgres';
 
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 

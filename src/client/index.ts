@@ -48,6 +48,7 @@ export {
   type components,
   type operations,
 } from '../../generated/client-api.js';
+export type { NumberPlaces } from './call-types.js';
 export {
   responseOf,
   type CallOptions,

@@ -135,7 +135,8 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
     return contract;
   };
 
-  const validateError = ajv.compile({ $ref: `${id}#/components/schemas/Error` });
+  // Compiled when first asked for: a document need not have an Error schema to be checked.
+  let validateError: ValidateFunction | undefined;
 
   const deliveryViolations = deliveryChecker(spec, name, ajv, id);
 
@@ -197,8 +198,10 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
     documentedStatuses: (operationId) => Object.keys(operation(operationId).object.responses).map(Number),
     violations,
     deliveryViolations,
-    errorViolations: (body) =>
-      validateError(body) ? [] : [`not an Error of ${name}: ${ajv.errorsText(validateError.errors)}`],
+    errorViolations: (body) => {
+      validateError ??= ajv.compile({ $ref: `${id}#/components/schemas/Error` });
+      return validateError(body) ? [] : [`not an Error of ${name}: ${ajv.errorsText(validateError.errors)}`];
+    },
   };
 }
 

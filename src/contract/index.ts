@@ -1,8 +1,8 @@
 // The contract engine's public face: what a project imports to check an API against its OpenAPI
 // document (README.md beside this file says how).
-export { answerChecks, ContractViolation, describe, normalized } from './answer-checks.js';
+export { answerChecks, bigintText, ContractViolation, describe, normalized } from './answer-checks.js';
 export type { Answer, NamedProperty, Sender } from './answer-checks.js';
-export { requestGenerators } from './api-requests.js';
+export { inHeader, parametersOf, requestGenerators, unauthorized } from './api-requests.js';
 export type {
   ApiRequest,
   BrokenRequest,
@@ -14,17 +14,19 @@ export type {
 } from './api-requests.js';
 export { contractOf } from './document-contract.js';
 export type { Contract, HttpAnswer } from './document-contract.js';
-export { parseJson } from './exact-json.js';
-export { httpTarget, NoAnswer } from './http-target.js';
+export { binaryString } from './code-points.js';
+export { INT64_MAX, INT64_MIN, parseJson } from './exact-json.js';
+export { httpTarget, NoAnswer, retryAfterMs } from './http-target.js';
 export type { Target, TargetOptions } from './http-target.js';
-export { keptNextPage, nextTarget } from './link-header.js';
+export { nextTarget } from './link-header.js';
 export { liveChecks, namePrefix } from './live-checks.js';
 export type { LiveAnswer, LiveChecks, LiveOptions, LiveSender, OperationCount } from './live-checks.js';
 export { basePathOf, operationsOf, pathParametersOf, requiredScopesOf, resolveRef } from './openapi-document.js';
 export type { OpenApiDocument, Operation } from './openapi-document.js';
 export type { ContractPlugin, ReadBack, RunContext } from './plugin.js';
 export { respelt, schemaArbitraries, toJson } from './schema-arbitraries.js';
+export { createValidator } from './schema-validator.js';
 export { scopeChecks } from './scope-checks.js';
 export type { ScopeOutcome } from './scope-checks.js';
-export { linksOf } from './spec-links.js';
+export { linkedBodyMembersOf, linkedHeadersOf, linkedValues, linksOf } from './spec-links.js';
 export type { SpecLink } from './spec-links.js';

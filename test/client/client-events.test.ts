@@ -11,7 +11,7 @@ import {
   verifyDelivery,
   WebhookVerificationError,
   type PetEvent,
-} from '../../src/client/index.js';
+} from 'petstore-client';
 import { API_KEY, buildTestApp } from '../helpers/build-app.js';
 
 async function serve(t: Test, fetch?: typeof globalThis.fetch, maxRetries?: number) {

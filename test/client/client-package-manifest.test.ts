@@ -21,7 +21,15 @@ t.test("the client's package is the API's version, depends on nothing and has it
   t.ok(existsSync(join(folder, 'README.md')), 'a README of its own');
   t.same(
     manifest['files'],
-    ['dist/**/*.js', 'dist/**/*.d.ts', 'README.md'],
-    "only its modules, declarations and README are packed (not tsc -b's build info)",
+    [
+      'dist/src/client/*.js',
+      'dist/src/client/*.js.map',
+      'dist/src/client/*.d.ts',
+      'dist/generated/*.js',
+      'dist/generated/*.js.map',
+      'dist/generated/*.d.ts',
+      'README.md',
+    ],
+    "only its modules, declarations, source maps and README are packed (not its tests, nor tsc -b's build info)",
   );
 });

@@ -11,7 +11,7 @@ import {
   responseOf,
   type NewPet,
   type PetstoreClient,
-} from '../../src/client/index.js';
+} from 'petstore-client';
 import { loadSpec } from '../../src/openapi/openapi-spec.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js';

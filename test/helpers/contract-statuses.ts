@@ -32,8 +32,7 @@ import {
   type ApiRequest,
   type ValidRequest,
 } from './requests.js';
-import { linkedBodyMembersOf, linkedHeadersOf, linkedValues, linksOf } from '../../src/contract/spec-links.js';
-import { parametersOf } from '../../src/contract/api-requests.js';
+import { linkedBodyMembersOf, linkedHeadersOf, linkedValues, linksOf, parametersOf } from 'openapi-contract-engine';
 
 type Send = (request: ApiRequest) => Promise<LightMyRequestResponse>;
 

@@ -2,7 +2,7 @@
 // with it: an answer keeps the contract of its operation; an answer outside any operation is an Error.
 import type { LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
-import { contractOf } from '../../src/contract/document-contract.js';
+import { contractOf } from 'openapi-contract-engine';
 import { loadSpec } from '../../src/openapi/openapi-spec.js';
 import { parseJson } from '../../src/validation/strict-json.js';
 

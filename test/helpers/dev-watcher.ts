@@ -1,6 +1,6 @@
 // A copy of the project to change, and npm run dev (scripts/dev.ts) driven in it, for test/system/.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,16 @@ const STEP_MS = 120_000;
  * A copy of what npm run dev reads (and of `more` entries), with the project's node_modules linked in; removed on
  * teardown.
  */
+/** Where each workspace of package.json lives, by its package name. */
+const WORKSPACES: Record<string, string> = Object.fromEntries(
+  (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces.map(
+    (folder) => [
+      (JSON.parse(readFileSync(join(PROJECT_ROOT, folder, 'package.json'), 'utf8')) as { name: string }).name,
+      folder,
+    ],
+  ),
+);
+
 export function copyProject(t: Test, more: readonly string[] = []): string {
   const copy = mkdtempSync(join(tmpdir(), 'petstore-dev-'));
   for (const entry of [
@@ -31,7 +41,17 @@ export function copyProject(t: Test, more: readonly string[] = []): string {
   ]) {
     cpSync(join(PROJECT_ROOT, entry), join(copy, entry), { recursive: true });
   }
-  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(copy, 'node_modules'));
+  // The installed packages are the project's, linked one by one, but for the workspaces (the
+  // client, the contract engine), which are the copy's own: a change to the spec reaches them.
+  const modules = join(copy, 'node_modules');
+  mkdirSync(modules);
+  for (const name of readdirSync(join(PROJECT_ROOT, 'node_modules'))) {
+    const workspace = WORKSPACES[name];
+    symlinkSync(
+      workspace === undefined ? join(PROJECT_ROOT, 'node_modules', name) : join(copy, workspace),
+      join(modules, name),
+    );
+  }
   t.teardown(() => rmSync(copy, { recursive: true, force: true }));
   return copy;
 }

@@ -5,7 +5,7 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { parseJson } from '../../src/validation/strict-json.js';
-import { toJson } from '../../src/contract/schema-arbitraries.js';
+import { toJson } from 'openapi-contract-engine';
 
 export interface Exchange {
   method: string;

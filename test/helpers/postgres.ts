@@ -13,12 +13,7 @@ import {
   type PostgresPetStore,
   type PostgresStoreOptions,
 } from '../../src/store/postgres/postgres-pet-store.js';
-import { inSchema } from '../../scripts/postgres/in-schema.js';
-import {
-  startThrowawayCluster,
-  whyNoPostgresBinaries,
-  type Cluster,
-} from '../../scripts/postgres/throwaway-cluster.js';
+import { startThrowawayCluster, whyNoPostgresBinaries, type Cluster, inSchema } from 'throwaway-postgres';
 import { SHARED_CLUSTER_FILE, type SharedCluster } from '../setup/shared-cluster.js';
 
 export type { Cluster };

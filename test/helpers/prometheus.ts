@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
+import { freePort } from 'throwaway-postgres';
 
 export const PROMETHEUS = process.env['PROMETHEUS_PATH'] ?? '/usr/bin/prometheus';
 export const PROMTOOL = process.env['PROMTOOL_PATH'] ?? '/usr/bin/promtool';

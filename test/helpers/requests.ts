@@ -1,9 +1,9 @@
 // openapi.yaml's request generators (src/contract/api-requests.ts), signed with the tests' key.
-import { requestGenerators } from '../../src/contract/api-requests.js';
+import { requestGenerators } from 'openapi-contract-engine';
 import { API_KEY } from './build-app.js';
 import { current } from './contract.js';
 
-export { inHeader, unauthorized, type ApiRequest, type ValidRequest } from '../../src/contract/api-requests.js';
+export { inHeader, unauthorized, type ApiRequest, type ValidRequest } from 'openapi-contract-engine';
 export const { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf, relinked } = requestGenerators(
   current,
   API_KEY,

@@ -14,12 +14,9 @@ import { formatSchemaErrors } from '../../src/validation/error-messages.js';
 import { INT64_MAX, INT64_MIN } from '../../src/validation/int64.js';
 import { parseJson } from '../../src/validation/strict-json.js';
 import { API_KEY, AUTH, buildTestApp, JSON_TYPE } from '../helpers/build-app.js';
-import { contractOf } from '../../src/contract/document-contract.js';
+import { contractOf, httpTarget, liveChecks, schemaArbitraries } from 'openapi-contract-engine';
 import { specWith } from '../helpers/spec.js';
-import { httpTarget } from '../../src/contract/http-target.js';
 import { petStorePlugin } from '../../scripts/contract/pet-store/plugin.js';
-import { liveChecks } from '../../src/contract/live-checks.js';
-import { schemaArbitraries } from '../../src/contract/schema-arbitraries.js';
 
 const TWO_53 = 2n ** 53n;
 /** The value as a request carries it: a number while a double holds it exactly, else a bigint. */

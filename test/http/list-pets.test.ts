@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AUTH, JSON_TYPE, OTHER_API_KEY, buildTestApp, postPet } from '../helpers/build-app.js';
 import { encodeCursor } from '../../src/pagination/cursor.js';
 import { checkContract } from '../helpers/contract.js';
-import { nextTarget } from '../../src/contract/link-header.js';
+import { nextTarget } from 'openapi-contract-engine';
 
 const STATUSES = ['available', 'pending', 'sold', undefined] as const;
 

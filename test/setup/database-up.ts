@@ -3,7 +3,7 @@
 // to a file that test/helpers/postgres.ts reads; test/setup/database-down.ts removes it after the run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { startThrowawayCluster, whyNoPostgresBinaries } from '../../scripts/postgres/throwaway-cluster.js';
+import { startThrowawayCluster, whyNoPostgresBinaries } from 'throwaway-postgres';
 import { removeSharedCluster, SHARED_CLUSTER_FILE, sharedClusterWanted, type SharedCluster } from './shared-cluster.js';
 
 // A cluster an interrupted run left behind goes first.

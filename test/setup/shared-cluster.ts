@@ -2,7 +2,7 @@
 // test files (helpers/postgres.ts), and `after` (database-down.ts) finds it to remove.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { destroyClusterAt } from '../../scripts/postgres/throwaway-cluster.js';
+import { destroyClusterAt } from 'throwaway-postgres';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 
 export const SHARED_CLUSTER_FILE = join(PROJECT_ROOT, '.tap', 'test-database.json');

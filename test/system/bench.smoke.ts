@@ -3,7 +3,7 @@
 // Not part of npm test (servers under valgrind): `npm run test:bench`, and npm run test:all.
 import { spawn } from 'node:child_process';
 import t, { type Test } from 'tap';
-import { whyNoPostgresBinaries } from '../../scripts/postgres/throwaway-cluster.js';
+import { whyNoPostgresBinaries } from 'throwaway-postgres';
 import { hasValgrind, VALGRIND_REQUIRED } from '../helpers/valgrind.js';
 
 /**

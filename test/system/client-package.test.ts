@@ -104,8 +104,12 @@ t.test(
     const shipped = readdirSync(join(consumer, 'node_modules', 'petstore-client'), {
       recursive: true,
       encoding: 'utf8',
-    }).filter((name) => !/\.(js|d\.ts)$/.test(name) && !/^dist(\/(src|generated)(\/client)?)?$/.test(name));
-    t.same(shipped.sort(), ['README.md', 'package.json'], 'modules, declarations, README and manifest: nothing else');
+    }).filter((name) => !/\.(js|js\.map|d\.ts)$/.test(name) && !/^dist(\/(src|generated)(\/client)?)?$/.test(name));
+    t.same(
+      shipped.sort(),
+      ['README.md', 'package.json'],
+      'modules, declarations, source maps, README and manifest: no tests, nothing else',
+    );
     const manifest = JSON.parse(
       readFileSync(join(consumer, 'node_modules', 'petstore-client', 'package.json'), 'utf8'),
     );

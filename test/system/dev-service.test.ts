@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
-import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
+import { freePort } from 'throwaway-postgres';
 import { copyProject, SERVING, servedAfter, startDev, statusOf } from '../helpers/dev-watcher.js';
 
 t.setTimeout(600_000);

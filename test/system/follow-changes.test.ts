@@ -20,11 +20,11 @@ import {
   verifyDelivery,
   type PetEvent,
   type PetstoreClient,
-} from '../../src/client/index.js';
+} from 'petstore-client';
 import { API_KEY } from '../helpers/build-app.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 import { startReadyServer, type Running } from '../helpers/server-process.js';
-import { contractOf } from '../../src/contract/document-contract.js';
+import { contractOf } from 'openapi-contract-engine';
 import { specCopy } from '../helpers/spec.js';
 
 const database = await startTestDatabase(t);

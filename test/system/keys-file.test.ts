@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
+import { freePort } from 'throwaway-postgres';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 import { spawnServer, startServer, type Running } from '../helpers/server-process.js';
 

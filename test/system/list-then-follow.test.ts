@@ -5,7 +5,7 @@
 // exactly what a full read gives. The control: starting the feed from the last page's position
 // instead misses changes made to pets on pages already read.
 import t from 'tap';
-import { createClient, responseOf, type Pet, type PetEvent, type PetstoreClient } from '../../src/client/index.js';
+import { createClient, responseOf, type Pet, type PetEvent, type PetstoreClient } from 'petstore-client';
 import { API_KEY } from '../helpers/build-app.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 import { startReadyServer } from '../helpers/server-process.js';

@@ -5,7 +5,7 @@
 // test can tell the difference. Then races that must be refused exactly: the loser of two writers
 // holding one tag gets 412 with the winner's tag, and the losers of concurrent removals get 404.
 import t, { type Test } from 'tap';
-import { changePet, createClient } from '../../src/client/index.js';
+import { changePet, createClient } from 'petstore-client';
 import { API_KEY } from '../helpers/build-app.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 import { startRacingInstance, type Running } from '../helpers/server-process.js';

@@ -16,8 +16,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { DEFAULT_DRAIN_MS } from '../../src/config.js';
 import { PROJECT_ROOT } from '../../src/project-root.js';
-import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
-import { createClient, responseOf } from '../../src/client/index.js';
+import { freePort } from 'throwaway-postgres';
+import { createClient, responseOf } from 'petstore-client';
 import { startNginx, statusOf, until, whyNoNginx } from '../helpers/nginx.js';
 import { holdMigrations, startTestDatabase } from '../helpers/postgres.js';
 

@@ -4,7 +4,7 @@
 // each, the invariants: a pet is pending exactly when one placed order holds it, no pet has two
 // completed orders, and every move of an order has its pet's event in the feed, once.
 import t, { type Test } from 'tap';
-import { createClient, PetstoreError, type components, type PetstoreClient } from '../../src/client/index.js';
+import { createClient, PetstoreError, type components, type PetstoreClient } from 'petstore-client';
 import { API_KEY } from '../helpers/build-app.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 import { startRacingInstance, type Running } from '../helpers/server-process.js';

@@ -4,7 +4,7 @@
 // once the schema is current.
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
-import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
+import { freePort } from 'throwaway-postgres';
 import { API_KEY } from '../helpers/build-app.js';
 import {
   holdMigrations,
@@ -13,7 +13,7 @@ import {
   whyNoPostgres,
   withPassword,
 } from '../helpers/postgres.js';
-import { nextTarget } from '../../src/contract/link-header.js';
+import { nextTarget } from 'openapi-contract-engine';
 import { RETRY_AFTER_SECONDS } from '../../src/errors/api-errors.js';
 import { spawnServer, startReadyServer, type Running } from '../helpers/server-process.js';
 

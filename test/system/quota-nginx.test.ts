@@ -7,7 +7,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import t from 'tap';
-import { freePort } from '../../scripts/postgres/throwaway-cluster.js';
+import { freePort } from 'throwaway-postgres';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 import { startNginx, statusOf, until, whyNoNginx } from '../helpers/nginx.js';
 import { startTestDatabase } from '../helpers/postgres.js';

@@ -11,22 +11,27 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import t from 'tap';
-import { requestGenerators } from '../../src/contract/api-requests.js';
+import {
+  contractOf,
+  createValidator,
+  httpTarget,
+  linkedValues,
+  linksOf,
+  nextTarget,
+  NoAnswer,
+  requestGenerators,
+  retryAfterMs,
+  schemaArbitraries,
+} from 'openapi-contract-engine';
+import { keptNextPage } from '../../scripts/contract/pet-store/next-page.js';
 import { clockBeforeSunsets } from '../../scripts/contract/pet-store/calendar.js';
-import { contractOf } from '../../src/contract/document-contract.js';
 import {
   apiProperties,
   createSubject,
   memoryStoreUnderTest,
   type Subject,
 } from '../../scripts/contract/pet-store/in-process.js';
-import { codePoint } from '../../src/contract/code-points.js';
-import { httpTarget, NoAnswer, retryAfterMs } from '../../src/contract/http-target.js';
-import { keptNextPage, nextTarget } from '../../src/contract/link-header.js';
-import { schemaArbitraries } from '../../src/contract/schema-arbitraries.js';
-import { createValidator } from '../../src/contract/schema-validator.js';
 import { createAjv } from '../../src/validation/ajv.js';
-import { linkedValues, linksOf } from '../../src/contract/spec-links.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specCopy, specWith } from '../helpers/spec.js';
 
@@ -218,19 +223,6 @@ t.test(
     );
   },
 );
-
-t.test('a code point fast-check did not draw shrinks when it is one code point, and only then', async (t) => {
-  for (const value of ['a', '\u{d7ff}', '\u{e000}', '😀', '\u{10ffff}'])
-    t.ok(codePoint.canShrinkWithoutContext(value), JSON.stringify(value));
-  for (const value of ['', 'ab', '\u{d800}', '\u{dfff}', 7, undefined])
-    t.notOk(codePoint.canShrinkWithoutContext(value), JSON.stringify(value));
-  // The index it maps back to is the one that draws the value again.
-  fc.assert(
-    fc.property(codePoint, (value) => codePoint.canShrinkWithoutContext(value)),
-    { seed: 1, numRuns: 200 },
-  );
-  t.pass('every drawn value maps back');
-});
 
 t.test(
   'the live target: any path, answers that are not JSON, a 429 retried and then given back, and no answer at all',

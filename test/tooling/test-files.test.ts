@@ -12,6 +12,12 @@ import { filesOf } from '../batches/batch.js';
 
 const TESTS = join(PROJECT_ROOT, 'dist-test', 'test');
 const BATCHES = join(TESTS, 'batches');
+// The workspaces' own tests, as their builds place them.
+const PACKAGE_TESTS = [
+  join(PROJECT_ROOT, 'src', 'contract', 'dist', 'test'),
+  join(PROJECT_ROOT, 'src', 'client', 'dist', 'src', 'client', 'test'),
+  join(PROJECT_ROOT, 'scripts', 'postgres', 'dist', 'test'),
+];
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -32,7 +38,9 @@ function runBy(args: string[]): string[] {
 }
 
 const name = (file: string) => relative(TESTS, file);
-const all = testFiles(TESTS).filter((file) => !file.startsWith(BATCHES + '/'));
+const all = [...testFiles(TESTS), ...PACKAGE_TESTS.flatMap(testFiles)].filter(
+  (file) => !file.startsWith(BATCHES + '/'),
+);
 
 t.test('test:all runs every test file once', async (t) => {
   const run = runBy([]).map(name);
@@ -40,6 +48,10 @@ t.test('test:all runs every test file once', async (t) => {
   t.ok(
     run.some((file) => file.startsWith('http/')) && run.some((file) => file.startsWith('system/')),
     'the run has files of test/http/ and test/system/',
+  );
+  t.ok(
+    PACKAGE_TESTS.every((dir) => run.some((file) => file.startsWith(name(dir) + '/'))),
+    "the run has each workspace's own tests",
   );
 });
 

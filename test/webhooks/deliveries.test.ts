@@ -11,7 +11,7 @@ import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import { endpointsFromFile } from '../../src/webhooks/endpoints.js';
 import { webhooksFileEndpoints } from '../../src/webhooks/webhooks-file.js';
 import { parseJson } from '../../src/validation/strict-json.js';
-import { contractOf } from '../../src/contract/document-contract.js';
+import { contractOf } from 'openapi-contract-engine';
 import { specCopy } from '../helpers/spec.js';
 import { until } from '../helpers/until.js';
 import { deliver, endpoint, endpointsYaml, fixedEndpoints, receiver, SECRET } from '../helpers/webhook-receiver.js';

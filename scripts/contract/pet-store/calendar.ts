@@ -1,8 +1,7 @@
 // The Pet Store's sunset calendar, read from openapi.yaml by the checker's own code (never the
 // service's lifecycle module): a deprecated operation is retired, and answers 410, inside each of
 // its x-brownouts windows and from 00:00 UTC on its x-sunset date.
-import type { OpenApiDocument, Operation } from '../../../src/contract/openapi-document.js';
-import { operationsOf } from '../../../src/contract/openapi-document.js';
+import { type OpenApiDocument, type Operation, operationsOf } from 'openapi-contract-engine';
 
 const DAY_MS = 86_400_000;
 

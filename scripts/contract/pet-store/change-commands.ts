@@ -1,6 +1,5 @@
 // The Pet Store's in-process commands that change and remove pets, and those that are refused.
-import { describe, normalized } from '../../../src/contract/answer-checks.js';
-import { type ApiRequest, type BrokenRequest } from '../../../src/contract/api-requests.js';
+import { type ApiRequest, type BrokenRequest, describe, normalized } from 'openapi-contract-engine';
 import { API_KEY, checks, expectTag, fc, tagOf, type Model, type StoredPet, type Subject } from './model.js';
 import { isDeepStrictEqual } from 'node:util';
 

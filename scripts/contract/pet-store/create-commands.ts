@@ -1,7 +1,14 @@
 // The Pet Store's in-process commands that create pets, with and without an Idempotency-Key.
-import { ContractViolation, describe, normalized, type Answer } from '../../../src/contract/answer-checks.js';
-import { inHeader, type ApiRequest, type BrokenRequest } from '../../../src/contract/api-requests.js';
-import { respelt } from '../../../src/contract/schema-arbitraries.js';
+import {
+  type Answer,
+  type ApiRequest,
+  type BrokenRequest,
+  ContractViolation,
+  describe,
+  inHeader,
+  normalized,
+  respelt,
+} from 'openapi-contract-engine';
 import {
   added,
   expectTag,

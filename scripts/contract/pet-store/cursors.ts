@@ -4,11 +4,14 @@
 // for the checks that need one, and cursors the service must refuse: outside the parameter's
 // schema, never issued, or issued for another filter.
 import fc from 'fast-check';
-import type { IssuedParameter, ValidRequest } from '../../../src/contract/api-requests.js';
-import { parametersOf } from '../../../src/contract/api-requests.js';
-import { binaryString } from '../../../src/contract/code-points.js';
-import { INT64_MAX } from '../../../src/contract/exact-json.js';
-import type { Operation } from '../../../src/contract/openapi-document.js';
+import {
+  binaryString,
+  INT64_MAX,
+  type IssuedParameter,
+  type Operation,
+  parametersOf,
+  type ValidRequest,
+} from 'openapi-contract-engine';
 
 const cursorOf = (after: bigint, status: unknown) =>
   Buffer.from(`v1:${status === undefined ? '' : String(status)}:${after}`, 'latin1').toString('base64url');

@@ -3,7 +3,7 @@
 // broken request and every bad key, and every operation of openapi.yaml through the contract
 // engine with this project's plug-in. Shared by test/helpers/property-runs.ts (fixed seed, few
 // cases, inside npm test) and scripts/property-campaign.ts (any seed, many cases).
-import { type NamedProperty } from '../../../src/contract/answer-checks.js';
+import { liveChecks, type LiveSender, type NamedProperty } from 'openapi-contract-engine';
 import {
   API_KEY,
   checks,
@@ -27,7 +27,6 @@ import { Broken, DeletePet, tagChoice, Unauthorized, UpdatePet } from './change-
 import { clockBeforeSunsets } from './calendar.js';
 import { petStorePlugin } from './plugin.js';
 import { SPEC } from './subject.js';
-import { liveChecks, type LiveSender } from '../../../src/contract/live-checks.js';
 
 const { expectRefused, expectUnauthorized } = checks;
 const { brokenRequest } = generators;

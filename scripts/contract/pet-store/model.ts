@@ -2,10 +2,17 @@
 // model of its store, and what every command shares. The commands are in create-commands.ts,
 // read-commands.ts and change-commands.ts; the properties in in-process.ts.
 import fc from 'fast-check';
-import { answerChecks, ContractViolation, describe, type Answer } from '../../../src/contract/answer-checks.js';
-import { parametersOf, requestGenerators, type ApiRequest } from '../../../src/contract/api-requests.js';
-import { contractOf } from '../../../src/contract/document-contract.js';
-import { schemaArbitraries } from '../../../src/contract/schema-arbitraries.js';
+import {
+  type Answer,
+  answerChecks,
+  type ApiRequest,
+  contractOf,
+  ContractViolation,
+  describe,
+  parametersOf,
+  requestGenerators,
+  schemaArbitraries,
+} from 'openapi-contract-engine';
 import { CLIENT_KEYS, SPEC, type Subject } from './subject.js';
 
 export type { Subject };

@@ -7,14 +7,25 @@
 // the service issues them; the sunset calendar.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { bigintText, ContractViolation, describe, normalized } from '../../../src/contract/answer-checks.js';
-import type { ApiRequest, ValidRequest } from '../../../src/contract/api-requests.js';
-import { parametersOf } from '../../../src/contract/api-requests.js';
-import { keptNextPage, nextTarget } from '../../../src/contract/link-header.js';
-import type { LiveAnswer } from '../../../src/contract/live-options.js';
-import { basePathOf } from '../../../src/contract/openapi-document.js';
-import type { ContractPlugin, ReadBack, RunContext } from '../../../src/contract/plugin.js';
-import { respelt, schemaArbitraries, toJson } from '../../../src/contract/schema-arbitraries.js';
+import {
+  type ApiRequest,
+  basePathOf,
+  bigintText,
+  type ContractPlugin,
+  ContractViolation,
+  describe,
+  type LiveAnswer,
+  nextTarget,
+  normalized,
+  parametersOf,
+  type ReadBack,
+  respelt,
+  type RunContext,
+  schemaArbitraries,
+  toJson,
+  type ValidRequest,
+} from 'openapi-contract-engine';
+import { keptNextPage } from './next-page.js';
 import { retiredAt } from './calendar.js';
 import { CURSOR } from './cursors.js';
 

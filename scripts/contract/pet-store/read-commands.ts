@@ -1,7 +1,6 @@
 // The Pet Store's in-process commands that read: pages, next links, whole filters, one pet.
-import { ContractViolation, describe, type Answer } from '../../../src/contract/answer-checks.js';
-import { type ApiRequest } from '../../../src/contract/api-requests.js';
-import { keptNextPage, nextTarget } from '../../../src/contract/link-header.js';
+import { type Answer, type ApiRequest, ContractViolation, describe, nextTarget } from 'openapi-contract-engine';
+import { keptNextPage } from './next-page.js';
 import {
   API_KEY,
   DEFAULT_LIMIT,

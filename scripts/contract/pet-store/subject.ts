@@ -2,8 +2,7 @@
 // store that is emptied between cases, with two clients' keys and a clock before the spec's sunsets.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
-import type { Sender } from '../../../src/contract/answer-checks.js';
-import { parseJson } from '../../../src/contract/exact-json.js';
+import { parseJson, type Sender } from 'openapi-contract-engine';
 import { loadSpec } from '../../../src/openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../../src/store/pet-store.js';

@@ -1,13 +1,9 @@
-// The throwaway clusters the tests, the benchmark and npm run database start (scripts/postgres/), where
+// The throwaway clusters the tests, the benchmark and npm run database start (this package), where
 // starting or stopping one fails: nothing is left behind.
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
-import {
-  destroyClusterAt,
-  startThrowawayCluster,
-  whyNoPostgresBinaries,
-} from '../../scripts/postgres/throwaway-cluster.js';
+import { destroyClusterAt, startThrowawayCluster, whyNoPostgresBinaries } from '../throwaway-cluster.js';
 
 const missing = process.env['REQUIRE_POSTGRES_TEST'] === '1' ? undefined : whyNoPostgresBinaries();
 const skip = missing ?? false;

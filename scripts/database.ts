@@ -1,7 +1,7 @@
 // `npm run database`: a throwaway PostgreSQL for trying the service on a laptop. Starts a cluster from
 // Debian's server binaries, prints the DATABASE_URL to start the service with, and removes the
 // cluster with all its pets when stopped (Ctrl-C).
-import { startThrowawayCluster, whyNoPostgresBinaries } from './throwaway-cluster.js';
+import { startThrowawayCluster, whyNoPostgresBinaries } from 'throwaway-postgres';
 
 const missing = whyNoPostgresBinaries();
 if (missing !== undefined) {

@@ -1,7 +1,7 @@
 // The client's exact JSON (both parsers and the writer) and its Link header reader.
 import t from 'tap';
-import { parseExact, parseLossless, stringifyExact } from '../../src/client/exact-json.js';
-import { linkTargets } from '../../src/client/link-header.js';
+import { parseExact, parseLossless, stringifyExact } from '../exact-json.js';
+import { linkTargets } from '../link-header.js';
 
 const SAMPLES = [
   '[{"id":1,"name":"Rex","categoryId":9223372036854775807,"status":"available"},{"id":2,"name":"Tom","categoryId":-9223372036854775808}]',
