@@ -17,6 +17,7 @@ export default tseslint.config(
       'src/client/dist/',
       'src/contract/dist/',
       'scripts/postgres/dist/',
+      'scripts/contract/pet-store/dist/',
       'coverage/',
       '.tap/',
       'test-output/',
@@ -58,22 +59,23 @@ export default tseslint.config(
     },
   },
   {
-    // The workspaces (src/contract/, src/client/, scripts/postgres/) are imported by their package
-    // names alone, as a consumer imports them: nothing outside a package reaches into its files.
+    // The workspaces (src/contract/, src/client/, scripts/postgres/, scripts/contract/pet-store/)
+    // are imported by their package names alone, as a consumer imports them: nothing outside a
+    // package reaches into its files.
     files: ['**/*.ts', '**/*.js', '**/*.mjs'],
-    ignores: ['src/contract/**', 'src/client/**', 'scripts/postgres/**'],
+    ignores: ['src/contract/**', 'src/client/**', 'scripts/postgres/**', 'scripts/contract/pet-store/**'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex: '(^|/)(src/(contract|client)|scripts/postgres)(/|$)',
+              regex: '(^|/)(src/(contract|client)|scripts/postgres|scripts/contract/pet-store)(/|$)',
               message:
-                'Import the workspace by its package name (openapi-contract-engine, petstore-client, throwaway-postgres).',
+                'Import the workspace by its package name (openapi-contract-engine, petstore-client, throwaway-postgres, petstore-contract-plugin).',
             },
             {
-              regex: '^(openapi-contract-engine|petstore-client|throwaway-postgres)/',
+              regex: '^(openapi-contract-engine|petstore-client|throwaway-postgres|petstore-contract-plugin)/',
               message: "Import the package's entry alone: what it does not export is its own.",
             },
           ],
@@ -95,7 +97,7 @@ export default tseslint.config(
               message: 'Import the workspace by its package name (openapi-contract-engine, petstore-client).',
             },
             {
-              regex: '^(openapi-contract-engine|petstore-client|throwaway-postgres)/',
+              regex: '^(openapi-contract-engine|petstore-client|throwaway-postgres|petstore-contract-plugin)/',
               message: "Import the package's entry alone: what it does not export is its own.",
             },
           ],

@@ -27,9 +27,9 @@ import {
   type Outcome,
   type Output,
 } from '../contract/run-checks.js';
-import { petStorePlugin } from '../contract/pet-store/plugin.js';
+import { petStorePlugin } from 'petstore-contract-plugin';
 import { loadReleases, RELEASES_DIR, type Release } from './releases.js';
-import { oneWebhookEndpoint } from '../contract/pet-store/webhook-endpoint.js';
+import { oneWebhookEndpoint } from '../../src/webhooks/discard-endpoint.js';
 
 const USAGE = `usage: npm run compat -- [options]
 

@@ -22,7 +22,7 @@ import {
   scopeChecks,
   type ScopeOutcome,
 } from 'openapi-contract-engine';
-import { petStorePlugin } from './pet-store/plugin.js';
+import { petStorePlugin } from 'petstore-contract-plugin';
 import {
   cannotRun,
   exitStatusOf,

@@ -3,10 +3,10 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Test } from 'tap';
 import { buildApp, type AppOptions } from '../../src/app.js';
-import { clockBeforeSunsets as clockBefore } from '../../scripts/contract/pet-store/calendar.js';
+import { clockBeforeSunsets as clockBefore } from 'petstore-contract-plugin';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specCopy } from './spec.js';
-import { oneWebhookEndpoint } from '../../scripts/contract/pet-store/webhook-endpoint.js';
+import { oneWebhookEndpoint } from '../../src/webhooks/discard-endpoint.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
 export const OTHER_API_KEY = 'other-key-0123456789abcdef';
@@ -48,7 +48,7 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
   return { app, logs: () => lines.join('') };
 }
 
-/** The clock of scripts/contract/pet-store/calendar.ts, for openapi.yaml unless told. */
+/** The clock of petstore-contract-plugin (scripts/contract/pet-store/), for openapi.yaml unless told. */
 export const clockBeforeSunsets = (spec: OpenApiDocument = specCopy()): (() => number) => clockBefore(spec);
 
 /** The time clockBeforeSunsets(spec) reads now. */

@@ -2,7 +2,7 @@
 // repeatable, run against one store a test file: test/contract/properties.test.ts (the in-memory
 // store) and properties-postgres.test.ts (PostgreSQL, a throwaway cluster, see
 // test/helpers/postgres.ts; CI's npm test runs it, a maintainer's leaves it out).
-// scripts/property-campaign.ts runs the same properties with any seed and many cases.
+// test/model/campaign.ts (npm run campaign) runs the same properties with any seed and many cases.
 import fc from 'fast-check';
 import t from 'tap';
 import {
@@ -11,7 +11,7 @@ import {
   memoryStoreUnderTest,
   postgresStoreUnderTest,
   type StoreUnderTest,
-} from '../../scripts/contract/pet-store/in-process.js';
+} from '../model/in-process.js';
 import { startTestDatabase, whyNoPostgres } from './postgres.js';
 
 const SEED = 20261122;

@@ -16,7 +16,7 @@ import { parseJson } from '../../src/validation/strict-json.js';
 import { API_KEY, AUTH, buildTestApp, JSON_TYPE } from '../helpers/build-app.js';
 import { contractOf, httpTarget, liveChecks, schemaArbitraries } from 'openapi-contract-engine';
 import { specWith } from '../helpers/spec.js';
-import { petStorePlugin } from '../../scripts/contract/pet-store/plugin.js';
+import { petStorePlugin } from 'petstore-contract-plugin';
 
 const TWO_53 = 2n ** 53n;
 /** The value as a request carries it: a number while a double holds it exactly, else a bigint. */

@@ -23,14 +23,9 @@ import {
   retryAfterMs,
   schemaArbitraries,
 } from 'openapi-contract-engine';
-import { keptNextPage } from '../../scripts/contract/pet-store/next-page.js';
-import { clockBeforeSunsets } from '../../scripts/contract/pet-store/calendar.js';
-import {
-  apiProperties,
-  createSubject,
-  memoryStoreUnderTest,
-  type Subject,
-} from '../../scripts/contract/pet-store/in-process.js';
+import { keptNextPage } from 'petstore-contract-plugin';
+import { clockBeforeSunsets } from 'petstore-contract-plugin';
+import { apiProperties, createSubject, memoryStoreUnderTest, type Subject } from '../model/in-process.js';
 import { createAjv } from '../../src/validation/ajv.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specCopy, specWith } from '../helpers/spec.js';

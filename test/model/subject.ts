@@ -1,16 +1,16 @@
 // The service as the in-process properties (in-process.ts) run it: one app, never listening, on a
 // store that is emptied between cases, with two clients' keys and a clock before the spec's sunsets.
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../src/app.js';
+import { buildApp } from '../../src/app.js';
 import { parseJson, type Sender } from 'openapi-contract-engine';
-import { loadSpec } from '../../../src/openapi/openapi-spec.js';
-import { createMemoryPetStore } from '../../../src/store/memory-pet-store.js';
-import type { PetStore } from '../../../src/store/pet-store.js';
-import type { PostgresPetStore } from '../../../src/store/postgres/postgres-pet-store.js';
-import { wrapStore } from '../../../src/store/wrap-store.js';
-import type { NewPet, Pet } from '../../../src/types/api.js';
-import { clockBeforeSunsets } from './calendar.js';
-import { oneWebhookEndpoint } from './webhook-endpoint.js';
+import { loadSpec } from '../../src/openapi/openapi-spec.js';
+import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
+import type { PetStore } from '../../src/store/pet-store.js';
+import type { PostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
+import { wrapStore } from '../../src/store/wrap-store.js';
+import type { NewPet, Pet } from '../../src/types/api.js';
+import { clockBeforeSunsets } from 'petstore-contract-plugin';
+import { oneWebhookEndpoint } from '../../src/webhooks/discard-endpoint.js';
 
 /** The service's two clients (idempotency keys are each client's own). */
 export const CLIENT_KEYS = ['in-process-key-0123456789abcdef', 'in-process-other-key-0123456789ab'] as const;

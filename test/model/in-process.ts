@@ -2,7 +2,7 @@
 // the store (the commands of create-commands.ts, read-commands.ts and change-commands.ts), every
 // broken request and every bad key, and every operation of openapi.yaml through the contract
 // engine with this project's plug-in. Shared by test/helpers/property-runs.ts (fixed seed, few
-// cases, inside npm test) and scripts/property-campaign.ts (any seed, many cases).
+// cases, inside npm test) and test/model/campaign.ts (npm run campaign: any seed, many cases).
 import { liveChecks, type LiveSender, type NamedProperty } from 'openapi-contract-engine';
 import {
   API_KEY,
@@ -20,12 +20,12 @@ import {
   type Subject,
   generators,
 } from './model.js';
-import { type NewPet } from '../../../src/types/api.js';
+import { type NewPet } from '../../src/types/api.js';
 import { BrokenKeyed, CreatePet, KeyedCreate, RetryKeyed, idempotencyHeader } from './create-commands.js';
 import { FollowLink, GetPet, ListPets, WalkPages } from './read-commands.js';
 import { Broken, DeletePet, tagChoice, Unauthorized, UpdatePet } from './change-commands.js';
-import { clockBeforeSunsets } from './calendar.js';
-import { petStorePlugin } from './plugin.js';
+import { clockBeforeSunsets } from 'petstore-contract-plugin';
+import { petStorePlugin } from 'petstore-contract-plugin';
 import { SPEC } from './subject.js';
 
 const { expectRefused, expectUnauthorized } = checks;
@@ -131,7 +131,7 @@ function everyOperation(subject: Subject): NamedProperty[] {
  * they created.
  */
 export function apiProperties(subject: Subject): NamedProperty[] {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any property's values
+  // any: any property's values.
   const fresh = <T extends fc.IAsyncPropertyWithHooks<any>>(property: T) =>
     property.beforeEach(async (previous) => {
       await subject.resetStore();

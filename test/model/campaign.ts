@@ -1,20 +1,15 @@
 // A long property-based campaign against the service: the in-process properties
-// (scripts/contract/pet-store/in-process.ts) with any seed and as many cases as asked, split evenly over the
+// (test/model/in-process.ts) with any seed and as many cases as asked, split evenly over the
 // properties.
 //   npm run campaign -- --seed 42 --cases 100000
 //   DATABASE_URL=postgres://… npm run campaign -- --store postgres   (in a schema of its own, dropped afterwards)
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import pg from 'pg';
-import { migrate } from '../src/store/postgres/migrate.js';
-import { createPostgresPetStore } from '../src/store/postgres/postgres-pet-store.js';
+import { migrate } from '../../src/store/postgres/migrate.js';
+import { createPostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
 import { inSchema } from 'throwaway-postgres';
-import {
-  apiProperties,
-  createSubject,
-  memoryStoreUnderTest,
-  postgresStoreUnderTest,
-} from './contract/pet-store/in-process.js';
+import { apiProperties, createSubject, memoryStoreUnderTest, postgresStoreUnderTest } from './in-process.js';
 
 const { values } = parseArgs({
   options: {

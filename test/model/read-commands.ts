@@ -1,6 +1,6 @@
 // The Pet Store's in-process commands that read: pages, next links, whole filters, one pet.
 import { type Answer, type ApiRequest, ContractViolation, describe, nextTarget } from 'openapi-contract-engine';
-import { keptNextPage } from './next-page.js';
+import { keptNextPage } from 'petstore-contract-plugin';
 import {
   API_KEY,
   DEFAULT_LIMIT,
