@@ -113,8 +113,10 @@ export default tseslint.config(
   ...(typed
     ? [
         {
-          // Product code and tools; tests follow tap's idiom, whose t.test() promises tap itself awaits.
+          // Product code and tools; tests (the workspaces' own, in their test/, too) follow tap's idiom,
+          // whose t.test() promises tap itself awaits.
           files: ['src/**/*.ts', 'scripts/**/*.ts'],
+          ignores: ['**/test/**'],
           languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
           rules: {
             '@typescript-eslint/no-floating-promises': 'error',
