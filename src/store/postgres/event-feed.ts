@@ -1,11 +1,13 @@
-// The change feed: the events migration 5's triggers record in the transaction of each change.
+// The change feed: the events the triggers of sql/functions/pet-events.sql record in the
+// transaction of each change.
 import type pg from 'pg';
 import { ServiceUnavailable } from '../../errors/api-errors.js';
 import type { PetId, PetStatus } from '../../types/api.js';
 import type { EventPage, PetEventType, StoredEvent } from '../pet-store.js';
 import { petOf } from './pet-rows.js';
 import { purgeInBatches } from './purge.js';
-import type { Statement, Statements } from './statement.js';
+import { statementsOf } from './sql-files.js';
+import type { Statements } from './statement.js';
 
 /** A row of a feed page: the feed's epoch and horizon, and one event (nulls when the page is empty). */
 interface EventRow {
@@ -21,53 +23,15 @@ interface EventRow {
   status: PetStatus | null;
 }
 
-/**
- * The store's epoch (docs/events.md), from what a restore changes and a row cannot bring back: the
- * cluster's system identifier (a new cluster: pg_dump restored elsewhere), the timeline WAL is written
- * on (point-in-time recovery, a failover), the database's oid (a recreated database) and the pets
- * table's (a schema dropped and restored). The feed row's random epoch is kept in, as before.
- */
-export const EPOCH = `substr(md5(concat_ws(':', (SELECT system_identifier FROM pg_control_system()),
-    substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8),
-    (SELECT oid FROM pg_database WHERE datname = current_database()), 'pets'::regclass::oid, f.epoch)), 1, 8)`;
-
-/**
- * The seq the feed stands at: its newest event, or the purge horizon when that is later (every event
- * purged). Where a list page's position, and a webhook endpoint first seen or set to "now", stand.
- */
-export const FEED_END =
-  'GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), (SELECT purged_through FROM pet_event_feed))';
-
-export const FEED_STATEMENTS = {
-  epoch: { name: 'read-epoch', text: `SELECT ${EPOCH} AS epoch FROM pet_event_feed f` },
+export const FEED_STATEMENTS = statementsOf('event-feed', {
+  epoch: 'read-epoch',
   // A page of the feed and where it starts, read in one snapshot: a purge that commits meanwhile
   // cannot remove events between the check of the cursor and the read.
-  listEvents: {
-    name: 'list-pet-events',
-    text: `SELECT ${EPOCH} AS epoch, f.purged_through, e.seq, e.type, e.pet_id, e.version, e.occurred_at, e.name,
-        e.category_id, e.status
-      FROM pet_event_feed f LEFT JOIN LATERAL (
-        SELECT * FROM pet_events WHERE seq > GREATEST($1::bigint, f.purged_through) ORDER BY seq LIMIT $2
-      ) e ON true`,
-  },
+  listEvents: 'list-pet-events',
   // The oldest events, a batch at a time, up to the first one recorded since the cut-off; the feed
   // remembers the last seq removed, so that a cursor before it is told it is expired.
-  purgeEvents: {
-    name: 'purge-pet-events',
-    text: `WITH oldest AS MATERIALIZED (SELECT seq, occurred_at FROM pet_events ORDER BY seq LIMIT $2::int),
-      cut AS (
-        SELECT COALESCE(min(seq) FILTER (WHERE occurred_at >= now() - make_interval(secs => $1::double precision)),
-          max(seq) + 1) AS stop
-        FROM oldest
-      ),
-      gone AS (DELETE FROM pet_events WHERE seq < (SELECT stop FROM cut) RETURNING seq),
-      moved AS (
-        UPDATE pet_event_feed SET purged_through = GREATEST(purged_through, (SELECT max(seq) FROM gone))
-        WHERE EXISTS (SELECT FROM gone)
-      )
-      SELECT count(*)::int AS purged FROM gone`,
-  },
-} as const satisfies Record<string, Statement>;
+  purgeEvents: 'purge-pet-events',
+});
 
 const eventOf = (row: EventRow): StoredEvent => {
   const event: StoredEvent = {

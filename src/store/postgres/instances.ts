@@ -4,18 +4,11 @@
 // that stops removes its row, so that the others take its share at their next heartbeat.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { statementsIn } from './sql-files.js';
 
 export const HEARTBEAT_MS = 1_000;
 
-const BEAT = `
-  WITH beat AS (
-    INSERT INTO service_instances (id, seen_at) VALUES ($1, now())
-    ON CONFLICT (id) DO UPDATE SET seen_at = now()
-  ), gone AS (
-    -- Rows of instances that stopped without removing theirs (a crash, SIGKILL).
-    DELETE FROM service_instances WHERE seen_at < now() - interval '1 hour'
-  )
-  SELECT count(*)::int AS others FROM service_instances WHERE id <> $1 AND seen_at > now() - interval '5 seconds'`;
+const SQL = statementsIn('instances');
 
 export interface Instances {
   /** The live instances, this one included: at least 1. */
@@ -27,7 +20,7 @@ export function startInstanceHeartbeat(pool: pg.Pool, everyMs = HEARTBEAT_MS): I
   const id = randomUUID();
   let live = 1;
   const beat = () =>
-    pool.query<{ others: number }>(BEAT, [id]).then(
+    pool.query<{ others: number }>(SQL['beat']!, [id]).then(
       ({ rows }) => void (live = 1 + rows[0]!.others),
       () => undefined,
     );
@@ -38,7 +31,7 @@ export function startInstanceHeartbeat(pool: pg.Pool, everyMs = HEARTBEAT_MS): I
     count: () => live,
     async close() {
       clearInterval(timer);
-      await pool.query('DELETE FROM service_instances WHERE id = $1', [id]).catch(() => undefined);
+      await pool.query(SQL['leave']!, [id]).catch(() => undefined);
     },
   };
 }

@@ -1,14 +1,15 @@
-// Orders in PostgreSQL: the writes that arrive together are one call of migration 7's order_batch,
-// so one statement and one transaction (batched as creates are, batch-queue.ts), which takes the
-// feed's lock before it reads an order or a pet: no pet is held twice (and the orders_one_hold
-// index would refuse it if one were), and an order's move and its pet's are one step. Reads are
-// plain statements: a placed order past its expires_at reads as expired there, by the database's
-// clock.
+// Orders in PostgreSQL: the writes that arrive together are one call of order_batch
+// (sql/functions/orders.sql), so one statement and one transaction (batched as creates are,
+// batch-queue.ts), which takes the write lock before it reads an order or a pet: no pet is held
+// twice (and the orders_one_hold index would refuse it if one were), and an order's move and its
+// pet's are one step. Reads are plain statements (sql/statements/orders.sql): a placed order past
+// its expires_at reads as expired there, by the database's clock.
 import type { CancelReason, OrderId, OrderStatus, PetId, PetStatus } from '../../types/api.js';
 import type { OrderListOptions, OrderOutcome, OrderPage, OrderStore, StoredOrder } from '../order-store.js';
 import { changeKeyName, type ChangeKey } from '../../idempotency/idempotency-key.js';
 import { inRounds } from './batch-queue.js';
-import type { Statement, Statements } from './statement.js';
+import { statementsOf } from './sql-files.js';
+import type { Statements } from './statement.js';
 
 interface OrderRow {
   id: OrderId;
@@ -25,27 +26,12 @@ interface AnswerRow extends OrderRow {
   detail: string | null;
 }
 
-const AS_READ = `CASE WHEN status = 'placed' AND expires_at <= statement_timestamp() THEN 'expired' ELSE status END`;
-const ORDER_COLUMNS = `id, pet_id, ${AS_READ} AS status,
-  (extract(epoch FROM placed_at) * 1000)::float8 AS placed_at,
-  (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at,
-  (extract(epoch FROM CASE WHEN status = 'placed' AND expires_at <= statement_timestamp() THEN expires_at
-    ELSE closed_at END) * 1000)::float8 AS closed_at,
-  cancel_reason`;
-
-export const ORDER_STATEMENTS = {
-  writeOrders: {
-    name: 'write-orders',
-    text: 'SELECT * FROM order_batch($1::text[], $2::bigint[], $3::int[], $4::bytea[], $5::text[], $6::text[], $7::text[])',
-  },
-  getOrder: { name: 'get-order', text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1` },
-  listOrders: {
-    name: 'list-orders',
-    text: `SELECT * FROM (SELECT ${ORDER_COLUMNS} FROM orders WHERE id > $1 AND ($2::bigint IS NULL OR pet_id = $2)) o
-      WHERE ($3::text IS NULL OR o.status = $3) ORDER BY id LIMIT $4`,
-  },
-  expireOrders: { name: 'expire-orders', text: 'SELECT expire_orders() AS expired' },
-} as const satisfies Record<string, Statement>;
+export const ORDER_STATEMENTS = statementsOf('orders', {
+  writeOrders: 'write-orders',
+  getOrder: 'get-order',
+  listOrders: 'list-orders',
+  expireOrders: 'expire-orders',
+});
 
 export const orderOfRow = (row: OrderRow): StoredOrder => {
   const order: StoredOrder = {

@@ -90,7 +90,7 @@ export function createPostgresPetStore(
     purgeExpiredKeys: createKeyPurge(statements, retentionMs),
     async ready() {
       try {
-        await pool.query('SELECT FROM pets LIMIT 0');
+        await pool.query(READ_STATEMENTS.ready.text);
         return true;
       } catch {
         return false;

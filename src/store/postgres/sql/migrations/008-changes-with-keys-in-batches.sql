@@ -1,0 +1,3 @@
+-- change_batch, which writes the changes and removals that arrived together with their
+-- Idempotency-Keys in one statement: a function, so functions/change-batch.sql holds it as it runs.
+-- This version stays, as the one at which it came.

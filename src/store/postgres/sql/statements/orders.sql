@@ -1,0 +1,33 @@
+-- Orders (src/store/postgres/orders.ts). The writes that arrive together are one call of
+-- order_batch (functions/orders.sql). Reads are plain statements: an order reads as
+-- order_status_at and order_closed_at (functions/order-status.sql) give it at the statement's time,
+-- so a placed order past its expires_at reads as expired by the database's clock. Times in ms.
+
+-- name: write-orders
+SELECT * FROM order_batch($1::text[], $2::bigint[], $3::int[], $4::bytea[], $5::text[], $6::text[], $7::text[]);
+
+-- name: get-order
+SELECT id, pet_id, order_status_at(status, expires_at, statement_timestamp()) AS status,
+  (extract(epoch FROM placed_at) * 1000)::float8 AS placed_at,
+  (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at,
+  (extract(epoch FROM order_closed_at(status, expires_at, closed_at, statement_timestamp())) * 1000)::float8
+    AS closed_at,
+  cancel_reason
+FROM orders WHERE id = $1;
+
+-- name: list-orders
+-- A page after the cursor $1, of one pet ($2) or any, of one status as read ($3) or any.
+SELECT * FROM (
+  SELECT id, pet_id, order_status_at(status, expires_at, statement_timestamp()) AS status,
+    (extract(epoch FROM placed_at) * 1000)::float8 AS placed_at,
+    (extract(epoch FROM expires_at) * 1000)::float8 AS expires_at,
+    (extract(epoch FROM order_closed_at(status, expires_at, closed_at, statement_timestamp())) * 1000)::float8
+      AS closed_at,
+    cancel_reason
+  FROM orders WHERE id > $1 AND ($2::bigint IS NULL OR pet_id = $2)
+) o
+WHERE ($3::text IS NULL OR o.status = $3) ORDER BY id LIMIT $4;
+
+-- name: expire-orders
+-- The sweep every instance runs each second (expire_orders, functions/orders.sql).
+SELECT expire_orders() AS expired;

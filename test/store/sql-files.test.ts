@@ -1,0 +1,191 @@
+// The PostgreSQL store's SQL (src/store/postgres/sql/), checked by PostgreSQL itself: a database
+// made at any earlier schema version (test/fixtures/schemas/, each a pg_dump of a database the
+// release of that version migrated) migrates forward with no manual step and ends with the same
+// schema dump as a new one; every named statement prepares against the migrated schema; and every
+// file keeps the form the others have.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import t from 'tap';
+import { PROJECT_ROOT } from '../../src/project-root.js';
+import { MIGRATIONS, migrate } from '../../src/store/postgres/migrate.js';
+import { migrationsIn, namedStatements, SQL_DIR, statementsOf } from '../../src/store/postgres/sql-files.js';
+import { postgresBinDir } from 'throwaway-postgres';
+import { startTestDatabase } from '../helpers/postgres.js';
+
+const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'schemas');
+const fixtures = readdirSync(FIXTURES)
+  .filter((file) => /^\d{3}\.sql$/.test(file))
+  .sort();
+
+const database = await startTestDatabase(t);
+const skip = database === undefined ? 'no PostgreSQL' : false;
+
+/** A database of its own on the test's cluster, dropped afterwards: its connection string. */
+async function newDatabase(): Promise<string> {
+  const name = `schema_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: database!.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  t.teardown(async () => {
+    const dropper = new pg.Client({ connectionString: database!.url });
+    await dropper.connect();
+    await dropper.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    await dropper.end();
+  });
+  const url = new URL(database!.url);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+const tool = (name: string) => join(postgresBinDir() ?? '', name);
+
+/** The schema of the database at `url`, as pg_dump writes it, its version lines left out. */
+function schemaOf(url: string): string {
+  return execFileSync(tool('pg_dump'), ['--schema-only', '--no-owner', '--no-privileges', '-d', url], {
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter((line) => !/^-- Dumped (from|by)|^\\(un)?restrict /.test(line))
+    .join('\n');
+}
+
+async function migrated(url: string): Promise<number[]> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    return await migrate(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+t.test('the fixtures are the released versions: each one up to the version before the newest', async (t) => {
+  const versions = fixtures.map((file) => Number(file.slice(0, 3)));
+  t.same(
+    versions,
+    versions.map((_version, index) => index + 1),
+    'one for each version from 1, none missing',
+  );
+  t.ok(versions.length >= MIGRATIONS.length - 1, `${versions.length} of ${MIGRATIONS.length} versions`);
+});
+
+t.test('a database made at any earlier version migrates to the schema of a new one', { skip }, async (t) => {
+  const fresh = await newDatabase();
+  t.same(
+    await migrated(fresh),
+    MIGRATIONS.map(({ version }) => version),
+  );
+  const expected = schemaOf(fresh);
+  t.match(expected, /CREATE FUNCTION public\.lock_pet_writes\(\)/, "the new one's dump holds the functions");
+  for (const file of fixtures) {
+    const version = Number(file.slice(0, 3));
+    const url = await newDatabase();
+    execFileSync(tool('psql'), ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', join(FIXTURES, file)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    t.same(
+      await migrated(url),
+      MIGRATIONS.filter((migration) => migration.version > version).map((migration) => migration.version),
+      `version ${version}: the versions after it are applied`,
+    );
+    t.equal(schemaOf(url), expected, `version ${version}: the same schema as a new database`);
+  }
+});
+
+t.test('a changed function reaches a database at the newest version at its next migrate', { skip }, async (t) => {
+  const url = await newDatabase();
+  await migrated(url);
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  t.teardown(() => pool.end());
+  await pool.query("CREATE OR REPLACE FUNCTION lock_pet_writes() RETURNS void LANGUAGE sql AS 'SELECT'");
+  t.same(await migrate(pool), [], 'no version to apply');
+  const { rows } = await pool.query("SELECT prosrc FROM pg_proc WHERE proname = 'lock_pet_writes'");
+  t.match(rows[0].prosrc, /pg_advisory_xact_lock/, 'the function is as its file has it again');
+});
+
+const statementFiles = readdirSync(join(SQL_DIR, 'statements')).filter((file) => file.endsWith('.sql'));
+
+t.test('every named statement prepares against the migrated schema', { skip }, async (t) => {
+  const url = await newDatabase();
+  await migrated(url);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  t.teardown(() => client.end());
+  let prepared = 0;
+  for (const file of statementFiles) {
+    const statements = namedStatements(readFileSync(join(SQL_DIR, 'statements', file), 'utf8'), file);
+    for (const [name, text] of Object.entries(statements)) {
+      // Statements PREPARE cannot take (CREATE TABLE …) ran in the migrate above.
+      if (!/^(SELECT|WITH|INSERT|UPDATE|DELETE|VALUES)\b/.test(text)) continue;
+      // PREPARE plans a statement without running it: a syntax error, a missing column or function, fails.
+      await client.query(`PREPARE checked AS ${text}`).then(
+        () => prepared++,
+        (error: Error) => t.fail(`${file} ${name}: ${error.message}`),
+      );
+      await client.query('DEALLOCATE ALL');
+    }
+  }
+  t.ok(prepared > 25, `${prepared} statements prepared`);
+});
+
+t.test('the SQL files keep one form: 120 columns, spaces, no trailing blanks, a newline at the end', async (t) => {
+  const files = ['migrations', 'functions', 'statements'].flatMap((folder) =>
+    readdirSync(join(SQL_DIR, folder))
+      .filter((file) => file.endsWith('.sql'))
+      .map((file) => join(folder, file)),
+  );
+  t.ok(files.length > 15, `${files.length} files`);
+  const problems: string[] = [];
+  for (const file of files) {
+    const text = readFileSync(join(SQL_DIR, file), 'utf8');
+    if (!text.endsWith('\n') || text.endsWith('\n\n')) problems.push(`${file}: not one newline at the end`);
+    text.split('\n').forEach((line, index) => {
+      if (line.length > 120) problems.push(`${file}:${index + 1}: ${line.length} columns`);
+      if (/\t/.test(line)) problems.push(`${file}:${index + 1}: a tab`);
+      if (/ $/.test(line)) problems.push(`${file}:${index + 1}: trailing blanks`);
+    });
+  }
+  t.same(problems, []);
+});
+
+t.test('a file of statements names each block once, and each block has a statement', async (t) => {
+  t.same(Object.keys(namedStatements('-- the file\n\n-- name: a\n-- why\nSELECT 1;\n\n-- name: b\nSELECT\n  2;\n')), [
+    'a',
+    'b',
+  ]);
+  t.equal(
+    namedStatements('-- name: a\n-- why\nSELECT 1;\n')['a'],
+    'SELECT 1',
+    'its opening comment and semicolon left out',
+  );
+  t.throws(() => namedStatements('-- name: a\nSELECT 1;\n-- name: a\nSELECT 2;\n', 'f.sql'), {
+    message: 'f.sql: a is named twice',
+  });
+  t.throws(() => namedStatements('-- name: a\n-- nothing\n', 'f.sql'), { message: 'f.sql: a has no statement' });
+});
+
+t.test('migrations are named NNN-name.sql and numbered from 1 without a gap', async (t) => {
+  const dir = t.testdir({ '001-create-things.sql': 'CREATE TABLE things ();\n', '002-more_things.sql': 'SELECT 1;\n' });
+  t.same(
+    migrationsIn(dir).map(({ version, name }) => ({ version, name })),
+    [
+      { version: 1, name: 'create things' },
+      { version: 2, name: 'more_things' },
+    ],
+  );
+  t.throws(() => migrationsIn(t.testdir({ '001-a.sql': '', '003-c.sql': '' })), {
+    message: '003-c.sql: version 2 was expected here',
+  });
+  t.throws(() => migrationsIn(t.testdir({ '1-a.sql': '' })), { message: '1-a.sql: a migration is named NNN-name.sql' });
+});
+
+t.test("a module's statements are every block of its file, each by its name", async (t) => {
+  t.same(Object.keys(statementsOf('instances', { beat: 'beat', leave: 'leave' })), ['beat', 'leave']);
+  t.throws(() => statementsOf('instances', { beat: 'beat' }), { message: 'statements/instances.sql: leave not used' });
+  t.throws(() => statementsOf('instances', { beat: 'beat', leave: 'leave', gone: 'gone' }), {
+    message: 'statements/instances.sql has no statement named gone',
+  });
+});
