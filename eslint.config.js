@@ -1,4 +1,4 @@
-// ESLint's rules for the code (openapi.yaml has its own linters: npm run lint:spec). The rules that
+// ESLint's rules for the code (openapi.yaml has its own linters: npm run lint -- spec). The rules that
 // need type information are on only when ESLINT_TYPED=1, as npm run lint (and so .ci/run) sets it:
 // they read the whole program through TypeScript, so an editor's ESLint runs without them.
 import js from '@eslint/js';

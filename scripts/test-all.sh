@@ -33,7 +33,7 @@ total_started=$SECONDS
 # npm test (which .ci/run runs first) has type-checked, checked generated/ and linted the spec; the
 # build here only compiles what changed since (nothing, after npm test), and the code's form is
 # checked once, every ESLint rule (the type-aware ones too) and Prettier.
-step build bash -c 'npm run -s build && npm run -s lint'
+step build bash -c 'npm run -s build && npm run -s lint -- code'
 # After npm test with NPM_TEST_COVERAGE (as .ci/run runs it, on the same Node), the files it ran
 # are not run again: this run holds what it leaves out (test/tooling/test-files.test.ts reads this
 # list), and the 100% gate is checked on both runs' coverage together. Without it, every test
@@ -152,9 +152,9 @@ deploy_lane() {
 }
 deploy_lane >/dev/null &
 lane=$!
-step soak-memory npm run -s soak -- --minutes 0.5 --store memory --check >/dev/null &
+step soak-memory node dist-test/scripts/bench.js soak --minutes 0.5 --store memory --check >/dev/null &
 soak=$!
-step soak-postgres npm run -s soak -- --minutes 0.5 --store postgres --check >/dev/null
+step soak-postgres node dist-test/scripts/bench.js soak --minutes 0.5 --store postgres --check >/dev/null
 wait "$soak"
 step contract-memory contract_memory
 step contract-postgres contract_postgres

@@ -1,4 +1,4 @@
-// The reference for scripts/bench.ts: a plain fastify app with the same routes under /v1,
+// The reference for scripts/bench/tables.ts: a plain fastify app with the same routes under /v1,
 // hand-written JSON schemas, the same store (scripts/bench/bench-store.ts: in memory, or PostgreSQL
 // with the same driver and SQL), the same page cursors and next links, and
 // a simple bearer check; it sends the same security headers and Location. No spec, no glue, no

@@ -1,12 +1,12 @@
-// The instruction gate (issue 58), run by `npm run test:all` (and so CI) and `npm run bench:gate`:
+// The instruction gate (issue 58), run by `npm run test:all` (and so CI) and `npm run bench -- gate`:
 // the service as shipped (request logs into a file, metrics and fair share on) against the
 // hand-written fastify app, each counted under valgrind's callgrind in fresh processes, per
 // workload of the comparison. Instructions, not CPU time: a count does not move with what else the
 // machine is doing. A workload whose ratio passes its bound in scripts/bench/instruction-bounds.json
 // fails the gate, naming the workload and both figures. Raising a bound is a commit of its own that
 // says what the extra cost buys (docs/performance.md, "The instruction gate").
-//   npm run bench:gate
-//   npm run bench:gate -- --workloads get --rounds 1 --recounts 2 --service-env NAME=VALUE --bounds FILE
+//   npm run bench -- gate
+//   npm run bench -- gate -- --workloads get --rounds 1 --recounts 2 --service-env NAME=VALUE --bounds FILE
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +40,7 @@ const major = process.versions.node.split('.')[0]!;
 const bounds = (JSON.parse(readFileSync(boundsFile, 'utf8')) as Record<string, Record<string, number>>)[major];
 if (bounds === undefined) {
   console.error(
-    `instruction gate: no bounds for Node ${major} in ${boundsFile}: run npm run bench:gate on it and add them`,
+    `instruction gate: no bounds for Node ${major} in ${boundsFile}: run npm run bench -- gate on it and add them`,
   );
   process.exit(1);
 }

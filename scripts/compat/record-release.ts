@@ -1,4 +1,4 @@
-// npm run release, as a function: records the spec as the release of its info.version, byte
+// npm run compat -- record, as a function: records the spec as the release of its info.version, byte
 // for byte, beside the earlier releases. A released version is never changed afterwards: a spec
 // that differs from a release of the same version is refused, and so is one older than the newest.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { DEFAULT_SPEC_PATH, loadSpec } from '../../src/openapi/openapi-spec.js';
 import type { Output } from '../contract/run-checks.js';
 import { compareVersions, isReleaseVersion, loadReleases, releaseFileOf, RELEASES_DIR } from './releases.js';
 
-const USAGE = `usage: npm run release [-- --spec <file>] [--releases <dir>]
+const USAGE = `usage: npm run compat -- record [-- --spec <file>] [--releases <dir>]
 
 Records openapi.yaml as the release of its info.version, in docs/releases/openapi-<version>.yaml.
 Run npm run compat first: it holds the spec's service to every earlier release.`;

@@ -1,5 +1,5 @@
 // The released versions of the interface: every version of openapi.yaml that clients were given,
-// kept as it was released, in docs/releases/openapi-<version>.yaml (npm run release records
+// kept as it was released, in docs/releases/openapi-<version>.yaml (npm run compat -- record records
 // one). npm run compat holds the service to each of them.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -93,7 +93,8 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
   } catch (error) {
     cannotRun((error as Error).message);
   }
-  if (releases.length === 0) cannotRun(`no released version in ${values.releases}: record one with npm run release`);
+  if (releases.length === 0)
+    cannotRun(`no released version in ${values.releases}: record one with npm run compat -- record`);
   const now = () => at ?? Date.now();
   const apiKey = randomBytes(24).toString('base64url');
   const specName = basename(values.spec);
@@ -107,7 +108,7 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
   try {
     currentLinks = linksOf(spec, specName);
   } catch (error) {
-    cannotRun(`${(error as Error).message} (npm run lint:spec says more)`);
+    cannotRun(`${(error as Error).message} (npm run lint -- spec says more)`);
   }
   const suites: { version: string; name: string; outcomes: Outcome[] }[] = [];
   const started = performance.now();

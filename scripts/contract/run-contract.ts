@@ -164,7 +164,7 @@ async function run(
       plugin: values['without-plugin'] ? undefined : petStorePlugin(),
     });
   } catch (error) {
-    cannotRun(`${(error as Error).message} (npm run lint:spec says more)`);
+    cannotRun(`${(error as Error).message} (npm run lint -- spec says more)`);
   }
   console.log(
     `contract: ${urls.join(', ')} against ${contract.name}; seed ${seed}; ${cases} cases; run ${runId}${values['read-only'] ? '; read-only' : ''}`,

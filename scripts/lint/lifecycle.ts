@@ -1,4 +1,4 @@
-// npm run lint:spec's lifecycle step: every operation's lifecycle markers (x-stability,
+// npm run lint -- spec's lifecycle step: every operation's lifecycle markers (x-stability,
 // x-deprecated-at, x-sunset, x-replaced-by, x-brownouts) read by the service's own reader
 // (src/openapi/lifecycle.ts), so that the lint refuses exactly what would stop the service at
 // start-up, and our notice policy besides. Prints each problem at its line, as Spectral does.

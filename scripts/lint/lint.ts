@@ -1,4 +1,4 @@
-// npm run lint:spec [file]: openapi.yaml (or another file) checked three ways at once: its lifecycle
+// npm run lint -- spec [file]: openapi.yaml (or another file) checked three ways at once: its lifecycle
 // markers (./lifecycle.ts, the service's own reader), Spectral's rules (.spectral.yaml) and
 // Redocly's. Each one's output is printed whole, in that order; the exit status is 1 when any of
 // them found a problem, 2 when the file cannot be read. npm test runs the compiled copy
@@ -26,7 +26,7 @@ async function tool(command: string, args: string[]): Promise<{ output: string; 
 const file = process.argv[2] === undefined ? DEFAULT_SPEC_PATH : resolve(process.argv[2]);
 const problem = unreadable([file]);
 if (problem !== undefined) {
-  console.error(`npm run lint:spec: ${problem}`);
+  console.error(`npm run lint -- spec: ${problem}`);
   process.exit(2);
 }
 // Named from the project's root, as the linters are run there: `openapi.yaml` in their findings.

@@ -1,4 +1,4 @@
-// npm run soak, as a function. Starts the built service (node dist/server.js, as operators run it)
+// npm run bench -- soak, as a function. Starts the built service (node dist/server.js, as operators run it)
 // with a probe that samples it from inside (scripts/soak/probe.mjs), sends a steady mixed load at a
 // fixed rate (list, get, keyed and plain creates), and prints a row at each interval: RSS, heap used
 // after a full GC, event-loop delay p99, open file descriptors, the database connections of the
@@ -27,7 +27,7 @@ const POOL_MAX = 10;
 /** Growth after warm-up that --check tolerates beyond what the pets explain. */
 export const TOLERANCE = 0.1;
 
-const USAGE = `usage: npm run soak -- --minutes <n> [--store memory|postgres] [--rate <requests/s>] [--interval <s>] [--check]`;
+const USAGE = `usage: npm run bench -- soak --minutes <n> [--store memory|postgres] [--rate <requests/s>] [--interval <s>] [--check]`;
 
 interface Sample {
   seconds: number;

@@ -1,5 +1,5 @@
 // petstore-client: a typed client of the Pet Store API, generated from openapi.yaml
-// (generated/client-api.ts) on this small runtime (call.ts). `npm run pack:client` packs it.
+// (generated/client-api.ts) on this small runtime (call.ts). `npm pack -w petstore-client` packs it.
 import { bindOperations, type components, type PetstoreOperations } from '../../generated/client-api.js';
 import { createCall, type Logger, type Loose } from './call.js';
 

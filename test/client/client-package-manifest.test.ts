@@ -1,4 +1,4 @@
-// The client's package (src/client/package.json), as npm run pack:client packs it: versioned with
+// The client's package (src/client/package.json), as npm pack -w petstore-client packs it: versioned with
 // the API it calls, with nothing of the server's.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

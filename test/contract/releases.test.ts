@@ -1,6 +1,6 @@
 // The released versions of the interface (docs/releases/) and openapi.yaml agree: a version that
 // is released is never edited afterwards, so an edit of openapi.yaml comes with a new
-// info.version; and npm run release records a version once, byte for byte.
+// info.version; and npm run compat -- record records a version once, byte for byte.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -40,7 +40,7 @@ t.test('versions order by MAJOR, MINOR, PATCH as numbers', async (t) => {
   t.notOk(isReleaseVersion('01.0.0'));
 });
 
-t.test('npm run release records a new version once, byte for byte, and never changes a release', async (t) => {
+t.test('npm run compat -- record records a new version once, byte for byte, and never changes a release', async (t) => {
   const dir = t.testdir({ releases: {} });
   const releasesDir = join(dir, 'releases');
   const lines: string[] = [];

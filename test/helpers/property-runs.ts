@@ -2,7 +2,7 @@
 // repeatable, run against one store a test file: test/contract/properties.test.ts (the in-memory
 // store) and properties-postgres.test.ts (PostgreSQL, a throwaway cluster, see
 // test/helpers/postgres.ts; CI's npm test runs it, a maintainer's leaves it out).
-// test/model/campaign.ts (npm run campaign) runs the same properties with any seed and many cases.
+// test/model/campaign.ts runs the same properties with any seed and many cases.
 import fc from 'fast-check';
 import t from 'tap';
 import {
@@ -27,7 +27,7 @@ const FULL_RUNS: Record<string, number> = {
 const SCALE = process.env['PROPERTY_CASES'] === 'full' ? 1 : 0.25;
 // PostgreSQL answers each query in a fraction of a millisecond rather than microseconds, and the
 // model's walks over pages make hundreds of queries a case: the same properties and seed, with
-// half the cases. `npm run campaign -- --store postgres` runs more.
+// half the cases. `npx tsx --conditions=source test/model/campaign.ts --store postgres` runs more.
 const POSTGRES_SHARE = 0.5;
 // Generated cases are CPU-bound: ~11 s per store on an idle machine, several times that on a busy one.
 t.setTimeout(300_000);

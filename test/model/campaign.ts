@@ -1,8 +1,8 @@
 // A long property-based campaign against the service: the in-process properties
 // (test/model/in-process.ts) with any seed and as many cases as asked, split evenly over the
 // properties.
-//   npm run campaign -- --seed 42 --cases 100000
-//   DATABASE_URL=postgres://… npm run campaign -- --store postgres   (in a schema of its own, dropped afterwards)
+//   npx tsx --conditions=source test/model/campaign.ts --seed 42 --cases 100000
+//   DATABASE_URL=postgres://… npx tsx --conditions=source test/model/campaign.ts --store postgres   (in a schema of its own, dropped afterwards)
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import pg from 'pg';
@@ -27,7 +27,7 @@ if (
   !['memory', 'postgres'].includes(values.store)
 ) {
   console.error(
-    'usage: npm run campaign -- [--seed <integer>] [--cases <positive integer>] [--store memory|postgres (with DATABASE_URL)]',
+    'usage: npx tsx --conditions=source test/model/campaign.ts [--seed <integer>] [--cases <positive integer>] [--store memory|postgres (with DATABASE_URL)]',
   );
   process.exit(2);
 }

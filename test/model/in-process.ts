@@ -2,7 +2,7 @@
 // the store (the commands of create-commands.ts, read-commands.ts and change-commands.ts), every
 // broken request and every bad key, and every operation of openapi.yaml through the contract
 // engine with this project's plug-in. Shared by test/helpers/property-runs.ts (fixed seed, few
-// cases, inside npm test) and test/model/campaign.ts (npm run campaign: any seed, many cases).
+// cases, inside npm test) and test/model/campaign.ts (any seed, many cases).
 import { liveChecks, type LiveSender, type NamedProperty } from 'openapi-contract-engine';
 import {
   API_KEY,

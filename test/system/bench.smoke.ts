@@ -1,6 +1,7 @@
 // The benchmark script is only checked for running: a tiny, short run. Its figures are never
 // asserted here (no wall-clock assertions in tests); README.md holds the latest full run.
-// Not part of npm test (servers under valgrind): `npm run test:bench`, and npm run test:all.
+// Not part of npm test's own run (servers under valgrind): npm run test:all runs it, and
+// `npm test -- dist-test/test/system/bench.smoke.js` alone.
 import { spawn } from 'node:child_process';
 import t, { type Test } from 'tap';
 import { whyNoPostgresBinaries } from 'throwaway-postgres';
@@ -259,11 +260,12 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
 });
 
 t.test(
-  'npm run bench:profile counts two servers by function and gives their difference',
+  'npm run bench -- profile counts two servers by function and gives their difference',
   { skip: countInstructions ? false : 'no valgrind', timeout: LIMIT_MS },
   async (t) => {
     const args = ['--workload', 'get random id', '--servers', 'hand-written,bare', '--requests', '20', '--top', '5'];
-    const child = spawn(process.execPath, ['dist-test/scripts/bench/profile-functions.js', ...args], {
+    // Through the bench's entry, as npm run bench -- profile runs it.
+    const child = spawn(process.execPath, ['dist-test/scripts/bench.js', 'profile', ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let stdout = '';

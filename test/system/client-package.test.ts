@@ -1,6 +1,7 @@
-// The client as a consumer gets it: `npm run pack:client` writes the tarball, which installs into an
-// empty project with nothing of the server's, type-checks a consumer under `strict` (bigint fields,
-// NewPet and the query typed from the spec), and runs against the real service.
+// The client as a consumer gets it: `npm pack -w petstore-client` builds it (its prepack) and
+// writes the tarball, which installs into an empty project with nothing of the server's,
+// type-checks a consumer under `strict` (bigint fields, NewPet and the query typed from the spec),
+// and runs against the real service.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -77,18 +78,24 @@ console.log(JSON.stringify({ categoryId: String(pet.categoryId), type: typeof pe
 `;
 
 t.test(
-  'npm run pack:client packs a client that installs alone, type-checks under strict and talks to the service',
+  'npm pack -w petstore-client packs a client that installs alone, type-checks under strict and talks to the service',
   async (t) => {
-    const packed = await run('npm', ['run', '-s', 'pack:client'], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0' },
-    });
-    const tarball = packed.stdout.trim().split('\n').at(-1)!;
+    const packs = mkdtempSync(join(tmpdir(), 'petstore-client-pack-'));
+    t.teardown(() => rmSync(packs, { recursive: true, force: true }));
+    const packed = await run(
+      'npm',
+      ['pack', '-w', 'petstore-client', '--pack-destination', packs, '--loglevel', 'error'],
+      {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, _TAPJS_PROCESSINFO_COVERAGE_: '0' },
+      },
+    );
+    const tarball = join(packs, packed.stdout.trim().split('\n').at(-1)!);
     const version = loadSpec().info.version;
     t.equal(
       tarball,
-      join(PROJECT_ROOT, `petstore-client-${version}.tgz`),
-      'the last line is the tarball, named after the API version',
+      join(packs, `petstore-client-${version}.tgz`),
+      'the last line names the tarball, after the API version',
     );
     t.teardown(() => rmSync(tarball, { force: true }));
 

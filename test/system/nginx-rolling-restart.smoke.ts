@@ -7,7 +7,8 @@
 // failures are reported, and clients that retry their keyed creates lose nothing. Meanwhile a
 // second nginx, with its own retries turned off (proxy_next_upstream off), takes creates sent
 // through the project's client (src/client/): its retries alone must keep every call from failing.
-// It takes a minute or two, so it runs from `npm run test:deploy` (and .ci/run), not in npm test.
+// It takes a minute or two, so it runs in .ci/run, not in npm test's own run; alone:
+// `npm test -- dist-test/test/system/nginx-rolling-restart.smoke.js`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
@@ -34,7 +35,9 @@ if (noNginx !== undefined) {
   t.comment(`SKIPPED: ${noNginx}`);
   t.end();
 } else if (!existsSync(join(PROJECT_ROOT, 'dist', 'server.js'))) {
-  throw new Error('no dist/server.js: run npm run build first (npm run test:deploy does)');
+  throw new Error(
+    'no dist/server.js: run npm run build first (npm test -- dist-test/test/system/nginx-rolling-restart.smoke.js does)',
+  );
 }
 
 interface Instance {

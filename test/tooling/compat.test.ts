@@ -240,7 +240,7 @@ t.test('when it cannot run, it says why and exits 2', async (t) => {
   const dir = dirOf(t, { empty: {}, misnamed: {}, stray: { 'notes.yaml': 'openapi: 3.1.0\n' } });
   copyFileSync(join(RELEASES_DIR, 'openapi-1.0.0.yaml'), join(dir, 'misnamed', 'openapi-1.0.1.yaml'));
   for (const [what, args, message] of [
-    ['no released version', ['--releases', join(dir, 'empty')], /no released version in .*npm run release/],
+    ['no released version', ['--releases', join(dir, 'empty')], /no released version in .*npm run compat -- record/],
     [
       'a release whose file and info.version disagree',
       ['--releases', join(dir, 'misnamed')],

@@ -379,7 +379,7 @@ t.test('when it cannot run: exit 2, saying why', async (t) => {
       'a spec whose link leads nowhere',
       ['--url', `http://127.0.0.1:${port}/v1`, '--spec', badLink],
       ENV,
-      /bad-link\.json: createPet 201 link Gone: no operation readPet \(npm run lint:spec says more\)/,
+      /bad-link\.json: createPet 201 link Gone: no operation readPet \(npm run lint -- spec says more\)/,
     ],
     ['no URL', [], ENV, /--url is required/],
     [

@@ -1,4 +1,4 @@
-// The project's own lint rules: `npm run lint:spec` refuses lifecycle markers the service would
+// The project's own lint rules: `npm run lint -- spec` refuses lifecycle markers the service would
 // refuse at start-up, a sunset announced with less than the notice we give (by x-stability) and an
 // x-stability that is not one of ours (scripts/lint/lifecycle.ts, with the service's reader), and
 // links the contract checks could not follow, and security requirements naming roles without the
@@ -183,7 +183,7 @@ const cases: [string, ReturnType<typeof specWith>, string | string[] | undefined
 ];
 
 t.test(
-  'npm run lint:spec refuses lifecycle markers, stability markers and links that cannot be kept, and only those',
+  'npm run lint -- spec refuses lifecycle markers, stability markers and links that cannot be kept, and only those',
   async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'petstore-spectral-'));
     t.teardown(() => rm(dir, { recursive: true, force: true }));
@@ -223,7 +223,7 @@ t.test(
   },
 );
 
-t.test('the lifecycle lint as npm run lint:spec runs it: each problem at its line, and exit 1', async (t) => {
+t.test('the lifecycle lint as npm run lint -- spec runs it: each problem at its line, and exit 1', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'petstore-lifecycle-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const good = join(dir, 'good.yaml');
@@ -277,7 +277,7 @@ t.test('the lifecycle lint as npm run lint:spec runs it: each problem at its lin
 });
 
 t.test(
-  'npm run lint:spec: the three linters on one file, each one heard, exit 1 when any finds a problem',
+  'npm run lint -- spec: the three linters on one file, each one heard, exit 1 when any finds a problem',
   async (t) => {
     const lint = fileURLToPath(new URL('../../scripts/lint/lint.js', import.meta.url));
     const clean = await run(process.execPath, [lint], { cwd: tmpdir() });
@@ -312,7 +312,7 @@ t.test(
     );
     t.same(
       [missing.code, missing.stdout, missing.stderr],
-      [2, '', `npm run lint:spec: cannot read ${join(dir, 'missing.yaml')}: ENOENT\n`],
+      [2, '', `npm run lint -- spec: cannot read ${join(dir, 'missing.yaml')}: ENOENT\n`],
       'a file it cannot read: said in a line, exit 2, no linter run',
     );
   },

@@ -1,15 +1,15 @@
-// `npm run bench:client`: what the typed client's exact JSON costs. The CPU of this process per page
+// `npm run bench -- client`: what the typed client's exact JSON costs. The CPU of this process per page
 // of 100 pets read with the client (`listPets().pages()`: fetch, the lossless parse, the numbers
 // put back) against the same page read with fetch + JSON.parse, in the same run, from the built
 // service on 127.0.0.1 (its own process, so its CPU is not counted). Rounds alternate the two and
 // the ratio is the median over rounds. docs/performance.md, "The client", reports it.
-//   npm run bench:client -- [--rounds 15] [--pages 400]
+//   npm run bench -- client [--rounds 15] [--pages 400]
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from 'petstore-client';
-import { PROJECT_ROOT } from '../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/project-root.js';
 import { freePort } from 'throwaway-postgres';
 
 const { values } = parseArgs({
@@ -18,7 +18,7 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const pages = Number(values.pages);
 if (!(rounds >= 1 && pages >= 1)) {
-  console.error('usage: npm run bench:client -- [--rounds 15] [--pages 400]');
+  console.error('usage: npm run bench -- client [--rounds 15] [--pages 400]');
   process.exit(2);
 }
 
