@@ -60,3 +60,6 @@ function sendError(reply: FastifyReply, error: ApiError) {
 function isClientError(error: FastifyError): boolean {
   return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
 }
+
+/** What createErrorHandler gives: Fastify's error handler, which frameworkErrors calls too. */
+export type ErrorHandler = ReturnType<typeof createErrorHandler>;
