@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * A random prefix per process and a counter: as unique across processes and restarts as a UUID per
- * request, without the random draw on every request (~1,400 instructions; docs/performance.md,
+ * request, without the random draw on every request (~1,400 instructions; docs/performance/earlier-findings.md,
  * "Earlier findings").
  */
 export function requestIdGenerator(): () => string {

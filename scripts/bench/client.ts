@@ -2,7 +2,7 @@
 // of 100 pets read with the client (`listPets().pages()`: fetch, the lossless parse, the numbers
 // put back) against the same page read with fetch + JSON.parse, in the same run, from the built
 // service on 127.0.0.1 (its own process, so its CPU is not counted). Rounds alternate the two and
-// the ratio is the median over rounds. docs/performance.md, "The client", reports it.
+// the ratio is the median over rounds. docs/performance/client.md, "The client", reports it.
 //   npm run bench -- client [--rounds 15] [--pages 400]
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -4,9 +4,9 @@
 // workload of the comparison. Instructions, not CPU time: a count does not move with what else the
 // machine is doing. A workload whose ratio passes its bound in scripts/bench/instruction-bounds.json
 // fails the gate, naming the workload and both figures. Raising a bound is a commit of its own that
-// says what the extra cost buys (docs/performance.md, "The instruction gate").
+// says what the extra cost buys (docs/performance/hand-written.md, "The instruction gate").
 //   npm run bench -- gate
-//   npm run bench -- gate -- --workloads get --rounds 1 --recounts 2 --service-env NAME=VALUE --bounds FILE
+//   npm run bench -- gate --workloads get --rounds 1 --recounts 2 --service-env NAME=VALUE --bounds FILE
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

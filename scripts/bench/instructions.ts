@@ -1,5 +1,5 @@
 // Instructions per request, counted by valgrind's callgrind in fresh server processes: a count that
-// is the same whatever else the machine is doing (docs/performance.md, "Method").
+// is the same whatever else the machine is doing (docs/performance/method.md, "Method").
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 // npm run bench -- profile: where a request's instructions go, function by function, in the servers
-// of the comparison with the hand-written app (docs/performance.md, "What each part costs"). Each
+// of the comparison with the hand-written app (docs/performance/hand-written.md, "What each part costs"). Each
 // server runs under valgrind's callgrind with V8's perf map (--perf-basic-prof), counted as the
 // instruction gate counts (1,000 pets, the requests after 16 times as many to warm up); a table per
 // pair of servers in the order given gives the functions whose own instructions per request differ

@@ -21,7 +21,7 @@ import { reportReady } from './seed-pets.js';
 const store = await benchStore();
 const logFile = process.env['REQUEST_LOG'];
 // LOG_DESTINATION=pino: pino's own asynchronous destination (sonic-boom) in place of ours, with the
-// same 16 KiB blocks, to measure what ours saves (docs/decisions.md, "Parts we wrote").
+// same 16 KiB blocks, to measure what ours saves (docs/decisions.md, "Parts we wrote where a library exists").
 const destination = (fd: number) =>
   process.env['LOG_DESTINATION'] === 'pino'
     ? pino.destination({ dest: fd, sync: false, minLength: 16 * 1024, maxWrite: 32 * 1024 })

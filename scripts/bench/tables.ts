@@ -82,21 +82,23 @@ async function main() {
   );
   // Each store's tables have their own markers, so that a run of one store updates only its own.
   if (writeDocs && memory !== undefined) {
-    writeBetweenMarkers('docs/performance.md', 'bench', memoryTable!);
+    writeBetweenMarkers('docs/performance/latest-run.md', 'bench', memoryTable!);
     writeBetweenMarkers(
       'docs/performance.md',
       'bench-summary',
       shortTable(memory.rows, memory.instructionRows, memory.observability),
     );
-    if (fairness !== undefined) writeBetweenMarkers('docs/performance.md', 'bench-fairness', fairness);
+    if (fairness !== undefined) writeBetweenMarkers('docs/performance/fair-share.md', 'bench-fairness', fairness);
     if (comparisonTable !== undefined)
-      writeBetweenMarkers('docs/performance.md', 'bench-hand-written', comparisonTable);
+      writeBetweenMarkers('docs/performance/hand-written.md', 'bench-hand-written', comparisonTable);
   }
-  if (writeDocs && eventsTable !== '') writeBetweenMarkers('docs/performance.md', 'bench-events', eventsTable);
-  if (writeDocs && ordersTable !== '') writeBetweenMarkers('docs/performance.md', 'bench-orders', ordersTable);
-  if (writeDocs && changesTable !== '') writeBetweenMarkers('docs/performance.md', 'bench-changes', changesTable);
+  if (writeDocs && eventsTable !== '')
+    writeBetweenMarkers('docs/performance/change-feed.md', 'bench-events', eventsTable);
+  if (writeDocs && ordersTable !== '') writeBetweenMarkers('docs/performance/orders.md', 'bench-orders', ordersTable);
+  if (writeDocs && changesTable !== '')
+    writeBetweenMarkers('docs/performance/changes-with-a-key.md', 'bench-changes', changesTable);
   if (writeDocs && postgres.rows.length > 0) {
-    writeBetweenMarkers('docs/performance.md', 'bench-postgres', postgresTable);
+    writeBetweenMarkers('docs/performance/latest-run.md', 'bench-postgres', postgresTable);
     writeBetweenMarkers('docs/performance.md', 'bench-postgres-summary', shortPostgresTable(postgres.rows));
   }
 }

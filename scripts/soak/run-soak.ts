@@ -19,7 +19,7 @@ const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 /**
  * What one stored pet may cost the in-memory store, in heap bytes, before --check calls growth
  * unexplained: the pet, its place in the store's indexes, and an Idempotency-Key record for a
- * keyed create (kept up to 100,000). Measured at about 210 bytes (docs/performance.md, "Soak").
+ * keyed create (kept up to 100,000). Measured at about 210 bytes (docs/performance/soak.md, "Soak").
  */
 export const PET_BYTES_BOUND = 1_000;
 /** DATABASE_POOL_MAX's default, which the soak's instance runs with. */

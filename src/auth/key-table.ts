@@ -68,7 +68,7 @@ export function keyTableOf(
     byDigest.set(sha256, { client, scope: sha256, roles: new Set(roles), expiresAt });
   });
   // Tokens seen valid, by their text: a token is hashed once, then found by one Map look-up, which
-  // costs less than the hash (docs/decisions.md, "API keys at rest as digests"). Only keys of this
+  // costs less than the hash (docs/decisions.md, "Authentication"). Only keys of this
   // table enter it, so it holds at most one token per entry.
   const byToken = new Map<string, Credential>();
   return {

@@ -24,7 +24,7 @@
 // nothing; between the two it stays, so that the loop settles below busy instead of swinging
 // through it. Let go at once instead, a flood ran at full speed until the next tick saw the loop
 // busy, up to 100 ms each second, and a calm client's request met it one time in ten: its p99 was
-// 6.7 times its p99 alone, against at most 3 (docs/performance.md, "Fair share").
+// 6.7 times its p99 alone, against at most 3 (docs/performance/fair-share.md, "Fair share").
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 export const BUSY_UTILIZATION = 0.75;

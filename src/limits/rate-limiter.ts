@@ -23,7 +23,7 @@ const LOG_EVERY_MS = 10_000;
  * A refusal is answered this long after the request, not at once. A refusal costs the service about
  * what a served request does (Node's HTTP and the kernel's TCP work are most of either), so what
  * protects the others is that a flood's connections send fewer requests: each waits this long per
- * refusal. docs/performance.md, "Fair share", has the figures with and without.
+ * refusal. docs/performance/fair-share.md, "Fair share", has the figures with and without.
  */
 export const REFUSAL_DELAY_MS = 100;
 /** What a client refused for its share is asked to wait: the share is measured over about a second. */

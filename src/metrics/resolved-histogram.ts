@@ -2,7 +2,7 @@
 // its recorder counts into, and the registry reads them at a scrape in the shape prom-client's own
 // Histogram gives (the same exposition, line for line). prom-client's Histogram validates and
 // hashes the label set on every observe, a child's included: some 6,000 instructions per request
-// (docs/performance.md, "What each part costs"; the guard is test/modules/resolved-histogram.test.ts).
+// (docs/performance/hand-written.md, "What each part costs"; the guard is test/modules/resolved-histogram.test.ts).
 import type { Metric, Registry } from 'prom-client';
 
 type Labels = Readonly<Record<string, string | number>>;

@@ -1,7 +1,7 @@
 // fastify-openapi-glue checks the spec against the OpenAPI meta-schema at every start (lib/Parser.js,
 // preProcessSpec), and its validator (@seriousme/openapi-schema-validator) compiles that meta-schema
 // with Ajv each time: 100–150 ms, the largest part of what our start-up costs beyond bare fastify
-// (docs/performance.md, "Earlier findings"). The check still runs on every start; only the
+// (docs/performance/earlier-findings.md, "Earlier findings"). The check still runs on every start; only the
 // compiling moves to `npm run generate`, which writes generated/openapi-3.1-meta-validator.js from
 // the same schema file.
 import { createHash } from 'node:crypto';

@@ -1,7 +1,7 @@
 // fastify-openapi-glue gives Fastify each body and response schema keyed by media type, as the
 // spec writes it. Fastify then picks the schema on every request: it parses the reply's
 // Content-Type and looks the media type up as a freshly made property key (this cost ~3,600
-// instructions per create and ~2,400 per get; docs/performance.md, "Earlier findings"). The service
+// instructions per create and ~2,400 per get; docs/performance/earlier-findings.md, "Earlier findings"). The service
 // reads and writes only application/json, so a map holding just that type is replaced by its
 // schema: the same validation and serialization, with nothing to choose per request.
 import type { RouteOptions } from 'fastify';

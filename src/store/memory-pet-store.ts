@@ -14,7 +14,7 @@ export type MemoryStoreOptions = Partial<Omit<MemoryKeyOptions, 'onForget'>> & {
 /**
  * Ids run 1, 2, 3… and a pet's index is id - 1; a removed pet keeps its index, marked removed.
  * Fields are kept in columns rather than one object per pet, statuses as one byte each (about
- * half the memory at a million pets; docs/performance.md, "Earlier findings"), and every read builds
+ * half the memory at a million pets; docs/performance/earlier-findings.md, "Earlier findings"), and every read builds
  * fresh Pet objects, so no caller can change what is stored. A per-status column of indexes in
  * id order lets a filtered list find where a page starts by binary search and read only what it
  * returns; a change of status moves the pet's index from one column to the other.

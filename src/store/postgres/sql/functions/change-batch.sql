@@ -10,7 +10,7 @@
 -- the lock, then finds the record. Each key and pet is found through its index whatever the
 -- statistics say: a plan cached while change_keys was nearly empty (a new database, its first
 -- minute) scanned the whole table for every batch until the next ANALYZE, each batch slower
--- than the last (docs/performance.md, "Changes with a key"). Hence one subquery per key, which
+-- than the last (docs/performance/changes-with-a-key.md, "Changes with a key"). Hence one subquery per key, which
 -- no join method replaces, and no sequential scan.
 CREATE OR REPLACE FUNCTION change_batch(kinds text[], ids bigint[], names text[], category_ids bigint[],
   set_status boolean[], statuses text[], versions text[], k_scopes bytea[], k_operations text[],
