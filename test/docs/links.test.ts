@@ -1,5 +1,5 @@
-// Every link in the documents, and every `docs/x.md, "Heading"` citation in the documents and the
-// code, names a file that exists and, where it names one, a heading that file has: a document
+// Every link in the documents, and every `docs/<file>.md, "Heading"` citation in the documents and
+// the code, names a file that exists and, where it names one, a heading that file has: a document
 // renamed or a section retitled fails here, not in a reader's hands.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
