@@ -52,8 +52,8 @@ export interface AppOptions {
   /** The live instances that share the quotas (src/store/postgres/instances.ts); 1 unless told. */
   instances?: () => number;
   /**
-   * How long a refusal (429) waits before it is sent: REFUSAL_DELAY_MS unless the benchmark measures a refusal's own
-   * cost.
+   * How long a rejection (429) waits before it is sent: REJECTION_DELAY_MS unless the benchmark
+   * measures a rejection's own cost.
    */
-  refusalDelayMs?: number;
+  rejectionDelayMs?: number;
 }

@@ -37,7 +37,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     fairShare: options.fairShare === true,
     instances: options.instances ?? (() => 1),
     metrics,
-    refusalDelayMs: options.refusalDelayMs,
+    rejectionDelayMs: options.rejectionDelayMs,
   });
   const { webhooks, handlers } = options;
   await app.register(plugins.operations, { spec, store, events, webhooks, headers, metrics, clock, handlers });

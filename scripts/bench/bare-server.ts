@@ -1,6 +1,6 @@
 // The floor under any answer: Node's HTTP server alone, answering every request with the bytes of
-// one refusal (its status, headers and body as the service sent them, REFUSAL in the environment,
-// as JSON). What a refusal costs the service above this is the service's own; the rest is Node's
+// one rejection (its status, headers and body as the service sent them, REFUSAL in the environment,
+// as JSON). What a rejection costs the service above this is the service's own; the rest is Node's
 // HTTP and the kernel's TCP, which any answer pays. Started by the benchmark
 // (scripts/bench/measure-fairness.ts); prints {port, rss} when ready.
 import { createServer } from 'node:http';

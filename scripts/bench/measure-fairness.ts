@@ -4,7 +4,7 @@
 // command). Reported as ratios from one run: the calm client's p99 under the flood ÷ alone (goal:
 // at most 3), its answers a second under the flood ÷ alone, and what a refused request costs the
 // service (CPU per answer, a client whose quota refuses everything) ÷ a served `list 20`; and, to
-// judge that, the same refusal's bytes sent by Node's HTTP server alone (the floor) and a `list 20`
+// judge that, the same rejection's bytes sent by Node's HTTP server alone (the floor) and a `list 20`
 // served from PostgreSQL, as deployed (the service's CPU and the database's).
 import { randomBytes } from 'node:crypto';
 import { Agent, get } from 'node:http';
@@ -30,7 +30,7 @@ export interface FairnessRound {
   flood: FloodCounts;
   refusedCpu: number;
   servedCpu: number;
-  /** The refusal's bytes from Node's HTTP server alone. */
+  /** The rejection's bytes from Node's HTTP server alone. */
   floorCpu: number;
   /** A served list 20 on PostgreSQL: the service's CPU and the database's, per answer (absent without PostgreSQL). */
   postgres?: { serviceCpu: number; databaseCpu: number };
@@ -43,9 +43,9 @@ export interface FairnessResult {
   pacedP99Ratio: number;
   rpsRatio: number;
   refusalCost: number;
-  /** A refusal ÷ the floor. */
+  /** A rejection ÷ the floor. */
   overFloor: number;
-  /** A refusal ÷ a served list 20 on PostgreSQL: the service's CPU alone, and with the database's. */
+  /** A rejection ÷ a served list 20 on PostgreSQL: the service's CPU alone, and with the database's. */
   postgresCost?: { service: number; withDatabase: number };
   /** Why PostgreSQL was left out, when it was. */
   postgresMissing?: string;
@@ -58,24 +58,24 @@ const auth = (name: keyof typeof keys) => ({ authorization: `Bearer ${keys[name]
 
 export function createFairnessMeasurement({ duration, rounds, stores }: BenchOptions, { start, atExit }: Servers) {
   /**
-   * CPU per answer of a served list 20 and of a refusal, on a server that sends refusals at once (no
-   * REFUSAL_DELAY_MS); then of that refusal's bytes from Node's HTTP server alone.
+   * CPU per answer of a served list 20 and of a rejection, on a server that sends rejections at once (no
+   * REJECTION_DELAY_MS); then of that rejection's bytes from Node's HTTP server alone.
    */
   async function refusalCost(): Promise<{ servedCpu: number; refusedCpu: number; floorCpu: number }> {
-    const server = await start('serviceLogged', 1000, { env: { FAIRNESS: '1', REFUSAL_DELAY_MS: '0', ...keys } });
-    let refusal: Awaited<ReturnType<typeof refusalOf>>;
+    const server = await start('serviceLogged', 1000, { env: { FAIRNESS: '1', REJECTION_DELAY_MS: '0', ...keys } });
+    let rejection: Awaited<ReturnType<typeof rejectionOf>>;
     let servedCpu: number;
     let refusedCpu: number;
     try {
       await cpuPerAnswer(server, 'CALM_KEY', 1);
       servedCpu = (await cpuPerAnswer(server, 'CALM_KEY', duration)).server;
       refusedCpu = (await cpuPerAnswer(server, 'LIMITED_KEY', duration)).server;
-      refusal = await refusalOf(server);
+      rejection = await rejectionOf(server);
     } finally {
       await stop(server);
     }
-    if (refusal.status !== 429) throw new Error(`the limited client was answered ${refusal.status}, not 429`);
-    const bare = await start('bare', 0, { env: { REFUSAL: JSON.stringify(refusal) } });
+    if (rejection.status !== 429) throw new Error(`the limited client was answered ${rejection.status}, not 429`);
+    const bare = await start('bare', 0, { env: { REFUSAL: JSON.stringify(rejection) } });
     try {
       await cpuPerAnswer(bare, 'LIMITED_KEY', 1);
       return { servedCpu, refusedCpu, floorCpu: (await cpuPerAnswer(bare, 'LIMITED_KEY', duration)).server };
@@ -188,15 +188,15 @@ function fairnessReport(result: FairnessResult, duration: number): string {
   );
   const { postgresCost } = result;
   return [
-    `Fair share: two calm clients, each on one connection (\`GET ${PAGE}\`, 1,000 pets, request logs into a file): one calling as fast as its connection goes, one paced (a request due every ${PACED_EVERY_MS} ms, timed from when it was due, so that waiting behind the flood counts). Each alone for ${duration} s, then each for ${duration} s inside a flood of the same reads from another key (${FLOOD_CONNECTIONS} connections, autocannon in a process of its own); then, on a server that sends refusals at once (the service waits REFUSAL_DELAY_MS first), CPU per answer from 10 connections of a served \`list 20\` and of a client whose quota refuses every request; the same refusal's bytes from Node's HTTP server alone (the floor: \`http.createServer\`, \`writeHead\`, \`end\`); and a \`list 20\` served from PostgreSQL (1,000 pets, the service's CPU and the database's). ${result.rounds.length} rounds, fresh processes; the ratios are medians.`,
+    `Fair share: two calm clients, each on one connection (\`GET ${PAGE}\`, 1,000 pets, request logs into a file): one calling as fast as its connection goes, one paced (a request due every ${PACED_EVERY_MS} ms, timed from when it was due, so that waiting behind the flood counts). Each alone for ${duration} s, then each for ${duration} s inside a flood of the same reads from another key (${FLOOD_CONNECTIONS} connections, autocannon in a process of its own); then, on a server that sends rejections at once (the service waits REJECTION_DELAY_MS first), CPU per answer from 10 connections of a served \`list 20\` and of a client whose quota refuses every request; the same rejection's bytes from Node's HTTP server alone (the floor: \`http.createServer\`, \`writeHead\`, \`end\`); and a \`list 20\` served from PostgreSQL (1,000 pets, the service's CPU and the database's). ${result.rounds.length} rounds, fresh processes; the ratios are medians.`,
     '',
     '| round | calm p99 alone ms | calm p99 flooded ms | calm req/s alone | calm req/s flooded | paced p99 alone ms | paced p99 flooded ms | calm failed (both) | flood 2xx | flood 429 | CPU µs served list 20 | CPU µs refused | CPU µs floor (Node alone) | CPU µs list 20 on PostgreSQL, service | and database |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((row) => `| ${row} |`),
     '',
-    `Calm p99 flooded ÷ alone: **${result.p99Ratio.toFixed(2)}** as fast as one connection goes, **${result.pacedP99Ratio.toFixed(2)}** paced (goal: at most 3 for both); calm answers a second flooded ÷ alone: **${result.rpsRatio.toFixed(2)}**; calm requests failed: **${result.calmFailed}**; a refusal's CPU ÷ a served list 20: **${result.refusalCost.toFixed(2)}**.`,
+    `Calm p99 flooded ÷ alone: **${result.p99Ratio.toFixed(2)}** as fast as one connection goes, **${result.pacedP99Ratio.toFixed(2)}** paced (goal: at most 3 for both); calm answers a second flooded ÷ alone: **${result.rpsRatio.toFixed(2)}**; calm requests failed: **${result.calmFailed}**; a rejection's CPU ÷ a served list 20: **${result.refusalCost.toFixed(2)}**.`,
     '',
-    `A refusal's CPU ÷ the floor: **${result.overFloor.toFixed(2)}**; ÷ a list 20 served from PostgreSQL: ${
+    `A rejection's CPU ÷ the floor: **${result.overFloor.toFixed(2)}**; ÷ a list 20 served from PostgreSQL: ${
       postgresCost === undefined
         ? `not measured (PostgreSQL: ${result.postgresMissing})`
         : `**${postgresCost.service.toFixed(2)}** (the service's CPU), **${postgresCost.withDatabase.toFixed(2)}** (the service's and the database's)`
@@ -259,8 +259,8 @@ async function cpuPerAnswer(
   };
 }
 
-/** One refusal as the service sends it: its status, the headers it chose (not Node's own) and its body. */
-async function refusalOf(server: Server): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+/** One rejection as the service sends it: its status, the headers it chose (not Node's own) and its body. */
+async function rejectionOf(server: Server): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   const response = await fetch(`http://127.0.0.1:${server.port}${PAGE}`, { headers: auth('LIMITED_KEY') });
   const nodes = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
   const headers = Object.fromEntries([...response.headers].filter(([name]) => !nodes.has(name)));

@@ -26,7 +26,7 @@ const SERVERS = {
   serviceMetrics: SERVICE,
   // serviceLogged also exporting a span per request over OTLP/HTTP (protobuf) to a receiver in this process.
   serviceTraced: SERVICE,
-  // Node's HTTP server alone, answering a refusal's bytes: the floor under a refusal's cost.
+  // Node's HTTP server alone, answering a rejection's bytes: the floor under a rejection's cost.
   bare: 'dist-test/scripts/bench/bare-server.js',
   // What a user would write by hand (issue 49): fastify, JSON schemas, a Map of pets, logger off; and the same with
   // `logger: true`.

@@ -39,9 +39,11 @@ const spec = loadSpec('dist/openapi.json');
 // FAIRNESS=1 (scripts/bench/measure-fairness.ts): fair share on, and besides API_KEY the keys of a
 // calm client, a flood and a client whose quota (one request an hour) refuses all it sends.
 const fairness = process.env['FAIRNESS'] === '1' ? fairnessKeys(spec) : undefined;
-// REFUSAL_DELAY_MS=0: refusals sent at once, to measure what one costs the service.
+// REJECTION_DELAY_MS=0: rejections sent at once, to measure what one costs the service.
 const refusalDelay =
-  process.env['REFUSAL_DELAY_MS'] === undefined ? {} : { refusalDelayMs: Number(process.env['REFUSAL_DELAY_MS']) };
+  process.env['REJECTION_DELAY_MS'] === undefined
+    ? {}
+    : { rejectionDelayMs: Number(process.env['REJECTION_DELAY_MS']) };
 // Fair share is on, as npm start runs the service (FAIR_SHARE=off turns it off, as there); a client
 // alone, as every workload's is, is never refused, so it costs only its bookkeeping.
 const fairShare = fairness !== undefined || process.env['FAIR_SHARE'] !== 'off';

@@ -135,7 +135,7 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
       const basePath = basePathOf(release.spec);
       const target = httpTarget({ urls: [new URL(`http://127.0.0.1:${port}${basePath}`)], basePath, timeoutMs });
       const retired = retiredAt(now(), release.spec, spec);
-      const unheld = new Set(
+      const notSent = new Set(
         [...lifecyclesOf(release.spec, release.file).values()]
           .filter(({ stability }) => stability === 'experimental')
           .map(({ operationId }) => operationId),
@@ -146,12 +146,12 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
         maxPages: 1000,
         contract: contractOf(release.spec, release.file),
         apiKey,
-        released: { retired, unheld, links: currentLinks },
+        released: { retired, notSent, links: currentLinks },
         plugin: petStorePlugin(),
       });
       console.log(
         `\n${release.version} (${release.file})${retired.size > 0 ? `: ${[...retired].join(', ')} may answer as retired` : ''}` +
-          `${unheld.size > 0 ? `; experimental there, so not held: ${[...unheld].join(', ')}` : ''}`,
+          `${notSent.size > 0 ? `; experimental there, so not held: ${[...notSent].join(', ')}` : ''}`,
       );
       const outcomes = [
         stabilityKept(release, spec),

@@ -122,7 +122,7 @@ export function parseLossless(text: string): unknown {
     while (at < text.length && text[at] !== '"') at += text[at] === '\\' ? 2 : 1;
     if (at >= text.length) fail('unterminated string');
     at++;
-    // JSON.parse of the literal alone: its escapes, and its refusal of control characters.
+    // JSON.parse of the literal alone: its escapes, and its rejection of control characters.
     return JSON.parse(text.slice(start, at)) as string;
   };
   const result = value();

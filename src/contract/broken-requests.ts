@@ -1,10 +1,10 @@
 // Requests of each operation that break exactly one rule, with the answer each must get: a
 // parameter or header outside its schema, a parameter repeated or unknown, a value only the
 // service issues but did not (a plug-in's), a body where none is taken, or a broken body
-// (body-breakings.ts).
+// (broken-bodies.ts).
 import fc from 'fast-check';
-import { bodyBreakings } from './body-breakings.js';
-import { notNumber, numberBreakings } from './number-arbitraries.js';
+import { brokenBodies } from './broken-bodies.js';
+import { notNumber, brokenNumbers } from './number-arbitraries.js';
 import { binaryString } from './code-points.js';
 import type { Operation } from './openapi-document.js';
 import { perOperation, type RequestBuilder } from './request-builder.js';
@@ -27,7 +27,7 @@ import {
   type Parameter,
   type ValidRequest,
 } from './request-parts.js';
-import type { Breaking } from './schema-arbitraries.js';
+import type { BrokenValue } from './schema-arbitraries.js';
 
 export function brokenRequests(
   builder: RequestBuilder,
@@ -40,7 +40,7 @@ export function brokenRequests(
     const declared = new Set(inQuery(operation).map((parameter) => parameter.name));
     const bodySchema = bodySchemaOf(operation);
     const parts = validRequest(operation);
-    const breakings: fc.Arbitrary<BrokenRequest>[] = [];
+    const ways: fc.Arbitrary<BrokenRequest>[] = [];
     const textOf = (valid: ValidRequest) => ({ ...asTextParts(valid), payload: valid.request.payload });
 
     for (const parameter of [
@@ -51,7 +51,7 @@ export function brokenRequests(
       const brokenText = brokenParameterText(parameter, builder);
       // A string parameter that allows any text has nothing to break.
       if (brokenText === undefined) continue;
-      breakings.push(
+      ways.push(
         fc.tuple(parts, brokenText).map(([valid, { text, rule }]) => {
           const { path, query, payload } = textOf(valid);
           if (parameter.in === 'path') path[parameter.name] = text;
@@ -69,7 +69,7 @@ export function brokenRequests(
     for (const parameter of inHeader(operation)) {
       const pattern = patternOf(parameter);
       const name = parameter.name.toLowerCase();
-      breakings.push(
+      ways.push(
         fc
           .tuple(
             parts,
@@ -86,7 +86,7 @@ export function brokenRequests(
       const issued = issuedBy[parameter.name];
       if (issued === undefined) continue;
       for (const broken of issued.broken(operation, parts)) {
-        breakings.push(
+        ways.push(
           broken.map(({ valid, text, rule, mentions }) => {
             const { path, query } = asTextParts(valid);
             const url = buildUrl(operation, path, [...query, [parameter.name, text]]);
@@ -101,7 +101,7 @@ export function brokenRequests(
     }
     for (const parameter of inQuery(operation)) {
       const value = issuedBy[parameter.name]?.issued(operation) ?? parameterValue(parameter);
-      breakings.push(
+      ways.push(
         fc.tuple(parts, value, value).map(([valid, first, second]) => {
           const { path, query, payload } = textOf(valid);
           const repeated: [string, string][] = [
@@ -120,7 +120,7 @@ export function brokenRequests(
     const unknownName = fc
       .oneof(binaryString({ minLength: 1, maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'id', 'offset'))
       .filter((name) => !declared.has(name));
-    breakings.push(
+    ways.push(
       fc.tuple(parts, unknownName, binaryString({ maxLength: 5 })).map(([valid, name, value]) => {
         const { path, query, payload } = textOf(valid);
         return {
@@ -132,7 +132,7 @@ export function brokenRequests(
     );
 
     if (bodySchema === undefined) {
-      breakings.push(
+      ways.push(
         fc.tuple(parts, fc.jsonValue({ maxDepth: 2 })).map(([valid, body]) => ({
           request: request(operation, valid.request.url, JSON.stringify(body)),
           rule: 'body sent to an operation that takes none',
@@ -140,11 +140,9 @@ export function brokenRequests(
         })),
       );
     } else {
-      breakings.push(
-        ...bodyBreakings(operation, bodySchema.schema, bodySchema.required, parts, { request, brokenValue }),
-      );
+      ways.push(...brokenBodies(operation, bodySchema.schema, bodySchema.required, parts, { request, brokenValue }));
     }
-    return fc.oneof(...breakings);
+    return fc.oneof(...ways);
   });
 
   return brokenRequest;
@@ -166,7 +164,7 @@ function brokenParameterText(
   if (schema.type === 'number')
     return fc.oneof(
       notNumber.map((text) => ({ text, rule: 'not a number' })),
-      ...numberBreakings(schema).map(([rule, arbitrary]) => arbitrary.map((value) => ({ text: String(value), rule }))),
+      ...brokenNumbers(schema).map(([rule, arbitrary]) => arbitrary.map((value) => ({ text: String(value), rule }))),
     );
   if (schema.type === 'boolean')
     return binaryString({ maxLength: 8 })
@@ -189,7 +187,8 @@ function brokenParameterText(
       return undefined;
     return brokenValue(schema)
       .filter(
-        (broken): broken is Breaking & { value: string } => typeof broken.value === 'string' && fitsUrl(broken.value),
+        (broken): broken is BrokenValue & { value: string } =>
+          typeof broken.value === 'string' && fitsUrl(broken.value),
       )
       .map((broken) => ({ text: broken.value, rule: broken.rule }));
   }

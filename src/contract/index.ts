@@ -24,7 +24,7 @@ export type { LiveAnswer, LiveChecks, LiveOptions, LiveSender, OperationCount } 
 export { basePathOf, operationsOf, pathParametersOf, requiredScopesOf, resolveRef } from './openapi-document.js';
 export type { OpenApiDocument, Operation } from './openapi-document.js';
 export type { ContractPlugin, ReadBack, RunContext } from './plugin.js';
-export { respelt, schemaArbitraries, toJson } from './schema-arbitraries.js';
+export { reformattedJson, schemaArbitraries, toJson } from './schema-arbitraries.js';
 export { createValidator } from './schema-validator.js';
 export { scopeChecks } from './scope-checks.js';
 export type { ScopeOutcome } from './scope-checks.js';

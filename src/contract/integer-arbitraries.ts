@@ -70,14 +70,14 @@ const ceilDiv = (p: bigint, q: bigint) => -floorDiv(-p, q);
  * Integers outside a domain, one way each: below its least value, above its greatest (outside the
  * format's range too), in range but not a multiple of its step, in range but not one of its values.
  */
-export function integerBreakings(domain: IntegerDomain): [string, fc.Arbitrary<bigint>][] {
+export function brokenIntegers(domain: IntegerDomain): [string, fc.Arbitrary<bigint>][] {
   const { min, max, step, only } = domain;
-  const breakings: [string, fc.Arbitrary<bigint>][] = [
+  const ways: [string, fc.Arbitrary<bigint>][] = [
     ['below minimum', integerIn(min - 2n ** 66n, min - 1n)],
     ['above maximum', integerIn(max + 1n, max + 2n ** 66n)],
   ];
   if (step > 1n && max - min >= step) {
-    breakings.push([
+    ways.push([
       `not a multiple of ${step}`,
       fc
         .tuple(inDomain({ min, max, step }), fc.bigInt({ min: 1n, max: step - 1n }))
@@ -92,9 +92,9 @@ export function integerBreakings(domain: IntegerDomain): [string, fc.Arbitrary<b
       .oneof(fc.constantFrom(...near), integerIn(min, max))
       .filter((value) => value >= min && value <= max && !allowed.has(value));
     // Only when the range holds a value that is not allowed.
-    if (max - min + 1n > BigInt(allowed.size)) breakings.push(['not one of the allowed values', others]);
+    if (max - min + 1n > BigInt(allowed.size)) ways.push(['not one of the allowed values', others]);
   }
-  return breakings;
+  return ways;
 }
 
 /** The values of a domain: at its bounds, around 2^53, anywhere. */

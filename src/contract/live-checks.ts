@@ -17,7 +17,7 @@ import {
 } from './live-options.js';
 import { pathParametersOf, SAFE_METHODS } from './openapi-document.js';
 import type { ReadBack, RunContext } from './plugin.js';
-import { createRunState, excused, type RunState } from './run-state.js';
+import { createRunState, ignoringRetiredOrLimited, type RunState } from './run-state.js';
 import { schemaArbitraries, toJson } from './schema-arbitraries.js';
 import { BODY_PREFIX, linkedBodyMembersOf, linkedHeadersOf } from './spec-links.js';
 import { writtenCheck } from './written-check.js';
@@ -63,7 +63,7 @@ export function liveChecks(target: LiveSender, options: LiveOptions): LiveChecks
   const properties: NamedProperty[] = [
     {
       name: 'a valid request is accepted and its answer keeps the contract',
-      property: fc.asyncProperty(fc.oneof(...requests.valid.map(validCase)), excused(checkValid)),
+      property: fc.asyncProperty(fc.oneof(...requests.valid.map(validCase)), ignoringRetiredOrLimited(checkValid)),
     },
     ...(plugin?.properties?.(context).map(byPlugin) ?? []),
     {
@@ -73,7 +73,9 @@ export function liveChecks(target: LiveSender, options: LiveOptions): LiveChecks
           : 'a request the version refuses gets an answer its document describes',
       property: fc.asyncProperty(
         fc.oneof(...requests.broken),
-        excused((broken) => (released === undefined ? expectRefused : expectDescribed)(sender, broken)),
+        ignoringRetiredOrLimited((broken) =>
+          (released === undefined ? expectRefused : expectDescribed)(sender, broken),
+        ),
       ),
     },
     ...(requests.withBadKey === undefined
@@ -83,7 +85,7 @@ export function liveChecks(target: LiveSender, options: LiveOptions): LiveChecks
             name: 'a request without a valid key gets 401, whatever else is wrong with it',
             property: fc.asyncProperty(
               requests.withBadKey,
-              excused((request) => expectUnauthorized(sender, request)),
+              ignoringRetiredOrLimited((request) => expectUnauthorized(sender, request)),
             ),
           },
         ]),
@@ -139,7 +141,7 @@ function runContext(run: RunState, { runId, apiKey, readOnly, maxPages }: LiveOp
     },
     succeeded: (operationId) => void (counts.get(operationId)!.succeeded += 1),
     touched: (value) => touched.has(value),
-    excused,
+    ignoringRetiredOrLimited,
   };
 }
 
@@ -154,7 +156,7 @@ function validCheck(run: RunState, context: RunContext, { plugin }: LiveOptions)
   const { expectContract, expectError } = context.checks;
   const expectWritten = writtenCheck(contract);
   const documented = (operationId: string, status: number) => String(status) in operation(operationId).object.responses;
-  const { expectStaleRefused, expectNamedMissing } = refusalChecks(run, context, documented);
+  const { expectStaleRefused, expectNamedMissing } = rejectionChecks(run, context, documented);
   return async ({ generated, pick, useLink }: ValidCase) => {
     const operationId = generated.request.operationId;
     const choices = [...(linked.get(operationId)?.values() ?? [])];
@@ -230,7 +232,7 @@ const membersOf = (body: unknown, names: readonly string[]): Record<string, unkn
       .map((name) => [name, (body as Record<string, unknown>)[name]]),
   );
 
-function refusalChecks(
+function rejectionChecks(
   { contract, links, sender }: RunState,
   { checks }: RunContext,
   documented: (operationId: string, status: number) => boolean,
@@ -315,7 +317,7 @@ function coverageOf(run: RunState, checkValid: (valid: ValidCase) => Promise<voi
       for (const generated of made === undefined ? [] : sample(made.valid, seed)) {
         if (count.succeeded > before) break;
         await refresh(source, depth - 1, seed);
-        await excused(checkValid)({ generated, pick: newest(source), useLink: true });
+        await ignoringRetiredOrLimited(checkValid)({ generated, pick: newest(source), useLink: true });
       }
     }
   };
@@ -330,7 +332,11 @@ function coverageOf(run: RunState, checkValid: (valid: ValidCase) => Promise<voi
       for (const [index, generated] of sample(valid, seed).entries()) {
         if (count.succeeded > 0) break;
         if (fresh) await refresh(operationId, REFRESH_DEPTH, seed);
-        await excused(checkValid)({ generated, pick: fresh ? newest(operationId) : index, useLink: true });
+        await ignoringRetiredOrLimited(checkValid)({
+          generated,
+          pick: fresh ? newest(operationId) : index,
+          useLink: true,
+        });
       }
     }
     const unreachedWhy = (count: OperationCount) => {

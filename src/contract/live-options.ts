@@ -21,11 +21,11 @@ export interface LiveOptions {
    * Checks as a client of a released version sees the service (npm run compat): a request that
    * version refuses may now be accepted, if the answer reads as the version says; the operations
    * in `retired`, past the sunset that version announced, may answer 410 (or 404 or 405, once
-   * removed from the spec) to anything; those in `unheld` (experimental in that version) are not
+   * removed from the spec) to anything; those in `notSent` (experimental in that version) are not
    * sent at all; and `links` are followed besides the version's own (a version released before the
    * spec wrote a link down still has the ids its operations answer).
    */
-  released?: { retired: ReadonlySet<string>; unheld?: ReadonlySet<string>; links?: readonly SpecLink[] };
+  released?: { retired: ReadonlySet<string>; notSent?: ReadonlySet<string>; links?: readonly SpecLink[] };
   /**
    * The time of the service's clock (Date.now unless told). Without `released`, an operation the
    * plug-in says is retired at that time may answer the documented 410 to a valid request, and is

@@ -42,14 +42,14 @@ export function numberIn(schema: Schema): fc.Arbitrary<number> {
 }
 
 /** Finite doubles just outside each bound of the schema, each with the rule it breaks. */
-export function numberBreakings(schema: Schema): [string, fc.Arbitrary<number>][] {
+export function brokenNumbers(schema: Schema): [string, fc.Arbitrary<number>][] {
   const { low, high } = rangeOf(schema);
-  const breakings: [string, fc.Arbitrary<number>][] = [];
+  const ways: [string, fc.Arbitrary<number>][] = [];
   if (low !== undefined)
-    breakings.push(['below minimum', fc.double({ ...FINITE, max: low.at, maxExcluded: !low.excluded })]);
+    ways.push(['below minimum', fc.double({ ...FINITE, max: low.at, maxExcluded: !low.excluded })]);
   if (high !== undefined)
-    breakings.push(['above maximum', fc.double({ ...FINITE, min: high.at, minExcluded: !high.excluded })]);
-  return breakings;
+    ways.push(['above maximum', fc.double({ ...FINITE, min: high.at, minExcluded: !high.excluded })]);
+  return ways;
 }
 
 // Text that is not a decimal number (as JSON writes one, leading zeros allowed), or is one past a

@@ -32,7 +32,7 @@ export interface RunContext {
   /** Whether a request of this run changed what this value (an id) names, since it was written. */
   touched(value: string): boolean;
   /** Runs a check; a retired operation's answer or a limit's ends it without a failure. */
-  excused<T extends unknown[]>(check: (...args: T) => Promise<void>): (...args: T) => Promise<void>;
+  ignoringRetiredOrLimited<T extends unknown[]>(check: (...args: T) => Promise<void>): (...args: T) => Promise<void>;
 }
 
 /** A check made after the run's properties, on what the run wrote. */

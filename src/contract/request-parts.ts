@@ -51,7 +51,7 @@ export const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
  */
 /**
  * A query parameter whose valid values only the service issues (in a next link), as a plug-in that
- * knows the service's format describes it: valid values, and broken ones with what their refusal
+ * knows the service's format describes it: valid values, and broken ones with what their rejection
  * must mention. Without one, such a parameter is broken by its schema alone.
  */
 export interface IssuedParameter {

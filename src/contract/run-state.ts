@@ -13,7 +13,7 @@ export class Retired extends Error {}
 export class RateLimited extends Error {}
 
 /** Runs `check`; the answer of a retired operation, or a limit's, ends it without a failure. */
-export const excused =
+export const ignoringRetiredOrLimited =
   <T extends unknown[]>(check: (...args: T) => Promise<void>) =>
   async (...args: T) => {
     try {
@@ -35,9 +35,9 @@ export function createRunState(target: LiveSender, options: LiveOptions) {
   const { readOnly, contract, apiKey, released, clock = Date.now, plugin } = options;
   const { operation } = contract;
   const generators = requestGenerators(contract, apiKey, plugin?.issued);
-  const unheld = released?.unheld ?? new Set<string>();
+  const notSent = released?.notSent ?? new Set<string>();
   const chosen = contract.operations.filter(
-    (candidate) => !unheld.has(candidate.operationId) && (!readOnly || SAFE_METHODS.has(candidate.method)),
+    (candidate) => !notSent.has(candidate.operationId) && (!readOnly || SAFE_METHODS.has(candidate.method)),
   );
   const requests = generators.requestsOf(chosen.map((candidate) => candidate.operationId));
   const inContract = (operationId: string) =>

@@ -5,13 +5,13 @@
 import fc from 'fast-check';
 import { stringify } from 'lossless-json';
 import { codePoint } from './code-points.js';
-import { inDomain, integerBreakings, integerDomain } from './integer-arbitraries.js';
+import { inDomain, brokenIntegers, integerDomain } from './integer-arbitraries.js';
 import { resolveRef, type OpenApiDocument } from './openapi-document.js';
-import { numberBreakings, numberIn } from './number-arbitraries.js';
+import { brokenNumbers, numberIn } from './number-arbitraries.js';
 import { formatted, notFormatted } from './string-formats.js';
-import type { Breaking, Schema } from './schema.js';
+import type { BrokenValue, Schema } from './schema.js';
 
-export type { Breaking, Schema } from './schema.js';
+export type { BrokenValue, Schema } from './schema.js';
 
 const KNOWN = new Set([
   '$ref',
@@ -179,18 +179,18 @@ export function schemaArbitraries(document: OpenApiDocument) {
   }
 
   /** Values that break exactly one constraint of the schema. */
-  function brokenValue(schema: Schema): fc.Arbitrary<Breaking> {
+  function brokenValue(schema: Schema): fc.Arbitrary<BrokenValue> {
     const resolved = resolve(schema);
     const at = (rule: string, arbitrary: fc.Arbitrary<unknown>) =>
-      arbitrary.map((value): Breaking => ({ value, path: [], rule }));
+      arbitrary.map((value): BrokenValue => ({ value, path: [], rule }));
     const types = resolved.type !== undefined ? [resolved.type] : [...new Set((resolved.enum ?? []).map(jsonTypeOf))];
-    const breakings: fc.Arbitrary<Breaking>[] = [at('wrong JSON type', otherJsonType(types))];
+    const ways: fc.Arbitrary<BrokenValue>[] = [at('wrong JSON type', otherJsonType(types))];
 
     if (resolved.type === 'integer') {
-      breakings.push(...integerBreakings(integerDomain(resolved)).map(([rule, arbitrary]) => at(rule, arbitrary)));
+      ways.push(...brokenIntegers(integerDomain(resolved)).map(([rule, arbitrary]) => at(rule, arbitrary)));
     } else if (resolved.enum !== undefined) {
       const allowed = resolved.enum;
-      breakings.push(
+      ways.push(
         at(
           'not in enum',
           fc.string({ maxLength: 12 }).filter((value) => !allowed.includes(value)),
@@ -200,10 +200,10 @@ export function schemaArbitraries(document: OpenApiDocument) {
       // A string of a format is broken by its format alone: text too short or too long for it
       // would break the format too, not one constraint.
       if (resolved.format !== undefined)
-        return fc.oneof(...breakings, at(`not a ${resolved.format}`, notFormatted(resolved.format)));
+        return fc.oneof(...ways, at(`not a ${resolved.format}`, notFormatted(resolved.format)));
       const shape = shapedPattern(resolved);
       if (shape !== undefined)
-        breakings.push(
+        ways.push(
           at(
             'outside the pattern',
             fc.string({ maxLength: 30 }).filter((text) => !shape.test(text)),
@@ -211,25 +211,25 @@ export function schemaArbitraries(document: OpenApiDocument) {
         );
       const allowed = characterClassOf(resolved);
       if (allowed !== undefined)
-        breakings.push(at('a character the pattern excludes', withExcludedCharacter(resolved, allowed)));
+        ways.push(at('a character the pattern excludes', withExcludedCharacter(resolved, allowed)));
       if ((resolved.minLength ?? 0) > 0)
-        breakings.push(at('too short', stringOfLength(0, resolved.minLength! - 1, allowed)));
+        ways.push(at('too short', stringOfLength(0, resolved.minLength! - 1, allowed)));
       if (resolved.maxLength !== undefined)
-        breakings.push(at('too long', stringOfLength(resolved.maxLength + 1, resolved.maxLength + 20, allowed)));
+        ways.push(at('too long', stringOfLength(resolved.maxLength + 1, resolved.maxLength + 20, allowed)));
     } else if (resolved.type === 'number') {
-      breakings.push(...numberBreakings(resolved).map(([rule, arbitrary]) => at(rule, arbitrary)));
+      ways.push(...brokenNumbers(resolved).map(([rule, arbitrary]) => at(rule, arbitrary)));
     } else if (resolved.type === 'object') {
-      breakings.push(...objectBreakings(resolved));
+      ways.push(...brokenObjects(resolved));
     }
-    return fc.oneof(...breakings);
+    return fc.oneof(...ways);
   }
 
-  function objectBreakings(schema: Schema): fc.Arbitrary<Breaking>[] {
+  function brokenObjects(schema: Schema): fc.Arbitrary<BrokenValue>[] {
     const properties = schema.properties ?? {};
     const valid = validValue(schema) as fc.Arbitrary<Record<string, unknown>>;
-    const breakings: fc.Arbitrary<Breaking>[] = [];
+    const ways: fc.Arbitrary<BrokenValue>[] = [];
     for (const name of schema.required ?? []) {
-      breakings.push(
+      ways.push(
         valid.map((object) => {
           const { [name]: _dropped, ...rest } = object;
           return { value: rest, path: [], rule: `missing required ${name}`, missingField: name };
@@ -243,7 +243,7 @@ export function schemaArbitraries(document: OpenApiDocument) {
           fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'id'),
         )
         .filter((name) => !Object.hasOwn(properties, name));
-      breakings.push(
+      ways.push(
         fc.tuple(valid, unknownName, fc.jsonValue({ maxDepth: 1 })).map(([object, name, extra]) => ({
           value: Object.defineProperty({ ...object }, name, {
             value: extra,
@@ -258,7 +258,7 @@ export function schemaArbitraries(document: OpenApiDocument) {
       );
     }
     for (const [name, child] of Object.entries(properties)) {
-      breakings.push(
+      ways.push(
         fc.tuple(valid, brokenValue(child)).map(([object, broken]) => ({
           ...broken,
           value: { ...object, [name]: broken.value },
@@ -266,7 +266,7 @@ export function schemaArbitraries(document: OpenApiDocument) {
         })),
       );
     }
-    return breakings;
+    return ways;
   }
 
   return { resolve, validValue, brokenValue };
@@ -275,7 +275,7 @@ export function schemaArbitraries(document: OpenApiDocument) {
 /** openapi.yaml's. */
 
 /** The same object as other JSON text: members in reverse order, with more spacing. */
-export function respelt(body: Record<string, unknown>): string {
+export function reformattedJson(body: Record<string, unknown>): string {
   return `{ ${Object.entries(body)
     .reverse()
     .map(([name, value]) => `${JSON.stringify(name)} :  ${toJson(value)}`)

@@ -21,7 +21,7 @@ export interface Schema {
 }
 
 /** A value that breaks one constraint, with the path (from the schema's root) of what it breaks. */
-export interface Breaking {
+export interface BrokenValue {
   value: unknown;
   /** Property names from the root to the broken part; [] is the value itself. */
   path: string[];

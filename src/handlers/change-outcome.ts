@@ -24,7 +24,7 @@ export function changeKeyOf(
   };
 }
 
-/** The pet the change left (null after a removal), its ETag set; or throws the change's refusal. */
+/** The pet the change left (null after a removal), its ETag set; or throws the change's rejection. */
 export function changedPet(
   outcome: ChangeOutcome,
   reply: FastifyReply,

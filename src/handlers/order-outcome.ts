@@ -38,7 +38,7 @@ const ALLOWED: Record<string, string> = {
   completeOrder: 'only a placed order can be completed, before its expiresAt',
 };
 
-/** The order the operation left; or throws its refusal. */
+/** The order the operation left; or throws its rejection. */
 export function orderOf(
   outcome: OrderOutcome,
   reply: FastifyReply,

@@ -12,9 +12,9 @@
 // share the service already). Refused requests are not counted, so a flood is admitted again as
 // soon as it falls back within its share. A client refused is told to come back in a second
 // (Retry-After: 1), and is refused until then: a flood that does not wait stays refused, rather than
-// being admitted again as soon as its refusals have left the loop less busy. Meanwhile it is no one's
+// being admitted again as soon as its rejections have left the loop less busy. Meanwhile it is no one's
 // competitor: its count, falling while it is refused, would otherwise soon make the calm client's
-// the larger, and its refusals keep the loop busy, so the calm client was refused in its place (10
+// the larger, and its rejections keep the loop busy, so the calm client was refused in its place (10
 // of 6,600 calm requests in one benchmark round).
 //
 // After its Retry-After a refused client is held, not let go: it is admitted at its share's rate,
@@ -157,7 +157,7 @@ export function createFairShare({
       state.count += 1;
       return true;
     },
-    // In requests a second (a count stands for about a second of requests): as of the last refusal.
+    // In requests a second (a count stands for about a second of requests): as of the last rejection.
     share: () => share,
     close: () => clearInterval(timer),
   };

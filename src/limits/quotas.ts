@@ -17,7 +17,7 @@ export interface QuotaPolicy {
 
 export const NO_QUOTAS: QuotaPolicy = { clients: new Map() };
 
-/** A refusal: which policy, and seconds until a request would be admitted. */
+/** A rejection: which policy, and seconds until a request would be admitted. */
 export interface OverQuota {
   policy: 'default' | 'client';
   quota: Quota;

@@ -1,9 +1,9 @@
-// The refusals of src/limits/: a request over its client's quota, or over its share of a busy
+// The rejections of src/limits/: a request over its client's quota, or over its share of a busy
 // instance, is answered 429 TOO_MANY_REQUESTS with Retry-After and the fields of the IETF httpapi
 // RateLimit draft (revision 11): RateLimit-Policy names the policy and its quota
 // (`"default";q=100;w=1`, `"fair";q=8;w=1`), RateLimit what is left of it and when it refills
 // (`"default";r=0;t=1`). Decided in the operation's onRequest hook, right after authentication,
-// before anything is done for the request. A refusal is counted per client and reason; the log gets
+// before anything is done for the request. A rejection is counted per client and reason; the log gets
 // one line per client and reason every LOG_EVERY_MS, never one per request.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { TooManyRequests } from '../errors/api-errors.js';
@@ -17,19 +17,19 @@ declare module 'fastify' {
   }
 }
 
-export type RefusalReason = 'quota' | 'fair-share';
+export type RejectionReason = 'quota' | 'fair-share';
 const LOG_EVERY_MS = 10_000;
 /**
- * A refusal is answered this long after the request, not at once. A refusal costs the service about
+ * A rejection is answered this long after the request, not at once. A rejection costs the service about
  * what a served request does (Node's HTTP and the kernel's TCP work are most of either), so what
  * protects the others is that a flood's connections send fewer requests: each waits this long per
- * refusal. docs/performance/fair-share.md, "Fair share", has the figures with and without.
+ * rejection. docs/performance/fair-share.md, "Fair share", has the figures with and without.
  */
-export const REFUSAL_DELAY_MS = 100;
+export const REJECTION_DELAY_MS = 100;
 /** What a client refused for its share is asked to wait: the share is measured over about a second. */
 const FAIR_RETRY_SECONDS = 1;
 const FAIR_MESSAGE = `The service is busy and this client holds more than its share of it; retry after ${FAIR_RETRY_SECONDS} s (Retry-After).`;
-interface Refusal {
+interface Rejection {
   headers: Record<string, string>;
   /** The Error body, as JSON text. */
   body: string;
@@ -40,11 +40,11 @@ export interface RateLimiterOptions {
   quotas: Quotas;
   /** The quota policy in force (it changes with the keys file). */
   policy: () => QuotaPolicy;
-  onRefused?: (client: string, reason: RefusalReason) => void;
+  onRefused?: (client: string, reason: RejectionReason) => void;
   log?: FastifyBaseLogger;
-  /** How often the refusals are summed up in the log. */
+  /** How often the rejections are summed up in the log. */
   logEveryMs?: number;
-  /** How long a refusal waits before it is sent (REFUSAL_DELAY_MS). */
+  /** How long a rejection waits before it is sent (REJECTION_DELAY_MS). */
   delayMs?: number;
 }
 
@@ -66,17 +66,17 @@ export function createRateLimiter({
   onRefused,
   log,
   logEveryMs = LOG_EVERY_MS,
-  delayMs = REFUSAL_DELAY_MS,
+  delayMs = REJECTION_DELAY_MS,
 }: RateLimiterOptions): RateLimiter {
-  // Refusals are cheap by design: sent from the hook, without an error per refusal (capturing its
-  // stack trace was a sixth of a quota refusal's CPU) or the error handler's serializer.
+  // Rejections are cheap by design: sent from the hook, without an error per rejection (capturing its
+  // stack trace was a sixth of a quota rejection's CPU) or the error handler's serializer.
   const { code, statusCode } = new TooManyRequests('');
   const bodyOf = (message: string) => JSON.stringify({ code, message, status: statusCode });
   const fairBody = bodyOf(FAIR_MESSAGE);
   const refusedSince = new Map<string, number>();
   const timer = setInterval(() => {
     for (const [key, count] of refusedSince) {
-      const [client, reason] = key.split('\n') as [string, RefusalReason];
+      const [client, reason] = key.split('\n') as [string, RejectionReason];
       log?.warn(
         { client, reason, refused: count },
         `refused ${count} requests of client ${client} in the last ${logEveryMs / 1000} s (${reason})`,
@@ -86,15 +86,15 @@ export function createRateLimiter({
   }, logEveryMs);
   timer.unref();
 
-  function refusalFor(client: string): Refusal | undefined {
+  function rejectionFor(client: string): Rejection | undefined {
     const over = quotas.take(client, policy());
-    let reason: RefusalReason;
-    let refusal: Refusal;
+    let reason: RejectionReason;
+    let rejection: Rejection;
     if (over !== undefined) {
       const { requests, windowSeconds } = over.quota;
       const wait = over.retryAfterSeconds;
       reason = 'quota';
-      refusal = {
+      rejection = {
         headers: {
           'retry-after': String(wait),
           'ratelimit-policy': `"${over.policy}";q=${requests};w=${windowSeconds}`,
@@ -106,7 +106,7 @@ export function createRateLimiter({
       };
     } else if (fairShare !== undefined && !fairShare.admit(client)) {
       reason = 'fair-share';
-      refusal = {
+      rejection = {
         headers: {
           'retry-after': String(FAIR_RETRY_SECONDS),
           'ratelimit-policy': `"fair";q=${fairShare.share()};w=1`,
@@ -120,16 +120,16 @@ export function createRateLimiter({
     const key = `${client}\n${reason}`;
     refusedSince.set(key, (refusedSince.get(key) ?? 0) + 1);
     onRefused?.(client, reason);
-    return refusal;
+    return rejection;
   }
 
   return {
     limit(request, reply) {
-      const refusal = refusalFor(request.client);
-      if (refusal === undefined) return false;
+      const rejection = rejectionFor(request.client);
+      if (rejection === undefined) return false;
       request.rateLimited = true;
       const send = () =>
-        void reply.code(429).headers(refusal.headers).type('application/json; charset=utf-8').send(refusal.body);
+        void reply.code(429).headers(rejection.headers).type('application/json; charset=utf-8').send(rejection.body);
       if (delayMs === 0) send();
       else setTimeout(send, delayMs);
       return true;

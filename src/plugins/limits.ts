@@ -18,17 +18,17 @@ interface LimitsOptions {
   fairShare: boolean;
   instances: () => number;
   metrics: ServiceMetrics | undefined;
-  refusalDelayMs: number | undefined;
+  rejectionDelayMs: number | undefined;
 }
 
-async function limits(app: FastifyInstance, { fairShare, instances, metrics, refusalDelayMs }: LimitsOptions) {
+async function limits(app: FastifyInstance, { fairShare, instances, metrics, rejectionDelayMs }: LimitsOptions) {
   const keys = app.apiKeys;
   const limiter = createRateLimiter({
     ...(fairShare ? { fairShare: createFairShare() } : {}),
     quotas: createQuotas(instances),
     policy: () => keys.table.quotas,
     ...(metrics === undefined ? {} : { onRefused: metrics.rateLimited }),
-    ...(refusalDelayMs === undefined ? {} : { delayMs: refusalDelayMs }),
+    ...(rejectionDelayMs === undefined ? {} : { delayMs: rejectionDelayMs }),
     log: app.log,
   });
   app.decorate('limiter', limiter);

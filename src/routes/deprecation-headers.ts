@@ -18,11 +18,11 @@ export function deprecationHeadersOf({ deprecation }: Lifecycle, basePath: strin
  * time (ms since the epoch).
  */
 export function retirementCheckOf(lifecycle: Lifecycle, basePath: string): ((now: number) => void) | undefined {
-  const refusalAt = refusalOf(lifecycle, basePath);
-  if (refusalAt === undefined) return undefined;
+  const rejectionAt = rejectionOf(lifecycle, basePath);
+  if (rejectionAt === undefined) return undefined;
   return (now) => {
-    const refusal = refusalAt(now);
-    if (refusal !== undefined) throw new OperationGone(refusal);
+    const rejection = rejectionAt(now);
+    if (rejection !== undefined) throw new OperationGone(rejection);
   };
 }
 
@@ -32,7 +32,7 @@ export function retirementCheckOf(lifecycle: Lifecycle, basePath: string): ((now
  * Undefined for an operation without x-sunset or x-brownouts. A call compares the time with the
  * bounds of the period it fell in last, and looks up another only when it leaves it.
  */
-export function refusalOf(
+export function rejectionOf(
   { operationId, deprecation }: Lifecycle,
   basePath: string,
 ): ((now: number) => string | undefined) | undefined {
@@ -46,30 +46,30 @@ export function refusalOf(
       : `; use ${replacedBy.operationId}: ${replacedBy.method.toUpperCase()} ${basePath}${replacedBy.path}`;
   const then = sunset === undefined ? '' : `; it will be retired on ${sunset.text} (its sunset)`;
   // Consecutive periods, each up to (not including) `until`, and what a call in it is answered.
-  const periods: { until: number; refusal: string | undefined }[] = [];
+  const periods: { until: number; rejection: string | undefined }[] = [];
   for (const { start, end, endText } of brownouts) {
-    periods.push({ until: start, refusal: undefined });
+    periods.push({ until: start, rejection: undefined });
     periods.push({
       until: end,
-      refusal: `${operationId} is unavailable during a scheduled brownout until ${endText}${then}${instead}.`,
+      rejection: `${operationId} is unavailable during a scheduled brownout until ${endText}${then}${instead}.`,
     });
   }
-  periods.push({ until: sunset?.at ?? Number.POSITIVE_INFINITY, refusal: undefined });
+  periods.push({ until: sunset?.at ?? Number.POSITIVE_INFINITY, rejection: undefined });
   if (sunset !== undefined)
     periods.push({
       until: Number.POSITIVE_INFINITY,
-      refusal: `${operationId} was retired on ${sunset.text} (its sunset)${instead}.`,
+      rejection: `${operationId} was retired on ${sunset.text} (its sunset)${instead}.`,
     });
 
   let from = Number.POSITIVE_INFINITY;
   let until = Number.NEGATIVE_INFINITY;
-  let refusal: string | undefined;
+  let rejection: string | undefined;
   return (now) => {
     if (now < from || now >= until) {
       const index = periods.findIndex((period) => now < period.until);
       from = index === 0 ? Number.NEGATIVE_INFINITY : periods[index - 1]!.until;
-      ({ until, refusal } = periods[index]!);
+      ({ until, rejection } = periods[index]!);
     }
-    return refusal;
+    return rejection;
   };
 }

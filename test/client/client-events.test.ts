@@ -150,7 +150,7 @@ t.test('verifyDelivery accepts what standardwebhooks signs, and refuses what it 
   t.doesNotThrow(() => sender.verify(body, rotating));
   t.same(await verifyDelivery(secret, body, rotating), event, 'one of several signatures (a secret being rotated)');
 
-  const refusals: [string, string, Record<string, string>][] = [
+  const rejections: [string, string, Record<string, string>][] = [
     [
       'another secret',
       body,
@@ -170,7 +170,7 @@ t.test('verifyDelivery accepts what standardwebhooks signs, and refuses what it 
     ['no signature', body, { 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'] }],
     ['another version', body, { ...headers, 'webhook-signature': headers['webhook-signature'].replace('v1,', 'v2,') }],
   ];
-  for (const [what, text, sent] of refusals) {
+  for (const [what, text, sent] of rejections) {
     t.throws(() => sender.verify(text, sent), `${what}: standardwebhooks refuses it`);
     await t.rejects(
       verifyDelivery(secret, text, sent),

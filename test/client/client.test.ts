@@ -377,24 +377,27 @@ t.test('createClient refuses settings it cannot use', async (t) => {
   t.same(page, { items: [], next: undefined }, 'a URL base, with its trailing slash, is taken');
 });
 
-t.test('orders through the client: placed once with its key, every page read, refusals as PetstoreError', async (t) => {
-  const { client, requests } = await serve(t);
-  const pets = [];
-  for (let index = 0; index < 5; index++)
-    pets.push(await client.createPet({ name: `p${index}`, categoryId: index, status: 'available' }));
-  const first = await client.placeOrder({ petId: pets[0]!.id }, { idempotencyKey: 'order-p0' });
-  const again = await client.placeOrder({ petId: pets[0]!.id }, { idempotencyKey: 'order-p0' });
-  t.same(again, first, 'a retry with its key: the same order');
-  t.equal(responseOf(again)?.headers.get('idempotent-replayed'), 'true');
-  t.equal(Date.parse(first.expiresAt) - Date.parse(first.placedAt), 900_000, 'holdSeconds left out: 15 minutes');
-  for (const pet of pets.slice(1)) await client.placeOrder({ petId: pet.id, holdSeconds: 60 });
-  const completed = await client.completeOrder(first.id);
-  t.match(completed, { id: first.id, status: 'completed' });
-  const listed = [];
-  for await (const order of client.listOrders({ limit: 2 })) listed.push(order.id);
-  t.same(listed, [1, 2, 3, 4, 5], 'every order, page after page');
-  t.equal(requests.filter((line) => line.startsWith('GET /v1/store/orders')).length, 3, 'three pages of two');
-  const refused = await client.placeOrder({ petId: pets[0]!.id }).catch((error: unknown) => error);
-  t.ok(refused instanceof PetstoreError);
-  t.match(refused, { status: 409, code: 'PET_UNAVAILABLE', message: /is sold/ });
-});
+t.test(
+  'orders through the client: placed once with its key, every page read, rejections as PetstoreError',
+  async (t) => {
+    const { client, requests } = await serve(t);
+    const pets = [];
+    for (let index = 0; index < 5; index++)
+      pets.push(await client.createPet({ name: `p${index}`, categoryId: index, status: 'available' }));
+    const first = await client.placeOrder({ petId: pets[0]!.id }, { idempotencyKey: 'order-p0' });
+    const again = await client.placeOrder({ petId: pets[0]!.id }, { idempotencyKey: 'order-p0' });
+    t.same(again, first, 'a retry with its key: the same order');
+    t.equal(responseOf(again)?.headers.get('idempotent-replayed'), 'true');
+    t.equal(Date.parse(first.expiresAt) - Date.parse(first.placedAt), 900_000, 'holdSeconds left out: 15 minutes');
+    for (const pet of pets.slice(1)) await client.placeOrder({ petId: pet.id, holdSeconds: 60 });
+    const completed = await client.completeOrder(first.id);
+    t.match(completed, { id: first.id, status: 'completed' });
+    const listed = [];
+    for await (const order of client.listOrders({ limit: 2 })) listed.push(order.id);
+    t.same(listed, [1, 2, 3, 4, 5], 'every order, page after page');
+    t.equal(requests.filter((line) => line.startsWith('GET /v1/store/orders')).length, 3, 'three pages of two');
+    const refused = await client.placeOrder({ petId: pets[0]!.id }).catch((error: unknown) => error);
+    t.ok(refused instanceof PetstoreError);
+    t.match(refused, { status: 409, code: 'PET_UNAVAILABLE', message: /is sold/ });
+  },
+);

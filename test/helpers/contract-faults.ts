@@ -131,7 +131,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     },
   },
   {
-    name: 'a refusal that does not say what to fix',
+    name: 'a rejection that does not say what to fix',
     check: /^FAIL a request that breaks one rule/m,
     report: /expected the message to mention/,
     fault: {

@@ -208,7 +208,7 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     t.equal((await store.get(pet.id))?.version, 3, 'and the pet moved twice');
   });
 
-  t.test('a refusal records nothing: the key is free for the request once it can succeed', async (t) => {
+  t.test('a rejection records nothing: the key is free for the request once it can succeed', async (t) => {
     const { store } = await open(t);
     const pet = await store.create({ ...rex, status: 'sold' });
     const place = key('k2', 'placeOrder', `place ${pet.id}`);

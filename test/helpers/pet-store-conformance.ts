@@ -464,7 +464,7 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
   });
 
   t.test(
-    'a change key replays the first answer, refuses another request, and records nothing for a refusal',
+    'a change key replays the first answer, refuses another request, and records nothing for a rejection',
     async (t) => {
       const store = await createStore(t);
       const [pet] = await addPets(store, 1);
@@ -532,7 +532,7 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
       store.update(a, { name: 'A' }, '*', renameA),
       // The same key for another request, after the first in the same batch: refused, as if after it.
       store.update(b, { name: 'B' }, '*', changeKey('k', 'updatePet', `rename ${b}`)),
-      // A refusal records nothing: the next request with its key is new.
+      // A rejection records nothing: the next request with its key is new.
       store.update(c, { name: 'C' }, [9], changeKey('r', 'updatePet', `refused ${c}`)),
       store.update(d, { name: 'D' }, '*', changeKey('r', 'updatePet', `rename ${d}`)),
       store.remove(e, [1], changeKey('gone', 'deletePet', `remove ${e}`)),
@@ -591,7 +591,7 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
   const summary = (events: readonly StoredEvent[]) =>
     events.map(({ type, petId, version, pet }) => ({ type, petId: String(petId), version, pet }));
 
-  t.test('each acknowledged change is one event, with the pet after it; refusals and no-ops are none', async (t) => {
+  t.test('each acknowledged change is one event, with the pet after it; rejections and no-ops are none', async (t) => {
     const store = await createStore(t);
     const empty = await store.listEvents(undefined, 10);
     t.same(empty.events, []);

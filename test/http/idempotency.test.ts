@@ -55,7 +55,7 @@ t.test('the same key with another body is refused with 422 and creates nothing',
     const body = checkContract(t, answer, 'createPet');
     t.equal(body.code, 'IDEMPOTENCY_KEY_REUSED');
     t.match(body.message, `pet ${first.json().id}`);
-    t.equal(answer.headers['location'], undefined, 'no Location on a refusal');
+    t.equal(answer.headers['location'], undefined, 'no Location on a rejection');
   }
   const list = await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
   t.equal(list.json().length, 1, 'still one pet');

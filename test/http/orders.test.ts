@@ -1,4 +1,4 @@
-// The order operations (beta) over HTTP, in process: a pet held, sold and freed, each refusal with
+// The order operations (beta) over HTTP, in process: a pet held, sold and freed, each rejection with
 // its code and message, pages of orders, safe retries, and expiry on the store's injected clock.
 import t from 'tap';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
@@ -47,17 +47,17 @@ t.test('a pet held, sold, and another freed: each a change of the pet with a new
   );
 });
 
-t.test('each refusal says why: 409 PET_UNAVAILABLE, 409 ORDER_STATE_CONFLICT, 404 ORDER_NOT_FOUND', async (t) => {
+t.test('each rejection says why: 409 PET_UNAVAILABLE, 409 ORDER_STATE_CONFLICT, 404 ORDER_NOT_FOUND', async (t) => {
   const { app } = await buildTestApp(t);
   await app.inject(postPet({ name: 'Rex', categoryId: 3, status: 'available' }));
   await app.inject(postPet({ name: 'Tom', categoryId: 3 }));
   await app.inject(place({ petId: 1 }));
-  const refusals: [unknown, string][] = [
+  const rejections: [unknown, string][] = [
     [{ petId: 1 }, 'Pet 1 is pending, not available: it cannot be held.'],
     [{ petId: 2 }, 'Pet 2 is without a status, not available: it cannot be held.'],
     [{ petId: 3 }, 'No pet has id 3: only an available pet can be held.'],
   ];
-  for (const [body, message] of refusals) {
+  for (const [body, message] of rejections) {
     const refused = await app.inject(place(body));
     t.equal(refused.statusCode, 409);
     t.same(checkContract(t, refused, 'placeOrder'), { code: 'PET_UNAVAILABLE', message, status: 409 });

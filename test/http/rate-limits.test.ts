@@ -4,7 +4,7 @@ import t from 'tap';
 import { keyTableOf } from '../../src/auth/key-table.js';
 import { rolesOf } from '../../src/auth/roles.js';
 import { createQuotas } from '../../src/limits/quotas.js';
-import { createRateLimiter, REFUSAL_DELAY_MS } from '../../src/limits/rate-limiter.js';
+import { createRateLimiter, REJECTION_DELAY_MS } from '../../src/limits/rate-limiter.js';
 import { createServiceMetrics } from '../../src/metrics/service-metrics.js';
 import { API_KEY, buildTestApp, OTHER_API_KEY } from '../helpers/build-app.js';
 import { checkContract } from '../helpers/contract.js';
@@ -32,8 +32,8 @@ t.test(
       },
     );
     const metrics = createServiceMetrics({ runtime: false });
-    // Refusals sent at once (the service waits REFUSAL_DELAY_MS; the benchmark measures them so).
-    const { app, logs } = await buildTestApp(t, { apiKeys: { table }, metrics, refusalDelayMs: 0 });
+    // Rejections sent at once (the service waits REJECTION_DELAY_MS; the benchmark measures them so).
+    const { app, logs } = await buildTestApp(t, { apiKeys: { table }, metrics, rejectionDelayMs: 0 });
     t.equal((await app.inject(list(API_KEY))).statusCode, 200);
     t.equal((await app.inject(list(API_KEY))).statusCode, 200);
     const refused = await app.inject(list(API_KEY));
@@ -79,7 +79,7 @@ t.test(
   },
 );
 
-t.test('the refusals are summed up in the log, a line per client and reason, not one per request', async (t) => {
+t.test('the rejections are summed up in the log, a line per client and reason, not one per request', async (t) => {
   const lines: Record<string, unknown>[] = [];
   const log = { warn: (fields: Record<string, unknown>, message: string) => void lines.push({ ...fields, message }) };
   const policy = { default: { requests: 1, windowSeconds: HOUR }, clients: new Map() };
@@ -103,8 +103,8 @@ t.test('the refusals are summed up in the log, a line per client and reason, not
   let refused = 0;
   for (let index = 0; index < 50; index++) if (limiter.limit(request, reply as never)) refused += 1;
   t.equal(refused, 50);
-  t.equal(sent.length, 0, 'not yet answered: a refusal waits REFUSAL_DELAY_MS');
-  await new Promise((resolve) => setTimeout(resolve, REFUSAL_DELAY_MS + 50));
+  t.equal(sent.length, 0, 'not yet answered: a rejection waits REJECTION_DELAY_MS');
+  await new Promise((resolve) => setTimeout(resolve, REJECTION_DELAY_MS + 50));
   t.equal(sent.length, 50, 'then each is answered');
   t.same(lines, [
     {

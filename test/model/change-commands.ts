@@ -56,7 +56,7 @@ async function currentTag(model: Model, subject: Subject, stored: StoredPet, ver
 }
 
 /**
- * Sends a change with the If-Match `choice` says; checks a refusal (428, 404, 412) and returns the stored pet it
+ * Sends a change with the If-Match `choice` says; checks a rejection (428, 404, 412) and returns the stored pet it
  * changes, if it may.
  */
 async function sendChange(model: Model, subject: Subject, base: ApiRequest, id: bigint, choice: TagChoice) {

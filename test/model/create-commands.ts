@@ -7,7 +7,7 @@ import {
   describe,
   inHeader,
   normalized,
-  respelt,
+  reformattedJson,
 } from 'openapi-contract-engine';
 import {
   added,
@@ -124,7 +124,7 @@ export class RetryKeyed implements fc.AsyncCommand<Model, Subject> {
           ? key
           : `"${key}"`
         : recorded.header;
-    const payload = respelt(recorded.body);
+    const payload = reformattedJson(recorded.body);
     const request = keyedRequest(
       {
         operationId: 'createPet',

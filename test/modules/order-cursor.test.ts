@@ -37,7 +37,7 @@ t.test("a cursor holds its filters and the last id, in the form of listPets' cur
 
 t.test('a cursor of other filters, or one never issued, is refused naming the cursor', async (t) => {
   const issued = encodeOrderCursor(5, { status: 'placed', petId: 3 });
-  const refusals: [string, { status: undefined | 'placed'; petId: undefined | number }, RegExp][] = [
+  const rejections: [string, { status: undefined | 'placed'; petId: undefined | number }, RegExp][] = [
     [issued, { status: 'placed', petId: undefined }, /cursor belongs to a list with other filters/],
     [issued, { status: undefined, petId: 3 }, /cursor belongs to a list with other filters/],
     [issued, { status: 'placed', petId: 4 }, /cursor belongs to a list with other filters/],
@@ -57,7 +57,7 @@ t.test('a cursor of other filters, or one never issued, is refused naming the cu
       /not a cursor this service issued/,
     ],
   ];
-  for (const [cursor, filter, message] of refusals)
+  for (const [cursor, filter, message] of rejections)
     t.throws(
       () => orderPositionOf(cursor, filter),
       { code: 'VALIDATION_FAILED', message },

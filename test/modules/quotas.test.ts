@@ -10,7 +10,7 @@ t.test('a quota is <requests>/<window>', async (t) => {
     t.equal(parseQuota(bad), undefined, bad);
 });
 
-t.test('each client gets its quota, or the default; over it, a refusal that says when to come back', async (t) => {
+t.test('each client gets its quota, or the default; over it, a rejection that says when to come back', async (t) => {
   let now = 0;
   const quotas = createQuotas(
     () => 1,

@@ -173,15 +173,15 @@ t.test('npm run bench runs end to end on a tiny store and prints its tables', { 
   );
   t.match(
     stdout,
-    /^Calm p99 flooded ÷ alone: \*\*[\d.]+\*\* as fast as one connection goes, \*\*[\d.]+\*\* paced \(goal: at most 3 for both\); calm answers a second flooded ÷ alone: \*\*[\d.]+\*\*; calm requests failed: \*\*\d+\*\*; a refusal's CPU ÷ a served list 20: \*\*[\d.]+\*\*\.$/m,
+    /^Calm p99 flooded ÷ alone: \*\*[\d.]+\*\* as fast as one connection goes, \*\*[\d.]+\*\* paced \(goal: at most 3 for both\); calm answers a second flooded ÷ alone: \*\*[\d.]+\*\*; calm requests failed: \*\*\d+\*\*; a rejection's CPU ÷ a served list 20: \*\*[\d.]+\*\*\.$/m,
     'its ratios',
   );
   t.match(
     stdout,
     postgresMissing === undefined
-      ? /^A refusal's CPU ÷ the floor: \*\*[\d.]+\*\*; ÷ a list 20 served from PostgreSQL: \*\*[\d.]+\*\* \(the service's CPU\), \*\*[\d.]+\*\* \(the service's and the database's\)\.$/m
-      : /^A refusal's CPU ÷ the floor: \*\*[\d.]+\*\*; ÷ a list 20 served from PostgreSQL: not measured/m,
-    'a refusal against the floor and against a list 20 on PostgreSQL',
+      ? /^A rejection's CPU ÷ the floor: \*\*[\d.]+\*\*; ÷ a list 20 served from PostgreSQL: \*\*[\d.]+\*\* \(the service's CPU\), \*\*[\d.]+\*\* \(the service's and the database's\)\.$/m
+      : /^A rejection's CPU ÷ the floor: \*\*[\d.]+\*\*; ÷ a list 20 served from PostgreSQL: not measured/m,
+    'a rejection against the floor and against a list 20 on PostgreSQL',
   );
   t.match(stdout, /Start-up, spawn to first 200 .*: service \d[\d,]* ms, baseline \d[\d,]* ms/, 'the start-up line');
   if (countInstructions)

@@ -50,30 +50,30 @@ t.test(
     const flooding = floodOf(server.port, FLOOD, 5);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const calm = new Map<number, number>();
-    let refusal: LightMyRequestResponse | undefined;
+    let rejection: LightMyRequestResponse | undefined;
     const until = performance.now() + 3_000;
     while (performance.now() < until) {
       const answer = await get(server.port, CALM);
       calm.set(answer.statusCode, (calm.get(answer.statusCode) ?? 0) + 1);
-      if (refusal === undefined) {
+      if (rejection === undefined) {
         const flooded = await get(server.port, FLOOD);
-        if (flooded.statusCode === 429) refusal = flooded;
+        if (flooded.statusCode === 429) rejection = flooded;
       }
     }
     const floodResult = await flooding;
     t.same([...calm.keys()], [200], `the calm client: every request answered 200 (${calm.get(200)})`);
     t.ok(floodResult.refused > 0, `the flood was refused (${floodResult.refused} of ${floodResult.total})`);
     t.ok(floodResult.answered > 0, 'and still served its share');
-    t.ok(refusal, 'a refusal caught');
-    checkContract(t, refusal!, 'listPets');
-    t.match(refusal!.json(), {
+    t.ok(rejection, 'a rejection caught');
+    checkContract(t, rejection!, 'listPets');
+    t.match(rejection!.json(), {
       code: 'TOO_MANY_REQUESTS',
       status: 429,
       message: /busy and this client holds more than its share/,
     });
-    t.equal(refusal!.headers['retry-after'], '1');
-    t.match(refusal!.headers['ratelimit-policy'], /^"fair";q=\d+;w=1$/);
-    t.equal(refusal!.headers['ratelimit'], '"fair";r=0;t=1');
+    t.equal(rejection!.headers['retry-after'], '1');
+    t.match(rejection!.headers['ratelimit-policy'], /^"fair";q=\d+;w=1$/);
+    t.equal(rejection!.headers['ratelimit'], '"fair";r=0;t=1');
     // The log: no line per refused request; a summary per client and reason.
     await new Promise((resolve) => setTimeout(resolve, 10_500));
     const lines = server

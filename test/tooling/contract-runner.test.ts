@@ -275,7 +275,7 @@ t.test(
   async (t) => {
     const port = await misbehaving(
       t,
-      FAULTS.find((entry) => entry.name === 'a refusal that does not say what to fix')!.fault,
+      FAULTS.find((entry) => entry.name === 'a rejection that does not say what to fix')!.fault,
     );
     const dir = mkdtempSync(join(tmpdir(), 'contract-'));
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -28,7 +28,7 @@ t.test('parseLossless reads every integer literal as a bigint, exactly, and the 
 });
 
 t.test('parseLossless refuses what is not JSON, naming the position', async (t) => {
-  const refusals: [string, RegExp][] = [
+  const rejections: [string, RegExp][] = [
     ['[1, 2', /expected ',' or '\]' at position 5/],
     ['{"a" 1}', /expected ':' at position 5/],
     ['{"a": 1 "b": 2}', /expected ',' or '}' at position 8/],
@@ -39,7 +39,7 @@ t.test('parseLossless refuses what is not JSON, naming the position', async (t) 
     ['[1] x', /unexpected text after the JSON value at position 4/],
     ['', /unexpected character at position 0/],
   ];
-  for (const [text, message] of refusals)
+  for (const [text, message] of rejections)
     t.throws(() => parseLossless(text), { name: 'SyntaxError', message }, JSON.stringify(text));
   t.throws(
     () => parseLossless('["a\u0001"]'),

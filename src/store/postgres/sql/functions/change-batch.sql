@@ -5,7 +5,7 @@
 -- key recorded before it, and waits for none. A recorded key answers from its record
 -- (replayed, or reused for another request); the others change as update-pets does (the
 -- rows locked in id order, each conditional on its versions, $7's text as '{3,4}', null for
--- any, patched by merge_patch) and record their answer with their key only if they changed: a refusal (missing,
+-- any, patched by merge_patch) and record their answer with their key only if they changed: a rejection (missing,
 -- failed) records nothing. A change sent while the first with its key is under way waits on
 -- the lock, then finds the record. Each key and pet is found through its index whatever the
 -- statistics say: a plan cached while change_keys was nearly empty (a new database, its first

@@ -83,7 +83,7 @@ BEGIN
 END
 $fn$;
 
--- Records the answer with a claimed key, or gives the claim up (a refusal records nothing).
+-- Records the answer with a claimed key, or gives the claim up (a rejection records nothing).
 CREATE OR REPLACE FUNCTION settle_order_key(k_scope bytea, k_operation text, k_key text, o orders) RETURNS void
 LANGUAGE plpgsql AS $fn$
 BEGIN
@@ -108,7 +108,7 @@ DECLARE
   at timestamptz := date_trunc('milliseconds', clock_timestamp());
   issued bigint;
 BEGIN
-  -- The hold and its check in one statement; the reason for a refusal is read only then.
+  -- The hold and its check in one statement; the reason for a rejection is read only then.
   UPDATE pets SET status = 'pending', version = version + 1 WHERE id = p_pet AND status = 'available';
   IF NOT FOUND THEN
     PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);

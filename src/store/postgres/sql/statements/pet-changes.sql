@@ -2,7 +2,7 @@
 -- version (If-Match's; null for any): the check and the write are one step. Each takes the write
 -- lock first (functions/lock-pet-writes.sql), and then locks its rows, which it reads as they are
 -- once the locks are its own: FOR UPDATE reads the latest committed version, where a plain read
--- gives the statement's snapshot, taken before the wait. So a refusal names the version that
+-- gives the statement's snapshot, taken before the wait. So a rejection names the version that
 -- refused (never the stale one sent), and a pet removed meanwhile is not there (404, not 412). The
 -- patch is merge_patch's (functions/merge-patch.sql).
 

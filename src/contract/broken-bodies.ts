@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { bodySchemaOf, validation, type ApiRequest, type BrokenRequest, type ValidRequest } from './request-parts.js';
 import type { Operation } from './openapi-document.js';
-import { matching, toJson, type Breaking, type Schema } from './schema-arbitraries.js';
+import { matching, toJson, type BrokenValue, type Schema } from './schema-arbitraries.js';
 
 export interface BodyBreakingTools {
   /** A request of `operation` to `url` with this body and these headers. */
@@ -14,10 +14,10 @@ export interface BodyBreakingTools {
     headers?: Record<string, string>,
   ): ApiRequest;
   /** Values that break `schema` in one place. */
-  brokenValue(schema: Schema): fc.Arbitrary<Breaking>;
+  brokenValue(schema: Schema): fc.Arbitrary<BrokenValue>;
 }
 
-export function bodyBreakings(
+export function brokenBodies(
   operation: Operation,
   schema: Schema,
   required: boolean,
@@ -27,7 +27,7 @@ export function bodyBreakings(
   const send = (valid: ValidRequest, payload: string | Buffer | undefined, headers: Record<string, string> = {}) =>
     request(operation, valid.request.url, payload, headers);
   const validText = (valid: ValidRequest) => String(valid.request.payload);
-  const breakings: fc.Arbitrary<BrokenRequest>[] = [
+  const ways: fc.Arbitrary<BrokenRequest>[] = [
     fc.tuple(parts, brokenValue(schema)).map(([valid, broken]) => {
       const field = ['body', ...broken.path].join('.');
       const mentions =
@@ -104,7 +104,7 @@ export function bodyBreakings(
       })),
   ];
   if (required) {
-    breakings.push(
+    ways.push(
       parts.map((valid) => ({
         request: send(valid, undefined),
         rule: 'no body',
@@ -112,5 +112,5 @@ export function bodyBreakings(
       })),
     );
   }
-  return breakings;
+  return ways;
 }
