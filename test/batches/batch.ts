@@ -10,6 +10,17 @@ import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
+import { PROJECT_ROOT } from '../../src/project-root.js';
+
+/**
+ * The workspaces' own tests, as their builds place them: the `workspaces` batch runs them, a few
+ * small files whose processes cost more to start than their tests take.
+ */
+export const WORKSPACE_TESTS = [
+  'src/contract/dist/test',
+  'src/client/dist/src/client/test',
+  'scripts/postgres/dist/test',
+];
 
 const NAME = /^(?<folder>[a-z-]+?)(?:-(?<part>\d+)-of-(?<parts>\d+))?\.test\.js$/;
 
@@ -19,11 +30,17 @@ export function filesOf(entry: string): string[] {
   if (match === null)
     throw new Error(`${basename(entry)} is not named <folder>.test.js or <folder>-<part>-of-<parts>.test.js`);
   const { folder, part = '1', parts = '1' } = match.groups!;
-  const dir = join(dirname(entry), '..', folder!);
-  const files = readdirSync(dir)
-    .filter((name) => name.endsWith('.test.js'))
-    .sort();
-  return files.filter((_name, index) => index % Number(parts) === Number(part) - 1).map((name) => join(dir, name));
+  const dirs =
+    folder === 'workspaces'
+      ? WORKSPACE_TESTS.map((dir) => join(PROJECT_ROOT, dir))
+      : [join(dirname(entry), '..', folder!)];
+  const files = dirs.flatMap((dir) =>
+    readdirSync(dir)
+      .filter((name) => name.endsWith('.test.js'))
+      .sort()
+      .map((name) => join(dir, name)),
+  );
+  return files.filter((_name, index) => index % Number(parts) === Number(part) - 1);
 }
 
 /**

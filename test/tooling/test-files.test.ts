@@ -8,16 +8,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../src/project-root.js';
-import { filesOf } from '../batches/batch.js';
+import { filesOf, WORKSPACE_TESTS } from '../batches/batch.js';
 
 const TESTS = join(PROJECT_ROOT, 'dist-test', 'test');
 const BATCHES = join(TESTS, 'batches');
-// The workspaces' own tests, as their builds place them.
-const PACKAGE_TESTS = [
-  join(PROJECT_ROOT, 'src', 'contract', 'dist', 'test'),
-  join(PROJECT_ROOT, 'src', 'client', 'dist', 'src', 'client', 'test'),
-  join(PROJECT_ROOT, 'scripts', 'postgres', 'dist', 'test'),
-];
+const PACKAGE_TESTS = WORKSPACE_TESTS.map((dir) => join(PROJECT_ROOT, dir));
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
