@@ -8,6 +8,17 @@ import tseslint from 'typescript-eslint';
 
 const typed = process.env.ESLINT_TYPED === '1';
 
+const BY_NAME =
+  'Import the workspace by its package name (openapi-contract-engine, petstore-client, throwaway-postgres, petstore-contract-plugin).';
+// An import into a workspace, by its path or past its package's entry.
+const WORKSPACE_IMPORTS = [
+  { regex: '(^|/)(src/(contract|client)|scripts/postgres|scripts/contract/pet-store)(/|$)', message: BY_NAME },
+  {
+    regex: '^(openapi-contract-engine|petstore-client|throwaway-postgres|petstore-contract-plugin)/',
+    message: "Import the package's entry alone: what it does not export is its own.",
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -64,44 +75,17 @@ export default tseslint.config(
     // package reaches into its files.
     files: ['**/*.ts', '**/*.js', '**/*.mjs'],
     ignores: ['src/contract/**', 'src/client/**', 'scripts/postgres/**', 'scripts/contract/pet-store/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '(^|/)(src/(contract|client)|scripts/postgres|scripts/contract/pet-store)(/|$)',
-              message:
-                'Import the workspace by its package name (openapi-contract-engine, petstore-client, throwaway-postgres, petstore-contract-plugin).',
-            },
-            {
-              regex: '^(openapi-contract-engine|petstore-client|throwaway-postgres|petstore-contract-plugin)/',
-              message: "Import the package's entry alone: what it does not export is its own.",
-            },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: WORKSPACE_IMPORTS }] },
   },
   {
-    // The same from the service's own folders, whose relative paths name the packages without src/.
+    // The same from the service's own folders, whose relative paths name two of them without src/
+    // (elsewhere, scripts/contract/ is the tools' own folder).
     files: ['src/**'],
     ignores: ['src/contract/**', 'src/client/**'],
     rules: {
       'no-restricted-imports': [
         'error',
-        {
-          patterns: [
-            {
-              regex: '^(\\.{1,2}/)+(contract|client)(/|$)',
-              message: 'Import the workspace by its package name (openapi-contract-engine, petstore-client).',
-            },
-            {
-              regex: '^(openapi-contract-engine|petstore-client|throwaway-postgres|petstore-contract-plugin)/',
-              message: "Import the package's entry alone: what it does not export is its own.",
-            },
-          ],
-        },
+        { patterns: [{ regex: '^(\\.{1,2}/)+(contract|client)(/|$)', message: BY_NAME }, ...WORKSPACE_IMPORTS] },
       ],
     },
   },

@@ -28,7 +28,7 @@ function headingsOf(file: string): string[] {
 }
 
 /** A heading's anchor as GitHub makes it: lower case, punctuation gone, spaces as hyphens. */
-export function anchorOf(heading: string): string {
+function anchorOf(heading: string): string {
   return heading
     .toLowerCase()
     .replace(/[`*_]/g, '')

@@ -49,20 +49,30 @@ export function whyNoPostgres(): string | undefined {
 async function databaseOnSharedCluster(t: Test): Promise<string | undefined> {
   if (!existsSync(SHARED_CLUSTER_FILE)) return undefined;
   const { url } = JSON.parse(readFileSync(SHARED_CLUSTER_FILE, 'utf8')) as SharedCluster;
-  const name = `test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  t.teardown(async () => {
-    const dropper = new pg.Client({ connectionString: url });
-    await dropper.connect();
-    await dropper.query(`DROP DATABASE ${name} WITH (FORCE)`);
-    await dropper.end();
-  });
+  const { url: own, drop } = await createDatabase(url, 'test');
+  t.teardown(drop);
+  return own;
+}
+
+/**
+ * A new database named `prefix`_<random> on the cluster of `url`: its connection string, and how to
+ * drop it (with FORCE, whatever is still connected).
+ */
+export async function createDatabase(url: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const run = async (sql: string) => {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(sql);
+    } finally {
+      await admin.end();
+    }
+  };
+  await run(`CREATE DATABASE ${name}`);
   const own = new URL(url);
   own.pathname = `/${name}`;
-  return own.toString();
+  return { url: own.toString(), drop: () => run(`DROP DATABASE ${name} WITH (FORCE)`) };
 }
 
 /**

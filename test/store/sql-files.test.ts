@@ -4,7 +4,6 @@
 // schema dump as a new one; every named statement prepares against the migrated schema; and every
 // file keeps the form the others have.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,7 +13,7 @@ import { PROJECT_ROOT } from '../../src/project-root.js';
 import { MIGRATIONS, migrate } from '../../src/store/postgres/migrate.js';
 import { migrationsIn, namedStatements, SQL_DIR, statementsOf } from '../../src/store/postgres/sql-files.js';
 import { postgresBinDir } from 'throwaway-postgres';
-import { startTestDatabase } from '../helpers/postgres.js';
+import { createDatabase, startTestDatabase } from '../helpers/postgres.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'schemas');
 const fixtures = readdirSync(FIXTURES)
@@ -24,30 +23,15 @@ const fixtures = readdirSync(FIXTURES)
 const database = await startTestDatabase(t);
 const skip = database === undefined ? 'no PostgreSQL' : false;
 
-const made: string[] = [];
+const drops: (() => Promise<void>)[] = [];
 // Dropped side by side: one at a time, they took longer than the test.
-t.teardown(() =>
-  Promise.all(
-    made.map(async (name) => {
-      const dropper = new pg.Client({ connectionString: database!.url });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE ${name} WITH (FORCE)`);
-      await dropper.end();
-    }),
-  ),
-);
+t.teardown(() => Promise.all(drops.map((drop) => drop())));
 
 /** A database of its own on the test's cluster, dropped afterwards: its connection string. */
 async function newDatabase(): Promise<string> {
-  const name = `schema_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: database!.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  made.push(name);
-  const url = new URL(database!.url);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const { url, drop } = await createDatabase(database!.url, 'schema');
+  drops.push(drop);
+  return url;
 }
 
 const tool = (name: string) => join(postgresBinDir() ?? '', name);

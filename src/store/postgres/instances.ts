@@ -4,11 +4,11 @@
 // that stops removes its row, so that the others take its share at their next heartbeat.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { statementsIn } from './sql-files.js';
+import { statementsOf } from './sql-files.js';
 
 export const HEARTBEAT_MS = 1_000;
 
-const SQL = statementsIn('instances');
+const SQL = statementsOf('instances', { beat: 'beat', leave: 'leave' });
 
 export interface Instances {
   /** The live instances, this one included: at least 1. */
@@ -20,7 +20,7 @@ export function startInstanceHeartbeat(pool: pg.Pool, everyMs = HEARTBEAT_MS): I
   const id = randomUUID();
   let live = 1;
   const beat = () =>
-    pool.query<{ others: number }>(SQL['beat']!, [id]).then(
+    pool.query<{ others: number }>(SQL.beat.text, [id]).then(
       ({ rows }) => void (live = 1 + rows[0]!.others),
       () => undefined,
     );
@@ -31,7 +31,7 @@ export function startInstanceHeartbeat(pool: pg.Pool, everyMs = HEARTBEAT_MS): I
     count: () => live,
     async close() {
       clearInterval(timer);
-      await pool.query(SQL['leave']!, [id]).catch(() => undefined);
+      await pool.query(SQL.leave.text, [id]).catch(() => undefined);
     },
   };
 }

@@ -69,7 +69,7 @@ export function namedStatements(text: string, file = 'the text'): Record<string,
 }
 
 /** The named statements of statements/`file`.sql. */
-export function statementsIn(file: string): Record<string, string> {
+function statementsIn(file: string): Record<string, string> {
   const path = join(SQL_DIR, 'statements', `${file}.sql`);
   return namedStatements(readFileSync(path, 'utf8'), path);
 }
