@@ -19,6 +19,8 @@ const WORKSPACE_IMPORTS = [
   },
 ];
 
+const NOT_TESTS = { regex: '(^|/)test/', message: 'Product code and tools do not import from test/.' };
+
 export default tseslint.config(
   {
     ignores: [
@@ -79,20 +81,47 @@ export default tseslint.config(
   },
   {
     // The same from the service's own folders, whose relative paths name two of them without src/
-    // (elsewhere, scripts/contract/ is the tools' own folder).
+    // (elsewhere, scripts/contract/ is the tools' own folder); and nothing of the tests.
     files: ['src/**'],
     ignores: ['src/contract/**', 'src/client/**'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(\\.{1,2}/)+(contract|client)(/|$)', message: BY_NAME }, ...WORKSPACE_IMPORTS] },
+        {
+          patterns: [
+            { regex: '^(\\.{1,2}/)+(contract|client)(/|$)', message: BY_NAME },
+            NOT_TESTS,
+            ...WORKSPACE_IMPORTS,
+          ],
+        },
       ],
     },
   },
   {
-    // Tests hand values of the wrong type to typed APIs on purpose.
+    // Tests hand values of the wrong type to typed APIs on purpose. They use a tool as a user does,
+    // by its entry (#tools/NAME, package.json "imports"), never by a path into scripts/.
     files: ['test/**'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)scripts/',
+              message: 'Import a tool by its entry: #tools/compat, #tools/contract, #tools/lint or #tools/bench.',
+            },
+            ...WORKSPACE_IMPORTS,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Product code and tools never depend on the tests (the service's src/ has its block above).
+    files: ['scripts/**', 'src/contract/**', 'src/client/**'],
+    ignores: ['**/test/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NOT_TESTS, ...WORKSPACE_IMPORTS] }] },
   },
   ...(typed
     ? [

@@ -5,8 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import t from 'tap';
-import { recordRelease } from '../../scripts/compat/record-release.js';
-import { compareVersions, isReleaseVersion, loadReleases } from '../../scripts/compat/releases.js';
+import { compareVersions, isReleaseVersion, loadReleases, recordRelease } from '#tools/compat';
 import { DEFAULT_SPEC_PATH, loadSpec, type OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specWith } from '../helpers/spec.js';
 

@@ -4,7 +4,7 @@
 // test/tooling/contract-runner-postgres.test.ts.
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
-import { runContract, type ContractOptions } from '../../scripts/contract/run-contract.js';
+import { runContract, type ContractOptions } from '#tools/contract';
 import type { PetStore } from '../../src/store/pet-store.js';
 import { API_KEY, buildTestApp, clockBeforeSunsets } from './build-app.js';
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './faulty-proxy.js';

@@ -1,7 +1,7 @@
 // scripts/bench/callgrind-functions.ts: a function's own instructions, JIT code named by the last
 // perf-map range that covers it, the compilers summed, a call's cost left to its callee.
 import t from 'tap';
-import { COMPILER, rangesOf, selfInstructions } from '../../scripts/bench/callgrind-functions.js';
+import { COMPILER, rangesOf, selfInstructions } from '#tools/bench';
 
 const DUMP = `version: 1
 creator: callgrind-3.19.0

@@ -2,7 +2,7 @@
 // where /proc/<pid>/stat counts 10 ms ticks.
 import { spawnSync } from 'node:child_process';
 import t from 'tap';
-import { processCpu, threadsCpuSeconds } from '../../scripts/bench/process-cpu.js';
+import { processCpu, threadsCpuSeconds } from '#tools/bench';
 
 t.test('every thread of a process, to less than a tick, and the same as the ticks over a longer time', async (t) => {
   const before = threadsCpuSeconds(process.pid)!;

@@ -3,7 +3,7 @@
 // documented 429 and its fields, and the calm client never is.
 import type { LightMyRequestResponse } from 'fastify';
 import t from 'tap';
-import { flood } from '../../scripts/bench/flood.js';
+import { flood } from '#tools/bench';
 import { checkContract } from '../helpers/contract.js';
 import { startServer, type Running } from '../helpers/server-process.js';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { exitStatusOf } from '../../scripts/contract/run-checks.js';
+import { exitStatusOf } from '#tools/contract';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js';

@@ -1,6 +1,6 @@
 // The workspaces are imported by their package names alone: ESLint (eslint.config.js) refuses an
 // import into a package's insides from the service, the tools and the tests, and lets a package
-// import its own files.
+// import its own files. Tests use a tool by its entry (#tools/NAME), and nothing else imports a test.
 import { ESLint } from 'eslint';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,6 +53,28 @@ t.test('the package names, and a package importing its own files, pass', async (
     await importProblems('scripts/ok.ts', "import { runChecks } from './contract/run-checks.js';\nvoid runChecks;\n"),
     [],
     "the tools' own contract/ folder is not the package",
+  );
+});
+
+t.test('a test uses a tool by its entry, and nothing outside test/ imports a test', async (t) => {
+  const refused: [string, string, RegExp][] = [
+    [
+      'test/tooling/deep.test.ts',
+      "import { runCompat } from '../../scripts/compat/run-compat.js';\nvoid runCompat;\n",
+      /#tools\/compat/,
+    ],
+    ['src/routes/deep.ts', "import { API_KEY } from '../../test/helpers/build-app.js';\nvoid API_KEY;\n", /test\//],
+    ['scripts/compat/deep.ts', "import { specWith } from '../../test/helpers/spec.js';\nvoid specWith;\n", /test\//],
+    ['src/client/deep.ts', "import { specWith } from '../../test/helpers/spec.js';\nvoid specWith;\n", /test\//],
+  ];
+  for (const [path, code, fix] of refused) {
+    const problems = await importProblems(path, code);
+    t.equal(problems.length, 1, `${path}: refused`);
+    t.match(problems[0], fix, `${path}: the message says what to do`);
+  }
+  t.same(
+    await importProblems('test/tooling/ok.test.ts', "import { runCompat } from '#tools/compat';\nvoid runCompat;\n"),
+    [],
   );
 });
 

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { stringify } from 'yaml';
-import { lintLifecycle } from '../../scripts/lint/lifecycle.js';
+import { lintLifecycle } from '#tools/lint';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 import { specWith } from '../helpers/spec.js';
 
