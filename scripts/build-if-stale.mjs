@@ -1,6 +1,6 @@
 // npm start's pre-step: builds the service (dist/: the service's part of `npm run build`, without
 // the tests and the client) only when what that build reads has changed since the last one: a start
-// with a current build answers at once instead of waiting ~2 s for tsc and the served spec. Plain
+// with a current build responds at once instead of waiting ~2 s for tsc and the served spec. Plain
 // JavaScript, since it runs before every start: loading tsx takes ~0.4 s. TypeScript 7's compiler
 // (typescript-7; the typescript package is 5.x, whose API the generators use).
 // The build's inputs are hashed (content, not modification times, which a checkout rewrites).

@@ -40,7 +40,7 @@ export interface AppOptions {
    */
   handlers?: Readonly<Record<string, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>>;
   /**
-   * True while the instance drains before it closes (src/shutdown.ts): not ready, and every answer closes its
+   * True while the instance drains before it closes (src/shutdown.ts): not ready, and every response closes its
    * connection.
    */
   draining?: () => boolean;

@@ -9,7 +9,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export interface DatabaseConfig {
   url: string;
   poolMax: number;
-  /** Bounds every wait on the database: for a connection, and for a statement's answer. */
+  /** Bounds every wait on the database: for a connection, and for a statement's response. */
   timeoutMs: number;
   /** The most creates, or changes without a key, one statement writes (1: each on its own, as they arrive). */
   writeBatchMax: number;
@@ -39,7 +39,7 @@ export interface Config {
   webhooksFile: string | undefined;
   /** WEBHOOK_RETRY_DELAYS: the waits before each retry of a failed delivery, in ms. */
   webhookRetryDelaysMs: number[];
-  /** WEBHOOK_TIMEOUT_SECONDS: how long one delivery waits for its answer, in ms. */
+  /** WEBHOOK_TIMEOUT_SECONDS: how long one delivery waits for its response, in ms. */
   webhookTimeoutMs: number;
   /**
    * How long the instance keeps serving after SIGTERM, not ready and closing each connection, before it closes its

@@ -21,7 +21,7 @@ export const REQUEST_TIMEOUT_MS = 30_000;
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 // Longer than any request line Node accepts (16 KiB of headers), so an over-long petId reaches
-// its route and is answered, after authentication, as an invalid int64 rather than a bare 414.
+// its route and is served, after authentication, as an invalid int64 rather than a bare 414.
 export const MAX_PARAM_LENGTH = 16 * 1024;
 
 export function fastifyOptions(

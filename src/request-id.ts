@@ -1,4 +1,4 @@
-// Request ids, which a client quotes from a 500 answer and the logs are searched by.
+// Request ids, which a client quotes from a 500 response and the logs are searched by.
 import { randomBytes } from 'node:crypto';
 
 /**

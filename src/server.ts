@@ -74,14 +74,14 @@ async function main() {
       if (drainMs > 0) {
         app.log.info(
           { signal, drainMs },
-          `draining: /health/ready answers 503 and every answer closes its connection; the listener closes in ${drainMs} ms`,
+          `draining: /health/ready responds with 503 and every response closes its connection; the listener closes in ${drainMs} ms`,
         );
         draining = true;
         await sleep(drainMs);
         app.log.info({ signal }, 'drained');
       }
       app.log.info({ signal }, 'closing gracefully: the listener closes; finishing requests in flight');
-      // After a drain, each connection is left to end after its answer (src/shutdown.ts); without
+      // After a drain, each connection is left to end after its response (src/shutdown.ts); without
       // one (Ctrl-C), idle connections are closed at once, as Fastify does.
       // Here it takes CLOSE_TIMEOUT_MS.
       /* c8 ignore start -- closeListener's time limit is tested on its own (test/system/shutdown.test.ts) */
@@ -103,7 +103,7 @@ async function main() {
   // The API's port opens only once the store can serve (PostgreSQL: the schema is current). A proxy
   // without active health checks (nginx, as deploy/ ships it) sends requests to whatever accepts
   // connections, and meets a port not yet open as refused, which it retries on another instance;
-  // an open port whose every answer is 503 it passes on to the caller (docs/operating.md).
+  // an open port whose every response is 503 it passes on to the caller (docs/operating.md).
   await store.migrated;
   if (closing) return;
   background = startBackground({ store, events, endpoints, config, log: app.log, metrics });

@@ -1,5 +1,5 @@
-// How the server stops without dropping a request. On SIGTERM it first drains: readiness answers
-// 503 and every answer closes its connection, so that balancers stop sending and proxies stop
+// How the server stops without dropping a request. On SIGTERM it first drains: readiness responds
+// 503 and every response closes its connection, so that balancers stop sending and proxies stop
 // reusing connections, while it keeps serving. Then it closes its listener and waits for every
 // connection to end on its own before the app closes.
 //
@@ -9,7 +9,7 @@
 // connection a proxy has just picked to send on. Either way the proxy's request meets a reset
 // ("Connection reset by peer while reading response header from upstream"), and a POST cannot be
 // retried. So the listener is closed the way net.Server closes it, which leaves connections alone,
-// and each connection ends after its answer (Connection: close) or when its client closes it.
+// and each connection ends after its response (Connection: close) or when its client closes it.
 import { Server as NetServer, type Server } from 'node:net';
 
 /** Stops accepting connections, and resolves when every open connection has ended, or after `timeoutMs`. */

@@ -1,7 +1,7 @@
-// The floor under any answer: Node's HTTP server alone, answering every request with the bytes of
+// The floor under any response: Node's HTTP server alone, responding every request with the bytes of
 // one rejection (its status, headers and body as the service sent them, REFUSAL in the environment,
 // as JSON). What a rejection costs the service above this is the service's own; the rest is Node's
-// HTTP and the kernel's TCP, which any answer pays. Started by the benchmark
+// HTTP and the kernel's TCP, which any response pays. Started by the benchmark
 // (scripts/bench/measure-fairness.ts); prints {port, rss} when ready.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

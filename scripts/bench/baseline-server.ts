@@ -130,7 +130,7 @@ app.register(
           request.body,
           preconditionOf(request.headers['if-match'], store.epoch(), request.params.petId),
         );
-        if (outcome.outcome !== 'changed' || outcome.pet === null)
+        if (outcome.kind !== 'changed' || outcome.pet === null)
           return reply.code(412).send({ code: 'PRECONDITION_FAILED', message: 'Changed.', status: 412 });
         return reply
           .header('etag', entityTagOf(store.epoch(), outcome.pet.pet.id, outcome.pet.version))

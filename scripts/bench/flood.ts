@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 export interface FloodCounts {
-  answered: number;
+  responded: number;
   refused: number;
   total: number;
 }
@@ -34,7 +34,7 @@ export function flood(url: string, authorization: string, seconds: number, conne
         requests: { total: number };
       };
       resolve({
-        answered: result['2xx'],
+        responded: result['2xx'],
         refused: result.statusCodeStats['429']?.count ?? 0,
         total: result.requests.total,
       });

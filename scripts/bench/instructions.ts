@@ -40,7 +40,7 @@ export function createCounter(
   let replacedProcesses = 0;
 
   /**
-   * Instructions the server (all its threads, user space) executes per answered request: callgrind's
+   * Instructions the server (all its threads, user space) executes per served request: callgrind's
    * counts over `instructionRequests` requests on one connection, after WARM_UP_FACTOR times as many to
    * warm up. A process gives the same count whatever else the machine is doing; processes differ only
    * by which of V8's modes they settle in (see countInstructions).
@@ -58,7 +58,7 @@ export function createCounter(
     for (let index = 0; index < WARM_UP_FACTOR; index++) await run();
     await callgrindControl(['--instr=on'], server);
     await callgrindControl(['--zero'], server);
-    const answered = await run();
+    const responded = await run();
     const before = dumpsOf(dir, name, server.pid);
     await callgrindControl(['--dump'], server);
     await callgrindControl(['--instr=off'], server);
@@ -66,12 +66,12 @@ export function createCounter(
     const instructions =
       dump === undefined ? undefined : /^summary: (\d+)/m.exec(readFileSync(join(dir, dump), 'utf8'))?.[1];
     if (instructions === undefined) throw new Error(`callgrind wrote no count for ${name} (${workload.name})`);
-    return Number(instructions) / answered;
+    return Number(instructions) / responded;
   }
 
   /**
    * A fresh process of server `name` under callgrind: its instructions per request for each workload.
-   * Every step here has a limit, and a process that fails one (a request answered 503 once hung
+   * Every step here has a limit, and a process that fails one (a request given 503 once hung
    * whole runs: docs/performance.md) is replaced by a fresh one, up to COUNT_ATTEMPTS in all. Each
    * count comes from a fresh process anyway, so the replacement measures the same thing; the report
    * says how many were replaced.

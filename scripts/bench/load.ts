@@ -1,5 +1,5 @@
-// Loads one server with one workload through autocannon and measures what it cost: answers per
-// second, p99 latency, and the server's CPU per answered request (and the database's, on PostgreSQL).
+// Loads one server with one workload through autocannon and measures what it cost: responds per
+// second, p99 latency, and the server's CPU per served request (and the database's, on PostgreSQL).
 import autocannon from 'autocannon';
 import type { BenchDatabase } from './postgres-database.js';
 import { SAMPLE_INTERVAL_MS, STEP_LIMIT_MS, type BenchOptions } from './options.js';
@@ -13,15 +13,15 @@ export interface Sample {
 }
 
 export interface DatabaseSample extends Sample {
-  /** Statements the database executed per answered request: its round trips, as pg sends one statement at a time. */
+  /** Statements the database executed per served request: its round trips, as pg sends one statement at a time. */
   statementsPerRequest: number;
-  /** CPU time of the whole PostgreSQL cluster per answered request. */
+  /** CPU time of the whole PostgreSQL cluster per served request. */
   databaseCpuPerRequest: number;
 }
 
-/** Fails the run `label` unless every answer was a 2xx, naming the other statuses with their counts ("503 ×2"). */
+/** Fails the run `label` unless every response was a 2xx, naming the other statuses with their counts ("503 ×2"). */
 export function requireAll2xx(label: string, result: autocannon.Result, { warmUp = false } = {}): void {
-  // A warm-up may end before its first answer (a fresh server's first request can take longer than a
+  // A warm-up may end before its first response (a fresh server's first request can take longer than a
   // smoke run's short warm-up); anything but a 2xx still fails it.
   if (result.non2xx === 0 && result.errors === 0 && (result['2xx'] > 0 || warmUp)) return;
   const others = Object.entries(result.statusCodeStats ?? {}).filter(([status]) => !status.startsWith('2'));
@@ -35,8 +35,8 @@ export function requireAll2xx(label: string, result: autocannon.Result, { warmUp
 /**
  * `clients` connections spread over the servers in turn, each sending its next request (`request`:
  * autocannon's method, headers, body or requests, its path under each server's address) as soon as
- * its last is answered, for `seconds`; any answer but a 2xx fails the run `label`. `onAnswer` is
- * told each answer's status and latency in ms.
+ * its last is served, for `seconds`; any response but a 2xx fails the run `label`. `onAnswer` is
+ * told each response's status and latency in ms.
  */
 export async function spreadLoad(
   servers: readonly Server[],
@@ -46,8 +46,8 @@ export async function spreadLoad(
   {
     label,
     warmUp = false,
-    onAnswer,
-  }: { label: string; warmUp?: boolean; onAnswer?: (status: number, ms: number) => void },
+    onResponse,
+  }: { label: string; warmUp?: boolean; onResponse?: (status: number, ms: number) => void },
 ): Promise<autocannon.Result> {
   const { path = '', ...options } = request;
   const instance = autocannon({
@@ -58,11 +58,11 @@ export async function spreadLoad(
     sampleInt: SAMPLE_INTERVAL_MS,
     ...options,
   }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
-  if (onAnswer !== undefined)
+  if (onResponse !== undefined)
     (instance as autocannon.Instance).on(
       'response',
       (_client: unknown, statusCode: number, _bytes: number, responseTime: number) =>
-        onAnswer(statusCode, responseTime),
+        onResponse(statusCode, responseTime),
     );
   const result = await instance;
   requireAll2xx(label, result, { warmUp });
@@ -71,7 +71,7 @@ export async function spreadLoad(
 
 /**
  * `clients` connections spread over the servers, each sending a create of `body` as soon as its last
- * is answered, for `seconds`: the creates answered, the time, and each one's latency in ms (exact:
+ * is served, for `seconds`: the creates served, the time, and each one's latency in ms (exact:
  * autocannon's own histogram keeps whole milliseconds).
  */
 export async function createLoad(
@@ -92,7 +92,7 @@ export async function createLoad(
   const result = await spreadLoad(servers, request, clients, seconds, {
     label,
     warmUp,
-    onAnswer: (status, ms) => {
+    onResponse: (status, ms) => {
       if (status === 201) latencies.push(ms);
     },
   });
@@ -116,7 +116,7 @@ export function createLoads({ connections, duration }: BenchOptions, AUTH: Recor
       );
   }
 
-  /** Loads the server with the workload; any answer but a 2xx fails the run, and so does a run past STEP_LIMIT_MS. */
+  /** Loads the server with the workload; any response but a 2xx fails the run, and so does a run past STEP_LIMIT_MS. */
   async function fire(
     server: Server,
     workload: Workload,
@@ -152,27 +152,27 @@ export function createLoads({ connections, duration }: BenchOptions, AUTH: Recor
     return result;
   }
 
-  /** Up to a second of the workload before it is measured, its answers not counted. */
+  /** Up to a second of the workload before it is measured, its responses not counted. */
   async function warmUp(server: Server, workload: Workload, pets: number): Promise<void> {
     await fire(server, workload, pets, { duration: Math.min(1, duration) }, connections, true);
   }
 
-  /** Loads the server with the workload for `seconds`; `answered` is the 2xx count. */
+  /** Loads the server with the workload for `seconds`; `served` is the 2xx count. */
   async function load(
     server: Server,
     workload: Workload,
     pets: number,
     seconds: number,
-  ): Promise<Sample & { answered: number }> {
+  ): Promise<Sample & { responded: number }> {
     const cpuBefore = cpuSeconds(server.pid);
     const result = await fire(server, workload, pets, { duration: seconds });
     const cpu = cpuSeconds(server.pid) - cpuBefore;
-    const answered = result['2xx'];
+    const responded = result['2xx'];
     return {
-      rps: answered / (result.duration || seconds),
+      rps: responded / (result.duration || seconds),
       p99: result.latency.p99,
-      cpuPerRequest: cpu / answered,
-      answered,
+      cpuPerRequest: cpu / responded,
+      responded,
     };
   }
 
@@ -187,11 +187,11 @@ export function createLoads({ connections, duration }: BenchOptions, AUTH: Recor
   ): Promise<DatabaseSample> {
     const statementsBefore = await database.statements(name);
     const databaseCpuBefore = database.cpuSeconds();
-    const { answered, ...sample } = await load(server, workload, pets, seconds);
+    const { responded, ...sample } = await load(server, workload, pets, seconds);
     const databaseCpu = database.cpuSeconds() - databaseCpuBefore;
     // The count is read after the CPU, so that reading it is not charged to the requests.
     const statements = (await database.statements(name)) - statementsBefore;
-    return { ...sample, statementsPerRequest: statements / answered, databaseCpuPerRequest: databaseCpu / answered };
+    return { ...sample, statementsPerRequest: statements / responded, databaseCpuPerRequest: databaseCpu / responded };
   }
 
   return { probe, fire, warmUp, load, loadWithDatabase };

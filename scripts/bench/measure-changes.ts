@@ -64,7 +64,7 @@ function requestsOf(load: LoadName, AUTH: Record<string, string>, unique: () => 
   ];
 }
 
-/** `requests` from CALLERS connections spread over the servers for `seconds`: answers per second, p50 and p99 in ms. */
+/** `requests` from CALLERS connections over the servers for `seconds`: responses per second, p50 and p99 in ms. */
 async function fire(
   servers: readonly Server[],
   requests: autocannon.Request[],
@@ -72,7 +72,7 @@ async function fire(
   label: string,
   warmUp = false,
 ) {
-  // A warm-up may end before its first answer, as load.ts's do: fresh instances on a busy machine.
+  // A warm-up may end before its first response, as load.ts's do: fresh instances on a busy machine.
   const result = await spreadLoad(servers, { requests }, CALLERS, seconds, { label, warmUp });
   return { rps: result['2xx'] / (result.duration || seconds), p50: result.latency.p50, p99: result.latency.p99 };
 }
@@ -102,7 +102,7 @@ export async function measureChanges(
         try {
           const requests = requestsOf(load, AUTH, unique);
           await fire(servers, requests, Math.min(1, duration), `${load} (warm-up)`, true);
-          // At least a second: a shorter window holds too few answers for a p99.
+          // At least a second: a shorter window holds too few responds for a p99.
           const sample = await fire(servers, requests, Math.max(1, duration), load);
           samples.set(load, [...(samples.get(load) ?? []), sample]);
         } finally {

@@ -75,7 +75,7 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
   /**
    * A follower long-polls one instance (wait=30) while creates, one every 20 ms, are sent to the
    * same instance or to another on the same database; each create's latency is from its 201 to the
-   * follower's answer holding its event.
+   * follower's response holding its event.
    */
   async function measureFollowerLatency(database: BenchDatabase): Promise<FollowerLatency[]> {
     const results: FollowerLatency[] = [];

@@ -2,8 +2,8 @@
 // does: a calm client reads pages of 20 one request at a time, alone and then while another client,
 // with its own key, floods the service from 64 connections in a process of its own (autocannon's
 // command). Reported as ratios from one run: the calm client's p99 under the flood ÷ alone (goal:
-// at most 3), its answers a second under the flood ÷ alone, and what a refused request costs the
-// service (CPU per answer, a client whose quota refuses everything) ÷ a served `list 20`; and, to
+// at most 3), its responses a second under the flood ÷ alone, and what a refused request costs the
+// service (CPU per response, a client whose quota refuses everything) ÷ a served `list 20`; and, to
 // judge that, the same rejection's bytes sent by Node's HTTP server alone (the floor) and a `list 20`
 // served from PostgreSQL, as deployed (the service's CPU and the database's).
 import { randomBytes } from 'node:crypto';
@@ -32,7 +32,7 @@ export interface FairnessRound {
   servedCpu: number;
   /** The rejection's bytes from Node's HTTP server alone. */
   floorCpu: number;
-  /** A served list 20 on PostgreSQL: the service's CPU and the database's, per answer (absent without PostgreSQL). */
+  /** A served list 20 on PostgreSQL: the service's CPU and the database's, per response (absent without PostgreSQL). */
   postgres?: { serviceCpu: number; databaseCpu: number };
 }
 
@@ -58,7 +58,7 @@ const auth = (name: keyof typeof keys) => ({ authorization: `Bearer ${keys[name]
 
 export function createFairnessMeasurement({ duration, rounds, stores }: BenchOptions, { start, atExit }: Servers) {
   /**
-   * CPU per answer of a served list 20 and of a rejection, on a server that sends rejections at once (no
+   * CPU per response of a served list 20 and of a rejection, on a server that sends rejections at once (no
    * REJECTION_DELAY_MS); then of that rejection's bytes from Node's HTTP server alone.
    */
   async function refusalCost(): Promise<{ servedCpu: number; refusedCpu: number; floorCpu: number }> {
@@ -67,9 +67,9 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
     let servedCpu: number;
     let refusedCpu: number;
     try {
-      await cpuPerAnswer(server, 'CALM_KEY', 1);
-      servedCpu = (await cpuPerAnswer(server, 'CALM_KEY', duration)).server;
-      refusedCpu = (await cpuPerAnswer(server, 'LIMITED_KEY', duration)).server;
+      await cpuPerResponse(server, 'CALM_KEY', 1);
+      servedCpu = (await cpuPerResponse(server, 'CALM_KEY', duration)).server;
+      refusedCpu = (await cpuPerResponse(server, 'LIMITED_KEY', duration)).server;
       rejection = await rejectionOf(server);
     } finally {
       await stop(server);
@@ -77,20 +77,25 @@ export function createFairnessMeasurement({ duration, rounds, stores }: BenchOpt
     if (rejection.status !== 429) throw new Error(`the limited client was answered ${rejection.status}, not 429`);
     const bare = await start('bare', 0, { env: { REFUSAL: JSON.stringify(rejection) } });
     try {
-      await cpuPerAnswer(bare, 'LIMITED_KEY', 1);
-      return { servedCpu, refusedCpu, floorCpu: (await cpuPerAnswer(bare, 'LIMITED_KEY', duration)).server };
+      await cpuPerResponse(bare, 'LIMITED_KEY', 1);
+      return { servedCpu, refusedCpu, floorCpu: (await cpuPerResponse(bare, 'LIMITED_KEY', duration)).server };
     } finally {
       await stop(bare);
     }
   }
 
-  /** A served list 20 on PostgreSQL (1,000 pets), as deployed: the service's CPU and the database's per answer. */
+  /** A served list 20 on PostgreSQL (1,000 pets), as deployed: the service's CPU and the database's per response. */
   async function servedOnPostgres(database: BenchDatabase): Promise<{ serviceCpu: number; databaseCpu: number }> {
     const url = await database.prepare('bench_fairness', 1000);
     const server = await start('serviceLogged', 0, { env: { FAIRNESS: '1', DATABASE_URL: url, ...keys } });
     try {
-      await cpuPerAnswer(server, 'CALM_KEY', 1);
-      const { server: serviceCpu, database: databaseCpu } = await cpuPerAnswer(server, 'CALM_KEY', duration, database);
+      await cpuPerResponse(server, 'CALM_KEY', 1);
+      const { server: serviceCpu, database: databaseCpu } = await cpuPerResponse(
+        server,
+        'CALM_KEY',
+        duration,
+        database,
+      );
       return { serviceCpu, databaseCpu };
     } finally {
       await stop(server);
@@ -177,7 +182,7 @@ function fairnessReport(result: FairnessResult, duration: number): string {
       round(one.pacedAlone.p99, 2),
       round(one.pacedFlooded.p99, 2),
       one.calmFlooded.failed + one.pacedFlooded.failed,
-      round(one.flood.answered),
+      round(one.flood.responded),
       round(one.flood.refused),
       round(one.servedCpu * 1e6, 1),
       round(one.refusedCpu * 1e6, 1),
@@ -238,8 +243,8 @@ async function calm(server: Server, seconds: number, everyMs?: number) {
   return { p99: latencies[Math.floor(latencies.length * 0.99)]!, rps: (latencies.length - failed) / seconds, failed };
 }
 
-/** CPU per answer while `name`'s requests are loaded from 10 connections: the server's, and a database's if given. */
-async function cpuPerAnswer(
+/** CPU per response while `name`'s requests are loaded from 10 connections: the server's, and a database's if given. */
+async function cpuPerResponse(
   server: Server,
   name: keyof typeof keys,
   seconds: number,
@@ -252,10 +257,10 @@ async function cpuPerAnswer(
     duration: seconds,
     headers: auth(name),
   });
-  const answers = result['2xx'] + result.non2xx;
+  const responses = result['2xx'] + result.non2xx;
   return {
-    server: (cpuSeconds(server.pid) - before.server) / answers,
-    database: ((database?.cpuSeconds() ?? 0) - before.database) / answers,
+    server: (cpuSeconds(server.pid) - before.server) / responses,
+    database: ((database?.cpuSeconds() ?? 0) - before.database) / responses,
   };
 }
 

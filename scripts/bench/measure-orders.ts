@@ -19,7 +19,7 @@ const NAME = 'bench_orders';
 // More available pets than a round of orders can hold (about 2,000 orders a second on 2 cores).
 const AVAILABLE = 100_000;
 
-/** place, then complete the order it answered, each on a pet of its own: ids 1… of the seeded pets. */
+/** place, then complete the order it served, each on a pet of its own: ids 1… of the seeded pets. */
 export function orderWorkload(AUTH: Record<string, string>): Workload {
   let next = 0;
   return {

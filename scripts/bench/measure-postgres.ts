@@ -188,7 +188,7 @@ async function measureBeside(
 
 /**
  * Creates per second through HTTP with 1, 16 and 64 clients, on 1 and 2 instances of the service
- * sharing one database, each client sending its next create when the last is answered. The
+ * sharing one database, each client sending its next create when the last is served. The
  * database's commits take PostgreSQL's own time (local disk), or 1 ms more: commit_delay = 1000 µs
  * with commit_siblings = 0 delays every WAL flush by 1 ms, as a networked disk or a synchronous
  * standby would. Latencies are exact (autocannon's own histogram keeps whole milliseconds).
@@ -217,7 +217,7 @@ async function measureCreateThroughput(
             for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
               await createLoad(AUTH, servers, body, clients, Math.min(1, duration), { warmUp: true });
               const databaseCpuBefore = database.cpuSeconds();
-              // At least a second: a shorter window can end before a busy machine answers any
+              // At least a second: a shorter window can end before a busy machine responds any
               // create (64 clients, commits 1 ms apart), as the smoke test's 0.3 s once did.
               const { creates, seconds, latencies } = await createLoad(
                 AUTH,

@@ -1,7 +1,7 @@
 // The benchmark's PostgreSQL: a throwaway cluster (scripts/postgres/) with pg_stat_statements, and
 // one database per benchmark server, each migrated and seeded with the pets seed-pets.ts gives the
 // in-memory store (same names, categories and statuses, ids 1…n). Server settings are PostgreSQL's
-// defaults, fsync and synchronous_commit included: a create is on disk before it is answered.
+// defaults, fsync and synchronous_commit included: a create is on disk before it is served.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
-/* c8 ignore next -- getconf answers on Linux, the only system with /proc; 100 is its usual value */
+/* c8 ignore next -- getconf responds on Linux, the only system with /proc; 100 is its usual value */
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /**

@@ -70,10 +70,10 @@ async function profileOf(name: ServerName): Promise<Map<string, number>> {
   const map = `/tmp/perf-${pid}.map`;
   const text = readFileSync(join(dir, dump), 'utf8');
   const total = Number(/^summary: (\d+)/m.exec(text)![1]);
-  const answered = total / perRequest!;
+  const responded = total / perRequest!;
   const functions = selfInstructions(text, readFileSync(map, 'utf8'));
   rmSync(map, { force: true });
-  return new Map([...functions].map(([function_, count]) => [function_, count / answered]));
+  return new Map([...functions].map(([function_, count]) => [function_, count / responded]));
 }
 
 try {

@@ -21,9 +21,9 @@ export function createReport(options: BenchOptions, replacedSoFar: () => number)
       rows.find((row) => row.pets === pets && row.workload.startsWith(workload))?.service.cpuPerRequest;
     const filtered = (pets: number) => cpuOf(pets, 'list 100')!;
     const middlePage = (pets: number) => cpuOf(pets, 'page of 100')!;
-    // Only stores of 10,000 pets or more hold 100 pets of the 1% status; a smaller one answers fewer.
-    const fullAnswer = sizes.filter((pets) => pets >= 10_000 && pets < largest);
-    const flatFrom = fullAnswer.length > 0 ? Math.min(...fullAnswer) : Math.min(...sizes);
+    // Only stores of 10,000 pets or more hold 100 pets of the 1% status; a smaller one responses fewer.
+    const fullResponse = sizes.filter((pets) => pets >= 10_000 && pets < largest);
+    const flatFrom = fullResponse.length > 0 ? Math.min(...fullResponse) : Math.min(...sizes);
     const lines = [
       ...(selfCheck
         ? ['SELF-CHECK: both columns are the baseline app; every ratio shows the noise floor of this machine.', '']

@@ -26,7 +26,7 @@ const SERVERS = {
   serviceMetrics: SERVICE,
   // serviceLogged also exporting a span per request over OTLP/HTTP (protobuf) to a receiver in this process.
   serviceTraced: SERVICE,
-  // Node's HTTP server alone, answering a rejection's bytes: the floor under a rejection's cost.
+  // Node's HTTP server alone, sending a rejection's bytes: the floor under a rejection's cost.
   bare: 'dist-test/scripts/bench/bare-server.js',
   // What a user would write by hand (issue 49): fastify, JSON schemas, a Map of pets, logger off; and the same with
   // `logger: true`.
@@ -113,7 +113,7 @@ export function createServers({ selfCheck }: BenchOptions) {
     const [command, ...args] = callgrindDir === undefined ? node : ['valgrind', ...callgrind, ...node];
     // Under callgrind a server runs some fifty times slower, and more while it re-instruments its code
     // when counting starts: a database wait could pass the service's 2 s limit (DATABASE_TIMEOUT_MS)
-    // and be answered 503, which is how a smoke run once failed. The limit's value does not change
+    // and be given 503, which is how a smoke run once failed. The limit's value does not change
     // the instructions a request runs, only whether valgrind's slowness trips it.
     const underValgrind = callgrindDir === undefined ? {} : { DATABASE_TIMEOUT_MS: '120000' };
     const child = spawn(command!, args, {
@@ -169,7 +169,7 @@ export function createServers({ selfCheck }: BenchOptions) {
     });
   }
 
-  /** Milliseconds from spawn to the first successful answer. */
+  /** Milliseconds from spawn to the first successful response. */
   async function startupTime(name: ServerName): Promise<number> {
     const started = performance.now();
     const server = await start(name, 0);
@@ -197,7 +197,7 @@ export function createServers({ selfCheck }: BenchOptions) {
 export type Servers = ReturnType<typeof createServers>;
 
 /**
- * Takes what a traced service exports and answers as an OTLP/HTTP receiver does (200, an empty
+ * Takes what a traced service exports and responds as an OTLP/HTTP receiver does (200, an empty
  * response message), so that the export's cost stays in the service process, where it is measured.
  * Its endpoint, as OTEL_EXPORTER_OTLP_ENDPOINT takes it.
  */
@@ -246,8 +246,8 @@ async function startAsUsers(
   child.once('exit', () => children.delete(child));
   const started = performance.now();
   for (;;) {
-    const answer = await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => undefined);
-    if (answer?.status === 200) break;
+    const response = await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => undefined);
+    if (response?.status === 200) break;
     if (child.exitCode !== null || performance.now() - started > STEP_LIMIT_MS) {
       killGroup(child);
       throw new Error(`${args.join(' ')}: not ready within ${STEP_LIMIT_MS / 1000} s (see ${logFile})`);
@@ -285,13 +285,13 @@ async function freePort(): Promise<number> {
 /** The pets seedPets stores (scripts/bench/seed-pets.ts), created one request at a time in the same order. */
 async function createPets(base: string, auth: Record<string, string>, count: number): Promise<void> {
   for (let index = 0; index < count; index++) {
-    const answer = await fetch(`${base}/v1/pets`, {
+    const response = await fetch(`${base}/v1/pets`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify(seedPet(index)),
     });
-    if (answer.status !== 201) throw new Error(`creating pet ${index + 1} answered ${answer.status}`);
-    await answer.arrayBuffer();
+    if (response.status !== 201) throw new Error(`creating pet ${index + 1} answered ${response.status}`);
+    await response.arrayBuffer();
   }
 }
 

@@ -1,6 +1,6 @@
 // npm run compat, as a function: builds the service from the current spec, serves it on 127.0.0.1,
 // and holds it to every released version of the interface. For each version it sends the requests
-// that version's clients may send, generated from that version's document, and checks each answer
+// that version's clients may send, generated from that version's document, and checks each response
 // against that document, with the checks of npm run contract. Returns the exit status: 0 when
 // every version is kept, 1 on a breaking change, 2 when it could not run.
 import { randomBytes } from 'node:crypto';
@@ -103,7 +103,7 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
       `seed ${seed}; ${cases} cases each; at ${new Date(now()).toISOString()}`,
   );
 
-  // A version released before the spec wrote a link down still has the ids its operations answer.
+  // A version released before the spec wrote a link down still has the ids its operations respond.
   let currentLinks: SpecLink[];
   try {
     currentLinks = linksOf(spec, specName);
@@ -185,7 +185,7 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
 /**
  * A release's promise about each operation may grow and never shrink: an operation stable there
  * stays stable, a beta one stays beta or becomes stable (docs/compatibility.md). An operation
- * gone from the spec is judged by its answers (its sunset), not here.
+ * gone from the spec is judged by its responses (its sunset), not here.
  */
 function stabilityKept(release: Release, current: OpenApiDocument): Outcome {
   const now = lifecyclesOf(current);
@@ -238,7 +238,7 @@ function retiredAt(now: number, released: OpenApiDocument, current: OpenApiDocum
 /**
  * The roles of the key the gate calls with: those the released version names (its clients' keys
  * were issued with them), or every role when it names none (keys before roles carried them all).
- * A current operation that needs a role outside them answers its valid requests 403, which fails
+ * A current operation that needs a role outside them responds to its valid requests with 403, which fails
  * the gate: adding a new role to a released operation breaks the keys issued for that release.
  */
 function releasedRoles(released: OpenApiDocument, current: OpenApiDocument): { roles?: readonly string[] } {

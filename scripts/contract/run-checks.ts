@@ -112,12 +112,12 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
     const name = 'every operation answered a valid request with a 2xx';
     const begun = performance.now();
     try {
-      const { unanswered, unreached } = await checks.coverage(seed);
+      const { withNo2xx, unreached } = await checks.coverage(seed);
       outcomes.push({
         // An operation whose resources the target holds none of is named, so that a pass says what it did not reach.
         name: unreached.length === 0 ? name : `${name}, but for ${unreached.join('; ')}`,
         seconds: (performance.now() - begun) / 1000,
-        ...(unanswered.length > 0 ? { failure: `no 2xx from a valid request for:\n  ${unanswered.join('\n  ')}` } : {}),
+        ...(withNo2xx.length > 0 ? { failure: `no 2xx from a valid request for:\n  ${withNo2xx.join('\n  ')}` } : {}),
       });
     } catch (error) {
       outcomes.push({
@@ -148,7 +148,7 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
   return outcomes;
 }
 
-/** Per operation: requests sent, valid ones, and valid ones answered with a 2xx. */
+/** Per operation: requests sent, valid ones, and valid ones served with a 2xx. */
 export function printCounts(
   counts: readonly OperationCount[],
   output: Output,

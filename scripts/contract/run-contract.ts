@@ -15,7 +15,7 @@ import {
   liveChecks,
   type LiveChecks,
   namePrefix,
-  NoAnswer,
+  NoResponse,
   type Operation,
   pathParametersOf,
   requiredScopesOf,
@@ -252,8 +252,8 @@ function readKeys(
 }
 
 /**
- * Before anything is counted: every target answers, and accepts the key. It is asked with an
- * operation of the spec, a GET whose path names nothing if there is one; any answer but 401 will do.
+ * Before anything is counted: every target responds, and accepts the key. It is asked with an
+ * operation of the spec, a GET whose path names nothing if there is one; any response but 401 will do.
  */
 async function probe(
   target: ReturnType<typeof httpTarget>,
@@ -276,10 +276,11 @@ async function probe(
     };
     const url = target.urlOf(probe, index);
     try {
-      const answer = await target.send({ ...probe, url: url.toString() });
-      if (answer.statusCode === 401) cannotRun(`${url} refused the API key (401): check ${KEY_VARIABLE} or --key-file`);
+      const response = await target.send({ ...probe, url: url.toString() });
+      if (response.statusCode === 401)
+        cannotRun(`${url} refused the API key (401): check ${KEY_VARIABLE} or --key-file`);
     } catch (error) {
-      cannotRun(error instanceof NoAnswer ? `cannot reach the target: ${mask(error.message)}` : mask(String(error)));
+      cannotRun(error instanceof NoResponse ? `cannot reach the target: ${mask(error.message)}` : mask(String(error)));
     }
   }
 }

@@ -1,7 +1,7 @@
 // generated/client-api.ts: the typed client's view of openapi.yaml (src/client/ is its runtime).
 // - The spec's types, with every int64 as bigint: what the client returns is exact.
 // - One entry per operation of what the wire needs: method, path, parameters, whether a retry is
-//   safe, whether answers come in pages, its deprecation, and where answers hold plain numbers.
+//   safe, whether responses come in pages, its deprecation, and where responds hold plain numbers.
 // - One method per operation, typed and documented from the spec (deprecated ones @deprecated,
 //   naming the sunset and the replacement), bound to the runtime's send or paginate.
 // A new operation in the spec is a new method here, with no hand-written code.
@@ -151,7 +151,7 @@ function factsOf(spec: OpenApiDocument, operation: Operation): OperationFacts {
       })),
     success: { statuses, json: successSchema !== undefined },
     idempotencyKey: named('header').some((parameter) => parameter.name.toLowerCase() === IDEMPOTENCY_KEY),
-    // A list whose answer links to the next page (RFC 8288) is read page by page.
+    // A list whose response links to the next page (RFC 8288) is read page by page.
     paginated:
       successSchema !== undefined && resolve(spec, successSchema)['type'] === 'array' && headers.includes('link'),
     deprecation: lifecycleOf(operation, operationsOf(spec)).deprecation,

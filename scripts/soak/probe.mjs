@@ -1,5 +1,5 @@
 // Loaded into the service process by npm run bench -- soak (node --expose-gc --import <this> dist/server.js):
-// answers each "sample" message on the IPC channel with what only the process itself can measure.
+// responds to each "sample" message on the IPC channel with what only the process itself can measure.
 // Plain JavaScript, so that it adds nothing to the service's start but this file.
 import { readdirSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';

@@ -6,7 +6,7 @@ import { scopeOf } from '../idempotency/idempotency-key.js';
 export interface KeyGrant {
   /** The roles the key carries (security requirement names in openapi.yaml); absent: every one. */
   roles?: readonly string[];
-  /** From this instant (ms since the epoch) on, the key gets 401. */
+  /** From this instant (Unix time in ms) on, the key gets 401. */
   expiresAt?: number;
 }
 

@@ -11,7 +11,7 @@ export interface Credential {
   /** Whose request it is, stable for a key and no secret: the SHA-256 of the key (idempotency scope). */
   scope: string;
   roles: ReadonlySet<string>;
-  /** ms since the epoch; Infinity for a key that does not expire. */
+  /** Unix time in ms; Infinity for a key that does not expire. */
   expiresAt: number;
 }
 

@@ -2,7 +2,7 @@
 // the runtime reads generated/client-api.ts's error codes, so neither imports the other's module.
 
 /**
- * Where a JSON value holds plain numbers. Every integer literal of an answer is parsed as a bigint,
+ * Where a JSON value holds plain numbers. Every integer literal of a response is parsed as a bigint,
  * exactly; this says which of them the spec does not declare int64, to be turned back into numbers:
  * 'n' (this value), { p: {...} } (these properties), { i: ... } (every item), or null (none).
  */
@@ -47,7 +47,7 @@ export interface KeyedCallOptions extends CallOptions {
 
 export interface Page<T> {
   items: T[];
-  /** The URL of the next page (the answer's `Link: <…>; rel="next"`, resolved), or undefined on the last. */
+  /** The URL of the next page (the response's `Link: <…>; rel="next"`, resolved), or undefined on the last. */
   next: string | undefined;
 }
 
@@ -56,13 +56,13 @@ export interface Paginated<T> extends AsyncIterable<T> {
   pages(): AsyncIterable<Page<T>>;
 }
 
-/** What one answer was, besides its body: see responseOf. */
+/** What one response was, besides its body: see responseOf. */
 export interface ResponseInfo {
   status: number;
   headers: Headers;
-  /** `Idempotent-Replayed: true`: the service answered a retry with what an earlier attempt made. */
+  /** `Idempotent-Replayed: true`: the service returned a retry with what an earlier attempt made. */
   replayed: boolean;
-  /** How many requests were sent for this answer (1 when the first one was answered). */
+  /** How many requests were sent for this response (1 when the first one was served). */
   attempts: number;
 }
 

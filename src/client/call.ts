@@ -1,5 +1,5 @@
 // The client's runtime: one HTTP exchange per attempt over fetch, the retries that are safe, the
-// pages an answer links to, the deprecation warning, and exact JSON. What each operation needs
+// pages a response links to, the deprecation warning, and exact JSON. What each operation needs
 // comes from the spec through generated/client-api.ts; nothing here names an operation.
 import { PetstoreConnectionError, PetstoreError, PetstoreResponseError } from './errors.js';
 import { exactNumberText, parseExact, stringifyExact } from './exact-json.js';
@@ -109,10 +109,10 @@ export function createCall(settings: CallSettings): Call {
     );
   }
 
-  /** Sends `init` to `url` until an answer that is not worth a retry, and returns it with its body read. */
+  /** Sends `init` to `url` until a response that is not worth a retry, and returns it with its body read. */
   async function exchange(operation: OperationSpec, url: string, init: RequestInit, signal: AbortSignal | undefined) {
     const retries = operation.retrySafe ? settings.maxRetries : 0;
-    // A long poll (listPetEvents' `wait`) asks the service to hold its answer: that long is added.
+    // A long poll (listPetEvents' `wait`) asks the service to hold its response: that long is added.
     const timeoutMs = settings.timeoutMs + Number(new URL(url).searchParams.get('wait') ?? 0) * 1000;
     for (let attempt = 1; ; attempt++) {
       const timeout = AbortSignal.timeout(timeoutMs);
@@ -125,7 +125,7 @@ export function createCall(settings: CallSettings): Call {
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
         const what = timeout.aborted
-          ? `no answer within ${timeoutMs} ms`
+          ? `no response within ${timeoutMs} ms`
           : `the connection failed (${(error as Error).message})`;
         if (attempt > retries)
           throw new PetstoreConnectionError(operation.operationId, attempt, `${operation.method} ${url}: ${what}`, {
@@ -148,7 +148,7 @@ export function createCall(settings: CallSettings): Call {
     /* c8 ignore next -- the loop ends only by return or throw */
   }
 
-  /** One call: its answer's body, exact, or the error it stands for. */
+  /** One call: its response's body, exact, or the error it stands for. */
   async function call(
     operation: OperationSpec,
     url: string,
@@ -169,7 +169,7 @@ export function createCall(settings: CallSettings): Call {
     if (operation.idempotencyKey) headers['idempotency-key'] = `"${options?.idempotencyKey ?? crypto.randomUUID()}"`;
     const { response, text, retryAfter, attempts } = await exchange(operation, url, init, options?.signal);
     warnIfDeprecated(operation, response.headers);
-    return { value: answerOf(operation, response, text, retryAfter, attempts), headers: response.headers };
+    return { value: bodyOf(operation, { response, text, retryAfter, attempts }), headers: response.headers };
   }
 
   function urlOf(operation: OperationSpec, parts: Parts): string {
@@ -192,7 +192,7 @@ export function createCall(settings: CallSettings): Call {
       async function* pages(): AsyncGenerator<Page<never>> {
         for (let url: string | undefined = first; url !== undefined;) {
           const { value, headers } = await call(operation, url, undefined, options);
-          // The next page is the link the answer gives, resolved against the URL that was called.
+          // The next page is the link the response gives, resolved against the URL that was called.
           const target = linkTargets(headers.get('link'), 'next')[0];
           const next: string | undefined = target === undefined ? undefined : new URL(target, url).href;
           yield { items: value as never[], next };
@@ -209,13 +209,15 @@ export function createCall(settings: CallSettings): Call {
   };
 }
 
-/** An answer's body, exact, as the caller gets it; or the error it stands for. */
-function answerOf(
+/** A response's body, exact, as the caller gets it; or the error it stands for. */
+function bodyOf(
   operation: OperationSpec,
-  response: Response,
-  text: string,
-  retryAfter: number | undefined,
-  attempts: number,
+  {
+    response,
+    text,
+    retryAfter,
+    attempts,
+  }: { response: Response; text: string; retryAfter: number | undefined; attempts: number },
 ): unknown {
   const contentType = response.headers.get('content-type');
   const success = operation.successStatuses.includes(response.status);
@@ -247,7 +249,7 @@ function answerOf(
         operation.operationId,
         response.status,
         contentType,
-        'is not an answer the spec documents for it',
+        'is not a response the spec documents for it',
       );
     }
     throw new PetstoreError(operation.operationId, response.status, error.code as never, error.message, retryAfter);

@@ -1,7 +1,7 @@
 // What a call of the client rejects with.
 import type { ErrorCode } from '../../generated/client-api.js';
 
-/** The service answered with an Error body (any non-2xx the spec documents). */
+/** The service responded with an Error body (any non-2xx the spec documents). */
 export class PetstoreError extends Error {
   override readonly name = 'PetstoreError';
   constructor(
@@ -18,7 +18,7 @@ export class PetstoreError extends Error {
   }
 }
 
-/** An answer that is not what the spec documents for the operation: another status, media type or body. */
+/** A response that is not what the spec documents for the operation: another status, media type or body. */
 export class PetstoreResponseError extends Error {
   override readonly name = 'PetstoreResponseError';
   constructor(
@@ -27,11 +27,11 @@ export class PetstoreResponseError extends Error {
     readonly contentType: string | null,
     detail: string,
   ) {
-    super(`${operationId}: the answer (status ${status}, content type ${contentType ?? 'none'}) ${detail}`);
+    super(`${operationId}: the response (status ${status}, content type ${contentType ?? 'none'}) ${detail}`);
   }
 }
 
-/** No answer: the connection failed or was lost, or no answer came within `timeoutMs`, on every attempt. */
+/** No response: the connection failed or was lost, or no response came within `timeoutMs`, on every attempt. */
 export class PetstoreConnectionError extends Error {
   override readonly name = 'PetstoreConnectionError';
   constructor(

@@ -1,4 +1,4 @@
-// JSON with exact integers, both ways. Answers: every integer literal becomes a bigint (the spec's
+// JSON with exact integers, both ways. Responses: every integer literal becomes a bigint (the spec's
 // int64 fields stay so; the runtime turns the others back into numbers). Requests: bigints are
 // written as bare integer literals, and a number that cannot be an exact integer is refused.
 // No Node-only API: the client runs wherever fetch does.
@@ -50,7 +50,7 @@ export function parseExact(text: string): unknown {
 export function parseLossless(text: string): unknown {
   let at = 0;
   const fail = (what: string): never => {
-    throw new SyntaxError(`${what} at position ${at} of the JSON answer`);
+    throw new SyntaxError(`${what} at position ${at} of the JSON response`);
   };
   const space = () => {
     while (at < text.length && (text[at] === ' ' || text[at] === '\n' || text[at] === '\r' || text[at] === '\t')) at++;

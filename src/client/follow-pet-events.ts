@@ -40,7 +40,7 @@ export async function* followPetEvents(
           yield event;
         }
       }
-      /* c8 ignore next 2 -- every answer of the feed links to the next one: the pages end only by an error */
+      /* c8 ignore next 2 -- every response of the feed links to the next one: the pages end only by an error */
       return;
     } catch (error) {
       const passing =

@@ -12,7 +12,7 @@ export interface ClientOptions {
   logger?: Logger;
   /** Retries of a call that is safe to repeat, after a 502, 503, 504, a lost connection or a timeout (default 2). */
   maxRetries?: number;
-  /** How long one attempt may wait for its whole answer (default 10,000 ms). */
+  /** How long one attempt may wait for its whole response (default 10,000 ms). */
   timeoutMs?: number;
   /** The fetch to send with (globalThis.fetch by default). */
   fetch?: typeof fetch;

@@ -15,7 +15,7 @@ export class WebhookVerificationError extends Error {
 export interface VerifyOptions {
   /** How far `webhook-timestamp` may be from now, in seconds (default 300: Standard Webhooks'). */
   toleranceS?: number;
-  /** Now, in ms since the epoch (Date.now unless a test moves it). */
+  /** Now, as Unix time in ms (Date.now unless a test moves it). */
   now?: number;
 }
 

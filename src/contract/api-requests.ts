@@ -1,13 +1,13 @@
 // Request arbitraries for every operation of an OpenAPI document, read from its parameters and
 // request bodies, signed with the key they are given: valid requests, requests that break one rule
-// (with the answer they must get), and requests without a valid key.
+// (with the response they must get), and requests without a valid key.
 import fc from 'fast-check';
 import { badAuthorization, unauthorized } from './bad-keys.js';
 import { brokenRequests } from './broken-requests.js';
 import type { Contract } from './document-contract.js';
 import type { Operation } from './openapi-document.js';
 import { requestBuilder } from './request-builder.js';
-import type { ApiRequest, BrokenRequest, IssuedParameters, ValidRequest } from './request-parts.js';
+import type { ApiRequest, BrokenRequest, OpaqueParameters, ValidRequest } from './request-parts.js';
 import { validRequests } from './valid-requests.js';
 
 export { badAuthorization, unauthorized } from './bad-keys.js';
@@ -18,8 +18,8 @@ export {
   type ApiRequest,
   type BrokenRequest,
   type Expectation,
-  type IssuedParameter,
-  type IssuedParameters,
+  type OpaqueParameter,
+  type OpaqueParameters,
   type Parameter,
   type ValidRequest,
 } from './request-parts.js';
@@ -32,30 +32,30 @@ export {
 export function requestGenerators(
   contract: Contract,
   apiKey: string,
-  issuedBy: IssuedParameters = NONE_ISSUED,
+  opaqueParameters: OpaqueParameters = NO_OPAQUE_PARAMETERS,
 ): RequestGenerators {
   // Building a document's arbitraries (strings drawn from its patterns above all) costs more than
   // drawing a few hundred requests from them: a contract, cached by its document (contractOf), keeps
   // its generators, and they keep each operation's arbitraries.
   let byKey = generatorsOf.get(contract);
   if (byKey === undefined) generatorsOf.set(contract, (byKey = new WeakMap()));
-  let byIssued = byKey.get(issuedBy);
-  if (byIssued === undefined) byKey.set(issuedBy, (byIssued = new Map()));
+  let byIssued = byKey.get(opaqueParameters);
+  if (byIssued === undefined) byKey.set(opaqueParameters, (byIssued = new Map()));
   let generators = byIssued.get(apiKey);
   if (generators === undefined)
-    byIssued.set(apiKey, (generators = createRequestGenerators(contract, apiKey, issuedBy)));
+    byIssued.set(apiKey, (generators = createRequestGenerators(contract, apiKey, opaqueParameters)));
   return generators;
 }
 export type RequestGenerators = ReturnType<typeof createRequestGenerators>;
-const NONE_ISSUED: IssuedParameters = {};
-const generatorsOf = new WeakMap<Contract, WeakMap<IssuedParameters, Map<string, RequestGenerators>>>();
+const NO_OPAQUE_PARAMETERS: OpaqueParameters = {};
+const generatorsOf = new WeakMap<Contract, WeakMap<OpaqueParameters, Map<string, RequestGenerators>>>();
 
-function createRequestGenerators(contract: Contract, apiKey: string, issuedBy: IssuedParameters) {
+function createRequestGenerators(contract: Contract, apiKey: string, opaqueParameters: OpaqueParameters) {
   const { operations } = contract;
   const builder = requestBuilder(contract, apiKey);
   const { patternOf, validHeaderValue } = builder;
   const { validRequest, relinked } = validRequests(contract, builder);
-  const brokenRequest = brokenRequests(builder, validRequest, issuedBy);
+  const brokenRequest = brokenRequests(builder, validRequest, opaqueParameters);
 
   /**
    * The request arbitraries of some operations (all of them by default), and, by operationId, why

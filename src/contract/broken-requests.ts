@@ -1,4 +1,4 @@
-// Requests of each operation that break exactly one rule, with the answer each must get: a
+// Requests of each operation that break exactly one rule, with the response each must get: a
 // parameter or header outside its schema, a parameter repeated or unknown, a value only the
 // service issues but did not (a plug-in's), a body where none is taken, or a broken body
 // (broken-bodies.ts).
@@ -19,11 +19,11 @@ import {
   inPath,
   inQuery,
   notDecimal,
-  otherIssuedQuery,
+  otherOpaqueQuery,
   validation,
   where,
   type BrokenRequest,
-  type IssuedParameters,
+  type OpaqueParameters,
   type Parameter,
   type ValidRequest,
 } from './request-parts.js';
@@ -32,10 +32,10 @@ import type { BrokenValue } from './schema-arbitraries.js';
 export function brokenRequests(
   builder: RequestBuilder,
   validRequest: (operation: Operation) => fc.Arbitrary<ValidRequest>,
-  issuedBy: IssuedParameters,
+  opaqueParameters: OpaqueParameters,
 ) {
   const { request, buildUrl, patternOf, parameterValue, brokenValue } = builder;
-  /** Requests of one operation that break exactly one rule, with the answer each must get. */
+  /** Requests of one operation that break exactly one rule, with the response each must get. */
   const brokenRequest = perOperation(function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest> {
     const declared = new Set(inQuery(operation).map((parameter) => parameter.name));
     const bodySchema = bodySchemaOf(operation);
@@ -46,7 +46,7 @@ export function brokenRequests(
     for (const parameter of [
       ...inPath(operation),
       ...generatedQuery(operation),
-      ...otherIssuedQuery(operation, issuedBy),
+      ...otherOpaqueQuery(operation, opaqueParameters),
     ]) {
       const brokenText = brokenParameterText(parameter, builder);
       // A string parameter that allows any text has nothing to break.
@@ -83,9 +83,9 @@ export function brokenRequests(
       );
     }
     for (const parameter of inQuery(operation)) {
-      const issued = issuedBy[parameter.name];
-      if (issued === undefined) continue;
-      for (const broken of issued.broken(operation, parts)) {
+      const opaque = opaqueParameters[parameter.name];
+      if (opaque === undefined) continue;
+      for (const broken of opaque.broken(operation, parts)) {
         ways.push(
           broken.map(({ valid, text, rule, mentions }) => {
             const { path, query } = asTextParts(valid);
@@ -100,7 +100,7 @@ export function brokenRequests(
       }
     }
     for (const parameter of inQuery(operation)) {
-      const value = issuedBy[parameter.name]?.issued(operation) ?? parameterValue(parameter);
+      const value = opaqueParameters[parameter.name]?.opaque(operation) ?? parameterValue(parameter);
       ways.push(
         fc.tuple(parts, value, value).map(([valid, first, second]) => {
           const { path, query, payload } = textOf(valid);

@@ -31,14 +31,14 @@ interface HeaderContract {
   validate: ValidateFunction;
 }
 
-/** An HTTP answer, from `inject` or from a real socket. */
-export interface HttpAnswer {
+/** An HTTP response, from `inject` or from a real socket. */
+export interface HttpResponse {
   statusCode: number;
   headers: Record<string, unknown>;
   body: string;
 }
 
-/** One document's contract: its operations, and what its answers must be. */
+/** One document's contract: its operations, and what its responses must be. */
 export interface Contract {
   spec: OpenApiDocument;
   /** How reports name the document: `openapi.yaml`, or a released version's file. */
@@ -48,11 +48,11 @@ export interface Contract {
   /** The statuses the document documents for an operation. */
   documentedStatuses(operationId: string): number[];
   /**
-   * Every way the answer breaks the contract of `operationId`: an undocumented status, a body
+   * Every way the response breaks the contract of `operationId`: an undocumented status, a body
    * that is not JSON or fails its schema, a missing documented header, an Error whose `status`
-   * differs from the HTTP status. Empty when the answer keeps the contract.
+   * differs from the HTTP status. Empty when the response keeps the contract.
    */
-  violations(answer: HttpAnswer, operationId: string): string[];
+  violations(response: HttpResponse, operationId: string): string[];
   /** Every way a body breaks the document's Error schema; empty when it is an Error. */
   errorViolations(body: unknown): string[];
   /**
@@ -105,7 +105,7 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
     return found;
   };
 
-  // `validate` is undefined for an answer documented without content (204): its body must be empty.
+  // `validate` is undefined for a response documented without content (204): its body must be empty.
   const validators = new Map<string, { validate: ValidateFunction | undefined; headers: HeaderContract[] }>();
   const responseContract = (operationId: string, status: string) => {
     const key = `${operationId} ${status}`;
@@ -141,14 +141,14 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
   const deliveryViolations = deliveryChecker(spec, name, ajv, id);
 
   const checkHeaders = (
-    answer: HttpAnswer,
+    response: HttpResponse,
     operationId: string,
     status: string,
     headers: HeaderContract[],
     found: string[],
   ) => {
     for (const header of headers) {
-      const value = answer.headers[header.name.toLowerCase()];
+      const value = response.headers[header.name.toLowerCase()];
       if (value === undefined) {
         if (header.required) found.push(`${operationId} ${status} lacks the documented ${header.name} header`);
       } else if (!header.validate(value)) {
@@ -159,32 +159,32 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
     }
   };
 
-  const violations = (answer: HttpAnswer, operationId: string): string[] => {
-    const status = String(answer.statusCode);
+  const violations = (response: HttpResponse, operationId: string): string[] => {
+    const status = String(response.statusCode);
     if (!(status in operation(operationId).object.responses)) {
-      return [`${operationId} answered ${status}, which ${name} does not document: ${answer.body}`];
+      return [`${operationId} responded ${status}, which ${name} does not document: ${response.body}`];
     }
     const found: string[] = [];
     const { validate, headers } = responseContract(operationId, status);
     if (validate === undefined) {
-      if (answer.body !== '')
-        found.push(`${operationId} ${status} has a body, which ${name} does not document: ${answer.body}`);
-      checkHeaders(answer, operationId, status, headers, found);
+      if (response.body !== '')
+        found.push(`${operationId} ${status} has a body, which ${name} does not document: ${response.body}`);
+      checkHeaders(response, operationId, status, headers, found);
       return found;
     }
-    if (!/^application\/json; charset=utf-8$/.test(String(answer.headers['content-type']))) {
-      found.push(`${operationId} ${status} content type is ${String(answer.headers['content-type'])}`);
+    if (!/^application\/json; charset=utf-8$/.test(String(response.headers['content-type']))) {
+      found.push(`${operationId} ${status} content type is ${String(response.headers['content-type'])}`);
     }
     let body: unknown;
     try {
-      body = parseJson(answer.body);
+      body = parseJson(response.body);
     } catch (error) {
-      return [...found, `${operationId} ${status} body is not JSON (${(error as Error).message}): ${answer.body}`];
+      return [...found, `${operationId} ${status} body is not JSON (${(error as Error).message}): ${response.body}`];
     }
     if (!validate(body))
       found.push(`${operationId} ${status} body does not match ${name}: ${ajv.errorsText(validate.errors)}`);
-    checkHeaders(answer, operationId, status, headers, found);
-    if (answer.statusCode >= 400 && (body as { status?: unknown }).status !== answer.statusCode) {
+    checkHeaders(response, operationId, status, headers, found);
+    if (response.statusCode >= 400 && (body as { status?: unknown }).status !== response.statusCode) {
       found.push(`${operationId} ${status} Error.status is ${String((body as { status?: unknown }).status)}`);
     }
     return found;

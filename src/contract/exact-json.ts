@@ -1,5 +1,5 @@
-// JSON as the engine reads answers: integers exact (a number when a double holds one exactly, else a
-// bigint), so that an int64 beyond 2^53 is checked as the answer wrote it.
+// JSON as the engine reads responses: integers exact (a number when a double holds one exactly, else a
+// bigint), so that an int64 beyond 2^53 is checked as the response wrote it.
 import { parse } from 'lossless-json';
 
 export const INT64_MIN = -(2n ** 63n);

@@ -6,7 +6,7 @@ import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseJson } from './exact-json.js';
 import type { ApiRequest } from './api-requests.js';
-import type { LiveAnswer, LiveSender } from './live-checks.js';
+import type { LiveResponse, LiveSender } from './live-checks.js';
 
 /** Longest Retry-After honoured; a target asking for more is waited on for this long, then retried. */
 const MAX_RETRY_AFTER_MS = 60_000;
@@ -17,18 +17,18 @@ export interface TargetOptions {
   urls: URL[];
   /** That base path, with which generated request URLs begin. */
   basePath: string;
-  /** Per-request limit: a request without an answer by then is a violation (a hang). */
+  /** Per-request limit: a request without a response by then is a violation (a hang). */
   timeoutMs: number;
 }
 
-/** A request that got no answer: the target is unreachable, or hung. */
-export class NoAnswer extends Error {}
+/** A request that got no response: the target is unreachable, or hung. */
+export class NoResponse extends Error {}
 
 export interface Target extends LiveSender {
   /** The URL a request goes to (the next one in turn, without advancing). */
   urlOf(request: ApiRequest, index?: number): URL;
   /**
-   * Requests sent, and answers that were 429 (retried after Retry-After, never counted as violations), in all and by
+   * Requests sent, and responses that were 429 (retried after Retry-After, never counted as violations), in all and by
    * operation.
    */
   counts(): { sent: number; rateLimited: number; rateLimitedBy: ReadonlyMap<string, number> };
@@ -40,7 +40,7 @@ export function httpTarget({ urls, basePath, timeoutMs }: TargetOptions): Target
   const rateLimitedBy = new Map<string, number>();
   let turn = 0;
   const urlOf = (request: ApiRequest, index = turn) => {
-    // A next link, already resolved against the answer that carried it, is followed as it is.
+    // A next link, already resolved against the response that carried it, is followed as it is.
     if (/^https?:\/\//.test(request.url)) return new URL(request.url);
     const base = urls[index % urls.length]!;
     const path = request.url.startsWith(basePath) ? request.url.slice(basePath.length) : request.url;
@@ -48,7 +48,7 @@ export function httpTarget({ urls, basePath, timeoutMs }: TargetOptions): Target
     return new URL(`${base.origin}${base.pathname.replace(/\/$/, '')}${path}`);
   };
   const once = (url: URL, request: ApiRequest) =>
-    new Promise<LiveAnswer>((resolve, reject) => {
+    new Promise<LiveResponse>((resolve, reject) => {
       const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
       // The body's length is given, as inject gives it: never chunked.
       const headers =
@@ -62,7 +62,7 @@ export function httpTarget({ urls, basePath, timeoutMs }: TargetOptions): Target
           const chunks: Buffer[] = [];
           incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
           incoming.on('error', (error) =>
-            reject(new NoAnswer(`${request.method} ${url}: the answer broke off: ${error.message}`)),
+            reject(new NoResponse(`${request.method} ${url}: the response broke off: ${error.message}`)),
           );
           incoming.on('end', () => {
             const body = Buffer.concat(chunks).toString('utf8');
@@ -84,9 +84,9 @@ export function httpTarget({ urls, basePath, timeoutMs }: TargetOptions): Target
       );
       outgoing.on('error', (error) =>
         reject(
-          new NoAnswer(
+          new NoResponse(
             error.name === 'AbortError' || error.name === 'TimeoutError'
-              ? `${request.method} ${url}: no answer within ${timeoutMs} ms`
+              ? `${request.method} ${url}: no response within ${timeoutMs} ms`
               : `${request.method} ${url}: ${error.message}`,
           ),
         ),
@@ -99,11 +99,11 @@ export function httpTarget({ urls, basePath, timeoutMs }: TargetOptions): Target
       turn += 1;
       for (let attempt = 0; ; attempt++) {
         sent += 1;
-        const answer = await once(url, request);
-        if (answer.statusCode !== 429 || attempt >= MAX_RATE_LIMITED_RETRIES) return answer;
+        const response = await once(url, request);
+        if (response.statusCode !== 429 || attempt >= MAX_RATE_LIMITED_RETRIES) return response;
         rateLimited += 1;
         rateLimitedBy.set(request.operationId, (rateLimitedBy.get(request.operationId) ?? 0) + 1);
-        await sleep(retryAfterMs(answer.headers['retry-after']));
+        await sleep(retryAfterMs(response.headers['retry-after']));
       }
     },
     urlOf,

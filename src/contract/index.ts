@@ -1,26 +1,26 @@
 // The contract engine's public face: what a project imports to check an API against its OpenAPI
 // document (README.md beside this file says how).
-export { answerChecks, bigintText, ContractViolation, describe, normalized } from './answer-checks.js';
-export type { Answer, NamedProperty, Sender } from './answer-checks.js';
+export { responseChecks, bigintText, ContractViolation, describe, normalized } from './response-checks.js';
+export type { ApiResponse, NamedProperty, Sender } from './response-checks.js';
 export { inHeader, parametersOf, requestGenerators, unauthorized } from './api-requests.js';
 export type {
   ApiRequest,
   BrokenRequest,
   Expectation,
-  IssuedParameter,
-  IssuedParameters,
+  OpaqueParameter,
+  OpaqueParameters,
   RequestGenerators,
   ValidRequest,
 } from './api-requests.js';
 export { contractOf } from './document-contract.js';
-export type { Contract, HttpAnswer } from './document-contract.js';
+export type { Contract, HttpResponse } from './document-contract.js';
 export { binaryString } from './code-points.js';
 export { INT64_MAX, INT64_MIN, parseJson } from './exact-json.js';
-export { httpTarget, NoAnswer, retryAfterMs } from './http-target.js';
+export { httpTarget, NoResponse, retryAfterMs } from './http-target.js';
 export type { Target, TargetOptions } from './http-target.js';
 export { nextTarget } from './link-header.js';
 export { liveChecks, namePrefix } from './live-checks.js';
-export type { LiveAnswer, LiveChecks, LiveOptions, LiveSender, OperationCount } from './live-checks.js';
+export type { LiveResponse, LiveChecks, LiveOptions, LiveSender, OperationCount } from './live-checks.js';
 export { basePathOf, operationsOf, pathParametersOf, requiredScopesOf, resolveRef } from './openapi-document.js';
 export type { OpenApiDocument, Operation } from './openapi-document.js';
 export type { ContractPlugin, ReadBack, RunContext } from './plugin.js';

@@ -1,15 +1,15 @@
 // What `npm run contract` checks against a running deployment, from the document alone: valid
-// requests are accepted and answered as documented, broken ones get the documented 4xx, requests
-// without a valid key 401, links are followed (an id from one answer feeds the next request), a
+// requests are accepted and served as documented, broken ones get the documented 4xx, requests
+// without a valid key 401, links are followed (an id from one response feeds the next request), a
 // change made with a tag a link gave is refused once that tag is stale. A plug-in (plugin.ts) adds
 // what only the project's API knows. A live target is not an empty store: it may hold data already
 // and others may be writing, so nothing here assumes a list starts empty or that ids are dense.
 import fc from 'fast-check';
-import { answerChecks, ContractViolation, describe, type NamedProperty } from './answer-checks.js';
+import { responseChecks, ContractViolation, describe, type NamedProperty } from './response-checks.js';
 import { bodySchemaOf, parametersOf, type ApiRequest, type ValidRequest } from './api-requests.js';
 import {
   namePrefix,
-  type LiveAnswer,
+  type LiveResponse,
   type LiveChecks,
   type LiveOptions,
   type LiveSender,
@@ -24,7 +24,7 @@ import { writtenCheck } from './written-check.js';
 
 export {
   namePrefix,
-  type LiveAnswer,
+  type LiveResponse,
   type LiveChecks,
   type LiveOptions,
   type LiveSender,
@@ -62,7 +62,7 @@ export function liveChecks(target: LiveSender, options: LiveOptions): LiveChecks
   const byPlugin = <T extends { name: string }>(added: T): T => ({ ...added, name: `${added.name} [${plugin!.name}]` });
   const properties: NamedProperty[] = [
     {
-      name: 'a valid request is accepted and its answer keeps the contract',
+      name: 'a valid request is accepted and its response keeps the contract',
       property: fc.asyncProperty(fc.oneof(...requests.valid.map(validCase)), ignoringRetiredOrLimited(checkValid)),
     },
     ...(plugin?.properties?.(context).map(byPlugin) ?? []),
@@ -70,7 +70,7 @@ export function liveChecks(target: LiveSender, options: LiveOptions): LiveChecks
       name:
         released === undefined
           ? 'a request that breaks one rule gets the documented 4xx naming what to fix'
-          : 'a request the version refuses gets an answer its document describes',
+          : 'a request the version refuses gets a response its document describes',
       property: fc.asyncProperty(
         fc.oneof(...requests.broken),
         ignoringRetiredOrLimited((broken) =>
@@ -111,7 +111,7 @@ function runContext(run: RunState, { runId, apiKey, readOnly, maxPages }: LiveOp
   return {
     contract,
     sender,
-    checks: answerChecks(contract),
+    checks: responseChecks(contract),
     generators,
     runId,
     apiKey,
@@ -135,9 +135,9 @@ function runContext(run: RunState, { runId, apiKey, readOnly, maxPages }: LiveOp
     async sendValid(operationId, request) {
       const count = counts.get(operationId)!;
       count.valid += 1;
-      const answer = await sender.send(request);
-      count.statuses.set(answer.statusCode, (count.statuses.get(answer.statusCode) ?? 0) + 1);
-      return answer;
+      const response = await sender.send(request);
+      count.statuses.set(response.statusCode, (count.statuses.get(response.statusCode) ?? 0) + 1);
+      return response;
     },
     succeeded: (operationId) => void (counts.get(operationId)!.succeeded += 1),
     touched: (value) => touched.has(value),
@@ -146,7 +146,7 @@ function runContext(run: RunState, { runId, apiKey, readOnly, maxPages }: LiveOp
 }
 
 /**
- * What any operation's valid request must get: an answer its document describes, and a 2xx; or,
+ * What any operation's valid request must get: a response its document describes, and a 2xx; or,
  * when its path names a resource the generators made up (no link gave it), the documented 404
  * for a missing one. Then what the plug-in knows of the operation, if anything.
  */
@@ -164,63 +164,63 @@ function validCheck(run: RunState, context: RunContext, { plugin }: LiveOptions)
     const choice = viaLink ? choices[pick % choices.length]! : {};
     const valid = context.marked(viaLink ? context.generators.relinked(generated, choice) : generated);
     const { request } = valid;
-    const answer = await context.sendValid(operationId, request);
+    const response = await context.sendValid(operationId, request);
     // A header a link fills (If-Match, from an ETag) that the request lacks: an operation that
     // documents 428 needs it, and says so.
     const lacking = linkedHeadersOf(links, operationId).filter((name) => request.headers[name] === undefined);
-    if (answer.statusCode === 428 && documented(operationId, 428) && lacking.length > 0) {
+    if (response.statusCode === 428 && documented(operationId, 428) && lacking.length > 0) {
       const named = parametersOf(operation(operationId)).find(
         (parameter) => parameter.name.toLowerCase() === lacking[0],
       )!.name;
-      expectError(request, answer, { status: 428, code: 'PRECONDITION_REQUIRED', mentions: named });
+      expectError(request, response, { status: 428, code: 'PRECONDITION_REQUIRED', mentions: named });
       return;
     }
     // What a link gave may be stale: this run changed or removed that resource since (a 412 or 404, when documented).
     const stale = Object.values(valid.params).some((value) => touched.has(String(value)));
-    if (viaLink && [412, 404].includes(answer.statusCode) && documented(operationId, answer.statusCode) && stale) {
-      expectContract(request, answer);
+    if (viaLink && [412, 404].includes(response.statusCode) && documented(operationId, response.statusCode) && stale) {
+      expectContract(request, response);
       return;
     }
     // A request that names a resource (in its path, or in a body member a link fills, as
     // placeOrder's petId) names one in some state: what a link gave may be in one that refuses it,
-    // and a made-up one may exist in any state, or not at all. Either way the documented 409 is an
-    // answer, and for a made-up one it must name the value.
+    // and a made-up one may exist in any state, or not at all. Either way the documented 409 is a
+    // response, and for a made-up one it must name the value.
     const namesResource = pathParametersOf(operation(operationId).path).length > 0;
     const namedInBody = linkedBodyMembersOf(links, operationId);
     if (
-      answer.statusCode === 409 &&
+      response.statusCode === 409 &&
       documented(operationId, 409) &&
       (viaLink || namesResource || namedInBody.length > 0)
     ) {
-      if (viaLink) expectContract(request, answer);
+      if (viaLink) expectContract(request, response);
       else
         expectNamedMissing(
           { ...valid, params: { ...valid.params, ...membersOf(valid.body, namedInBody) } },
-          answer,
+          response,
           409,
         );
       return;
     }
-    if (answer.statusCode === 404 && !viaLink && namesResource && documented(operationId, 404)) {
+    if (response.statusCode === 404 && !viaLink && namesResource && documented(operationId, 404)) {
       // A made-up id may or may not exist on a live store: its 404 must say which resource is missing.
-      expectNamedMissing(valid, answer);
-      await plugin?.afterValid?.(context, valid, answer);
+      expectNamedMissing(valid, response);
+      await plugin?.afterValid?.(context, valid, response);
       return;
     }
-    if (answer.statusCode < 200 || answer.statusCode > 299) {
+    if (response.statusCode < 200 || response.statusCode > 299) {
       const what = `a valid request${viaLink ? ' naming what this run created (by a link of the spec)' : ''}`;
-      expectContract(request, answer, [`expected a 2xx: ${what} must be accepted`]);
+      expectContract(request, response, [`expected a 2xx: ${what} must be accepted`]);
     }
-    expectContract(request, answer);
+    expectContract(request, response);
     counts.get(operationId)!.succeeded += 1;
     if (!SAFE_METHODS.has(operation(operationId).method)) {
       for (const value of Object.values(valid.params)) touched.add(String(value));
       // What a body named by a link (a pet an order holds) may have changed too.
       for (const [name, value] of Object.entries(choice)) if (name.startsWith(BODY_PREFIX)) touched.add(String(value));
     }
-    expectWritten(valid, answer);
-    await expectStaleRefused(operationId, request, answer);
-    await plugin?.afterValid?.(context, valid, answer);
+    expectWritten(valid, response);
+    await expectStaleRefused(operationId, request, response);
+    await plugin?.afterValid?.(context, valid, response);
   };
 }
 
@@ -239,11 +239,11 @@ function rejectionChecks(
 ) {
   return {
     /**
-     * A change made with the tag a link gave (If-Match), that answered a new tag (ETag): the same
+     * A change made with the tag a link gave (If-Match), that returned a new tag (ETag): the same
      * request again holds a stale tag, and must be refused with the documented 412 naming the new one.
      */
-    async expectStaleRefused(operationId: string, request: ApiRequest, answer: LiveAnswer) {
-      const etag = answer.headers['etag'];
+    async expectStaleRefused(operationId: string, request: ApiRequest, response: LiveResponse) {
+      const etag = response.headers['etag'];
       const sent = linkedHeadersOf(links, operationId)
         .map((name) => request.headers[name])
         .find((value) => value !== undefined);
@@ -254,17 +254,17 @@ function rejectionChecks(
       checks.expectError(request, again, { status: 412, code: 'PRECONDITION_FAILED', mentions: etag });
     },
     /** The documented 404 of a valid request whose path names what may not exist: it must name what is missing. */
-    expectNamedMissing(valid: ValidRequest, answer: LiveAnswer, status = 404) {
+    expectNamedMissing(valid: ValidRequest, response: LiveResponse, status = 404) {
       const { request } = valid;
-      checks.expectContract(request, answer);
+      checks.expectContract(request, response);
       const problems = Object.values(valid.params)
-        .filter((value) => !String(answer.json?.message).includes(String(value)))
+        .filter((value) => !String(response.json?.message).includes(String(value)))
         .map((value) => `expected the message to name ${String(value)}`);
-      if (answer.json?.code === 'ROUTE_NOT_FOUND') problems.push('ROUTE_NOT_FOUND: the operation is not served');
+      if (response.json?.code === 'ROUTE_NOT_FOUND') problems.push('ROUTE_NOT_FOUND: the operation is not served');
       if (problems.length > 0)
         throw new ContractViolation(
           request,
-          `${describe(request)} → ${status} ${answer.body}\n  ${problems.join('\n  ')}`,
+          `${describe(request)} → ${status} ${response.body}\n  ${problems.join('\n  ')}`,
         );
     },
   };
@@ -276,7 +276,7 @@ function rejectionChecks(
  */
 function coverageOf(run: RunState, checkValid: (valid: ValidCase) => Promise<void>, readOnly: boolean) {
   const { requests, counts, isRetired, linked, contract } = run;
-  const whyUnanswered = (count: OperationCount) => {
+  const whyNo2xx = (count: OperationCount) => {
     if (count.unmade !== undefined) return `no valid request could be generated: ${count.unmade}`;
     const statuses = [...count.statuses].map(([status, times]) => `${status} ×${times}`).join(', ');
     const namesResource = pathParametersOf(contract.operation(count.operationId).path).length > 0;
@@ -285,14 +285,14 @@ function coverageOf(run: RunState, checkValid: (valid: ValidCase) => Promise<voi
     return (
       `none of its ${count.valid} valid requests got a 2xx (${statuses})` +
       (needsLink
-        ? `; its path names a resource, and no link of ${contract.name} gave one from an answer of this run${readOnlyNote}`
+        ? `; its path names a resource, and no link of ${contract.name} gave one from a response of this run${readOnlyNote}`
         : '')
     );
   };
   let samples = 0;
   const sample = (valid: fc.Arbitrary<ValidRequest>, seed: number) =>
     fc.sample(valid, { seed: seed + samples++, numRuns: COVERAGE_TRIES });
-  /** The writes whose answers link to `operationId` (placeOrder's 201, for completeOrder). */
+  /** The writes whose responses link to `operationId` (placeOrder's 201, for completeOrder). */
   const writesTo = (operationId: string) => [
     ...new Set(
       run.links
@@ -304,7 +304,7 @@ function coverageOf(run: RunState, checkValid: (valid: ValidCase) => Promise<voi
   const newest = (operationId: string) => Math.max(0, (linked.get(operationId)?.size ?? 1) - 1);
   /**
    * A fresh value for `operationId` from each write that links to it: one of its valid requests
-   * answered 2xx, each itself on a fresh value first, `depth` writes back (an order of a pet just
+   * that got a 2xx, each itself on a fresh value first, `depth` writes back (an order of a pet just
    * added). What earlier requests left may be in a state that refuses (an order completed or
    * expired): a resource just made is not.
    */
@@ -348,18 +348,18 @@ function coverageOf(run: RunState, checkValid: (valid: ValidCase) => Promise<voi
       if (isWrite && sources.every((from) => SAFE_METHODS.has(contract.operation(from).method)))
         return `only reads (${sources.join(', ')}) link to it, and a run writes only to what it created`;
       if (!sources.every((from) => (counts.get(from)?.succeeded ?? 0) > 0)) return undefined;
-      return `${sources.join(', ')} answered 2xx naming none of what its path needs: the target holds none`;
+      return `${sources.join(', ')} responded 2xx naming none of what its path needs: the target holds none`;
     };
     const left = [...counts.values()].filter((count) => count.succeeded === 0 && !isRetired(count.operationId));
     const describe = (count: OperationCount, why: string) =>
       `${count.operationId} (${count.method} ${count.path}): ${why}`;
-    const unanswered: string[] = [];
+    const withNo2xx: string[] = [];
     const unreached: string[] = [];
     for (const count of left) {
       const why = unreachedWhy(count);
-      if (why === undefined) unanswered.push(describe(count, whyUnanswered(count)));
+      if (why === undefined) withNo2xx.push(describe(count, whyNo2xx(count)));
       else unreached.push(describe(count, why));
     }
-    return { unanswered, unreached };
+    return { withNo2xx, unreached };
   };
 }

@@ -1,9 +1,9 @@
 // What a live run of the contract checks (live-checks.ts) takes and gives: its options, the sender
 // it sends through, and the counts and results the runners print.
-import type { NamedProperty } from './answer-checks.js';
+import type { NamedProperty } from './response-checks.js';
 import type { Contract } from './document-contract.js';
 import type { ContractPlugin, ReadBack } from './plugin.js';
-export type { LiveAnswer, LiveSender } from './sender.js';
+export type { LiveResponse, LiveSender } from './sender.js';
 import type { SpecLink } from './spec-links.js';
 
 export interface LiveOptions {
@@ -19,16 +19,16 @@ export interface LiveOptions {
   apiKey: string;
   /**
    * Checks as a client of a released version sees the service (npm run compat): a request that
-   * version refuses may now be accepted, if the answer reads as the version says; the operations
-   * in `retired`, past the sunset that version announced, may answer 410 (or 404 or 405, once
+   * version refuses may now be accepted, if the response reads as the version says; the operations
+   * in `retired`, past the sunset that version announced, may respond with 410 (or 404 or 405, once
    * removed from the spec) to anything; those in `notSent` (experimental in that version) are not
    * sent at all; and `links` are followed besides the version's own (a version released before the
-   * spec wrote a link down still has the ids its operations answer).
+   * spec wrote a link down still has the ids its operations respond).
    */
   released?: { retired: ReadonlySet<string>; notSent?: ReadonlySet<string>; links?: readonly SpecLink[] };
   /**
    * The time of the service's clock (Date.now unless told). Without `released`, an operation the
-   * plug-in says is retired at that time may answer the documented 410 to a valid request, and is
+   * plug-in says is retired at that time may respond with the documented 410 to a valid request, and is
    * not held to a 2xx.
    */
   clock?: () => number;
@@ -61,15 +61,15 @@ export interface LiveChecks {
   /**
    * Sends more valid requests (following links first) to every operation that has not yet had a 2xx
    * from one, then returns the operations still without one, each with why. `unreached` are those
-   * whose path names a resource only a link gives, when every operation a link comes from answered
-   * 2xx without naming one: the target holds none (a list answered empty), and no operation of the
-   * document makes one. Reported, not failed; `unanswered` fails the run.
+   * whose path names a resource only a link gives, when every operation a link comes from served
+   * 2xx without naming one: the target holds none (a list served empty), and no operation of the
+   * document makes one. Reported, not failed; `without a response` fails the run.
    */
-  coverage(seed: number): Promise<{ unanswered: string[]; unreached: string[] }>;
+  coverage(seed: number): Promise<{ withNo2xx: string[]; unreached: string[] }>;
   /** What each operation was sent so far. */
   counts(): OperationCount[];
   /** The plug-in's checks of what the run wrote, made after the properties (none without a plug-in). */
   readBacks: ReadBack[];
-  /** Valid requests of unsafe methods answered 2xx: what the run wrote, its names beginning with namePrefix. */
+  /** Valid requests of unsafe methods that got a 2xx: what the run wrote, its names beginning with namePrefix. */
   writes(): number;
 }

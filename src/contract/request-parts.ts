@@ -13,7 +13,7 @@ export interface ApiRequest {
   payload?: string | Buffer;
 }
 
-/** A valid request and the values it carries, for checking the meaning of the answer. */
+/** A valid request and the values it carries, for checking the meaning of the response. */
 export interface ValidRequest {
   request: ApiRequest;
   params: Record<string, unknown>;
@@ -46,7 +46,7 @@ export interface Parameter {
 export const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
 
 /**
- * listPets' page cursor. A valid one exists only in an answer's `next` link, so generated valid
+ * listPets' page cursor. A valid one exists only in a response's `next` link, so generated valid
  * requests never carry one (the model-based property follows the links); broken ones do.
  */
 /**
@@ -54,8 +54,8 @@ export const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
  * knows the service's format describes it: valid values, and broken ones with what their rejection
  * must mention. Without one, such a parameter is broken by its schema alone.
  */
-export interface IssuedParameter {
-  issued(operation: Operation): fc.Arbitrary<string>;
+export interface OpaqueParameter {
+  opaque(operation: Operation): fc.Arbitrary<string>;
   broken(
     operation: Operation,
     parts: fc.Arbitrary<ValidRequest>,
@@ -63,15 +63,15 @@ export interface IssuedParameter {
 }
 
 /** Issued parameters by name (`cursor`), from the plug-in that knows them. */
-export type IssuedParameters = Readonly<Record<string, IssuedParameter>>;
+export type OpaqueParameters = Readonly<Record<string, OpaqueParameter>>;
 
 export const CURSOR = 'cursor';
 /**
  * Query parameters a valid value of which only the service gives, in a `next` link (listPets'
  * `cursor`, listPetEvents' `after`): generated valid requests leave them out, broken ones carry
- * them. And `wait`, which holds an answer: valid requests send its minimum, so none waits.
+ * them. And `wait`, which holds a response: valid requests send its minimum, so none waits.
  */
-export const ISSUED_BY_LINKS = new Set([CURSOR, 'after']);
+export const GIVEN_BY_LINKS = new Set([CURSOR, 'after']);
 export const WAIT = 'wait';
 
 export const parametersOf = (operation: Operation) =>
@@ -80,11 +80,11 @@ export const inQuery = (operation: Operation) =>
   parametersOf(operation).filter((parameter) => parameter.in === 'query');
 /** The query parameters a valid request is generated with. */
 export const generatedQuery = (operation: Operation) =>
-  inQuery(operation).filter((parameter) => !ISSUED_BY_LINKS.has(parameter.name));
+  inQuery(operation).filter((parameter) => !GIVEN_BY_LINKS.has(parameter.name));
 /** The query parameters issued by links that no plug-in describes: broken by their schema alone. */
-export const otherIssuedQuery = (operation: Operation, issuedBy: IssuedParameters) =>
+export const otherOpaqueQuery = (operation: Operation, opaqueParameters: OpaqueParameters) =>
   inQuery(operation).filter(
-    (parameter) => issuedBy[parameter.name] === undefined && ISSUED_BY_LINKS.has(parameter.name),
+    (parameter) => opaqueParameters[parameter.name] === undefined && GIVEN_BY_LINKS.has(parameter.name),
   );
 export const inPath = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'path');
 

@@ -1,18 +1,18 @@
 // What a live run keeps while it runs: the operations it sends, their counts, the values links
 // gave, what it changed, and the sender every request goes through (counting it, following links,
-// and ending the check of a request a retired operation or a limit answered).
-import { bigintText, ContractViolation, describe, normalized } from './answer-checks.js';
+// and ending the check of a request a retired operation or a limit served).
+import { bigintText, ContractViolation, describe, normalized } from './response-checks.js';
 import { requestGenerators } from './api-requests.js';
 import type { LiveOptions, LiveSender, OperationCount } from './live-options.js';
 import { SAFE_METHODS, type OpenApiDocument } from './openapi-document.js';
 import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
 
-/** A request of an operation past its sunset, answered as a retired operation may be: nothing to check. */
+/** A request of an operation past its sunset, served as a retired operation may be: nothing to check. */
 export class Retired extends Error {}
 /** A request still refused 429 after the target waited and sent it again: the deployment's limit, not a violation. */
 export class RateLimited extends Error {}
 
-/** Runs `check`; the answer of a retired operation, or a limit's, ends it without a failure. */
+/** Runs `check`; the response of a retired operation, or a limit's, ends it without a failure. */
 export const ignoringRetiredOrLimited =
   <T extends unknown[]>(check: (...args: T) => Promise<void>) =>
   async (...args: T) => {
@@ -34,7 +34,7 @@ export type RunState = ReturnType<typeof createRunState>;
 export function createRunState(target: LiveSender, options: LiveOptions) {
   const { readOnly, contract, apiKey, released, clock = Date.now, plugin } = options;
   const { operation } = contract;
-  const generators = requestGenerators(contract, apiKey, plugin?.issued);
+  const generators = requestGenerators(contract, apiKey, plugin?.opaque);
   const notSent = released?.notSent ?? new Set<string>();
   const chosen = contract.operations.filter(
     (candidate) => !notSent.has(candidate.operationId) && (!readOnly || SAFE_METHODS.has(candidate.method)),
@@ -62,12 +62,12 @@ export function createRunState(target: LiveSender, options: LiveOptions) {
   );
   /** Values each link has given, by the operation they are for; each as JSON text too, to keep them once. */
   const linked = new Map<string, Map<string, Record<string, unknown>>>();
-  /** Ids a 2xx answer to a request of an unsafe method reached through a link: what they name may have changed. */
+  /** Ids a 2xx response to a request of an unsafe method reached through a link: what they name may have changed. */
   const touched = new Set<string>();
 
-  // A retired operation's answer ends the check of its request, if it is one a retired operation may
+  // A retired operation's response ends the check of its request, if it is one a retired operation may
   // give: a released version's, past the sunset it announced, may be gone from the spec (404, 405);
-  // the contract's own, when the plug-in's calendar says it is retired, answers as its spec
+  // the contract's own, when the plug-in's calendar says it is retired, responds as its spec
   // documents (410). Without a plug-in, no operation of the contract is retired.
   const isRetired = (operationId: string) =>
     released === undefined
@@ -75,14 +75,14 @@ export function createRunState(target: LiveSender, options: LiveOptions) {
       : released.retired.has(operationId);
   const retiredStatuses = released === undefined ? [410] : [404, 405, 410];
 
-  /** Notes the values each link of the answer's operation and status gives, for later requests. */
-  const follow = (request: Parameters<LiveSender['send']>[0], answer: Awaited<ReturnType<LiveSender['send']>>) => {
+  /** Notes the values each link of the response's operation and status gives, for later requests. */
+  const follow = (request: Parameters<LiveSender['send']>[0], response: Awaited<ReturnType<LiveSender['send']>>) => {
     for (const link of links) {
-      if (link.from !== request.operationId || link.status !== String(answer.statusCode)) continue;
+      if (link.from !== request.operationId || link.status !== String(response.statusCode)) continue;
       // A write follows links only from what this run wrote, never from a read (a made-up id may
       // name another client's data): a run changes and removes only what it created.
       if (!SAFE_METHODS.has(operation(link.to).method) && SAFE_METHODS.has(request.method.toLowerCase())) continue;
-      const values = linkedValues(link, answer.json, answer.headers);
+      const values = linkedValues(link, response.json, response.headers);
       if (values === undefined) continue;
       if (!linked.has(link.to)) linked.set(link.to, new Map());
       linked.get(link.to)!.set(JSON.stringify(normalized(values), bigintText), values);
@@ -91,28 +91,32 @@ export function createRunState(target: LiveSender, options: LiveOptions) {
 
   const sender: LiveSender = {
     async send(request) {
-      const answer = await target.send(request);
+      const response = await target.send(request);
       const count = counts.get(request.operationId);
       if (count !== undefined) count.sent += 1;
-      if (retiredStatuses.includes(answer.statusCode) && isRetired(request.operationId)) {
-        const problems = contract.errorViolations(answer.json);
-        if (answer.json?.status !== answer.statusCode) problems.push(`Error.status is ${String(answer.json?.status)}`);
+      if (retiredStatuses.includes(response.statusCode) && isRetired(request.operationId)) {
+        const problems = contract.errorViolations(response.json);
+        if (response.json?.status !== response.statusCode)
+          problems.push(`Error.status is ${String(response.json?.status)}`);
         if (problems.length > 0)
           throw new ContractViolation(
             request,
-            `${describe(request)} → ${answer.statusCode} ${answer.body}\n  ${problems.join('\n  ')}`,
+            `${describe(request)} → ${response.statusCode} ${response.body}\n  ${problems.join('\n  ')}`,
           );
         throw new Retired();
       }
-      if (answer.statusCode === 429) {
-        // A limit never fails a run: the answer must be the documented 429, and the check of this request ends there.
-        const problems = contract.violations(answer, request.operationId);
+      if (response.statusCode === 429) {
+        // A limit never fails a run: the response must be the documented 429, and the check of this request ends there.
+        const problems = contract.violations(response, request.operationId);
         if (problems.length > 0)
-          throw new ContractViolation(request, `${describe(request)} → 429 ${answer.body}\n  ${problems.join('\n  ')}`);
+          throw new ContractViolation(
+            request,
+            `${describe(request)} → 429 ${response.body}\n  ${problems.join('\n  ')}`,
+          );
         throw new RateLimited();
       }
-      follow(request, answer);
-      return answer;
+      follow(request, response);
+      return response;
     },
   };
 

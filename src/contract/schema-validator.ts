@@ -1,4 +1,4 @@
-// Ajv, as the engine validates answers with it: OpenAPI's int64 (`type: integer, format: int64`)
+// Ajv, as the engine validates responses with it: OpenAPI's int64 (`type: integer, format: int64`)
 // holds bigints as well as numbers, with its bounds compared exactly; Ajv's own `integer` knows
 // only doubles.
 import { Ajv, type AnySchema } from 'ajv';
@@ -12,7 +12,7 @@ type Bounds = Partial<Record<(typeof BOUNDS)[number], string>> & { enum?: string
 
 export function createValidator(): Ajv {
   const ajv = new Ajv({ allErrors: true, coerceTypes: false, strictSchema: false, strictNumbers: true });
-  // Every format of JSON Schema and OpenAPI is checked (an answer's date-time, an int32), as
+  // Every format of JSON Schema and OpenAPI is checked (a response's date-time, an int32), as
   // ajv-formats defines it; int64 is the keyword below. `.default`: see src/validation/ajv.ts.
   formats.default(ajv);
   ajv.addKeyword({

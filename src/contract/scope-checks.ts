@@ -1,11 +1,11 @@
 // The 403 of every operation whose security requirement names roles, checked with a second key
 // that lacks some of them (npm run contract --limited-key-file, CONTRACT_LIMITED_API_KEY): the
-// answer must be the documented 403 INSUFFICIENT_SCOPE with its insufficient_scope challenge naming
+// response must be the documented 403 INSUFFICIENT_SCOPE with its insufficient_scope challenge naming
 // the roles. Generic: the operations and their roles come from the document alone. An operation
-// whose roles the key does have answers as the contract says otherwise, and is reported as not checked.
+// whose roles the key does have responds as the contract says otherwise, and is reported as not checked.
 import fc from 'fast-check';
 import { requiredScopesOf, SAFE_METHODS } from './openapi-document.js';
-import { answerChecks, ContractViolation, describe, type Sender } from './answer-checks.js';
+import { responseChecks, ContractViolation, describe, type Sender } from './response-checks.js';
 import { requestGenerators } from './api-requests.js';
 import type { Contract } from './document-contract.js';
 
@@ -13,11 +13,11 @@ export interface ScopeOutcome {
   operationId: string;
   roles: readonly string[];
   /**
-   * checked: it answered the documented 403; held: the key has its roles (another documented answer), so nothing was
+   * checked: it got the documented 403; held: the key has its roles (another documented response), so nothing was
    * checked.
    */
   result: 'checked' | 'held' | 'violated';
-  /** The status it answered. */
+  /** The status it served. */
   status: number;
   violation?: ContractViolation;
 }
@@ -29,23 +29,23 @@ export async function scopeChecks(
   { readOnly, seed }: { readOnly: boolean; seed: number },
 ): Promise<ScopeOutcome[]> {
   const { validRequest } = requestGenerators(contract, limitedKey);
-  const { expectContract, expectError } = answerChecks(contract);
+  const { expectContract, expectError } = responseChecks(contract);
   const outcomes: ScopeOutcome[] = [];
   for (const operation of contract.operations) {
     const roles = requiredScopesOf(operation, contract.spec);
     if (roles.length === 0 || (readOnly && !SAFE_METHODS.has(operation.method))) continue;
     const { request } = fc.sample(validRequest(operation), { numRuns: 1, seed })[0]!;
-    const answer = await target.send(request);
-    const { statusCode: status } = answer;
+    const response = await target.send(request);
+    const { statusCode: status } = response;
     try {
       if (status !== 403) {
-        // Past authorization (the key has the roles): any other answer the contract documents.
-        expectContract(request, answer);
+        // Past authorization (the key has the roles): any other response the contract documents.
+        expectContract(request, response);
         outcomes.push({ operationId: operation.operationId, roles, result: 'held', status });
         continue;
       }
-      expectError(request, answer, { status: 403, code: 'INSUFFICIENT_SCOPE', mentions: roles[0]! });
-      const challenge = String(answer.headers['www-authenticate'] ?? '');
+      expectError(request, response, { status: 403, code: 'INSUFFICIENT_SCOPE', mentions: roles[0]! });
+      const challenge = String(response.headers['www-authenticate'] ?? '');
       const scope = /error="insufficient_scope", scope="([^"]*)"/.exec(challenge)?.[1]?.split(' ');
       if (scope === undefined || !roles.every((role) => scope.includes(role))) {
         throw new ContractViolation(

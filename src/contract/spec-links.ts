@@ -1,13 +1,13 @@
-// The OpenAPI links of a document (OpenAPI 3.1, 4.8.20): which answer of which operation gives the
+// The OpenAPI links of a document (OpenAPI 3.1, 4.8.20): which response of which operation gives the
 // parameters of another. The generators follow them, so that a valid request that needs an
 // existing resource names one this run created: `createPet`'s 201 links to every operation that
-// takes a `petId`, and the `ETag` of an answer becomes the `If-Match` of the next request. Only
+// takes a `petId`, and the `ETag` of a response becomes the `If-Match` of the next request. Only
 // what a link can say with `$response.body#/…` (a path parameter, or a member of the request body)
 // and `$response.header.…` (a header parameter) is followed; any other expression, an
 // `operationRef`, or a link to an operation or parameter that is not there stops the run with a
 // message naming the link, never a link quietly ignored. A link's `requestBody` is read as an object
 // whose members are each such an expression: `requestBody: {petId: $response.body#/id}` sends the
-// answer's `id` as the body's `petId`, its other members generated as ever.
+// response's `id` as the body's `petId`, its other members generated as ever.
 import {
   operationsOf,
   pathParametersOf,
@@ -17,17 +17,17 @@ import {
 } from './openapi-document.js';
 
 export interface SpecLink {
-  /** The operation whose answer carries the values, and that answer's status. */
+  /** The operation whose response carries the values, and that respond's status. */
   from: string;
   status: string;
   name: string;
   /** The operation the values are for. */
   to: string;
-  /** Each path parameter of `to` the link fills, with the JSON Pointer into the answer's body. */
+  /** Each path parameter of `to` the link fills, with the JSON Pointer into the response's body. */
   parameters: { name: string; pointer: string[] }[];
-  /** Each header parameter of `to` the link fills (lower case), with the answer's header it comes from (lower case). */
+  /** Each header parameter of `to` the link fills (lower case), with the response header it comes from (lower case). */
   headers: { name: string; from: string }[];
-  /** Each top-level member of `to`'s request body the link fills, with the JSON Pointer into the answer's body. */
+  /** Each top-level member of `to`'s request body the link fills, with the JSON Pointer into the response's body. */
   body: { name: string; pointer: string[] }[];
 }
 
@@ -105,7 +105,7 @@ export function linksOf(spec: OpenApiDocument, name: string): SpecLink[] {
   return links;
 }
 
-/** The header parameters of `operationId` that some of `links` fill from an answer (If-Match), lower case. */
+/** The header parameters of `operationId` that some of `links` fill from a response (If-Match), lower case. */
 export function linkedHeadersOf(links: readonly SpecLink[], operationId: string): string[] {
   return [
     ...new Set(
@@ -115,7 +115,7 @@ export function linkedHeadersOf(links: readonly SpecLink[], operationId: string)
 }
 
 /**
- * The values a link takes from an answer's body (path parameters, by name) and headers (header
+ * The values a link takes from a response's body (path parameters, by name) and headers (header
  * parameters, as `header.<name>`), or undefined when a pointer or a header finds nothing there.
  */
 export function linkedValues(
@@ -165,7 +165,7 @@ function bodyMembersOf(
   });
 }
 
-/** The body members of `operationId` that some of `links` fill from an answer (a reference to a resource). */
+/** The body members of `operationId` that some of `links` fill from a response (a reference to a resource). */
 export function linkedBodyMembersOf(links: readonly SpecLink[], operationId: string): string[] {
   return [...new Set(links.filter((link) => link.to === operationId).flatMap((link) => link.body.map((m) => m.name)))];
 }

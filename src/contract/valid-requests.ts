@@ -53,7 +53,7 @@ export function validRequests(contract: Contract, builder: RequestBuilder) {
 
   /**
    * The same valid request with the values a link gave: path parameters (ids), headers
-   * (`header.if-match`, an answer's ETag) and body members (`body.petId`); its URL and payload
+   * (`header.if-match`, a response's ETag) and body members (`body.petId`); its URL and payload
    * rebuilt, all else kept.
    */
   function relinked(valid: ValidRequest, values: Record<string, unknown>): ValidRequest {

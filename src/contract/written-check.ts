@@ -1,10 +1,10 @@
-// A write answers with what it wrote: when a request of an unsafe method sends a JSON object and
-// its 2xx answer is an object whose schema has a field of the same name, the answer holds the value
+// A write responds with what it wrote: when a request of an unsafe method sends a JSON object and
+// its 2xx response is an object whose schema has a field of the same name, the response holds the value
 // sent (a create's new resource, an update's changed one). A handler that ignores its body fails here.
 import { isDeepStrictEqual } from 'node:util';
-import { ContractViolation, describe, normalized } from './answer-checks.js';
+import { ContractViolation, describe, normalized } from './response-checks.js';
 import { bodySchemaOf, type ValidRequest } from './api-requests.js';
-import type { Contract, HttpAnswer } from './document-contract.js';
+import type { Contract, HttpResponse } from './document-contract.js';
 import { resolveRef, SAFE_METHODS } from './openapi-document.js';
 import type { Schema } from './schema-arbitraries.js';
 
@@ -12,19 +12,19 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
 export function writtenCheck(contract: Contract) {
-  const answerFieldsOf = (operationId: string, status: number): Set<string> => {
+  const responseFieldsOf = (operationId: string, status: number): Set<string> => {
     const response = resolveRef(contract.spec, contract.operation(operationId).object.responses[String(status)]) as {
       content?: Record<string, { schema: Schema }>;
     };
     const schema = response.content?.['application/json']?.schema;
     return new Set(schema === undefined ? [] : Object.keys(resolveRef(contract.spec, schema).properties ?? {}));
   };
-  return ({ request, body }: ValidRequest, answer: HttpAnswer & { json: unknown }) => {
+  return ({ request, body }: ValidRequest, response: HttpResponse & { json: unknown }) => {
     const operation = contract.operation(request.operationId);
-    if (SAFE_METHODS.has(operation.method) || !isObject(body) || !isObject(answer.json)) return;
-    const json = answer.json;
-    const fields = answerFieldsOf(request.operationId, answer.statusCode);
-    // In a JSON Merge Patch (RFC 7396), null removes the member: the answer must not hold it.
+    if (SAFE_METHODS.has(operation.method) || !isObject(body) || !isObject(response.json)) return;
+    const json = response.json;
+    const fields = responseFieldsOf(request.operationId, response.statusCode);
+    // In a JSON Merge Patch (RFC 7396), null removes the member: the response must not hold it.
     const mergePatch = bodySchemaOf(operation)?.mediaType === 'application/merge-patch+json';
     const written = (name: string) => (mergePatch && body[name] === null ? undefined : body[name]);
     const differing = Object.keys(body).filter(
@@ -33,7 +33,7 @@ export function writtenCheck(contract: Contract) {
     if (differing.length > 0) {
       throw new ContractViolation(
         request,
-        `${describe(request)} → ${answer.statusCode} ${answer.body}\n  the answer does not hold what was written: ${differing.join(', ')}`,
+        `${describe(request)} → ${response.statusCode} ${response.body}\n  the response does not hold what was written: ${differing.join(', ')}`,
       );
     }
   };

@@ -1,11 +1,11 @@
-// Requests Node's HTTP parser rejects never reach Fastify's routing; they are answered here,
+// Requests Node's HTTP parser rejects never reach Fastify's routing; they are served here,
 // on the raw socket, in the same Error shape as everything else.
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorBody } from '../types/api.js';
 import { BadRequest, HeadersTooLarge, RequestTimeout } from './api-errors.js';
 
-/** `headers`: sent on every answer of the API (lower-case names), these included. */
+/** `headers`: sent on every response of the API (lower-case names), these included. */
 export function createClientErrorHandler(headers: Readonly<Record<string, string>>) {
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)

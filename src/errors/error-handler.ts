@@ -12,9 +12,9 @@ export interface ErrorHandlerOptions {
   /** The codes the spec documents on `Error.code`; anything else is an internal error. */
   errorCodes: ReadonlySet<string>;
   bodyLimit: number;
-  /** Sent on every error answer (security headers). */
+  /** Sent on every error response (security headers). */
   headers: Readonly<Record<string, string>>;
-  /** Told of every 503 answer (the database could not be reached). */
+  /** Told of every 503 response (the database could not be reached). */
   onUnavailable?: () => void;
 }
 

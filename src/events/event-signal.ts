@@ -9,7 +9,7 @@ export interface EventSignal {
   notify(): void;
   /**
    * Resolves once an event after seq `after` may be readable, after `ms`, on `abort`, or at close;
-   * whichever comes first: to false at close (answer now), else true (read again to see which).
+   * whichever comes first: to false at close (respond now), else true (read again to see which).
    */
   wait(after: number, ms: number, abort?: AbortSignal): Promise<boolean>;
   /** Ends every wait, now and from now on (the instance is closing). */

@@ -1,4 +1,4 @@
-// What updatePet and deletePet answer for what the store did: the pet afterwards (with its ETag),
+// What updatePet and deletePet return for what the store did: the pet afterwards (with its ETag),
 // or the error that says why nothing changed.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ChangeKeyReused, PetNotFound, PreconditionFailed } from '../errors/api-errors.js';
@@ -24,17 +24,25 @@ export function changeKeyOf(
   };
 }
 
-/** The pet the change left (null after a removal), its ETag set; or throws the change's rejection. */
-export function changedPet(
+/** What a change request was: what its rejection and headers name. */
+export interface ChangeRequest {
+  epoch: string;
+  operationId: string;
+  petId: unknown;
+  ifMatch: string;
+  onReplay?: (() => void) | undefined;
+}
+
+/**
+ * Sets the reply's headers for what the change did and returns the pet it left (null after a
+ * removal); or throws the change's rejection, the pet's current ETag set for a 412.
+ */
+export function replyWithChange(
   outcome: ChangeOutcome,
   reply: FastifyReply,
-  epoch: string,
-  operationId: string,
-  petId: unknown,
-  ifMatch: string,
-  onReplay?: () => void,
+  { epoch, operationId, petId, ifMatch, onReplay }: ChangeRequest,
 ): VersionedPet | null {
-  switch (outcome.outcome) {
+  switch (outcome.kind) {
     case 'missing':
       throw new PetNotFound(String(petId));
     case 'failed': {
@@ -48,6 +56,7 @@ export function changedPet(
       reply.header('idempotent-replayed', 'true');
       onReplay?.();
   }
-  if (outcome.pet !== null) reply.header('etag', entityTagOf(epoch, outcome.pet.pet.id, outcome.pet.version));
-  return outcome.pet;
+  const after = outcome.pet;
+  if (after !== null) reply.header('etag', entityTagOf(epoch, after.pet.id, after.version));
+  return after;
 }

@@ -23,7 +23,7 @@ export function createPet(store: PetStore, petPath: string, onReplay?: () => voi
       }
     }
     reply.header('location', `${before}${pet.id}${after}`);
-    // A new pet is at its first version; a replay answers as the create did.
+    // A new pet is at its first version; a replay responds as the create did.
     reply.header('etag', entityTagOf(store.epoch(), pet.id, 1));
     return pet;
   }) satisfies OperationHandler<'createPet'>;

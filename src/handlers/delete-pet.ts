@@ -1,7 +1,7 @@
 import { preconditionOf } from '../preconditions/entity-tag.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
-import { changedPet, changeKeyOf } from './change-outcome.js';
+import { changeKeyOf, replyWithChange } from './change-outcome.js';
 
 export function deletePet(store: PetStore, onReplay?: () => void) {
   return (async (request, reply) => {
@@ -9,7 +9,13 @@ export function deletePet(store: PetStore, onReplay?: () => void) {
     const ifMatch = request.headers['if-match'];
     const precondition = preconditionOf(ifMatch, store.epoch(), petId);
     const outcome = await store.remove(petId, precondition, changeKeyOf(request, 'deletePet', petId));
-    changedPet(outcome, reply, store.epoch(), 'deletePet', petId, ifMatch!, onReplay);
+    replyWithChange(outcome, reply, {
+      epoch: store.epoch(),
+      operationId: 'deletePet',
+      petId,
+      ifMatch: ifMatch!,
+      onReplay,
+    });
     return undefined;
   }) satisfies OperationHandler<'deletePet'>;
 }

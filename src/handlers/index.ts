@@ -21,11 +21,11 @@ export interface HandlerOptions {
   /** Wakes listPetEvents' long polls. */
   events: EventSignal;
   /**
-   * Where an operation is served, base path included (`/v1/pets`), for the links answers carry; undefined for one the
+   * Where an operation is served, base path included (`/v1/pets`), for the links responds carry; undefined for one the
    * spec does not define.
    */
   pathOf: (operationId: string) => string | undefined;
-  /** Told of every create or change answered with what an earlier request with its Idempotency-Key did. */
+  /** Told of every create or change given what an earlier request with its Idempotency-Key did. */
   onReplay?: () => void;
   /** The webhooks file's endpoints; none when the deployment has no file. */
   webhooks?: Endpoints | undefined;
@@ -52,7 +52,7 @@ export function createHandlers({ store, events, pathOf, onReplay, webhooks }: Ha
     completeOrder: completeOrder(store, onReplay),
   };
   // An operation of the spec without a handler fails here, the message naming the file to write; so
-  // does a handler that answers a field the spec does not define for it.
+  // does a handler that returns a field the spec does not define for it.
   const every: EveryHandler<typeof handlers> = handlers;
   return every;
 }

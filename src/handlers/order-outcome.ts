@@ -1,4 +1,4 @@
-// What the order operations answer for what the store did: the order (as the spec's Order), or the
+// What the order operations return for what the store did: the order (as the spec's Order), or the
 // error that says why nothing changed.
 import type { FastifyReply } from 'fastify';
 import { OrderKeyReused, OrderNotFound, OrderStateConflict, PetUnavailable } from '../errors/api-errors.js';
@@ -38,15 +38,21 @@ const ALLOWED: Record<string, string> = {
   completeOrder: 'only a placed order can be completed, before its expiresAt',
 };
 
-/** The order the operation left; or throws its rejection. */
-export function orderOf(
+/** What an order request was: what its rejection names. */
+export interface OrderRequest {
+  operationId: string;
+  /** The pet (placeOrder) or the order (cancelOrder, completeOrder) the request names. */
+  subject: PetId;
+  onReplay?: (() => void) | undefined;
+}
+
+/** Sets the reply's headers for what the order operation did and returns the order it left; or throws its rejection. */
+export function replyWithOrder(
   outcome: OrderOutcome,
   reply: FastifyReply,
-  operationId: string,
-  subject: PetId,
-  onReplay?: () => void,
+  { operationId, subject, onReplay }: OrderRequest,
 ): Order {
-  switch (outcome.outcome) {
+  switch (outcome.kind) {
     case 'missing':
       throw new OrderNotFound(String(subject));
     case 'unavailable':

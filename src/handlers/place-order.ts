@@ -1,7 +1,7 @@
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 import { changeKeyOf } from './change-outcome.js';
-import { orderOf } from './order-outcome.js';
+import { replyWithOrder } from './order-outcome.js';
 
 /** `orderPath` is where an order is read (`/v1/store/orders/{orderId}`): the new order's Location. */
 export function placeOrder(store: PetStore, orderPath: string, onReplay?: () => void) {
@@ -10,7 +10,11 @@ export function placeOrder(store: PetStore, orderPath: string, onReplay?: () => 
     const { petId, holdSeconds } = request.body;
     // The validator has applied the spec's default: holdSeconds is always present here.
     const key = changeKeyOf(request, 'placeOrder', petId, { holdSeconds: holdSeconds! });
-    const order = orderOf(await store.orders.place(petId, holdSeconds!, key), reply, 'placeOrder', petId, onReplay);
+    const order = replyWithOrder(await store.orders.place(petId, holdSeconds!, key), reply, {
+      operationId: 'placeOrder',
+      subject: petId,
+      onReplay,
+    });
     reply.header('location', `${before}${order.id}${after}`);
     return order;
   }) satisfies OperationHandler<'placeOrder'>;

@@ -9,7 +9,7 @@ import type { Endpoints } from '../webhooks/endpoints.js';
  * `after` must name a place in the feed as it is kept: the start (seq 0), the purge horizon, or an
  * event it holds. An id of another epoch, or one before the horizon, is 410 (those events are gone);
  * one that names no event of this feed is 400. Without it, the newest event. The feed is read before
- * the endpoint is looked up: a store that cannot answer is a 503 whatever the id.
+ * the endpoint is looked up: a store that cannot respond gets a 503 whatever the id.
  */
 export function setWebhookPosition(store: PetStore, endpoints: Endpoints | undefined) {
   return (async (request) => {

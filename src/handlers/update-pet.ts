@@ -1,7 +1,7 @@
 import { preconditionOf } from '../preconditions/entity-tag.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
-import { changedPet, changeKeyOf } from './change-outcome.js';
+import { changeKeyOf, replyWithChange } from './change-outcome.js';
 
 export function updatePet(store: PetStore, onReplay?: () => void) {
   return (async (request, reply) => {
@@ -14,7 +14,13 @@ export function updatePet(store: PetStore, onReplay?: () => void) {
       precondition,
       changeKeyOf(request, 'updatePet', petId, request.body),
     );
-    // An update leaves a pet: only a removal answers none.
-    return changedPet(outcome, reply, store.epoch(), 'updatePet', petId, ifMatch!, onReplay)!.pet;
+    // An update leaves a pet: only a removal returns none.
+    return replyWithChange(outcome, reply, {
+      epoch: store.epoch(),
+      operationId: 'updatePet',
+      petId,
+      ifMatch: ifMatch!,
+      onReplay,
+    })!.pet;
   }) satisfies OperationHandler<'updatePet'>;
 }

@@ -11,7 +11,7 @@ export interface IdempotencyKey {
   key: string;
 }
 
-/** A change's Idempotency-Key, and what identifies its request, so that a retry replays its answer. */
+/** A change's Idempotency-Key, and what identifies its request, so that a retry replays its response. */
 export interface ChangeKey extends IdempotencyKey {
   /** The operation it was sent to: each operation's keys are apart. */
   operation: string;

@@ -1,5 +1,5 @@
 // The rejections of src/limits/: a request over its client's quota, or over its share of a busy
-// instance, is answered 429 TOO_MANY_REQUESTS with Retry-After and the fields of the IETF httpapi
+// instance, is given 429 TOO_MANY_REQUESTS with Retry-After and the fields of the IETF httpapi
 // RateLimit draft (revision 11): RateLimit-Policy names the policy and its quota
 // (`"default";q=100;w=1`, `"fair";q=8;w=1`), RateLimit what is left of it and when it refills
 // (`"default";r=0;t=1`). Decided in the operation's onRequest hook, right after authentication,
@@ -20,7 +20,7 @@ declare module 'fastify' {
 export type RejectionReason = 'quota' | 'fair-share';
 const LOG_EVERY_MS = 10_000;
 /**
- * A rejection is answered this long after the request, not at once. A rejection costs the service about
+ * A rejection is served this long after the request, not at once. A rejection costs the service about
  * what a served request does (Node's HTTP and the kernel's TCP work are most of either), so what
  * protects the others is that a flood's connections send fewer requests: each waits this long per
  * rejection. docs/performance/fair-share.md, "Fair share", has the figures with and without.
@@ -49,7 +49,7 @@ export interface RateLimiterOptions {
 }
 
 /**
- * Answers 429 TOO_MANY_REQUESTS and returns true when the request's client must wait; the caller
+ * Responds with 429 TOO_MANY_REQUESTS and returns true when the request's client must wait; the caller
  * (an onRequest hook) then ends there, without calling its done.
  */
 export type Limit = (request: FastifyRequest, reply: FastifyReply) => boolean;

@@ -1,11 +1,11 @@
-// One log line per answered request, written when the answer has been sent: what an operator
+// One log line per served request, written when the response has been sent: what an operator
 // needs to follow traffic, and nothing a client could use against another (no headers, no
 // query, no body). Fastify's own pair of lines per request (incoming, completed, with the URL and
 // the remote address) is replaced through its LogController, which it calls for every request.
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { traceFromHeader, type TraceOf } from '../tracing/trace-context.js';
-import { epochTimeField } from './epoch-time.js';
+import { unixTimeField } from './unix-time.js';
 import { RequestLogger } from './request-logger.js';
 
 const MESSAGE = 'request completed';
@@ -29,7 +29,7 @@ export class RequestLog extends LogController {
     // A refused request is one of a flood: the limiter logs a line per client every few seconds instead.
     if (request.rateLimited) return;
     if (error) {
-      log.error?.({ ...requestFields(request, reply, this.traceOf), err: error }, 'request failed while answering');
+      log.error?.({ ...requestFields(request, reply, this.traceOf), err: error }, 'request failed while responding');
     } else if (log.isLevelEnabled?.('info') === true) {
       // A request's logger is lazy (src/logging/request-logger.ts): its line is the line the logger
       // it comes from, made once, writes.
@@ -52,7 +52,7 @@ export class RequestLog extends LogController {
   }
 }
 
-// `deprecated: true` for an operation the spec marks deprecated, whatever its answer (who still
+// `deprecated: true` for an operation the spec marks deprecated, whatever its response (who still
 // calls it, also in a brownout or after the sunset); `client` once authenticated; trace_id and
 // span_id (the names OpenTelemetry's pino instrumentation uses, which log back ends correlate with
 // traces) when the request belongs to a trace.
@@ -138,8 +138,8 @@ function lineWriter(logger: FastifyBaseLogger, requestIdLabel: string, traceOf: 
   const start = (internals[symbols.lsCacheSym] as Record<number, string>)[internals.levels.values['info']!]!;
   const requestId = `,${quoted(requestIdLabel)}:`;
   const end = `,${quoted(internals[symbols.messageKeySym] as string)}:${quoted(MESSAGE)}${internals[symbols.endSym] as string}`;
-  // pino's default time, the epoch in milliseconds (src/logging/epoch-time.ts).
-  const timeOf = time === pino.stdTimeFunctions.epochTime ? epochTimeField() : time;
+  // pino's default time, Unix time in milliseconds (src/logging/unix-time.ts).
+  const timeOf = time === pino.stdTimeFunctions.epochTime ? unixTimeField() : time;
   return (request, reply) => {
     const { operationId, deprecated } = routeOf(request);
     const trace = traceOf(request);

@@ -8,7 +8,7 @@ import { createResolvedHistogram } from './resolved-histogram.js';
 import type { StatementInstrument } from '../store/postgres/statement-instrument.js';
 import type { DeliveryMetrics } from '../webhooks/deliveries.js';
 
-/** Seconds: from 100 µs (an in-memory answer takes tens of µs) to 10 s (beyond the database's time limit). */
+/** Seconds: from 100 µs (an in-memory response takes tens of µs) to 10 s (beyond the database's time limit). */
 export const DURATION_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
@@ -18,7 +18,7 @@ const METHODS = ['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST',
 const METHOD_INDEX = new Map(METHODS.map((method, index) => [method, index]));
 const OTHER_METHOD = METHODS.length - 1;
 
-/** Records a request answered on one route. */
+/** Records a request served on one route. */
 export type RequestRecorder = (method: string, status: number, seconds: number) => void;
 
 /** What a PostgreSQL pool says of its connections (pg.Pool). */
@@ -38,7 +38,7 @@ export interface ServiceMetrics {
   /** Counts an authenticated call of a deprecated operation, per client. */
   deprecatedCallCounter(operationId: string): (client: string) => void;
   idempotentReplay(): void;
-  /** An answer 503 because the database could not be reached. */
+  /** A response 503 because the database could not be reached. */
   databaseUnavailable(): void;
   /** A request refused 429, by client and reason (quota, fair-share). */
   rateLimited(client: string, reason: string): void;
@@ -132,7 +132,7 @@ function registerMetrics(registry: Registry, collectDeprecatedCalls: (this: Coun
   // Recorded on every request: its label sets are resolved once (src/metrics/resolved-histogram.ts).
   const requests = createResolvedHistogram({
     name: 'http_server_request_duration_seconds',
-    help: 'Duration of HTTP server requests, from the request to the end of its answer.',
+    help: 'Duration of HTTP server requests, from the request to the end of its response.',
     labelNames: ['http_request_method', 'http_route', 'http_response_status_code', 'operation_id'],
     buckets: DURATION_BUCKETS,
     registers: [registry],
@@ -146,7 +146,7 @@ function registerMetrics(registry: Registry, collectDeprecatedCalls: (this: Coun
   });
   const replays = new Counter({
     name: 'petstore_idempotent_replays_total',
-    help: 'Requests (createPet, updatePet, deletePet) answered with what an earlier request with the same Idempotency-Key did.',
+    help: 'Requests (createPet, updatePet, deletePet) given what an earlier request with the same Idempotency-Key did.',
     registers: [registry],
   });
   const rateLimited = new Counter({
@@ -157,7 +157,7 @@ function registerMetrics(registry: Registry, collectDeprecatedCalls: (this: Coun
   });
   const unavailable = new Counter({
     name: 'petstore_database_unavailable_responses_total',
-    help: 'Answers 503 SERVICE_UNAVAILABLE because the database could not be reached (readiness checks included).',
+    help: 'Responds with 503 SERVICE_UNAVAILABLE because the database could not be reached (readiness checks included).',
     registers: [registry],
   });
   const deliveries = new Counter({

@@ -17,7 +17,7 @@ export const MIN_NOTICE_DAYS: Readonly<Record<Stability, number>> = { stable: 18
 
 export const LIFECYCLE_MARKERS = ['x-deprecated-at', 'x-sunset', 'x-replaced-by', 'x-brownouts'] as const;
 
-/** A scheduled window in which a deprecated operation answers 410, [start, end) in ms since the epoch. */
+/** A scheduled window in which a deprecated operation responds with 410, [start, end) as Unix time in ms. */
 export interface Brownout {
   start: number;
   end: number;
@@ -25,7 +25,7 @@ export interface Brownout {
   endText: string;
 }
 
-/** A date the spec writes as YYYY-MM-DD, and 00:00 UTC on it in ms since the epoch. */
+/** A date the spec writes as YYYY-MM-DD, and 00:00 UTC on it as Unix time in ms. */
 export interface Day {
   text: string;
   at: number;
@@ -38,7 +38,7 @@ export interface Lifecycle {
   /** Present on a deprecated operation: when it was, and what its clients were told. */
   deprecation?: {
     at: Day;
-    /** From 00:00 UTC on this day the operation answers 410. */
+    /** From 00:00 UTC on this day the operation responds with 410. */
     sunset?: Day;
     /** The operation to use instead: a path without parameters. */
     replacedBy?: Operation;

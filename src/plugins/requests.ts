@@ -1,6 +1,6 @@
 // How a request is read: JSON bodies (application/json and merge-patch) parsed exactly, parameters
 // and bodies validated against the spec, no query parameter the spec does not declare, and every
-// error, a route not found included, answered as the spec's Error body.
+// error, a route not found included, served as the spec's Error body.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { RouteNotFound } from '../errors/api-errors.js';

@@ -15,7 +15,7 @@ export function deprecationHeadersOf({ deprecation }: Lifecycle, basePath: strin
 /**
  * For a deprecated operation with x-sunset or x-brownouts, the check that refuses it with 410
  * OPERATION_GONE inside each brownout window and from 00:00 UTC on the sunset date. It takes the
- * time (ms since the epoch).
+ * time (Unix time in ms).
  */
 export function retirementCheckOf(lifecycle: Lifecycle, basePath: string): ((now: number) => void) | undefined {
   const rejectionAt = rejectionOf(lifecycle, basePath);
@@ -45,7 +45,7 @@ export function rejectionOf(
       ? ''
       : `; use ${replacedBy.operationId}: ${replacedBy.method.toUpperCase()} ${basePath}${replacedBy.path}`;
   const then = sunset === undefined ? '' : `; it will be retired on ${sunset.text} (its sunset)`;
-  // Consecutive periods, each up to (not including) `until`, and what a call in it is answered.
+  // Consecutive periods, each up to (not including) `until`, and what a call in it is served.
   const periods: { until: number; rejection: string | undefined }[] = [];
   for (const { start, end, endText } of brownouts) {
     periods.push({ until: start, rejection: undefined });

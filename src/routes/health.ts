@@ -7,7 +7,7 @@ import type { PetStore } from '../store/pet-store.js';
 export const LIVENESS_PATH = '/health/live';
 export const READINESS_PATH = '/health/ready';
 
-/** What readiness answers while the instance drains before it closes (src/shutdown.ts). */
+/** What readiness responds while the instance drains before it closes (src/shutdown.ts). */
 export const SHUTTING_DOWN = {
   code: 'SERVICE_UNAVAILABLE',
   message: 'This instance is shutting down; send requests to another one.',
@@ -23,7 +23,7 @@ export function registerHealth(
   // The process is up and its event loop turns: nothing else is checked, so that a database outage
   // never gets healthy instances restarted.
   app.get(LIVENESS_PATH, async (_request, reply) => reply.headers(headers).send({ status: 'ok' }));
-  // The store can serve: for PostgreSQL, the database answers and holds the current schema. While
+  // The store can serve: for PostgreSQL, the database responds and holds the current schema. While
   // the instance drains, not ready, so that balancers stop sending it requests; nor is the database
   // to blame, so this 503 is not one of the store's.
   app.get(READINESS_PATH, async (_request, reply) => {

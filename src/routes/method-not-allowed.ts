@@ -1,4 +1,4 @@
-// A path the spec defines answers 405 with an Allow header for every method it does not define,
+// A path the spec defines responds with 405 and an Allow header for every method it does not define,
 // before authentication or body parsing: there is no operation to authenticate for.
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { MethodNotAllowed } from '../errors/api-errors.js';
@@ -21,7 +21,7 @@ export function registerMethodNotAllowed(app: FastifyInstance, operations: reado
         reply.header('allow', allowed);
         throw new MethodNotAllowed(request.method, basePath + path, allowed);
       },
-      /* c8 ignore next -- unreachable: the onRequest hook above always answers */
+      /* c8 ignore next -- unreachable: the onRequest hook above always responds */
       handler: async () => undefined,
     });
   }

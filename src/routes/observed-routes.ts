@@ -1,5 +1,5 @@
 // What metrics and spans know of every request: the route it matched, named by its template (the
-// spec's path for an operation), timed from its arrival to the end of its answer. Fixed per route
+// spec's path for an operation), timed from its arrival to the end of its response. Fixed per route
 // when the route is registered, so no request pays for naming it; added only when metrics or
 // tracing are on.
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -16,12 +16,12 @@ export interface OperationRoutesOptions {
   handlers: OperationHandlers;
   /** One authenticator per security scheme name in the spec. */
   authenticators: Record<string, Authenticator>;
-  /** Sent on every answer of every operation (security headers), whatever its status. */
+  /** Sent on every response of every operation (security headers), whatever its status. */
   headers: Readonly<Record<string, string>>;
   /** Makes the counter of a deprecated operation's authenticated calls, per client. */
   countDeprecatedCalls?: (operationId: string) => (client: string) => void;
   /**
-   * The time in ms since the epoch, which brownouts and the sunset are compared with (Date.now unless a test moves it).
+   * The time as Unix time in ms, which brownouts and the sunset are compared with (Date.now unless a test moves it).
    */
   clock?: () => number;
   /** Refuses an authenticated request over its client's quota or share (src/limits/). */
@@ -95,14 +95,14 @@ function routeOptionsOf(
     ...(deprecated ? { config: { deprecated: true } } : {}),
     // One synchronous hook rather than three async ones: it runs on every request, and each async
     // hook costs a promise and a microtask. Order matters: security and deprecation headers go on
-    // every answer, authentication precedes any other check, a client over its quota or share is
+    // every response, authentication precedes any other check, a client over its quota or share is
     // refused before any work is done for it, and a call in a brownout or after the sunset is
     // counted, then refused whatever else it holds.
     onRequest(request, reply, done) {
       try {
         reply.headers(headers);
         authenticate?.(request, reply, roles);
-        // Refused: answered already, so the hook ends without done().
+        // Refused: served already, so the hook ends without done().
         if (limitClient?.(request, reply) === true) return;
         countCall?.(request.client);
         checkRetirement?.(clock());
@@ -114,7 +114,7 @@ function routeOptionsOf(
       done();
     },
     // The status is set first and the handler's promise handed to Fastify as it is: no wrapper
-    // promise per request. Errors are answered by the error handler, which sets its own status.
+    // promise per request. Errors are served by the error handler, which sets its own status.
     handler(request, reply) {
       reply.code(status);
       return handle(request, reply);

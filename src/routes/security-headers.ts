@@ -1,5 +1,5 @@
-// The security headers OWASP's REST Security Cheat Sheet lists for API answers, sent on every
-// answer of the API, errors included (not on /docs, whose page needs scripts and styles).
+// The security headers OWASP's REST Security Cheat Sheet lists for API responses, sent on every
+// response of the API, errors included (not on /docs, whose page needs scripts and styles).
 // helmet decides the header values, once at start-up: @fastify/helmet builds helmet's middleware
 // anew on every request (1.35 µs, about 7% of a whole request here, against 73 ns prebuilt), so
 // the service takes helmet's headers and sends them with the other headers it computes once.
@@ -8,7 +8,7 @@ import { Socket } from 'node:net';
 import helmet from 'helmet';
 
 const API_POLICY = {
-  // A JSON answer loads nothing and is never framed.
+  // A JSON response loads nothing and is never framed.
   contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
   frameguard: { action: 'deny' },
   xContentTypeOptions: true,
@@ -27,7 +27,7 @@ const API_POLICY = {
   xXssProtection: false,
 } as const;
 
-/** Header names (lower case) and values for every API answer. */
+/** Header names (lower case) and values for every API respond. */
 export function securityHeaders(): Record<string, string> {
   // helmet sets its headers on a response; a real one, never sent, holds them for reading.
   const request = new IncomingMessage(new Socket());
@@ -37,7 +37,7 @@ export function securityHeaders(): Record<string, string> {
   const headers = Object.fromEntries(
     Object.entries(response.getHeaders()).map(([name, value]) => [name, String(value)]),
   );
-  // Answers carry pets and keys are per client: no cache, shared or private, may keep them.
+  // Responds carry pets and keys are per client: no cache, shared or private, may keep them.
   headers['cache-control'] = 'no-store';
   return headers;
 }

@@ -1,4 +1,4 @@
-// What an instance does besides answering requests, once its store can serve: the change feed's
+// What an instance does besides serving requests, once its store can serve: the change feed's
 // retention, the orders' expiry, and the webhooks' deliveries when it has endpoints.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';

@@ -1,5 +1,5 @@
 // The in-memory store's record of idempotency keys: key → what the first request with it did (the
-// index of the pet a create made, or a change's answer), kept for the retention period and bounded
+// index of the pet a create made, or a change's response), kept for the retention period and bounded
 // in number. Keys are recorded in time order, so the expired and the oldest are always at the front
 // of a queue; dropping them costs O(1) per key.
 export interface MemoryKeyOptions<Recorded = number> {

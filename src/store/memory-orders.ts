@@ -35,7 +35,7 @@ export function createMemoryOrders(
   // The placed order of each held pet, by pet index; and the earliest expiresAt among them.
   const holds = new Map<number, StoredOrder>();
   let nextDue = Infinity;
-  const keys = new MemoryIdempotencyKeys<{ request: string; answer: StoredOrder }>(keyOptions);
+  const keys = new MemoryIdempotencyKeys<{ request: string; response: StoredOrder }>(keyOptions);
 
   // An order's pet sits at index petId - 1 of the columns, as every pet does.
   const petIndexOf = (order: StoredOrder) => Number(order.petId) - 1;
@@ -73,7 +73,7 @@ export function createMemoryOrders(
   const find = (id: OrderId) => (typeof id === 'number' && id >= 1 && id <= orders.length ? orders[id - 1] : undefined);
   const copy = (order: StoredOrder): StoredOrder => ({ ...order });
 
-  /** Replays a recorded key, or runs `work` and records its answer when it did something. */
+  /** Replays a recorded key, or runs `work` and records its response when it did something. */
   const once = (key: ChangeKey | undefined, work: () => OrderOutcome): OrderOutcome => {
     sweep();
     const scoped = key === undefined ? undefined : changeKeyName(key);
@@ -81,13 +81,13 @@ export function createMemoryOrders(
       const recorded = keys.find(scoped);
       if (recorded !== undefined)
         return recorded.request === key!.request
-          ? { outcome: 'replayed', order: copy(recorded.answer) }
-          : { outcome: 'reused' };
+          ? { kind: 'replayed', order: copy(recorded.response) }
+          : { kind: 'reused' };
     }
     const outcome = work();
-    if (outcome.outcome === 'done') {
-      if (scoped !== undefined) keys.record(scoped, { request: key!.request, answer: copy(outcome.order) });
-      return { outcome: 'done', order: copy(outcome.order) };
+    if (outcome.kind === 'done') {
+      if (scoped !== undefined) keys.record(scoped, { request: key!.request, response: copy(outcome.order) });
+      return { kind: 'done', order: copy(outcome.order) };
     }
     return outcome;
   };
@@ -97,9 +97,9 @@ export function createMemoryOrders(
       return once(key, () => {
         const index = columns.indexOf(petId);
         if (index < 0)
-          return { outcome: 'unavailable', unavailable: { why: columns.issued(petId) ? 'removed' : 'missing' } };
+          return { kind: 'unavailable', unavailable: { why: columns.wasAssigned(petId) ? 'removed' : 'missing' } };
         const status = columns.statusOf(index);
-        if (status !== 'available') return { outcome: 'unavailable', unavailable: { why: 'status', status } };
+        if (status !== 'available') return { kind: 'unavailable', unavailable: { why: 'status', status } };
         const placedAt = now();
         const order: StoredOrder = {
           id: orders.length + 1,
@@ -112,32 +112,32 @@ export function createMemoryOrders(
         orders.push(order);
         holds.set(index, order);
         nextDue = Math.min(nextDue, order.expiresAt);
-        return { outcome: 'done', order };
+        return { kind: 'done', order };
       });
     },
 
     async cancel(id: OrderId, key?: ChangeKey) {
       return once(key, () => {
         const order = find(id);
-        if (order === undefined) return { outcome: 'missing' };
-        if (order.status === 'cancelled') return { outcome: 'done', order };
-        if (order.status !== 'placed') return { outcome: 'conflict', order: copy(order) };
+        if (order === undefined) return { kind: 'missing' };
+        if (order.status === 'cancelled') return { kind: 'done', order };
+        if (order.status !== 'placed') return { kind: 'conflict', order: copy(order) };
         close(order, 'cancelled', 'customer');
         move(order, 'available');
-        return { outcome: 'done', order };
+        return { kind: 'done', order };
       });
     },
 
     async complete(id: OrderId, key?: ChangeKey) {
       return once(key, () => {
         const order = find(id);
-        if (order === undefined) return { outcome: 'missing' };
-        if (order.status === 'completed') return { outcome: 'done', order };
+        if (order === undefined) return { kind: 'missing' };
+        if (order.status === 'completed') return { kind: 'done', order };
         // The sweep ran first: a placed order here is one whose hold has not ended.
-        if (order.status !== 'placed') return { outcome: 'conflict', order: copy(order) };
+        if (order.status !== 'placed') return { kind: 'conflict', order: copy(order) };
         close(order, 'completed');
         move(order, 'sold');
-        return { outcome: 'done', order };
+        return { kind: 'done', order };
       });
     },
 

@@ -137,9 +137,9 @@ export function createPetColumns(events: MemoryEventLog) {
   };
 
   /** Whether a pet was ever given this id (it may have been removed since). */
-  const issued = (id: PetId): boolean => typeof id === 'number' && id >= 1 && id <= names.length;
+  const wasAssigned = (id: PetId): boolean => typeof id === 'number' && id >= 1 && id <= names.length;
 
-  return { applyPatch, removeAt, versions, keyed, pet, versioned, add, indexOf, list, statusOf, issued };
+  return { applyPatch, removeAt, versions, keyed, pet, versioned, add, indexOf, list, statusOf, wasAssigned };
 }
 
 /** Pet n sits at index n - 1, so the pets after id `after` start at index `after`. */

@@ -46,8 +46,8 @@ export function createMemoryPetStore({
     const first = firstStates.get(index);
     return first === undefined ? pet(index) : { ...first };
   };
-  // The Idempotency-Keys of changes: the request each was recorded for, and its answer.
-  const changeKeys = new MemoryIdempotencyKeys<{ request: string; petId: PetId; answer: VersionedPet | null }>({
+  // The Idempotency-Keys of changes: the request each was recorded for, and its response.
+  const changeKeys = new MemoryIdempotencyKeys<{ request: string; petId: PetId; response: VersionedPet | null }>({
     retentionMs,
     maxKeys,
     now,
@@ -65,26 +65,29 @@ export function createMemoryPetStore({
     if (scoped !== undefined) {
       const recorded = changeKeys.find(scoped);
       if (recorded !== undefined) {
-        if (recorded.request !== key!.request) return { outcome: 'reused', petId: recorded.petId };
+        if (recorded.request !== key!.request) return { kind: 'reused', petId: recorded.petId };
         return {
-          outcome: 'replayed',
-          pet: recorded.answer === null ? null : { pet: { ...recorded.answer.pet }, version: recorded.answer.version },
+          kind: 'replayed',
+          pet:
+            recorded.response === null
+              ? null
+              : { pet: { ...recorded.response.pet }, version: recorded.response.version },
         };
       }
     }
     const index = indexOf(id);
-    if (index < 0) return { outcome: 'missing' };
+    if (index < 0) return { kind: 'missing' };
     const version = versions.data[index]!;
-    if (precondition !== '*' && !precondition.includes(version)) return { outcome: 'failed', version };
+    if (precondition !== '*' && !precondition.includes(version)) return { kind: 'failed', version };
     if (keyed.data[index] === 1 && !firstStates.has(index)) firstStates.set(index, pet(index));
-    const answer = apply(index);
+    const response = apply(index);
     if (scoped !== undefined)
       changeKeys.record(scoped, {
         request: key!.request,
         petId: id,
-        answer: answer === null ? null : { pet: { ...answer.pet }, version: answer.version },
+        response: response === null ? null : { pet: { ...response.pet }, version: response.version },
       });
-    return { outcome: 'changed', pet: answer };
+    return { kind: 'changed', pet: response };
   };
 
   return {

@@ -5,7 +5,7 @@
 import type { CancelReason, OrderId, OrderStatus, PetId, PetStatus } from '../types/api.js';
 import type { ChangeKey } from '../idempotency/idempotency-key.js';
 
-/** An order as the store holds it: times in ms since the epoch. */
+/** An order as the store holds it: times as Unix time in ms. */
 export interface StoredOrder {
   id: OrderId;
   petId: PetId;
@@ -38,17 +38,17 @@ export type Unavailability = { why: 'missing' } | { why: 'removed' } | { why: 's
 
 /**
  * What an order operation did: `done` (the order afterwards, changed or already as asked),
- * `replayed` (a recorded key with the same request: its first answer), `reused` (a recorded key,
+ * `replayed` (a recorded key with the same request: its first response), `reused` (a recorded key,
  * another request), `missing` (no such order), `unavailable` (placeOrder: the pet cannot be held),
  * `conflict` (the order's state does not allow it; the order as it is).
  */
 export type OrderOutcome =
-  | { outcome: 'done'; order: StoredOrder }
-  | { outcome: 'replayed'; order: StoredOrder }
-  | { outcome: 'reused' }
-  | { outcome: 'missing' }
-  | { outcome: 'unavailable'; unavailable: Unavailability }
-  | { outcome: 'conflict'; order: StoredOrder };
+  | { kind: 'done'; order: StoredOrder }
+  | { kind: 'replayed'; order: StoredOrder }
+  | { kind: 'reused' }
+  | { kind: 'missing' }
+  | { kind: 'unavailable'; unavailable: Unavailability }
+  | { kind: 'conflict'; order: StoredOrder };
 
 export interface OrderStore {
   /** Holds the pet for `holdSeconds` if it is `available`: the order placed and the pet `pending`, one step. */

@@ -44,14 +44,14 @@ export type { ChangeKey } from '../idempotency/idempotency-key.js';
 /**
  * What a conditional change did: `changed` (the pet afterwards; null when it was removed), `missing`
  * (no such pet), `failed` (the pet exists at another version), or `replayed` (a recorded key with
- * the same request: its first answer, changing nothing), or `reused` (a recorded key, another request).
+ * the same request: its first response, changing nothing), or `reused` (a recorded key, another request).
  */
 export type ChangeOutcome =
-  | { outcome: 'changed'; pet: VersionedPet | null }
-  | { outcome: 'replayed'; pet: VersionedPet | null }
-  | { outcome: 'missing' }
-  | { outcome: 'failed'; version: number }
-  | { outcome: 'reused'; petId: PetId };
+  | { kind: 'changed'; pet: VersionedPet | null }
+  | { kind: 'replayed'; pet: VersionedPet | null }
+  | { kind: 'missing' }
+  | { kind: 'failed'; version: number }
+  | { kind: 'reused'; petId: PetId };
 
 /** What happened to a pet, in the words of the feed. */
 export type PetEventType = 'pet.created' | 'pet.updated' | 'pet.deleted';
@@ -64,7 +64,7 @@ export interface StoredEvent {
   petId: PetId;
   /** The pet's version after the change (a removal counts one more). */
   version: number;
-  /** When it was recorded, in ms since the epoch. */
+  /** When it was recorded, as Unix time in ms. */
   occurredAt: number;
   /** The pet after the change; absent for a removal. */
   pet?: Pet;
@@ -85,7 +85,7 @@ export interface DeliveryState {
   position: number;
   /** Failed attempts at the event after `position` so far. */
   attempt: number;
-  /** When the next attempt is due, in ms since the epoch (0: now). */
+  /** When the next attempt is due, as Unix time in ms (0: now). */
   dueAt: number;
   /**
    * The digest of the endpoint's entry when its deliveries stopped (a 410, or the schedule ran out); '' while they run.
@@ -99,11 +99,11 @@ export interface DeliveryState {
 
 /** One attempt at a delivery, as the ledger keeps the last one. */
 export interface DeliveryAttempt {
-  /** When it was made, in ms since the epoch. */
+  /** When it was made, as Unix time in ms. */
   at: number;
   /** The seq of the event it sent. */
   event: number;
-  /** The status the endpoint answered; undefined when it did not answer. */
+  /** The status the endpoint served; undefined when it did not respond. */
   status?: number | undefined;
   /** Why it failed; undefined after a 2xx. */
   error?: string | undefined;

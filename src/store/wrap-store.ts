@@ -1,5 +1,5 @@
 // The one way to put something around every call of a store: signalling acknowledged writes
-// (src/events/event-signal.ts), answering 503 until PostgreSQL's schema is current
+// (src/events/event-signal.ts), responding 503 until PostgreSQL's schema is current
 // (src/store/postgres/start.ts), switching stores between test cases. The wrapper is built from the
 // store's own members, so a method added to PetStore needs nothing here.
 import type { OrderStore } from './order-store.js';

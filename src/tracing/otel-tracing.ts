@@ -96,7 +96,7 @@ export function createOtelTracing({ serviceVersion, exporter }: OtelTracingOptio
       const status = reply.statusCode;
       span.setAttribute('http.response.status_code', status);
       if (request.client !== '') span.setAttribute('petstore.client', request.client);
-      // For a server span, only 5xx answers are errors (4xx are the client's).
+      // For a server span, only 5xx responses are errors (4xx are the client's).
       if (status >= 500) {
         span.setAttribute('error.type', String(status));
         span.setStatus({ code: SpanStatusCode.ERROR });
@@ -121,7 +121,7 @@ export function createOtelTracing({ serviceVersion, exporter }: OtelTracingOptio
           return result;
         },
         (error: Error) => {
-          // The database's SQLSTATE when it answered with an error.
+          // The database's SQLSTATE when it responded with an error.
           span.setAttribute(
             'error.type',
             isUnavailable(error) ? 'unavailable' : String((error as { code?: unknown }).code ?? error.name),

@@ -28,7 +28,7 @@ type Parameters<K extends OperationId> = operations[K]['parameters'];
 type JsonContent<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type Responses<K extends OperationId> = operations[K]['responses'];
 type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 203 | 204>;
-/** An answer without content (204) has no body: its handler resolves to undefined. */
+/** A response without content (204) has no body: its handler resolves to undefined. */
 type ContentOf<R> = R extends { content: object } ? JsonContent<R> : undefined;
 
 /** The body of an operation's success response, as the spec defines it. */
@@ -61,7 +61,7 @@ type KebabCase<S extends string> = S extends `${infer First}${infer Rest}`
   : S;
 
 /**
- * The fields of an answer `R` that the spec's `T` does not define, through arrays and nested
+ * The fields of a response `R` that the spec's `T` does not define, through arrays and nested
  * objects: what the serializer would drop without a word.
  */
 export type UndeclaredFields<R, T> = R extends readonly (infer Item)[]
@@ -75,23 +75,23 @@ export type UndeclaredFields<R, T> = R extends readonly (infer Item)[]
       : never
     : never;
 
-type Answered<H> = H extends (...args: never[]) => Promise<infer R> ? R : never;
+type HandlerResult<H> = H extends (...args: never[]) => Promise<infer R> ? R : never;
 type Inexact<Written> = {
-  [K in keyof Written & OperationId]: [UndeclaredFields<Answered<Written[K]>, SuccessBody<K>>] extends [never]
+  [K in keyof Written & OperationId]: [UndeclaredFields<HandlerResult<Written[K]>, SuccessBody<K>>] extends [never]
     ? never
     : K;
 }[keyof Written & OperationId];
 
-/** The message for handlers that answer undeclared fields; per operation, so nothing is built when there are none. */
+/** The message for handlers that return undeclared fields; per operation, so nothing is built when there are none. */
 type InexactMessage<Written, K> = K extends keyof Written & OperationId
-  ? `${K} answers ${UndeclaredFields<Answered<Written[K]>, SuccessBody<K>> & string}, which openapi.yaml does not define for it: take it out of ${HandlerFileOf<K>}, or add it to the spec`
+  ? `${K} returns ${UndeclaredFields<HandlerResult<Written[K]>, SuccessBody<K>> & string}, which openapi.yaml does not define for it: take it out of ${HandlerFileOf<K>}, or add it to the spec`
   : never;
 
 /**
  * What the compiler says of the handlers in src/handlers/index.ts when they do not match the spec:
- * an operation without a handler (naming the file to write), or a handler that answers a field the
+ * an operation without a handler (naming the file to write), or a handler that returns a field the
  * spec does not define for it (handlers are written with `satisfies OperationHandler<…>`, so that
- * their own answer types reach this check).
+ * their own response types reach this check).
  */
 export type EveryHandler<Written> = [Exclude<OperationId, keyof Written>] extends [never]
   ? [Inexact<Written>] extends [never]

@@ -76,7 +76,7 @@ export function createValidatorCompiler(): FastifySchemaCompiler<AnySchema> {
     // Parameters the spec does not declare are rejected, never ignored.
     const strict = { additionalProperties: false, ...(schema as object) } as ObjectSchema;
     const validate = compileOnce(strict as AnySchema);
-    // Decodes in place and answers true, so a valid request allocates nothing here: this runs on
+    // Decodes in place and returns true, so a valid request allocates nothing here: this runs on
     // every request (its cost: docs/performance/earlier-findings.md, "Earlier findings").
     const check: Validator = (data) => {
       const errors = decodeParameters(strict, data as Record<string, unknown>);

@@ -214,21 +214,21 @@ async function attempt(
     await response.body?.cancel();
     const { status } = response;
     if (status >= 200 && status < 300) return { result: 'delivered', status };
-    if (status === 410) return { result: 'gone', reason: 'answered 410', status };
+    if (status === 410) return { result: 'gone', reason: 'responded with 410', status };
     const retryAfterMs =
       response.status === 429 || response.status === 503
         ? retryAfterOf(response.headers.get('retry-after'), now())
         : undefined;
     return {
       result: 'failed',
-      reason: `answered ${status}`,
+      reason: `responded with ${status}`,
       status,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     };
   } catch (error) {
     const code = (error as { cause?: { code?: string } }).cause?.code;
     const reason = timeout.aborted
-      ? `no answer within ${timeoutMs} ms`
+      ? `no response within ${timeoutMs} ms`
       : `not reached (${code ?? (error as Error).message})`;
     return { result: 'failed', reason };
   }
@@ -292,7 +292,7 @@ function nextState(
   if (result === 'gone') {
     log.warn(
       { endpoint: label, event },
-      'webhooks: the endpoint answered 410 Gone; no more deliveries until its entry changes',
+      'webhooks: the endpoint responded with 410 Gone; no more deliveries until its entry changes',
     );
     return { ...state, stoppedEntry: endpoint.digest };
   }

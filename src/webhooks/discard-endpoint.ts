@@ -1,6 +1,6 @@
 // One webhook endpoint for a service run in process by the contract checks (npm run compat, the
 // property tests): listWebhookEndpoints then lists one, and setWebhookPosition has one to move. No
-// deliveries run there, and its address (the discard port on loopback) would answer nothing anyway.
+// deliveries run there, and its address (the discard port on loopback) would receive nothing anyway.
 import type { Endpoints } from './endpoints.js';
 import { webhooksFileEndpoints } from './webhooks-file.js';
 

@@ -1,5 +1,5 @@
 // The typed client behind a proxy that misbehaves, in front of the real service on 127.0.0.1: it
-// waits out a 503's Retry-After and resends with the same key; a create whose answer is lost is
+// waits out a 503's Retry-After and resends with the same key; a create whose response is lost is
 // retried and stored once; a hung attempt times out and is retried; a 4xx is never retried; the
 // retries stop at maxRetries; a caller's abort stops everything.
 import { createServer, request as forward, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -48,15 +48,15 @@ async function proxied(t: Test): Promise<{ proxy: Proxy; servicePets: () => Prom
     }
     const upstream = forward(
       { host: '127.0.0.1', port: servicePort, method: incoming.method, path: incoming.url, headers: incoming.headers },
-      (answer) => {
+      (response) => {
         if (step === 'drop-answer') {
-          // The service has answered (the pet is stored); the client never hears of it.
-          answer.resume();
-          answer.on('end', () => incoming.socket.destroy());
+          // The service has served (the pet is stored); the client never hears of it.
+          response.resume();
+          response.on('end', () => incoming.socket.destroy());
           return;
         }
-        outgoing.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(outgoing);
+        outgoing.writeHead(response.statusCode!, response.headers);
+        response.pipe(outgoing);
       },
     );
     incoming.pipe(upstream);
@@ -117,7 +117,7 @@ t.test('a hung attempt times out and is retried', async (t) => {
   t.match(error, {
     operationId: 'createPet',
     attempts: 3,
-    message: /^createPet: POST http:\/\/127\.0\.0\.1:\d+\/v1\/pets: no answer within 300 ms \(3 attempts\)$/,
+    message: /^createPet: POST http:\/\/127\.0\.0\.1:\d+\/v1\/pets: no response within 300 ms \(3 attempts\)$/,
   });
 });
 

@@ -317,7 +317,7 @@ t.test("Idempotency-Key: a new one per create, the caller's when given; a replay
 });
 
 t.test('an answer that is not the documented JSON is refused, naming the status and the content type', async (t) => {
-  const answers: Response[] = [
+  const responses: Response[] = [
     new Response('<html>busy</html>', { status: 200, headers: { 'content-type': 'text/html' } }),
     new Response('{"id": 1,', { status: 201, headers: { 'content-type': 'application/json' } }),
     new Response('{"error":"nope"}', { status: 404, headers: { 'content-type': 'application/json' } }),
@@ -330,7 +330,7 @@ t.test('an answer that is not the documented JSON is refused, naming the status 
   const client = createClient({
     baseUrl: 'http://127.0.0.1:9/v1',
     apiKey: API_KEY,
-    fetch: async () => answers.shift()!,
+    fetch: async () => responses.shift()!,
   });
   await t.rejects(
     all(client.listPets()),
@@ -344,14 +344,14 @@ t.test('an answer that is not the documented JSON is refused, naming the status 
   });
   await t.rejects(client.getPet(1n), {
     message:
-      'getPet: the answer (status 404, content type application/json) is not an answer the spec documents for it',
+      'getPet: the response (status 404, content type application/json) is not a response the spec documents for it',
   });
   await t.rejects(client.getPet(1n), {
     status: 418,
-    message: /status 418, content type application\/json; charset=utf-8\) is not an answer the spec documents/,
+    message: /status 418, content type application\/json; charset=utf-8\) is not a response the spec documents/,
   });
   await t.rejects(client.getPet(1n), {
-    message: 'getPet: the answer (status 200, content type none) is not the JSON the spec documents',
+    message: 'getPet: the response (status 200, content type none) is not the JSON the spec documents',
   });
 });
 

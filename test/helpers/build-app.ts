@@ -10,7 +10,7 @@ import { oneWebhookEndpoint } from '../../src/webhooks/discard-endpoint.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
 export const OTHER_API_KEY = 'other-key-0123456789abcdef';
-/** A valid key with no role (client no-roles): every operation whose security names a role answers it 403. */
+/** A valid key with no role (client no-roles): every operation whose security names a role responds to it 403. */
 export const NO_ROLE_API_KEY = 'no-role-key-0123456789abcdef';
 export const AUTH = { authorization: `Bearer ${API_KEY}` };
 export const JSON_TYPE = { 'content-type': 'application/json' };
@@ -23,7 +23,7 @@ export interface TestApp {
 
 /**
  * A fresh app for one test. Its clock is the real one until a day before the first sunset its spec
- * announces (clockBeforeSunsets), so that every operation answers as it does today whatever day the
+ * announces (clockBeforeSunsets), so that every operation responds as it does today whatever day the
  * test runs; a test about sunsets or brownouts passes a clock of its own (Date.now for the real one).
  */
 export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): Promise<TestApp> {

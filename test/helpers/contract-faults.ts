@@ -10,7 +10,7 @@ import { API_KEY, buildTestApp, clockBeforeSunsets } from './build-app.js';
 import { faultyProxy, json, withJson, type Exchange, type Fault } from './faulty-proxy.js';
 
 export const ENV = { CONTRACT_API_KEY: API_KEY };
-// A generous limit per request: a busy CI machine must not turn a slow answer into a false hang.
+// A generous limit per request: a busy CI machine must not turn a slow response into a false hang.
 // 100 cases: the checks of one operation (getPet, which several faults break) must meet it whatever
 // operations a spec adds (the README's walkthrough adds replacePet to the nine of openapi.yaml).
 export const OPTIONS = ['--seed', '7', '--cases', '100', '--timeout-ms', '5000'];
@@ -61,9 +61,9 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
   {
     name: 'an undocumented status',
     check: /^FAIL a valid request is accepted/m,
-    report: /listPets answered 206, which openapi\.yaml does not document/,
+    report: /listPets responded 206, which openapi\.yaml does not document/,
     fault: {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         operationOf(exchange) === 'listPets' && reply.status === 200 ? { ...reply, status: 206 } : reply,
     },
   },
@@ -76,7 +76,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     report: /server error 500/,
     // Only where a valid request meets a pet that is not there: a random id, or one this run removed.
     fault: {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         (operationOf(exchange) === 'getPet' || exchange.method === 'DELETE') && reply.status === 404
           ? withJson({ ...reply, status: 500 }, { code: 'INTERNAL_ERROR', message: 'Oops.', status: 500 })
           : reply,
@@ -87,17 +87,17 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     check: /^FAIL a valid request is accepted/m,
     report: /content type is text\/plain/,
     fault: {
-      answer: (_exchange, reply) => ({ ...reply, headers: { ...reply.headers, 'content-type': 'text/plain' } }),
+      response: (_exchange, reply) => ({ ...reply, headers: { ...reply.headers, 'content-type': 'text/plain' } }),
     },
   },
   {
     name: 'a body outside its schema',
     check: /^FAIL a valid request is accepted/m,
     report: /body does not match openapi\.yaml/,
-    // Only createPet's answers break: more cases, so that some meet one however many operations share them.
+    // Only createPet's responses break: more cases, so that some meet one however many operations share them.
     options: ['--cases', '200'],
     fault: {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         operationOf(exchange) === 'createPet' && reply.status === 201
           ? withJson(reply, { ...json(reply), id: String(json(reply).id) })
           : reply,
@@ -107,10 +107,10 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     name: 'a documented header left out',
     check: /^FAIL a valid request is accepted/m,
     report: /lacks the documented Location header/,
-    // Only createPet's answers break: more cases, so that some meet one however many operations share them.
+    // Only createPet's responses break: more cases, so that some meet one however many operations share them.
     options: ['--cases', '200'],
     fault: {
-      answer: (_exchange, { headers: { location: _location, ...headers }, ...reply }) => ({ ...reply, headers }),
+      response: (_exchange, { headers: { location: _location, ...headers }, ...reply }) => ({ ...reply, headers }),
     },
   },
   {
@@ -118,7 +118,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     check: /^FAIL a request that breaks one rule/m,
     report: /Error\.status is 422/,
     fault: {
-      answer: (_exchange, reply) => (reply.status === 400 ? withJson(reply, { ...json(reply), status: 422 }) : reply),
+      response: (_exchange, reply) => (reply.status === 400 ? withJson(reply, { ...json(reply), status: 422 }) : reply),
     },
   },
   {
@@ -135,7 +135,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     check: /^FAIL a request that breaks one rule/m,
     report: /expected the message to mention/,
     fault: {
-      answer: (_exchange, reply) =>
+      response: (_exchange, reply) =>
         reply.status === 400 ? withJson(reply, { ...json(reply), message: 'Bad request.' }) : reply,
     },
   },
@@ -144,7 +144,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     check: /^FAIL a request that breaks one rule/m,
     report: /expected status 400/,
     fault: {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         operationOf(exchange) === 'listPets' && reply.status === 400 ? withJson({ ...reply, status: 200 }, []) : reply,
     },
   },
@@ -152,10 +152,10 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     name: 'a valid request refused',
     check: /^FAIL a valid request is accepted/m,
     report: /expected a 2xx: a valid request must be accepted/,
-    // Only createPet's answers break: more cases, so that some meet one however many operations share them.
+    // Only createPet's responses break: more cases, so that some meet one however many operations share them.
     options: ['--cases', '200'],
     fault: {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         operationOf(exchange) === 'createPet' && reply.status === 201
           ? withJson(
               { ...reply, status: 400 },
@@ -170,7 +170,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     report: /read at its Location/,
     // The name's last character changed, its length kept: still a valid Pet, only not the one created.
     fault: {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         operationOf(exchange) === 'getPet' && reply.status === 200
           ? withJson(reply, { ...json(reply), name: otherLast(json(reply).name as string) })
           : reply,
@@ -182,7 +182,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     report: /created pets never listed/,
     // Only on the full pages the read-back walks: the pages of generated lists stay whole.
     fault: {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         operationOf(exchange) === 'listPets' && exchange.url.includes('limit=100') && reply.status === 200
           ? withJson(
               reply,
@@ -209,7 +209,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     check: /^FAIL (a valid request is accepted|every operation answered a valid request with a 2xx)/m,
     report: /expected a 2xx: a valid request naming what this run created \(by a link of the spec\) must be accepted/,
     fault: {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         operationOf(exchange) === 'getPet' && reply.status === 200
           ? withJson(
               { ...reply, status: 404 },
@@ -225,7 +225,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
       /the next link <[^>]*>; rel="next" does not keep the path, limit \d+ and status[^\n]*\n\s*a next link after a page of \d+ pets, fewer than the limit/,
     // On every page, due or not, in the documented form: the limit asked for, plus one.
     fault: {
-      answer: (exchange, reply) => {
+      response: (exchange, reply) => {
         if (operationOf(exchange) !== 'listPets' || reply.status !== 200) return reply;
         const limit = Number(new URL(exchange.url, 'http://x').searchParams.get('limit') ?? 20);
         return {
@@ -241,7 +241,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     report: /pet \d+ is listed as .*, but was created as /,
     // On the full pages the read-back walks: its name's last character changed, its length kept.
     fault: {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         operationOf(exchange) === 'listPets' && exchange.url.includes('limit=100') && reply.status === 200
           ? withJson(
               reply,
@@ -258,7 +258,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     report: /→ 429 .*\n.*getPet 429 lacks the documented RateLimit-Policy header/,
     // Retry-After 0: the runner's ten retries take no time.
     fault: {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         operationOf(exchange) === 'getPet' && reply.status === 200
           ? withJson(
               { ...reply, status: 429, headers: { ...reply.headers, 'retry-after': '0' } },
@@ -270,9 +270,9 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
   {
     name: 'a hang',
     check: /^FAIL a valid request is accepted/m,
-    report: /no answer within 300 ms/,
+    report: /no response within 300 ms/,
     options: ['--timeout-ms', '300'],
-    fault: { answer: (exchange, reply) => (operationOf(exchange) === 'getPet' ? 'hang' : reply) },
+    fault: { response: (exchange, reply) => (operationOf(exchange) === 'getPet' ? 'hang' : reply) },
   },
   {
     // A feed built on a sequence, reading past a transaction that commits late: some creations never show.
@@ -280,7 +280,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
     check: /^FAIL every create of this run is in the change feed once/m,
     report: /the feed has 0 pet\.created events for it/,
     fault: {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         exchange.url.startsWith('/v1/pet-events') && reply.status === 200
           ? withJson(
               reply,

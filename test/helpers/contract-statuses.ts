@@ -37,7 +37,7 @@ import { linkedBodyMembersOf, linkedHeadersOf, linkedValues, linksOf, parameters
 type Send = (request: ApiRequest) => Promise<LightMyRequestResponse>;
 
 /**
- * How to make one status: on which store, at what time, by sending what (the first answer with the status, else the
+ * How to make one status: on which store, at what time, by sending what (the first response with the status, else the
  * last).
  */
 interface Producer {
@@ -53,7 +53,7 @@ const sample = <T>(arbitrary: fc.Arbitrary<T>, numRuns = 30) => fc.sample(arbitr
 const links = linksOf(spec, 'openapi.yaml');
 const validOf = (operation: Operation) => sample(validRequest(operation));
 
-async function firstAnswering(
+async function firstResponding(
   send: Send,
   requests: readonly ApiRequest[],
   status: number,
@@ -76,7 +76,7 @@ const LINKED = 8;
 
 /**
  * Valid requests of `operation` that name what exists: ids taken, by the spec's links, from the
- * answers of their source operations, themselves sent on what exists (an order of a pet just added).
+ * responses of their source operations, themselves sent on what exists (an order of a pet just added).
  * Each names one of several resources in turn, so that some is in a state that accepts it (a pet
  * added `available`).
  */
@@ -86,9 +86,9 @@ async function linkedValid(send: Send, operation: Operation): Promise<ValidReque
   for (const link of links.filter((candidate) => candidate.to === operation.operationId)) {
     const given: Record<string, unknown>[] = [];
     for (const source of await linkedValid(send, operationOf(link.from))) {
-      const answer = await send(source.request);
+      const response = await send(source.request);
       const values =
-        String(answer.statusCode) === link.status ? linkedValues(link, answer.json(), answer.headers) : undefined;
+        String(response.statusCode) === link.status ? linkedValues(link, response.json(), response.headers) : undefined;
       if (values !== undefined && given.push(values) === LINKED) break;
     }
     if (given.length > 0) return valid.map((request, index) => relinked(request, given[index % given.length]!));
@@ -102,7 +102,7 @@ const withBody = (request: ApiRequest, payload: string, headers: Record<string, 
   payload,
 });
 
-/** The headers that links to `operation` fill from an answer's headers (If-Match, from an ETag). */
+/** The headers that links to `operation` fill from a response's headers (If-Match, from an ETag). */
 const linkedHeaders = (operation: Operation) => linkedHeadersOf(links, operation.operationId);
 
 /** The pattern of a schema given by reference into components/schemas. */
@@ -116,7 +116,7 @@ const componentOf = (schema: unknown) =>
 /** The pattern of a schema given by reference into components/schemas. */
 const resolvedPattern = (schema: unknown): string => componentOf(schema).pattern!;
 
-/** How `operation` is made to answer `status`, or undefined when nothing here can. */
+/** How `operation` is made to respond with `status`, or undefined when nothing here can. */
 function producerOf(operation: Operation, status: number): Producer | undefined {
   const hasBody = operation.object.requestBody !== undefined;
   // An operation that needs a precondition (428 documented) is sent one that any version meets.
@@ -126,11 +126,11 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
     validOf(operation).map(({ request }) => ({ ...request, headers: { ...request.headers, ...anyVersion } }));
   const linked = async (send: Send) => (await linkedValid(send, operation)).map(({ request }) => request);
   const sending = (requests: () => ApiRequest[]) => (send: Send, wanted: number) =>
-    firstAnswering(send, requests(), wanted);
+    firstResponding(send, requests(), wanted);
   if (status >= 200 && status < 300)
     return {
       produce: async (send, wanted) =>
-        firstAnswering(
+        firstResponding(
           send,
           (await linkedValid(send, operation)).map(({ request }) => request),
           wanted,
@@ -179,7 +179,7 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       if (inQuery === undefined)
         return {
           produce: async (send, wanted) =>
-            firstAnswering(
+            firstResponding(
               send,
               (await linked(send)).flatMap((request) =>
                 shaped.map((cursor) => withBody(request, JSON.stringify({ after: cursor }))),
@@ -221,7 +221,7 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       return linkedHeaders(operation).length > 0
         ? {
             produce: async (send, wanted) =>
-              firstAnswering(
+              firstResponding(
                 send,
                 (await linked(send)).map((request) => ({
                   ...request,
@@ -239,7 +239,7 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       return linkedHeaders(operation).length > 0
         ? {
             produce: async (send, wanted) =>
-              firstAnswering(
+              firstResponding(
                 send,
                 (await linked(send)).map((request) => ({
                   ...request,
@@ -262,7 +262,7 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
           });
           const [first, ...others] = (namesResource(operation) ? await linked(send) : valid()).map(keyed);
           await send(first!);
-          return firstAnswering(
+          return firstResponding(
             send,
             [...others, ...valid().map(keyed)].filter(
               (request) => request.payload !== first!.payload || request.url !== first!.url,
@@ -300,7 +300,7 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
         async produce(send, wanted) {
           const [first, ...others] = valid();
           await send(first!);
-          return firstAnswering(send, others, wanted);
+          return firstResponding(send, others, wanted);
         },
       };
     case 500:

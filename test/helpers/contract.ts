@@ -1,5 +1,5 @@
 // openapi.yaml's contract (src/contract/document-contract.ts), and the assertions the tests make
-// with it: an answer keeps the contract of its operation; an answer outside any operation is an Error.
+// with it: a response keeps the contract of its operation; a response outside any operation is an Error.
 import type { LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
 import { contractOf } from 'openapi-contract-engine';
@@ -26,7 +26,7 @@ export function checkContract(t: Test, response: LightMyRequestResponse, operati
   }
 }
 
-/** Asserts an answer outside any operation (unknown route, wrong method…) is a well-formed Error. */
+/** Asserts a response outside any operation (unknown route, wrong method…) is a well-formed Error. */
 export function checkErrorBody(t: Test, response: LightMyRequestResponse, status: number, code: string) {
   t.equal(response.statusCode, status, `status ${status}`);
   t.match(response.headers['content-type'], /^application\/json; charset=utf-8$/, 'JSON content type');

@@ -1,7 +1,7 @@
 // A deliberate regression for the instruction gate's test (test/system/instruction-gate.smoke.ts),
-// loaded into the service with node --import: every answer gets one more header, built dearly (a
+// loaded into the service with node --import: every response gets one more header, built dearly (a
 // digest of the request's line and headers, chained ROUNDS times), as a careless change to every
-// answer would. One digest (about 5,000 instructions) was less than two processes of the same
+// response would. One digest (about 5,000 instructions) was less than two processes of the same
 // service differ by (about 30,000: docs/performance.md), so the test failed when the plain count
 // was the dearer of the two; chained, the regression costs several times that difference.
 import { createHash } from 'node:crypto';

@@ -127,7 +127,7 @@ export function startDev(t: Test, cwd: string, port: number): Dev {
   return { child, printed, count, servicePid, stop, exited };
 }
 
-/** The status of GET `path` once the service answers at all (it restarts between steps). */
+/** The status of GET `path` once the service responds at all (it restarts between steps). */
 export async function statusOf(port: number, path: string, key: string): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     try {

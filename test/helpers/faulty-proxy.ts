@@ -1,5 +1,5 @@
 // A proxy on 127.0.0.1 in front of a real service that breaks one promise of the contract at a
-// time: it forwards a request changed, changes the answer, or never answers. The contract runner's
+// time: it forwards a request changed, changes the response, or never responds. The contract runner's
 // tests use it to show that each kind of broken server is caught.
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,10 +18,10 @@ export interface Reply {
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
 }
-/** What a misbehaving server does to an exchange: forward it changed, change the answer, or never answer. */
+/** What a misbehaving server does to an exchange: forward it changed, change the response, or never respond. */
 export interface Fault {
   request?(exchange: Exchange): Exchange;
-  answer?(exchange: Exchange, reply: Reply): Reply | 'hang';
+  response?(exchange: Exchange, reply: Reply): Reply | 'hang';
 }
 
 // int64 values pass through exactly, as the service writes them.
@@ -56,7 +56,7 @@ export async function faultyProxy(t: Test, upstream: number, fault: Fault): Prom
     };
     const exchange = fault.request?.(sent) ?? sent;
     const { host: _host, ...headers } = exchange.headers;
-    const answer = await new Promise<IncomingMessage>((resolve, reject) => {
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
       const forwarded = request(
         {
           host: '127.0.0.1',
@@ -70,9 +70,9 @@ export async function faultyProxy(t: Test, upstream: number, fault: Fault): Prom
       forwarded.on('error', reject);
       forwarded.end(exchange.body);
     });
-    const { 'content-length': _length, 'transfer-encoding': _encoding, ...answerHeaders } = answer.headers;
-    const received: Reply = { status: answer.statusCode!, headers: answerHeaders, body: await readAll(answer) };
-    const reply = fault.answer?.(exchange, received) ?? received;
+    const { 'content-length': _length, 'transfer-encoding': _encoding, ...responseHeaders } = response.headers;
+    const received: Reply = { status: response.statusCode!, headers: responseHeaders, body: await readAll(response) };
+    const reply = fault.response?.(exchange, received) ?? received;
     if (reply === 'hang') return void hung.add(incoming);
     outgoing.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
     outgoing.end(reply.body);

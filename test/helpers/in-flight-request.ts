@@ -1,7 +1,7 @@
 // A create sent in two halves over a raw socket, so that a test can stop the service while the
 // request is in flight. `Expect: 100-continue` makes the server say when it has read the request's
 // head (its 100 Continue): stopping it sooner would find the connection idle and close it
-// unanswered, as it should, and a fixed wait can be that soon on a busy machine.
+// without a response, as it should, and a fixed wait can be that soon on a busy machine.
 import { connect } from 'node:net';
 
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
@@ -12,24 +12,24 @@ export interface InFlightRequest {
   headRead: Promise<void>;
   /** Sends the rest of the body. */
   finish(): void;
-  /** What the server answered after its 100 Continue, once the connection is closed. */
+  /** What the server served after its 100 Continue, once the connection is closed. */
   closed: Promise<string>;
 }
 
 export function inFlightCreate(port: number, apiKey: string): InFlightRequest {
   const socket = connect(port, '127.0.0.1');
-  let answer = '';
+  let response = '';
   let headRead!: () => void;
   const head = new Promise<void>((resolve) => (headRead = resolve));
   socket.on('data', (chunk) => {
-    answer += chunk;
-    if (answer.startsWith(CONTINUE)) headRead();
+    response += chunk;
+    if (response.startsWith(CONTINUE)) headRead();
   });
-  // A reset ends the answer as a close does; what the server had said is kept, and the test's
+  // A reset ends the response as a close does; what the server had said is kept, and the test's
   // assertions on it say what is missing.
-  socket.on('error', (error) => (answer += `\n(${error.message})`));
+  socket.on('error', (error) => (response += `\n(${error.message})`));
   const closed = new Promise<string>((resolve) =>
-    socket.on('close', () => resolve(answer.startsWith(CONTINUE) ? answer.slice(CONTINUE.length) : answer)),
+    socket.on('close', () => resolve(response.startsWith(CONTINUE) ? response.slice(CONTINUE.length) : response)),
   );
   socket.write(
     `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\n` +

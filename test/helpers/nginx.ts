@@ -40,7 +40,7 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
 
 /**
  * nginx with the shipped configuration, its listen address and upstream servers moved to these
- * ports; with `retries: false`, every proxy_next_upstream is `off`: a failed attempt is answered as it failed.
+ * ports; with `retries: false`, every proxy_next_upstream is `off`: a failed attempt is served as it failed.
  */
 export async function startNginx(
   t: Test,

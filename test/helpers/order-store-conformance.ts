@@ -11,7 +11,7 @@ export type OrderStoreFactory = (t: Test) => Promise<{ store: PetStore; pass: (m
 const rex: NewPet = { name: 'Rex', categoryId: 1, status: 'available' };
 
 const orderOf = (t: Test, outcome: OrderOutcome, what: string): StoredOrder => {
-  if (outcome.outcome !== 'done' && outcome.outcome !== 'replayed') {
+  if (outcome.kind !== 'done' && outcome.kind !== 'replayed') {
     t.fail(`${what}: ${JSON.stringify(outcome)}`);
     throw new Error(what);
   }
@@ -50,7 +50,7 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     });
     t.same(await store.orders.get(order.id), order, 'read back as placed');
     t.same(await store.orders.place(pet.id, 900), {
-      outcome: 'unavailable',
+      kind: 'unavailable',
       unavailable: { why: 'status', status: 'pending' },
     });
   });
@@ -62,16 +62,16 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     const gone = await store.create(rex);
     await store.remove(gone.id, '*');
     t.same(await store.orders.place(sold.id, 60), {
-      outcome: 'unavailable',
+      kind: 'unavailable',
       unavailable: { why: 'status', status: 'sold' },
     });
     t.same(await store.orders.place(none.id, 60), {
-      outcome: 'unavailable',
+      kind: 'unavailable',
       unavailable: { why: 'status', status: undefined },
     });
-    t.same(await store.orders.place(gone.id, 60), { outcome: 'unavailable', unavailable: { why: 'removed' } });
-    t.same(await store.orders.place(10_000, 60), { outcome: 'unavailable', unavailable: { why: 'missing' } });
-    t.same(await store.orders.place(2n ** 62n, 60), { outcome: 'unavailable', unavailable: { why: 'missing' } });
+    t.same(await store.orders.place(gone.id, 60), { kind: 'unavailable', unavailable: { why: 'removed' } });
+    t.same(await store.orders.place(10_000, 60), { kind: 'unavailable', unavailable: { why: 'missing' } });
+    t.same(await store.orders.place(2n ** 62n, 60), { kind: 'unavailable', unavailable: { why: 'missing' } });
     t.same((await store.orders.list({ limit: 10 })).orders, [], 'no order was placed');
     t.equal((await store.get(sold.id))?.version, 1, 'the pets are unchanged');
   });
@@ -83,11 +83,11 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     const completed = orderOf(t, await store.orders.complete(placed.id), 'completed');
     t.match(completed, { id: placed.id, status: 'completed', placedAt: placed.placedAt });
     t.ok(completed.closedAt! >= placed.placedAt && completed.closedAt! < placed.expiresAt, 'closed when completed');
-    t.same(await store.orders.complete(placed.id), { outcome: 'done', order: completed }, 'again: unchanged');
-    t.same(await store.orders.cancel(placed.id), { outcome: 'conflict', order: completed });
+    t.same(await store.orders.complete(placed.id), { kind: 'done', order: completed }, 'again: unchanged');
+    t.same(await store.orders.cancel(placed.id), { kind: 'conflict', order: completed });
     t.same((await history(store, pet.id)).events.slice(1), ['pet.updated:2:pending', 'pet.updated:3:sold']);
-    t.same(await store.orders.complete(999_999), { outcome: 'missing' });
-    t.same(await store.orders.cancel(2n ** 63n - 1n), { outcome: 'missing' });
+    t.same(await store.orders.complete(999_999), { kind: 'missing' });
+    t.same(await store.orders.cancel(2n ** 63n - 1n), { kind: 'missing' });
     t.equal(await store.orders.get(999_999), null);
   });
 
@@ -97,8 +97,8 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     const placed = orderOf(t, await store.orders.place(pet.id, 900), 'placed');
     const cancelled = orderOf(t, await store.orders.cancel(placed.id), 'cancelled');
     t.match(cancelled, { status: 'cancelled', cancelReason: 'customer' });
-    t.same(await store.orders.cancel(placed.id), { outcome: 'done', order: cancelled });
-    t.same(await store.orders.complete(placed.id), { outcome: 'conflict', order: cancelled });
+    t.same(await store.orders.cancel(placed.id), { kind: 'done', order: cancelled });
+    t.same(await store.orders.complete(placed.id), { kind: 'conflict', order: cancelled });
     t.same(await history(store, pet.id), {
       version: 3,
       status: 'available',
@@ -116,7 +116,7 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     t.same(await store.orders.get(placed.id), expired, 'expired, closed at expiresAt');
     t.same((await store.orders.list({ limit: 5, status: 'expired' })).orders, [expired], 'listed as expired');
     t.same((await store.orders.list({ limit: 5, status: 'placed' })).orders, [], 'not as placed');
-    t.same(await store.orders.complete(placed.id), { outcome: 'conflict', order: expired }, 'too late to complete');
+    t.same(await store.orders.complete(placed.id), { kind: 'conflict', order: expired }, 'too late to complete');
     await store.orders.expire();
     await store.orders.expire();
     t.same(await history(store, pet.id), {
@@ -124,7 +124,7 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
       status: 'available',
       events: ['pet.created:1:available', 'pet.updated:2:pending', 'pet.updated:3:available'],
     });
-    t.same(await store.orders.cancel(placed.id), { outcome: 'conflict', order: expired });
+    t.same(await store.orders.cancel(placed.id), { kind: 'conflict', order: expired });
   });
 
   t.test('the sweep frees every pet whose hold ended, and only those', async (t) => {
@@ -153,7 +153,7 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     await store.update(pet.id, { name: 'Rexy', categoryId: 9 }, '*');
     t.equal((await store.orders.get(first.id))?.status, 'placed', 'a rename leaves it placed');
     const changed = await store.update(pet.id, { status: 'sold' }, '*');
-    t.equal(changed.outcome, 'changed', 'the update answers as ever');
+    t.equal(changed.kind, 'changed', 'the update answers as ever');
     t.match(await store.orders.get(first.id), { status: 'cancelled', cancelReason: 'pet_changed' });
     t.equal((await store.get(pet.id))?.pet.status, 'sold', 'the pet as the update left it');
     await store.remove(other.id, '*');
@@ -201,9 +201,9 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     const placed = orderOf(t, await store.orders.place(pet.id, 900, place), 'placed');
     const cancel = key('k1', 'cancelOrder', `cancel ${placed.id}`);
     const cancelled = orderOf(t, await store.orders.cancel(placed.id, cancel), 'cancelled');
-    t.same(await store.orders.place(pet.id, 900, place), { outcome: 'replayed', order: placed }, 'the placed order');
-    t.same(await store.orders.cancel(placed.id, cancel), { outcome: 'replayed', order: cancelled });
-    t.same(await store.orders.place(pet.id, 60, { ...place, request: 'another' }), { outcome: 'reused' });
+    t.same(await store.orders.place(pet.id, 900, place), { kind: 'replayed', order: placed }, 'the placed order');
+    t.same(await store.orders.cancel(placed.id, cancel), { kind: 'replayed', order: cancelled });
+    t.same(await store.orders.place(pet.id, 60, { ...place, request: 'another' }), { kind: 'reused' });
     t.equal((await store.orders.list({ limit: 10 })).orders.length, 1, 'one order placed in all');
     t.equal((await store.get(pet.id))?.version, 3, 'and the pet moved twice');
   });
@@ -212,12 +212,12 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     const { store } = await open(t);
     const pet = await store.create({ ...rex, status: 'sold' });
     const place = key('k2', 'placeOrder', `place ${pet.id}`);
-    t.equal((await store.orders.place(pet.id, 900, place)).outcome, 'unavailable');
+    t.equal((await store.orders.place(pet.id, 900, place)).kind, 'unavailable');
     await store.update(pet.id, { status: 'available' }, '*');
-    t.equal((await store.orders.place(pet.id, 900, place)).outcome, 'done', 'placed with the same key');
+    t.equal((await store.orders.place(pet.id, 900, place)).kind, 'done', 'placed with the same key');
     const complete = key('k3', 'completeOrder', 'complete 999999');
-    t.same(await store.orders.complete(999_999, complete), { outcome: 'missing' });
-    t.same(await store.orders.complete(999_999, complete), { outcome: 'missing' }, 'still missing, not replayed');
+    t.same(await store.orders.complete(999_999, complete), { kind: 'missing' });
+    t.same(await store.orders.complete(999_999, complete), { kind: 'missing' }, 'still missing, not replayed');
   });
 
   t.test('concurrent retries with one key: one order, the others replay it', async (t) => {
@@ -226,7 +226,7 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     const place = key('k4', 'placeOrder', `place ${pet.id}`);
     const outcomes = await Promise.all(Array.from({ length: 8 }, () => store.orders.place(pet.id, 900, place)));
     t.same(
-      outcomes.map((outcome) => outcome.outcome).sort(),
+      outcomes.map((outcome) => outcome.kind).sort(),
       ['done', ...Array.from({ length: 7 }, () => 'replayed')],
       'one placed, seven replays',
     );
@@ -238,8 +238,8 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     const { store } = await open(t);
     const pet = await store.create(rex);
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.orders.place(pet.id, 900)));
-    t.equal(outcomes.filter((outcome) => outcome.outcome === 'done').length, 1, 'one placed');
-    t.equal(outcomes.filter((outcome) => outcome.outcome === 'unavailable').length, 19, 'the rest refused');
+    t.equal(outcomes.filter((outcome) => outcome.kind === 'done').length, 1, 'one placed');
+    t.equal(outcomes.filter((outcome) => outcome.kind === 'unavailable').length, 19, 'the rest refused');
     t.equal((await store.get(pet.id))?.version, 2, 'one version step');
   });
 }

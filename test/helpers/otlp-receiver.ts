@@ -1,5 +1,5 @@
 // An OTLP/HTTP trace receiver on 127.0.0.1 (the OpenTelemetry Collector is in neither Debian nor
-// the npm registry): it takes what exporters POST to /v1/traces, answers as the OTLP
+// the npm registry): it takes what exporters POST to /v1/traces, responds as the OTLP
 // specification says (200 with an empty ExportTraceServiceResponse in the request's encoding), and
 // decodes JSON-encoded requests into spans for the tests to read.
 import { createServer } from 'node:http';

@@ -295,27 +295,27 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     const [pet] = await addPets(store, 1);
     const id = pet!.id;
     t.same(await store.update(id, { status: 'sold' }, [1]), {
-      outcome: 'changed',
+      kind: 'changed',
       pet: { pet: { ...pet, status: 'sold' }, version: 2 },
     });
     t.same(
       await store.update(id, { name: 'Rexy', categoryId: INT64_MAX }, '*'),
-      { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX, status: 'sold' }, version: 3 } },
+      { kind: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX, status: 'sold' }, version: 3 } },
       "'*': any version",
     );
     t.same(
       await store.update(id, { status: null }, [2, 3]),
-      { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } },
+      { kind: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } },
       'status: null removes it; a list of versions matches any of them',
     );
     t.same(
       await store.update(id, {}, [4]),
-      { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } },
+      { kind: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } },
       'an empty patch changes nothing: the same version',
     );
     t.same(
       await store.update(id, { name: 'Rexy', status: null }, [4]),
-      { outcome: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } },
+      { kind: 'changed', pet: { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 } },
       'values it has already: the same version',
     );
     t.same(await store.get(id), { pet: { id, name: 'Rexy', categoryId: INT64_MAX }, version: 4 }, 'read back');
@@ -325,11 +325,11 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     const store = await createStore(t);
     const [pet] = await addPets(store, 1);
     await store.update(pet!.id, { status: 'sold' }, [1]);
-    t.same(await store.update(pet!.id, { name: 'Lost' }, [1]), { outcome: 'failed', version: 2 });
-    t.same(await store.update(pet!.id, { name: 'Lost' }, []), { outcome: 'failed', version: 2 }, 'no version at all');
+    t.same(await store.update(pet!.id, { name: 'Lost' }, [1]), { kind: 'failed', version: 2 });
+    t.same(await store.update(pet!.id, { name: 'Lost' }, []), { kind: 'failed', version: 2 }, 'no version at all');
     t.same(await store.get(pet!.id), { pet: { ...pet, status: 'sold' }, version: 2 }, 'unchanged');
     for (const id of [0, BigInt(pet!.id) + 1n, INT64_MAX])
-      t.same(await store.update(id, { name: 'x' }, '*'), { outcome: 'missing' }, String(id));
+      t.same(await store.update(id, { name: 'x' }, '*'), { kind: 'missing' }, String(id));
   });
 
   t.test('status changes move a pet between filtered lists, which stay in id order', async (t) => {
@@ -350,12 +350,12 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
   t.test('remove takes the pet away for good; its id is never reused', async (t) => {
     const store = await createStore(t);
     const pets = await addPets(store, 6);
-    t.same(await store.remove(pets[2]!.id, [2]), { outcome: 'failed', version: 1 }, 'another version: kept');
-    t.same(await store.remove(pets[2]!.id, [1]), { outcome: 'changed', pet: null });
-    t.same(await store.remove(pets[4]!.id, '*'), { outcome: 'changed', pet: null });
+    t.same(await store.remove(pets[2]!.id, [2]), { kind: 'failed', version: 1 }, 'another version: kept');
+    t.same(await store.remove(pets[2]!.id, [1]), { kind: 'changed', pet: null });
+    t.same(await store.remove(pets[4]!.id, '*'), { kind: 'changed', pet: null });
     t.equal(await store.get(pets[2]!.id), null, 'get: none');
-    t.same(await store.remove(pets[2]!.id, '*'), { outcome: 'missing' }, 'removed again: missing');
-    t.same(await store.update(pets[2]!.id, { name: 'x' }, '*'), { outcome: 'missing' }, 'updated: missing');
+    t.same(await store.remove(pets[2]!.id, '*'), { kind: 'missing' }, 'removed again: missing');
+    t.same(await store.update(pets[2]!.id, { name: 'x' }, '*'), { kind: 'missing' }, 'updated: missing');
     const left = pets.filter((_, index) => index !== 2 && index !== 4);
     t.same(ids((await store.list({ limit: 100 })).pets), ids(left), 'gone from the list');
     t.same(
@@ -393,7 +393,7 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
         after = pets[pets.length - 1]!.id;
         // Between pages someone removes the pet the cursor points past, the one after it, and one read long ago.
         for (const victim of [BigInt(after), BigInt(after) + 1n, BigInt(all[page % 10]!.id)]) {
-          if ((await store.remove(Number(victim), '*')).outcome === 'changed') gone.set(String(victim), seen.length);
+          if ((await store.remove(Number(victim), '*')).kind === 'changed') gone.set(String(victim), seen.length);
         }
       }
       const what = `limit ${limit}, status ${status ?? 'any'}`;
@@ -427,12 +427,10 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     const outcomes = await Promise.all(
       Array.from({ length: 12 }, (_, index) => store.update(pet!.id, { name: `writer ${index}` }, [1])),
     );
-    const changed = outcomes.filter((outcome) => outcome.outcome === 'changed');
+    const changed = outcomes.filter((outcome) => outcome.kind === 'changed');
     t.equal(changed.length, 1, 'one change');
     t.ok(
-      outcomes.every(
-        (outcome) => outcome.outcome === 'changed' || (outcome.outcome === 'failed' && outcome.version === 2),
-      ),
+      outcomes.every((outcome) => outcome.kind === 'changed' || (outcome.kind === 'failed' && outcome.version === 2)),
       'the others failed at version 2',
     );
     t.same(await store.get(pet!.id), (changed[0] as { pet: unknown }).pet, 'the winner is what is stored');
@@ -451,11 +449,11 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     pets.forEach((pet, index) => {
       const expected =
         index % 3 === 2
-          ? { outcome: 'failed', version: 1 }
-          : { outcome: 'changed', pet: { pet: { ...pet, name: `changed ${index}` }, version: 2 } };
+          ? { kind: 'failed', version: 1 }
+          : { kind: 'changed', pet: { pet: { ...pet, name: `changed ${index}` }, version: 2 } };
       t.same(outcomes[index], expected, `pet ${index}`);
     });
-    t.same(outcomes[8], { outcome: 'missing' }, 'a pet that is not there');
+    t.same(outcomes[8], { kind: 'missing' }, 'a pet that is not there');
     t.same(
       await store.get(pets[0]!.id),
       { pet: { id: pets[0]!.id, name: 'changed 0', categoryId: 0 }, version: 3 },
@@ -472,40 +470,40 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
       const sell = changeKey('k1', 'updatePet', `sell ${id}`);
       t.same(
         await store.update(id, { status: 'sold' }, [7], sell),
-        { outcome: 'failed', version: 1 },
+        { kind: 'failed', version: 1 },
         'refused: nothing recorded',
       );
       const first = await store.update(id, { status: 'sold' }, [1], sell);
-      t.same(first, { outcome: 'changed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } });
+      t.same(first, { kind: 'changed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } });
       await store.update(id, { name: 'Later' }, '*');
       t.same(
         await store.update(id, { status: 'sold' }, [1], sell),
-        { outcome: 'replayed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } },
+        { kind: 'replayed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } },
         'the first answer, not a 412',
       );
       t.same(await store.update(id, { status: 'pending' }, '*', changeKey('k1', 'updatePet', 'another')), {
-        outcome: 'reused',
+        kind: 'reused',
         petId: id,
       });
       const removal = changeKey('k1', 'deletePet', `remove ${id}`);
       t.same(
         await store.remove(id, '*', removal),
-        { outcome: 'changed', pet: null },
+        { kind: 'changed', pet: null },
         "another operation's keys are apart",
       );
       t.same(
         await store.remove(id, '*', removal),
-        { outcome: 'replayed', pet: null },
+        { kind: 'replayed', pet: null },
         'a retried removal: replayed, not missing',
       );
       t.same(
         await store.update(id, { status: 'sold' }, [1], sell),
-        { outcome: 'replayed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } },
+        { kind: 'replayed', pet: { pet: { ...pet, status: 'sold' }, version: 2 } },
         'replayed after the removal too',
       );
       t.same(
         await store.update(id, { status: 'sold' }, [1], { ...sell, scope: 'd'.repeat(64) }),
-        { outcome: 'missing' },
+        { kind: 'missing' },
         "another API key's key is a new key",
       );
     },
@@ -518,8 +516,8 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
     const outcomes = await Promise.all(
       Array.from({ length: 10 }, () => store.update(pet!.id, { name: 'Once' }, '*', key)),
     );
-    t.equal(outcomes.filter((outcome) => outcome.outcome === 'changed').length, 1, 'one change');
-    t.equal(outcomes.filter((outcome) => outcome.outcome === 'replayed').length, 9, 'nine replays');
+    t.equal(outcomes.filter((outcome) => outcome.kind === 'changed').length, 1, 'one change');
+    t.equal(outcomes.filter((outcome) => outcome.kind === 'replayed').length, 9, 'nine replays');
     t.same(await store.get(pet!.id), { pet: { ...pet, name: 'Once' }, version: 2 }, 'one version more');
   });
 
@@ -542,18 +540,18 @@ export function changeConformance(t: Test, createStore: StoreFactory): void {
       store.update(a, { status: 'sold' }, [3]),
     ]);
     t.same(outcomes, [
-      { outcome: 'changed', pet: { pet: { id: a, name: 'A', categoryId: 0, status: 'available' }, version: 3 } },
-      { outcome: 'reused', petId: a },
-      { outcome: 'failed', version: 1 },
-      { outcome: 'changed', pet: { pet: { id: d, name: 'D', categoryId: 3 }, version: 2 } },
-      { outcome: 'changed', pet: null },
-      { outcome: 'missing' },
+      { kind: 'changed', pet: { pet: { id: a, name: 'A', categoryId: 0, status: 'available' }, version: 3 } },
+      { kind: 'reused', petId: a },
+      { kind: 'failed', version: 1 },
+      { kind: 'changed', pet: { pet: { id: d, name: 'D', categoryId: 3 }, version: 2 } },
+      { kind: 'changed', pet: null },
+      { kind: 'missing' },
       {
-        outcome: 'replayed',
+        kind: 'replayed',
         pet: { pet: { id: a, name: 'recorded', categoryId: 0, status: 'available' }, version: 2 },
       },
-      { outcome: 'changed', pet: null },
-      { outcome: 'changed', pet: { pet: { id: a, name: 'A', categoryId: 0, status: 'sold' }, version: 4 } },
+      { kind: 'changed', pet: null },
+      { kind: 'changed', pet: { pet: { id: a, name: 'A', categoryId: 0, status: 'sold' }, version: 4 } },
     ]);
     t.same(ids((await store.list({ limit: 10 })).pets), [a, b, d], 'c and e removed');
     t.same(await store.get(b), { pet: { id: b, name: 'pet 1', categoryId: 1, status: 'pending' }, version: 1 });
@@ -650,7 +648,7 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
       // A follower reads while the writers write, as listPetEvents' long polls do.
       const followed: StoredEvent[] = [];
       // It ends on an empty read that began after the last write was acknowledged: one that began
-      // before could answer before that write commits (a fresh-clone run's walkthrough saw it so).
+      // before could respond before that write commits (a fresh-clone run's walkthrough saw it so).
       const follower = (async () => {
         for (;;) {
           const began = writing;
@@ -665,11 +663,11 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
             const pet = pets[(writer + round) % pets.length]!;
             if (writer === 0 && round === 7) {
               const outcome = await store.remove(pet.id, '*');
-              if (outcome.outcome === 'changed') acknowledged.push(`${pet.id}:removed`);
+              if (outcome.kind === 'changed') acknowledged.push(`${pet.id}:removed`);
               continue;
             }
             const outcome = await store.update(pet.id, { name: `w${writer} r${round}` }, '*');
-            if (outcome.outcome === 'changed') acknowledged.push(`${pet.id}:${outcome.pet!.version}`);
+            if (outcome.kind === 'changed') acknowledged.push(`${pet.id}:${outcome.pet!.version}`);
             if (writer % 4 === 1) acknowledged.push(`${(await store.create(newPet(writer))).id}:1`);
           }
         }),
@@ -737,7 +735,7 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
         at: Date.parse('2029-12-31T23:00:00.000Z'),
         event: newest + 6,
         status: 503,
-        error: 'answered 503',
+        error: 'responded with 503',
       },
     };
     t.ok(await ledger.record('https://a.example/hook', 'one', next, 10_000));
@@ -775,19 +773,19 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
       await ledger.record('https://a.example/hook', 'two', { ...moved, position: 2 }, 10_000),
       'claimed after: recorded',
     );
-    const unanswered = {
+    const withNo2xx = {
       ...moved,
       position: 2,
       lastAttempt: { at: Date.parse('2030-01-02T00:00:00.000Z'), event: 3, error: 'not reached' },
     };
-    t.ok(await ledger.record('https://a.example/hook', 'two', unanswered, 10_000));
+    t.ok(await ledger.record('https://a.example/hook', 'two', withNo2xx, 10_000));
     t.same(
       (await ledger.read(['https://a.example/hook'])).get('https://a.example/hook')!.lastAttempt,
       { at: Date.parse('2030-01-02T00:00:00.000Z'), event: 3, status: undefined, error: 'not reached' },
       'an attempt the endpoint did not answer has no status',
     );
     const accepted = {
-      ...unanswered,
+      ...withNo2xx,
       lastAttempt: { at: Date.parse('2030-01-03T00:00:00.000Z'), event: 3, status: 204 },
     };
     t.ok(await ledger.record('https://a.example/hook', 'two', accepted, 10_000));

@@ -25,7 +25,7 @@ const FULL_RUNS: Record<string, number> = {
   'every operation answers a valid request with a 2xx': 4,
 };
 const SCALE = process.env['PROPERTY_CASES'] === 'full' ? 1 : 0.25;
-// PostgreSQL answers each query in a fraction of a millisecond rather than microseconds, and the
+// PostgreSQL responds to each query in a fraction of a millisecond rather than microseconds, and the
 // model's walks over pages make hundreds of queries a case: the same properties and seed, with
 // half the cases. `npx tsx --conditions=source test/model/campaign.ts --store postgres` runs more.
 const POSTGRES_SHARE = 0.5;
@@ -39,7 +39,7 @@ export async function checkProperties(storeName: 'in-memory store' | 'PostgreSQL
   let share = 1;
   if (storeName === 'PostgreSQL store') {
     const database = await startTestDatabase(t);
-    // Commits here need not wait for the WAL to reach the disk: these properties are about answers;
+    // Commits here need not wait for the WAL to reach the disk: these properties are about responds;
     // durability has its own test (test/system/postgres-service.test.ts), with the server's defaults.
     storeUnderTest = async () => postgresStoreUnderTest(await database!.createStore(t, { synchronous_commit: 'off' }));
     skip = database === undefined ? (whyNoPostgres() ?? 'no database') : false;

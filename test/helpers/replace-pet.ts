@@ -30,7 +30,7 @@ export function withReplacePet(
         status: { $ref: '#/components/schemas/PetStatus' },
       },
     };
-    // getPet's own answers, without its deprecation headers.
+    // getPet's own responses, without its deprecation headers.
     const undeprecated = (response: { headers: Record<string, unknown>; links?: unknown }) => {
       // Nor getPet's ETag, and its links: this handler keeps no versions.
       const { Deprecation: _deprecation, Sunset: _sunset, Link: _link, ETag: _etag, ...headers } = response.headers;

@@ -1,4 +1,4 @@
-// The tests' stand-in store, in one place: a store that fails, or answers as a test needs. A method
+// The tests' stand-in store, in one place: a store that fails, or responds as a test needs. A method
 // added to PetStore is added here once (TypeScript says so), not in every test that needs an odd store.
 import type { PetStore } from '../../src/store/pet-store.js';
 

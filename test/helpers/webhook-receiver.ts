@@ -25,17 +25,17 @@ interface Received {
   body: string;
 }
 
-type Answer = number | 'hang' | { status: number; headers?: Record<string, string>; afterMs?: number };
+type ReceiverReply = number | 'hang' | { status: number; headers?: Record<string, string>; afterMs?: number };
 
-/** A receiver on loopback that answers each delivery with `answer(n)` (n counts from 0). */
-export async function receiver(t: Test, answer: (n: number, body: string) => Answer = () => 204) {
+/** A receiver on loopback that responds to each delivery with `reply(n)` (n counts from 0). */
+export async function receiver(t: Test, reply: (n: number, body: string) => ReceiverReply = () => 204) {
   const received: (Received & { at: number })[] = [];
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const given = answer(received.length, body);
+      const given = reply(received.length, body);
       received.push({ headers: request.headers, body, at: Date.now() });
       if (given === 'hang') return;
       const { status, headers = {}, afterMs = 0 } = typeof given === 'number' ? { status: given } : given;

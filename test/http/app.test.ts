@@ -24,8 +24,8 @@ t.test('a request in flight at close is answered, and its connection then closed
   await request.headRead;
   const closed = app.close();
   request.finish();
-  const answer = await request.closed;
+  const response = await request.closed;
   await closed;
-  t.match(answer, /^HTTP\/1.1 201 Created\r\n/);
-  t.match(answer, /\r\nconnection: close\r\n/i);
+  t.match(response, /^HTTP\/1.1 201 Created\r\n/);
+  t.match(response, /\r\nconnection: close\r\n/i);
 });

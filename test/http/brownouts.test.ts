@@ -1,4 +1,4 @@
-// Brownouts: windows announced in the spec (x-brownouts) in which a deprecated operation answers
+// Brownouts: windows announced in the spec (x-brownouts) in which a deprecated operation responds
 // the 410 of its sunset on purpose, so that clients who ignore headers notice before the sunset.
 // Every state is driven by an injected clock: before the deprecation, deprecated, inside and
 // between windows, after the sunset. Invalid windows stop start-up with the problem named.
@@ -61,11 +61,11 @@ t.test('each state of the lifecycle, as a client sees it', async (t) => {
   ];
   for (const [state, time, status, message] of states) {
     now = at(time);
-    const answer = await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH });
-    t.equal(answer.statusCode, status, `${state} (${time}): ${status}`);
-    const body = checkContract(t, answer, 'getPet');
+    const response = await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH });
+    t.equal(response.statusCode, status, `${state} (${time}): ${status}`);
+    const body = checkContract(t, response, 'getPet');
     if (message !== undefined) t.equal(body.message, message, `${state}: what the client reads`);
-    t.equal(answer.headers['sunset'], 'Sat, 01 Jan 2028 00:00:00 GMT', `${state}: the Sunset header`);
+    t.equal(response.headers['sunset'], 'Sat, 01 Jan 2028 00:00:00 GMT', `${state}: the Sunset header`);
     if (status === 410) {
       t.equal(
         (await app.inject({ method: 'GET', url: '/v1/pets/999', headers: AUTH })).statusCode,
@@ -91,14 +91,14 @@ async function brownoutWithout(t: Test, ...markers: string[]) {
     Object.assign(getPet, { 'x-brownouts': [{ start: '2027-06-01T14:00:00Z', end: '2027-06-01T15:00:00Z' }] });
   });
   const { app } = await buildTestApp(t, { spec, clock: () => at('2027-06-01T14:00:00Z') });
-  return { spec, answer: await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH }) };
+  return { spec, response: await app.inject({ method: 'GET', url: '/v1/pets/1', headers: AUTH }) };
 }
 
 t.test('a brownout without a sunset names no sunset', async (t) => {
-  const { answer } = await brownoutWithout(t, 'x-sunset');
-  t.equal(answer.statusCode, 410);
+  const { response } = await brownoutWithout(t, 'x-sunset');
+  t.equal(response.statusCode, 410);
   t.equal(
-    JSON.parse(answer.body).message,
+    JSON.parse(response.body).message,
     'getPet is unavailable during a scheduled brownout until 2027-06-01T15:00:00Z; use listPets: GET /v1/pets.',
   );
 });
@@ -106,10 +106,10 @@ t.test('a brownout without a sunset names no sunset', async (t) => {
 t.test(
   'a brownout of an operation with no sunset and no replacement names neither; its windows are read all the same',
   async (t) => {
-    const { spec, answer } = await brownoutWithout(t, 'x-sunset', 'x-replaced-by');
-    t.equal(answer.statusCode, 410);
+    const { spec, response } = await brownoutWithout(t, 'x-sunset', 'x-replaced-by');
+    t.equal(response.statusCode, 410);
     t.equal(
-      JSON.parse(answer.body).message,
+      JSON.parse(response.body).message,
       'getPet is unavailable during a scheduled brownout until 2027-06-01T15:00:00Z.',
     );
     const operations = operationsOf(spec);
@@ -129,7 +129,7 @@ t.test(
   'an edited spec over HTTP on the real clock: a window around now browns out, one long past does not',
   async (t) => {
     // Windows far from any real "now" on one side, and one spanning centuries on the other, so that
-    // the answer cannot depend on the day the test runs. Served as usual, the store is read: it
+    // the response cannot depend on the day the test runs. Served as usual, the store is read: it
     // holds no pet 1, hence 404.
     for (const [brownouts, status] of [
       [[{ start: '2000-01-01T00:00:00Z', end: '2000-01-02T00:00:00Z' }], 404],
@@ -145,11 +145,11 @@ t.test(
       const app = await buildApp({ apiKeys: [API_KEY], spec });
       t.teardown(() => app.close());
       await app.listen({ host: '127.0.0.1', port: 0 });
-      const answer = await fetch(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1/pets/1`, {
+      const response = await fetch(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1/pets/1`, {
         headers: AUTH,
       });
-      t.equal(answer.status, status, `${brownouts[0].start} to ${brownouts[0].end}: ${status}`);
-      await answer.arrayBuffer();
+      t.equal(response.status, status, `${brownouts[0].start} to ${brownouts[0].end}: ${status}`);
+      await response.arrayBuffer();
     }
   },
 );

@@ -8,17 +8,17 @@ import { buildTestApp } from '../helpers/build-app.js';
 async function rawExchange(port: number, request: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
-    let answer = '';
-    socket.on('data', (chunk) => (answer += chunk));
-    socket.on('end', () => resolve(answer));
+    let response = '';
+    socket.on('data', (chunk) => (response += chunk));
+    socket.on('end', () => resolve(response));
     socket.on('error', reject);
     socket.setTimeout(5000, () => reject(new Error('no answer')));
     socket.write(request);
   });
 }
 
-function errorOf(answer: string) {
-  const [head = '', body = ''] = answer.split('\r\n\r\n');
+function errorOf(response: string) {
+  const [head = '', body = ''] = response.split('\r\n\r\n');
   return {
     statusLine: head.split('\r\n')[0],
     contentType: /content-type: (.*)/i.exec(head)?.[1],

@@ -4,7 +4,7 @@ import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { API_KEY, buildTestApp } from '../helpers/build-app.js';
-import { type HttpAnswer, nextTarget } from 'openapi-contract-engine';
+import { type HttpResponse, nextTarget } from 'openapi-contract-engine';
 import { contractViolations } from '../helpers/contract.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import type { StatementInstrument } from '../../src/store/postgres/statement-instrument.js';
@@ -27,7 +27,7 @@ function send(
   method: string,
   path: string,
   body?: unknown,
-): Promise<HttpAnswer & { json: any }> {
+): Promise<HttpResponse & { json: any }> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const outgoing = request(
@@ -87,37 +87,41 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
     const status = STATUSES[index % STATUSES.length];
     return { name: `pet ${index}`, categoryId: index % 7, ...(status === undefined ? {} : { status }) };
   });
-  // Each list remembers which creates had been answered before it was sent: those pets are stored.
-  const lists: { answer: HttpAnswer & { json: any }; path: string; storedBefore: any[]; createsPending: boolean }[] =
-    [];
-  const answered: any[] = [];
+  // Each list remembers which creates had been served before it was sent: those pets are stored.
+  const lists: {
+    response: HttpResponse & { json: any };
+    path: string;
+    storedBefore: any[];
+    createsPending: boolean;
+  }[] = [];
+  const responded: any[] = [];
   let creating = true;
   const listing = (async () => {
     for (let round = 0; creating || round < 5; round++) {
       const path = [`/v1/pets?limit=100`, `/v1/pets?limit=7&status=pending`, `/v1/pets`][round % 3]!;
-      const storedBefore = [...answered];
-      const answer = await send(listAgent, port, 'GET', path);
-      lists.push({ path, answer, storedBefore, createsPending: answered.length < CREATES });
+      const storedBefore = [...responded];
+      const response = await send(listAgent, port, 'GET', path);
+      lists.push({ path, response, storedBefore, createsPending: responded.length < CREATES });
     }
   })();
   const created = await Promise.all(
     sent.map(async (body) => {
-      const answer = await send(agent, port, 'POST', '/v1/pets', body);
-      answered.push(answer.json);
-      return answer;
+      const response = await send(agent, port, 'POST', '/v1/pets', body);
+      responded.push(response.json);
+      return response;
     }),
   );
   creating = false;
   await listing;
 
-  const problems = created.flatMap((answer) => contractViolations(answer, 'createPet'));
+  const problems = created.flatMap((response) => contractViolations(response, 'createPet'));
   t.same(problems, [], 'every create answer keeps the contract');
   t.same(
-    created.map((answer) => answer.statusCode),
+    created.map((response) => response.statusCode),
     sent.map(() => 201),
     `all ${CREATES} creates answered 201`,
   );
-  const ids = created.map((answer) => Number(answer.json.id));
+  const ids = created.map((response) => Number(response.json.id));
   t.equal(new Set(ids).size, CREATES, 'the ids are distinct');
   t.same(
     [...ids].sort((a, b) => a - b),
@@ -134,15 +138,15 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
     `requests spread over ${connections.size} connections`,
   );
 
-  const byId = new Map(created.map((answer) => [Number(answer.json.id), answer.json]));
+  const byId = new Map(created.map((response) => [Number(response.json.id), response.json]));
   const read = await Promise.all(ids.map((id) => send(agent, port, 'GET', `/v1/pets/${id}`)));
   t.same(
-    read.flatMap((answer) => contractViolations(answer, 'getPet')),
+    read.flatMap((response) => contractViolations(response, 'getPet')),
     [],
     'every read keeps the contract',
   );
   t.same(
-    read.map((answer) => answer.json),
+    read.map((response) => response.json),
     ids.map((id) => byId.get(id)),
     'every created pet reads back equal',
   );
@@ -151,14 +155,14 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
   t.ok(during > 5, `${lists.length} lists taken, ${during} of them between creates`);
   const inIdOrder = [...byId.values()].sort((a, b) => Number(a.id) - Number(b.id));
   let invalid = 0;
-  for (const { path, answer, storedBefore } of lists) {
+  for (const { path, response, storedBefore } of lists) {
     const query = new URL(path, 'http://127.0.0.1').searchParams;
     const limit = Number(query.get('limit') ?? 20);
     const status = query.get('status');
-    const pets = answer.json as unknown[];
-    // The store held pets 1…k when the list was taken: the answer is the first of them that match.
+    const pets = response.json as unknown[];
+    // The store held pets 1…k when the list was taken: the response is the first of them that match.
     const matching = inIdOrder.filter((pet) => status === null || pet.status === status).slice(0, pets.length);
-    const problems = contractViolations(answer, 'listPets');
+    const problems = contractViolations(response, 'listPets');
     if (pets.length > limit) problems.push(`${pets.length} pets for limit ${limit}`);
     const mustHave = Math.min(limit, storedBefore.filter((pet) => status === null || pet.status === status).length);
     if (pets.length < mustHave)
@@ -166,7 +170,7 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
     if (JSON.stringify(pets) !== JSON.stringify(matching)) problems.push('not the first pets of the final order');
     if (problems.length > 0) {
       invalid += 1;
-      t.fail(`${path} answered ${answer.body}: ${problems.join('; ')}`);
+      t.fail(`${path} answered ${response.body}: ${problems.join('; ')}`);
     }
   }
   t.equal(invalid, 0, 'every list taken during the creates is valid, within its limit, and the first pets in id order');
@@ -217,42 +221,42 @@ for (const [deployment, start, connections, skip] of deployments) {
       const existing = await Promise.all(
         Array.from({ length: 300 }, (_, index) => send(agent, portFor(index), 'POST', '/v1/pets', body(index))),
       );
-      const answered: any[] = existing.map((answer) => answer.json);
+      const responded: any[] = existing.map((response) => response.json);
 
-      // Each walk records, for its last request, which creates had been answered before it was sent.
+      // Each walk records, for its last request, which creates had been served before it was sent.
       const walk = async (port: number, first: string, status?: string, onPage?: (pages: number) => void) => {
         const seen: any[] = [];
-        const startedWith = answered.filter((pet) => status === undefined || pet.status === status);
-        let answeredBeforeLast: any[] = [];
+        const startedWith = responded.filter((pet) => status === undefined || pet.status === status);
+        let respondedBeforeLast: any[] = [];
         let pages = 0;
         const problems: string[] = [];
         const createdByPage: number[] = [];
         for (let path: string | undefined = first; path !== undefined;) {
-          // The first pages wait (a second at most) for a create answered since the page before, so
+          // The first pages wait (a second at most) for a create served since the page before, so
           // that the walk meets creates between its pages however fast this machine walks or creates.
           for (
             const until = performance.now() + 1000;
             pages > 0 &&
             pages <= 5 &&
             !createsDone &&
-            answered.length === createdByPage.at(-1) &&
+            responded.length === createdByPage.at(-1) &&
             performance.now() < until;
           ) {
             await new Promise((resolve) => setTimeout(resolve, 2));
           }
-          answeredBeforeLast = [...answered];
-          createdByPage.push(answered.length);
-          const answer = await send(walkAgent, port, 'GET', path);
-          problems.push(...contractViolations(answer, 'listPets'));
-          seen.push(...answer.json);
+          respondedBeforeLast = [...responded];
+          createdByPage.push(responded.length);
+          const response = await send(walkAgent, port, 'GET', path);
+          problems.push(...contractViolations(response, 'listPets'));
+          seen.push(...response.json);
           pages += 1;
           onPage?.(pages);
-          path = nextTarget(answer.headers['link']);
+          path = nextTarget(response.headers['link']);
         }
         return {
           seen,
           startedWith,
-          answeredBeforeLast: answeredBeforeLast.filter((pet) => status === undefined || pet.status === status),
+          respondedBeforeLast: respondedBeforeLast.filter((pet) => status === undefined || pet.status === status),
           pages,
           problems,
           createdByPage,
@@ -261,8 +265,8 @@ for (const [deployment, start, connections, skip] of deployments) {
       // 64 connections create so fast (in batches) that 300 would be done a few pages into a walk.
       const duringWalk = connections > CONNECTIONS ? 2000 : 300;
       // Sent in slices, each once the walk of all pets has read one more page, so that creates are
-      // answered between its pages however fast this machine creates: sent all at once, they were
-      // once all answered within two pages of the walk.
+      // served between its pages however fast this machine creates: sent all at once, they were
+      // once all served within two pages of the walk.
       const SLICES = 8;
       let walkedPages = 0;
       let createsDone = false;
@@ -275,8 +279,8 @@ for (const [deployment, start, connections, skip] of deployments) {
             await new Promise((resolve) => setTimeout(resolve, 2));
           await Promise.all(
             Array.from({ length: to - from }, (_, offset) =>
-              send(agent, portFor(from + offset), 'POST', '/v1/pets', body(300 + from + offset)).then((answer) => {
-                answered.push(answer.json);
+              send(agent, portFor(from + offset), 'POST', '/v1/pets', body(300 + from + offset)).then((response) => {
+                responded.push(response.json);
               }),
             ),
           );
@@ -290,7 +294,7 @@ for (const [deployment, start, connections, skip] of deployments) {
 
       for (const [
         index,
-        { seen, startedWith, answeredBeforeLast, pages, problems, createdByPage },
+        { seen, startedWith, respondedBeforeLast, pages, problems, createdByPage },
       ] of walks.entries()) {
         const name = index === 0 ? 'walk of all pets, 7 a page' : 'walk of pending pets, 3 a page';
         t.same(problems, [], `${name}: every page keeps the contract`);
@@ -306,11 +310,11 @@ for (const [deployment, start, connections, skip] of deployments) {
           `${name}: every pet stored when it started was seen`,
         );
         t.same(
-          answeredBeforeLast.filter((pet) => !seenIds.has(Number(pet.id))),
+          respondedBeforeLast.filter((pet) => !seenIds.has(Number(pet.id))),
           [],
           `${name}: every pet created before its last page was asked for was seen`,
         );
-        const byId = new Map(answered.map((pet) => [Number(pet.id), pet]));
+        const byId = new Map(responded.map((pet) => [Number(pet.id), pet]));
         t.same(
           seen.filter((pet) => JSON.stringify(byId.get(Number(pet.id))) !== JSON.stringify(pet)),
           [],
@@ -324,7 +328,7 @@ for (const [deployment, start, connections, skip] of deployments) {
         );
       }
       if (connections > CONNECTIONS && createStatements !== undefined) {
-        const creates = answered.length;
+        const creates = responded.length;
         t.ok(
           createStatements() < creates,
           `the instances wrote ${creates} creates in ${createStatements()} statements: batches of several`,

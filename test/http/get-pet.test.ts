@@ -67,12 +67,12 @@ t.test('query parameters and bodies are refused', async (t) => {
 
 t.test('every answer of the deprecated operation carries the deprecation headers', async (t) => {
   const { app } = await buildTestApp(t);
-  const answers = [await app.inject(get('1')), await app.inject(get('abc')), await app.inject(get('1', {}))];
+  const responses = [await app.inject(get('1')), await app.inject(get('abc')), await app.inject(get('1', {}))];
   t.same(
-    answers.map((response) => response.statusCode),
+    responses.map((response) => response.statusCode),
     [404, 400, 401],
   );
-  for (const response of answers) {
+  for (const response of responses) {
     checkContract(t, response, 'getPet');
     t.match(response.headers, DEPRECATION_HEADERS, `on the ${response.statusCode}`);
   }

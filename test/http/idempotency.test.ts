@@ -50,12 +50,12 @@ t.test('the same key with another body is refused with 422 and creates nothing',
     { name: 'Rex', categoryId: 4 },
     { name: 'Rex', categoryId: 3, status: 'sold' },
   ]) {
-    const answer = await app.inject(withKey(changed));
-    t.equal(answer.statusCode, 422, JSON.stringify(changed));
-    const body = checkContract(t, answer, 'createPet');
+    const response = await app.inject(withKey(changed));
+    t.equal(response.statusCode, 422, JSON.stringify(changed));
+    const body = checkContract(t, response, 'createPet');
     t.equal(body.code, 'IDEMPOTENCY_KEY_REUSED');
     t.match(body.message, `pet ${first.json().id}`);
-    t.equal(answer.headers['location'], undefined, 'no Location on a rejection');
+    t.equal(response.headers['location'], undefined, 'no Location on a rejection');
   }
   const list = await app.inject({ method: 'GET', url: '/v1/pets', headers: AUTH });
   t.equal(list.json().length, 1, 'still one pet');
@@ -74,8 +74,8 @@ t.test('a refused request records nothing: fixed, it creates the pet with the sa
     { ...withKey({ name: 'Rex', categoryId: 3 }), headers: { ...JSON_TYPE, 'idempotency-key': KEY } },
   ];
   for (const request of refused) {
-    const answer = await app.inject(request);
-    t.ok([400, 401, 413, 415].includes(answer.statusCode), `refused with ${answer.statusCode}`);
+    const response = await app.inject(request);
+    t.ok([400, 401, 413, 415].includes(response.statusCode), `refused with ${response.statusCode}`);
   }
   const fixed = await app.inject(withKey({ name: 'Tom', categoryId: 5 }));
   t.equal(fixed.statusCode, 201);
@@ -126,9 +126,9 @@ t.test('a malformed Idempotency-Key is a 400 naming the header', async (t) => {
     '"abc',
   ];
   for (const key of malformed) {
-    const answer = await app.inject(withKey({ name: 'Rex', categoryId: 3 }, key));
-    t.equal(answer.statusCode, 400, JSON.stringify(key));
-    const body = checkContract(t, answer, 'createPet');
+    const response = await app.inject(withKey({ name: 'Rex', categoryId: 3 }, key));
+    t.equal(response.statusCode, 400, JSON.stringify(key));
+    const body = checkContract(t, response, 'createPet');
     t.equal(body.code, 'VALIDATION_FAILED');
     t.match(body.message, /^header idempotency-key /i, JSON.stringify(key));
   }
@@ -140,8 +140,8 @@ t.test('a malformed Idempotency-Key is a 400 naming the header', async (t) => {
     '"a"',
     'a',
   ]) {
-    const answer = await app.inject(withKey({ name: 'Rex', categoryId: 3 }, key));
-    t.equal(answer.statusCode, 201, `accepted: ${key.slice(0, 40)}`);
+    const response = await app.inject(withKey({ name: 'Rex', categoryId: 3 }, key));
+    t.equal(response.statusCode, 201, `accepted: ${key.slice(0, 40)}`);
   }
   const list = await app.inject({ method: 'GET', url: '/v1/pets?limit=100', headers: AUTH });
   t.equal(list.json().length, 4, 'the accepted keys made four pets (quoted and bare, x…x and a are one key each)');
@@ -149,11 +149,11 @@ t.test('a malformed Idempotency-Key is a 400 naming the header', async (t) => {
 
 t.test('a request without a valid API key is a 401 before its Idempotency-Key is looked at', async (t) => {
   const { app } = await buildTestApp(t);
-  const answer = await app.inject({
+  const response = await app.inject({
     ...withKey({ name: 'Rex', categoryId: 3 }, 'a b'),
     headers: { ...JSON_TYPE, authorization: 'Bearer wrong-key-0123456789', 'idempotency-key': 'a b' },
   });
-  t.equal(answer.statusCode, 401);
+  t.equal(response.statusCode, 401);
 });
 
 t.test('the in-memory store forgets keys after the retention period, and holds at most maxKeys', async (t) => {

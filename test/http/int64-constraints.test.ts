@@ -235,7 +235,7 @@ t.test(
 );
 
 /**
- * openapi.yaml with `constraints` on CategoryId (a body field, answered back) and on getPet's petId
+ * openapi.yaml with `constraints` on CategoryId (a body field, served back) and on getPet's petId
  * (a path parameter; not on PetId, which the service assigns from 1 up).
  */
 const constrained = (constraints: Record<string, unknown>) =>

@@ -282,7 +282,7 @@ t.test('an answer that fails while it is sent is logged as an error, with its re
   );
   t.same(entries, [
     {
-      message: 'request failed while answering',
+      message: 'request failed while responding',
       fields: {
         method: 'GET',
         path: '/v1/pets',

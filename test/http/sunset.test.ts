@@ -93,7 +93,7 @@ t.test('after the sunset the store is not read', async (t) => {
 });
 
 t.test('a spec whose x-sunset is edited: the service follows it, over HTTP, on the real clock', async (t) => {
-  // Dates far from any real "now", so that the answer cannot depend on the day the test runs.
+  // Dates far from any real "now", so that the response cannot depend on the day the test runs.
   for (const [deprecatedAt, sunset, status] of [
     ['1999-01-01', '2000-01-01', 410],
     ['2026-11-22', '9999-12-31', 200],
@@ -111,14 +111,14 @@ t.test('a spec whose x-sunset is edited: the service follows it, over HTTP, on t
         body: '{"name":"Rex","categoryId":1}',
       })
     ).arrayBuffer();
-    const answer = await fetch(`${base}/v1/pets/1`, { headers: AUTH });
-    t.equal(answer.status, status, `x-sunset ${sunset}: ${status}`);
+    const response = await fetch(`${base}/v1/pets/1`, { headers: AUTH });
+    t.equal(response.status, status, `x-sunset ${sunset}: ${status}`);
     t.equal(
-      answer.headers.get('sunset'),
+      response.headers.get('sunset'),
       new Date(`${sunset}T00:00:00Z`).toUTCString(),
       'the Sunset header follows the edit',
     );
-    if (status === 410) t.match(((await answer.json()) as { message: string }).message, `retired on ${sunset}`);
-    else await answer.arrayBuffer();
+    if (status === 410) t.match(((await response.json()) as { message: string }).message, `retired on ${sunset}`);
+    else await response.arrayBuffer();
   }
 });

@@ -39,7 +39,7 @@ function staleTag(model: Model, id: bigint, version: number | undefined): string
   return '"never-issued"';
 }
 
-/** The pet's current tag: as an answer gave it, else as getPet gives it now (pets stored before the commands). */
+/** The pet's current tag: as a response gave it, else as getPet gives it now (pets stored before the commands). */
 async function currentTag(model: Model, subject: Subject, stored: StoredPet, version: number): Promise<string> {
   const known = tagOf(model, stored.id, version);
   if (known !== undefined) return known;
@@ -49,9 +49,9 @@ async function currentTag(model: Model, subject: Subject, stored: StoredPet, ver
     url: `/v1/pets/${stored.id}`,
     headers: { authorization: `Bearer ${API_KEY}` },
   };
-  const answer = await subject.send(request);
-  expectEqual(request, answer, stored, 'the stored pet');
-  expectTag(model, request, answer, stored.id, version);
+  const response = await subject.send(request);
+  expectEqual(request, response, stored, 'the stored pet');
+  expectTag(model, request, response, stored.id, version);
   return tagOf(model, stored.id, version)!;
 }
 
@@ -73,21 +73,21 @@ async function sendChange(model: Model, subject: Subject, base: ApiRequest, id: 
             ? '"1"'
             : await currentTag(model, subject, stored, version!);
   const request = { ...base, headers: { ...base.headers, ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) } };
-  const answer = await subject.send(request);
+  const response = await subject.send(request);
   if (ifMatch === undefined)
     return (
-      expectError(request, answer, { status: 428, code: 'PRECONDITION_REQUIRED', mentions: 'If-Match' }),
+      expectError(request, response, { status: 428, code: 'PRECONDITION_REQUIRED', mentions: 'If-Match' }),
       undefined
     );
   if (stored === undefined)
-    return (expectError(request, answer, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) }), undefined);
+    return (expectError(request, response, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) }), undefined);
   if (choice === 'stale') {
-    if (answer.statusCode === 412) expectTag(model, request, answer, id, version!);
+    if (response.statusCode === 412) expectTag(model, request, response, id, version!);
     const current = tagOf(model, id, version!) ?? 'its current tag';
-    expectError(request, answer, { status: 412, code: 'PRECONDITION_FAILED', mentions: current });
+    expectError(request, response, { status: 412, code: 'PRECONDITION_FAILED', mentions: current });
     return undefined;
   }
-  return { request, answer, stored, version: version! };
+  return { request, response, stored, version: version! };
 }
 
 /** updatePet: a merge patch of a stored (or removed, or made-up) pet, with a current, stale, '*' or no If-Match. */
@@ -108,10 +108,10 @@ export class UpdatePet implements fc.AsyncCommand<Model, Subject> {
       if (value === null) delete (changed as unknown as Record<string, unknown>)[name];
       else (changed as unknown as Record<string, unknown>)[name] = value;
     }
-    if (sent.answer.statusCode !== 200) expectContract(sent.request, sent.answer, ['expected 200']);
-    expectEqual(sent.request, sent.answer, changed, 'the pet with the patch applied');
+    if (sent.response.statusCode !== 200) expectContract(sent.request, sent.response, ['expected 200']);
+    expectEqual(sent.request, sent.response, changed, 'the pet with the patch applied');
     const version = isDeepStrictEqual(normalized(changed), normalized(sent.stored)) ? sent.version : sent.version + 1;
-    expectTag(model, sent.request, sent.answer, changed.id, version);
+    expectTag(model, sent.request, sent.response, changed.id, version);
     model.pets[model.pets.indexOf(sent.stored)] = changed;
     model.versions.set(String(changed.id), version);
   }
@@ -132,7 +132,7 @@ export class DeletePet implements fc.AsyncCommand<Model, Subject> {
     const { request, id } = target(model, this.request, this.pick, this.removed);
     const sent = await sendChange(model, subject, request, id, this.choice);
     if (sent === undefined) return;
-    if (sent.answer.statusCode !== 204) expectContract(sent.request, sent.answer, ['expected 204']);
+    if (sent.response.statusCode !== 204) expectContract(sent.request, sent.response, ['expected 204']);
     model.pets.splice(model.pets.indexOf(sent.stored), 1);
     model.versions.delete(String(sent.stored.id));
     model.removed.push(sent.stored.id);

@@ -1,6 +1,6 @@
 // The Pet Store's in-process commands that create pets, with and without an Idempotency-Key.
 import {
-  type Answer,
+  type ApiResponse,
   type ApiRequest,
   type BrokenRequest,
   ContractViolation,
@@ -34,11 +34,11 @@ export class CreatePet implements fc.AsyncCommand<Model, Subject> {
   ) {}
   check = () => true;
   async run(model: Model, subject: Subject) {
-    const answer = await subject.send(this.request);
+    const response = await subject.send(this.request);
     const expected: StoredPet = { id: model.nextId, ...(this.body as Omit<StoredPet, 'id'>) };
-    if (answer.statusCode !== 201) expectContract(this.request, answer, ['expected 201']);
-    expectEqual(this.request, answer, expected, 'the created pet is what was sent, with the next id');
-    expectTag(model, this.request, answer, expected.id, 1);
+    if (response.statusCode !== 201) expectContract(this.request, response, ['expected 201']);
+    expectEqual(this.request, response, expected, 'the created pet is what was sent, with the next id');
+    expectTag(model, this.request, response, expected.id, 1);
     added(model, expected);
   }
   toString = () => `createPet ${String(this.request.payload)}`;
@@ -58,13 +58,13 @@ export const keyedRequest = (request: ApiRequest, client: number, header: string
 });
 
 /**
- * Checks the answer to a keyed create against the model: a new key creates the next pet and is
- * recorded; a recorded key with the same body replays the first answer; with another body, 422.
+ * Checks the response to a keyed create against the model: a new key creates the next pet and is
+ * recorded; a recorded key with the same body replays the first response; with another body, 422.
  */
 export function expectKeyed(
   model: Model,
   request: ApiRequest,
-  answer: Answer,
+  response: ApiResponse,
   client: number,
   header: string,
   body: Record<string, unknown>,
@@ -73,22 +73,22 @@ export function expectKeyed(
   const recorded = model.keys.get(scoped);
   if (recorded === undefined) {
     const pet: StoredPet = { id: model.nextId, ...(body as Omit<StoredPet, 'id'>) };
-    if (answer.statusCode !== 201 || answer.headers['idempotent-replayed'] !== undefined)
-      expectContract(request, answer, ['expected 201, not a replay: a new key']);
-    expectEqual(request, answer, pet, 'a new key: the created pet is what was sent, with the next id');
+    if (response.statusCode !== 201 || response.headers['idempotent-replayed'] !== undefined)
+      expectContract(request, response, ['expected 201, not a replay: a new key']);
+    expectEqual(request, response, pet, 'a new key: the created pet is what was sent, with the next id');
     added(model, pet);
     model.keys.set(scoped, { body, pet, client, header });
   } else if (isDeepStrictEqual(normalized(body), normalized(recorded.body))) {
-    if (answer.statusCode !== 201 || answer.headers['idempotent-replayed'] !== 'true')
-      expectContract(request, answer, ['expected a 201 replay (Idempotent-Replayed: true)']);
-    expectEqual(request, answer, recorded.pet, `a retry of key ${header}: the first answer's pet`);
-    if (answer.headers['location'] !== `/v1/pets/${recorded.pet.id}`)
+    if (response.statusCode !== 201 || response.headers['idempotent-replayed'] !== 'true')
+      expectContract(request, response, ['expected a 201 replay (Idempotent-Replayed: true)']);
+    expectEqual(request, response, recorded.pet, `a retry of key ${header}: the first answer's pet`);
+    if (response.headers['location'] !== `/v1/pets/${recorded.pet.id}`)
       throw new ContractViolation(
         request,
         `${describe(request)}: a replay's Location must be the first answer's, /v1/pets/${recorded.pet.id}`,
       );
   } else {
-    expectError(request, answer, { status: 422, code: 'IDEMPOTENCY_KEY_REUSED', mentions: `pet ${recorded.pet.id}` });
+    expectError(request, response, { status: 422, code: 'IDEMPOTENCY_KEY_REUSED', mentions: `pet ${recorded.pet.id}` });
   }
 }
 

@@ -3,8 +3,8 @@
 // read-commands.ts and change-commands.ts; the properties in in-process.ts.
 import fc from 'fast-check';
 import {
-  type Answer,
-  answerChecks,
+  type ApiResponse,
+  responseChecks,
   type ApiRequest,
   contractOf,
   ContractViolation,
@@ -24,7 +24,7 @@ export const generators = requestGenerators(contract, API_KEY);
 export const every = generators.requestsOf();
 // The in-process properties cover every operation of openapi.yaml: one they cannot make requests for stops them.
 if (every.unmade.size > 0) throw new Error(`no requests are generated for ${[...every.unmade.values()].join('; ')}`);
-export const checks = answerChecks(contract);
+export const checks = responseChecks(contract);
 
 /** The key an Idempotency-Key header names: its quoted and bare forms are one key. */
 export const keyOf = (header: string) => (header.startsWith('"') ? header.slice(1, -1) : header);
@@ -39,7 +39,7 @@ export interface StoredPet {
   status?: unknown;
 }
 
-/** A `next` link an answer carried: what the page it names must hold. */
+/** A `next` link a response carried: what the page it names must hold. */
 export interface NextLink {
   url: string;
   limit: number;
@@ -61,7 +61,7 @@ export interface Model {
   /** Each stored pet's version, by id as text: 1 when created, one more per change. */
   versions: Map<string, number>;
   /**
-   * The tag answers gave each pet at each version (`id@version`), learned from the first answer
+   * The tag responses gave each pet at each version (`id@version`), learned from the first response
    * that carried it: the service's tags are opaque, so the model knows them only as issued.
    */
   tags: Map<string, string>;
@@ -71,7 +71,7 @@ export interface Model {
   nextId: number;
   /** Ids of removed pets. */
   removed: (number | bigint)[];
-  /** Every next link answers have carried so far; following one later must still keep its promise. */
+  /** Every next link responses have carried so far; following one later must still keep its promise. */
   links: NextLink[];
   /** Recorded Idempotency-Keys, by client and key (the quoted and bare forms are one key). */
   keys: Map<string, KeyedCreation>;
@@ -93,12 +93,12 @@ export function added(model: Model, pet: StoredPet) {
   model.nextId += 1;
 }
 
-/** The tag the model learned for pet `id` at `version`, if an answer has carried it. */
+/** The tag the model learned for pet `id` at `version`, if a response has carried it. */
 export const tagOf = (model: Model, id: number | bigint, version: number) => model.tags.get(`${id}@${version}`);
 
 /**
- * `tag` must name pet `id` at `version`: the tag an earlier answer gave that state, or, for a state
- * no answer has tagged yet, a strong tag never issued for any other pet or version.
+ * `tag` must name pet `id` at `version`: the tag an earlier response gave that state, or, for a state
+ * no response has tagged yet, a strong tag never issued for any other pet or version.
  */
 export function expectTagOf(
   model: Model,
@@ -126,7 +126,13 @@ export function expectTagOf(
   model.tagOwners.set(tag, state);
 }
 
-/** The answer's ETag must name pet `id` at `version`. */
-export function expectTag(model: Model, request: ApiRequest, answer: Answer, id: number | bigint, version: number) {
-  expectTagOf(model, request, answer.headers['etag'], id, version);
+/** The response's ETag must name pet `id` at `version`. */
+export function expectTag(
+  model: Model,
+  request: ApiRequest,
+  response: ApiResponse,
+  id: number | bigint,
+  version: number,
+) {
+  expectTagOf(model, request, response.headers['etag'], id, version);
 }

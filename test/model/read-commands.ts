@@ -1,5 +1,5 @@
 // The Pet Store's in-process commands that read: pages, next links, whole filters, one pet.
-import { type Answer, type ApiRequest, ContractViolation, describe, nextTarget } from 'openapi-contract-engine';
+import { type ApiResponse, type ApiRequest, ContractViolation, describe, nextTarget } from 'openapi-contract-engine';
 import { keptNextPage } from 'petstore-contract-plugin';
 import {
   API_KEY,
@@ -22,18 +22,18 @@ const { expectContract, expectEqual, expectError } = checks;
 export function expectPage(
   model: Model,
   request: ApiRequest,
-  answer: Answer,
+  response: ApiResponse,
   page: { limit: number; status: unknown; after?: number | bigint },
 ): NextLink | undefined {
   const { limit, status, after } = page;
   const matching = model.pets.filter(
     (pet) => (status === undefined || pet.status === status) && (after === undefined || BigInt(pet.id) > BigInt(after)),
   );
-  if (answer.statusCode !== 200) expectContract(request, answer, ['expected 200']);
+  if (response.statusCode !== 200) expectContract(request, response, ['expected 200']);
   const what = `the first ${limit} pets${status === undefined ? '' : ` with status ${String(status)}`}${after === undefined ? '' : ` after id ${after}`}, in id order`;
-  expectEqual(request, answer, matching.slice(0, limit), what);
+  expectEqual(request, response, matching.slice(0, limit), what);
   const shown = matching.slice(0, limit);
-  const header = answer.headers['pet-etags'];
+  const header = response.headers['pet-etags'];
   const tags = typeof header === 'string' ? header.split(', ') : [];
   if (tags.length !== shown.length)
     throw new ContractViolation(
@@ -50,7 +50,7 @@ export function expectPage(
       `Pet-ETags' tag ${index + 1}`,
     ),
   );
-  const link = answer.headers['link'];
+  const link = response.headers['link'];
   const more = matching.length > limit;
   if (!more) {
     if (link !== undefined)
@@ -82,8 +82,8 @@ export class ListPets implements fc.AsyncCommand<Model, Subject> {
   ) {}
   check = () => true;
   async run(model: Model, subject: Subject) {
-    const answer = await subject.send(this.request);
-    const link = expectPage(model, this.request, answer, {
+    const response = await subject.send(this.request);
+    const link = expectPage(model, this.request, response, {
       limit: Number(this.query['limit'] ?? DEFAULT_LIMIT),
       status: this.query['status'],
     });
@@ -92,7 +92,7 @@ export class ListPets implements fc.AsyncCommand<Model, Subject> {
   toString = () => `listPets ${this.request.url}`;
 }
 
-/** Follows a next link an earlier answer carried, perhaps after other pets were created since. */
+/** Follows a next link an earlier response carried, perhaps after other pets were created since. */
 export class FollowLink implements fc.AsyncCommand<Model, Subject> {
   constructor(readonly pick: number) {}
   check = (model: Readonly<Model>) => model.links.length > 0;
@@ -149,14 +149,14 @@ export class GetPet implements fc.AsyncCommand<Model, Subject> {
       const id = model.pets[this.pick % model.pets.length]!.id;
       request = { ...request, url: request.url.replace(/[^/]*$/, String(id)) };
     }
-    const answer = await subject.send(request);
+    const response = await subject.send(request);
     const id = BigInt(decodeURIComponent(/[^/]*$/.exec(request.url)![0]));
     const stored = model.pets.find((pet) => BigInt(pet.id) === id);
     if (stored === undefined)
-      expectError(request, answer, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) });
+      expectError(request, response, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) });
     else {
-      expectEqual(request, answer, stored, 'the stored pet');
-      expectTag(model, request, answer, stored.id, model.versions.get(String(stored.id))!);
+      expectEqual(request, response, stored, 'the stored pet');
+      expectTag(model, request, response, stored.id, model.versions.get(String(stored.id))!);
     }
   }
   toString = () => `getPet ${this.any ? this.request.url : `stored pet #${this.pick}`}`;

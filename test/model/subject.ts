@@ -56,7 +56,7 @@ export function postgresStoreUnderTest(store: PostgresPetStore): StoreUnderTest 
 /** openapi.yaml, which the properties are generated from. */
 export const SPEC = loadSpec();
 // The subject's clock, and the live checks': before the spec's sunsets, so that the model's getPet
-// answers whatever day the properties run.
+// responds whatever day the properties run.
 export const CLOCK = clockBeforeSunsets(SPEC);
 
 export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest()): Promise<Subject> {

@@ -71,10 +71,10 @@ t.test('retention purges now and on its timer; a failure is logged, not thrown',
     { write: (line: string) => void lines.push(line) },
   ) as unknown as FastifyBaseLogger;
   // Made when asked: a rejected promise made ahead would be unhandled until then.
-  const answers = [() => Promise.resolve(3), () => Promise.reject(new Error('database away'))];
+  const responses = [() => Promise.resolve(3), () => Promise.reject(new Error('database away'))];
   const asked: number[] = [];
   const store = standInStore({
-    purgeEvents: (olderThanMs) => (asked.push(olderThanMs), (answers.shift() ?? (() => Promise.resolve(0)))()),
+    purgeEvents: (olderThanMs) => (asked.push(olderThanMs), (responses.shift() ?? (() => Promise.resolve(0)))()),
   });
   const retention = startEventRetention(store, 7_000, log, 20);
   await after(100);

@@ -36,11 +36,11 @@ t.test("a cursor holds its filters and the last id, in the form of listPets' cur
 });
 
 t.test('a cursor of other filters, or one never issued, is refused naming the cursor', async (t) => {
-  const issued = encodeOrderCursor(5, { status: 'placed', petId: 3 });
+  const opaque = encodeOrderCursor(5, { status: 'placed', petId: 3 });
   const rejections: [string, { status: undefined | 'placed'; petId: undefined | number }, RegExp][] = [
-    [issued, { status: 'placed', petId: undefined }, /cursor belongs to a list with other filters/],
-    [issued, { status: undefined, petId: 3 }, /cursor belongs to a list with other filters/],
-    [issued, { status: 'placed', petId: 4 }, /cursor belongs to a list with other filters/],
+    [opaque, { status: 'placed', petId: undefined }, /cursor belongs to a list with other filters/],
+    [opaque, { status: undefined, petId: 3 }, /cursor belongs to a list with other filters/],
+    [opaque, { status: 'placed', petId: 4 }, /cursor belongs to a list with other filters/],
     [
       Buffer.from('v1:placed.3:0').toString('base64url'),
       { status: 'placed', petId: 3 },

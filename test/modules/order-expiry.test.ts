@@ -20,7 +20,7 @@ function logged() {
 }
 
 t.test('a sweep that expired orders says so; a failing one is logged once until it works again', async (t) => {
-  const answers: (number | Error)[] = [
+  const responses: (number | Error)[] = [
     2,
     0,
     new Error('database away'),
@@ -33,9 +33,9 @@ t.test('a sweep that expired orders says so; a failing one is logged once until 
     orders: {
       ...standInStore().orders,
       expire: async () => {
-        const answer = answers[Math.min(calls++, answers.length - 1)]!;
-        if (answer instanceof Error) throw answer;
-        return answer;
+        const response = responses[Math.min(calls++, responses.length - 1)]!;
+        if (response instanceof Error) throw response;
+        return response;
       },
     },
   });

@@ -1,5 +1,5 @@
 // The batch queue on its own, with a send function that the test settles by hand: what goes into
-// which batch, when a batch is sent, and what each item is answered.
+// which batch, when a batch is sent, and what each item is served.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import t, { type Test } from 'tap';
 import { ServiceUnavailable } from '../../src/errors/api-errors.js';

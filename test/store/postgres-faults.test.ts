@@ -1,5 +1,5 @@
 // The PostgreSQL store when its database misbehaves, against the real cluster stopped and started
-// under it: answers are 503 within the time limit, never a hang or a 500, and service comes back by
+// under it: responds are 503 within the time limit, never a hang or a 500, and service comes back by
 // itself. Needs a cluster of its own (not TEST_DATABASE_URL), since it stops the server.
 import { Writable } from 'node:stream';
 import pg from 'pg';
@@ -130,11 +130,11 @@ t.test(
     ];
     const operationOf: Record<string, string> = { POST: 'createPet', PATCH: 'updatePet', DELETE: 'deletePet' };
     for (const request of requests) {
-      const [answer, ms] = await timed(() => app.inject(request));
+      const [response, ms] = await timed(() => app.inject(request));
       const operationId = operationOf[request.method as string] ?? (request.url === '/v1/pets' ? 'listPets' : 'getPet');
-      t.equal(answer.statusCode, 503, `${operationId}: 503`);
-      t.equal(checkContract(t, answer, operationId).code, 'SERVICE_UNAVAILABLE');
-      t.equal(answer.headers['retry-after'], '2');
+      t.equal(response.statusCode, 503, `${operationId}: 503`);
+      t.equal(checkContract(t, response, operationId).code, 'SERVICE_UNAVAILABLE');
+      t.equal(response.headers['retry-after'], '2');
       t.ok(ms < TIMEOUT_MS + 1000, `${operationId}: answered in ${Math.round(ms)} ms (limit ${TIMEOUT_MS} ms)`);
     }
     t.equal(
@@ -233,9 +233,9 @@ t.test(
       if (ended === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     t.equal(ended, 1, 'the waiting change was ended');
-    const answer = await pending;
-    t.equal(answer.statusCode, 503);
-    t.equal(checkContract(t, answer, 'updatePet').code, 'SERVICE_UNAVAILABLE');
+    const response = await pending;
+    t.equal(response.statusCode, 503);
+    t.equal(checkContract(t, response, 'updatePet').code, 'SERVICE_UNAVAILABLE');
     await admin.query('ROLLBACK');
     const retried = await app.inject(patchPet('1', { 'if-match': tag, 'idempotency-key': 'cut' }));
     t.equal(retried.statusCode, 200, 'the retry changes the pet: the first one recorded nothing');

@@ -84,7 +84,7 @@ t.test('migrations: instances starting at once on an empty database apply each v
   t.teardown(() => Promise.all(pools.map((pool) => pool.end())));
   const applied = await Promise.all(pools.map((pool) => migrate(pool)));
   t.same(
-    applied.flat().sort(),
+    applied.flat().sort((a, b) => a - b),
     MIGRATIONS.map((migration) => migration.version),
     'every version applied, by exactly one of them',
   );
@@ -141,7 +141,7 @@ t.test(
       { pet: { id, name: 'after', categoryId: 1, status: 'sold' }, version: 1 },
       'its pets are at version 1',
     );
-    t.equal((await store.update(id, { status: 'pending' }, [1])).outcome, 'changed', 'and change like any other');
+    t.equal((await store.update(id, { status: 'pending' }, [1])).kind, 'changed', 'and change like any other');
   },
 );
 
@@ -555,7 +555,7 @@ t.test(
         ...backward.map((id) => second.update(id, { name: `second ${round}` }, '*', keyOf(id, 'second'))),
       ]);
       t.ok(
-        outcomes.every((outcome) => outcome.outcome === 'changed'),
+        outcomes.every((outcome) => outcome.kind === 'changed'),
         `round ${round}: all 40 changed`,
       );
     }

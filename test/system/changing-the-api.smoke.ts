@@ -123,7 +123,7 @@ t.test("adding replacePet as the README's 'Changing the API' says: each command 
   const server = await startServer({ API_KEYS: KEY }, copy, [], join(copy, 'dist', 'server.js'));
   t.teardown(() => void server.child.kill('SIGKILL'));
 
-  // npm run contract against it: replacePet is sent valid requests, with ids from the link, and answers 2xx.
+  // npm run contract against it: replacePet is sent valid requests, with ids from the link, and responds with 2xx.
   const contract = await npm(
     ['contract', '--', '--url', `http://127.0.0.1:${server.port}/v1`, '--seed', '5', '--cases', '120'],
     { CONTRACT_API_KEY: KEY },

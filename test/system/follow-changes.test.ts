@@ -208,7 +208,7 @@ t.test(
     following.abort();
     await follower;
     await until('every event delivered', () => feed.every((event) => delivered.has(event.id)), 60_000);
-    // The deliverer records each acceptance once the receiver's answer is back: a moment after it.
+    // The deliverer records each acceptance once the receiver's response is back: a moment after it.
     const last = BigInt(feed.at(-1)!.id.split('-')[1]!);
     let position = 0n;
     for (let tries = 0; tries < 50 && position !== last; tries++) {

@@ -1,6 +1,6 @@
 // The instruction gate (scripts/bench/instruction-gate.ts), as CI runs it: every workload of the
 // service as shipped within the project's bounds; then the same gate fails on a deliberate
-// regression: the service with a dearer header on every answer (test/helpers/dearer-header.mjs,
+// regression: the service with a dearer header on every response (test/helpers/dearer-header.mjs,
 // loaded by --service-env NODE_OPTIONS) goes past a bound the same service meets without it, and
 // the gate names the workload and both figures. One step of `npm run test:all`, not a file of the
 // tap run: beside three other test files its servers under valgrind took 377 s. The first run is

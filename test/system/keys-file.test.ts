@@ -56,22 +56,22 @@ t.test(
 
     let key = OLD;
     let running = true;
-    const answers = new Map<number, number>();
+    const responses = new Map<number, number>();
     const caller = async () => {
       while (running) {
-        const answer = await status(server.port, key);
-        answers.set(answer, (answers.get(answer) ?? 0) + 1);
+        const response = await status(server.port, key);
+        responses.set(response, (responses.get(response) ?? 0) + 1);
       }
     };
     const callers = Array.from({ length: 4 }, caller);
-    // Each step waits for the callers to be answered 40 more times, so that every step happens under
-    // load however fast this machine reads the file (a slower one answered 89 in all, once).
-    const answered = () => [...answers.values()].reduce((sum, count) => sum + count, 0);
-    const moreAnswers = (count: number) => {
-      const target = answered() + count;
-      return until(`${count} more answers`, async () => answered() >= target, 30_000);
+    // Each step waits for the callers to be served 40 more times, so that every step happens under
+    // load however fast this machine reads the file (a slower one served 89 in all, once).
+    const responded = () => [...responses.values()].reduce((sum, count) => sum + count, 0);
+    const moreResponses = (count: number) => {
+      const target = responded() + count;
+      return until(`${count} more answers`, async () => responded() >= target, 30_000);
     };
-    await moreAnswers(40);
+    await moreResponses(40);
 
     // 1. The new key beside the old one, under the same client; SIGHUP.
     writeFileSync(file, keysFile(entry('app', OLD), entry('app', NEW)));
@@ -79,7 +79,7 @@ t.test(
     await until('the new key works after SIGHUP', async () => (await status(server.port, NEW)) === 200, 5_000);
     // 2. The caller moves to it; what was in flight with the old key ends first.
     key = NEW;
-    await moreAnswers(40);
+    await moreResponses(40);
     // 3. The old key removed, with no signal: the file's change is enough.
     writeFileSync(file, keysFile(entry('app', NEW)));
     const tookMs = await until(
@@ -88,14 +88,14 @@ t.test(
       5_000,
     );
     t.ok(tookMs < 5_000, `the change was read within 5 s (${Math.round(tookMs)} ms)`);
-    await moreAnswers(40);
+    await moreResponses(40);
     running = false;
     await Promise.all(callers);
 
     t.same(
-      [...answers.keys()],
+      [...responses.keys()],
       [200],
-      `every request of the callers was answered 200 (${[...answers.values()][0]} requests)`,
+      `every request of the callers was answered 200 (${[...responses.values()][0]} requests)`,
     );
     t.equal(server.child.exitCode, null, 'the same process serves on');
     t.equal(server.child.pid, pid);

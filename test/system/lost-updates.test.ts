@@ -106,18 +106,18 @@ t.test(
     const notRefused: string[] = [];
     for (let round = 0; round < RACES; round += 1) {
       const { id, tag } = await createPet(round, 'race');
-      const answers = await Promise.all(
+      const responses = await Promise.all(
         [0, 1].map((writer) =>
           send(round + writer, 'PATCH', `/pets/${id}`, { 'if-match': tag }, { name: `w${writer}` }),
         ),
       );
-      const statuses = answers.map((answer) => answer.status).sort();
+      const statuses = responses.map((response) => response.status).sort();
       if (statuses.join() !== '200,412') notRefused.push(`round ${round}: ${statuses.join()}`);
-      const winner = answers.find((answer) => answer.status === 200)?.headers.get('etag');
-      const loser = answers.find((answer) => answer.status === 412)?.headers.get('etag');
+      const winner = responses.find((response) => response.status === 200)?.headers.get('etag');
+      const loser = responses.find((response) => response.status === 412)?.headers.get('etag');
       if (loser !== undefined && (loser === tag || loser !== winner))
         stale.push(`round ${round}: sent ${tag}, winner ${winner}, loser 412 ETag ${loser}`);
-      await Promise.all(answers.map((answer) => answer.body?.cancel()));
+      await Promise.all(responses.map((response) => response.body?.cancel()));
     }
     t.same(notRefused, [], `of two writers holding one tag, one wins and one gets 412, in ${RACES} races`);
     t.same(stale, [], "every loser's 412 carries the winner's tag, never the one it sent");
@@ -125,12 +125,12 @@ t.test(
     const wrong: string[] = [];
     for (let round = 0; round < RACES; round += 1) {
       const { id, tag } = await createPet(round, 'gone');
-      const answers = await Promise.all(
+      const responses = await Promise.all(
         Array.from({ length: 6 }, (_, remover) => send(round + remover, 'DELETE', `/pets/${id}`, { 'if-match': tag })),
       );
-      const statuses = answers.map((answer) => answer.status).sort();
+      const statuses = responses.map((response) => response.status).sort();
       if (statuses.join() !== '204,404,404,404,404,404') wrong.push(`round ${round}: ${statuses.join()}`);
-      await Promise.all(answers.map((answer) => answer.body?.cancel()));
+      await Promise.all(responses.map((response) => response.body?.cancel()));
     }
     t.same(wrong, [], `of six concurrent removals of one pet, one 204 and five 404, in ${RACES} races`);
   },

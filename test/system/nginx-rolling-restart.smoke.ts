@@ -69,7 +69,7 @@ async function startInstance(dir: string, port: number, databaseUrl: string): Pr
 
 interface Counts {
   requests: number;
-  /** Requests whose first attempt got no answer, or not the answer a healthy service gives. */
+  /** Requests whose first attempt got no response, or not the response a healthy service gives. */
   failedFirstAttempts: string[];
 }
 
@@ -112,25 +112,26 @@ function startLoad(base: string) {
         const name = `load-${number}-${sequence}-${randomBytes(4).toString('hex')}`;
         const key = `key-${name}`;
         const body = JSON.stringify({ name, categoryId: number });
-        let answer = await attempt(
+        let response = await attempt(
           'POST',
           '/v1/pets',
           { 'content-type': 'application/json', 'idempotency-key': `"${key}"` },
           body,
         );
-        if (answer.status !== 201)
-          counts.failedFirstAttempts.push(`POST /v1/pets (${key}): ${answer.status} ${answer.text.slice(0, 200)}`);
-        for (let retry = 0; answer.status !== 201 && retry < 100; retry++) {
+        if (response.status !== 201)
+          counts.failedFirstAttempts.push(`POST /v1/pets (${key}): ${response.status} ${response.text.slice(0, 200)}`);
+        for (let retry = 0; response.status !== 201 && retry < 100; retry++) {
           await sleep(100);
-          answer = await attempt(
+          response = await attempt(
             'POST',
             '/v1/pets',
             { 'content-type': 'application/json', 'idempotency-key': `"${key}"` },
             body,
           );
         }
-        if (answer.status !== 201) throw new Error(`a keyed create never succeeded: ${answer.status} ${answer.text}`);
-        const { id } = JSON.parse(answer.text.replace(/"id":(\d+)/, '"id":"$1"')) as { id: string };
+        if (response.status !== 201)
+          throw new Error(`a keyed create never succeeded: ${response.status} ${response.text}`);
+        const { id } = JSON.parse(response.text.replace(/"id":(\d+)/, '"id":"$1"')) as { id: string };
         acknowledged.set(name, { id, key });
         ids.push(id);
       }
@@ -253,7 +254,7 @@ t.test('nginx in front of three instances: a rolling restart under load, then a 
   // Each instance in turn: SIGTERM, wait until it has exited, start its replacement on its port.
   // The first replacement finds the migration lock held for longer than nginx leaves a refused
   // instance out (fail_timeout=5s), as behind a long migration or a slow database: nginx then tries
-  // its port while it cannot serve yet, so the port must not be open (it was, and answered 503).
+  // its port while it cannot serve yet, so the port must not be open (it was, and given 503).
   const started = Date.now();
   for (const [index, instance] of instances.entries()) {
     instance.child.kill('SIGTERM');
@@ -337,7 +338,7 @@ t.test('nginx in front of three instances: a rolling restart under load, then a 
   t.same(doubled, [], 'no keyed create made twice');
   t.equal(pets.length, load.acknowledged.size, 'every stored pet is one a client was told about');
 
-  // What nginx answers itself reads as the service's answers do.
+  // What nginx responds itself reads as the service's responses do.
   const base = `http://127.0.0.1:${listen}`;
   const tooLarge = await fetch(`${base}/v1/pets`, {
     method: 'POST',

@@ -1,5 +1,5 @@
 // The service as deployed on PostgreSQL: real server processes (src/server.ts) on one database.
-// A 201 is on disk: a process killed with SIGKILL mid-load loses no answered pet; several instances
+// A 201 is on disk: a process killed with SIGKILL mid-load loses no served pet; several instances
 // share one store; instances started together on an empty database all come up; the port opens only
 // once the schema is current.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -50,31 +50,31 @@ async function allPets(port: number): Promise<Record<string, unknown>[]> {
 t.test('every pet answered 201 survives a SIGKILL mid-load, unchanged', { skip }, async (t) => {
   const url = withPassword(await database!.freshSchema());
   const first = await instance(t, url);
-  const answered: Record<string, unknown>[] = [];
+  const responded: Record<string, unknown>[] = [];
   let sent = 0;
   // Eight clients create pets back to back; the process is killed while they do.
   const clients = Array.from({ length: 8 }, async () => {
     for (;;) {
       const result = await create(first.port, sent++);
       if (result === undefined) return;
-      if (result.status === 201) answered.push(result.body);
+      if (result.status === 201) responded.push(result.body);
     }
   });
-  while (answered.length < 300) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (responded.length < 300) await new Promise((resolve) => setTimeout(resolve, 20));
   first.child.kill('SIGKILL');
   await Promise.all(clients);
   await first.exited;
 
   const second = await instance(t, url);
   const stored = new Map((await allPets(second.port)).map((pet) => [String(pet['id']), pet]));
-  t.ok(answered.length >= 300, `${answered.length} creates answered 201 before the kill`);
+  t.ok(responded.length >= 300, `${responded.length} creates answered 201 before the kill`);
   t.same(
-    answered.filter((pet) => JSON.stringify(stored.get(String(pet['id']))) !== JSON.stringify(pet)),
+    responded.filter((pet) => JSON.stringify(stored.get(String(pet['id']))) !== JSON.stringify(pet)),
     [],
     'every one of them is stored, as answered',
   );
   t.ok(
-    stored.size >= answered.length,
+    stored.size >= responded.length,
     `${stored.size} pets stored (creates in flight at the kill may have been stored unanswered)`,
   );
   t.notMatch(first.output() + second.output(), API_KEY, 'no key in the logs');
@@ -150,22 +150,26 @@ t.test('concurrent retries with one Idempotency-Key through two instances create
   const url = await database!.freshSchema();
   const instances = await Promise.all([instance(t, url), instance(t, url)]);
   for (const round of [1, 2, 3]) {
-    const answers = await Promise.all(
+    const responses = await Promise.all(
       Array.from({ length: 30 }, (_, index) => createWithKey(instances[index % 2]!.port, `key-${round}`, round)),
     );
     t.same(
-      answers.map((answer) => answer?.status),
-      answers.map(() => 201),
+      responses.map((response) => response?.status),
+      responses.map(() => 201),
       `round ${round}: all 30 answered 201`,
     );
-    t.equal(answers.filter((answer) => answer!.replayed === null).length, 1, `round ${round}: one created the pet`);
     t.equal(
-      answers.filter((answer) => answer!.replayed === 'true').length,
+      responses.filter((response) => response!.replayed === null).length,
+      1,
+      `round ${round}: one created the pet`,
+    );
+    t.equal(
+      responses.filter((response) => response!.replayed === 'true').length,
       29,
       `round ${round}: the other 29 replayed it`,
     );
     t.equal(
-      new Set(answers.map((answer) => JSON.stringify(answer!.body))).size,
+      new Set(responses.map((response) => JSON.stringify(response!.body))).size,
       1,
       `round ${round}: all with the same pet`,
     );
@@ -181,30 +185,30 @@ t.test('concurrent retries with one Idempotency-Key through two instances create
 t.test('keyed creates killed mid-load and retried after the restart: no pet lost, none twice', { skip }, async (t) => {
   const url = await database!.freshSchema();
   const first = await instance(t, url);
-  const answered = new Map<number, Record<string, unknown>>();
+  const responded = new Map<number, Record<string, unknown>>();
   let sent = 0;
   const clients = Array.from({ length: 8 }, async () => {
     for (;;) {
       const index = sent++;
       const result = await createWithKey(first.port, `crash-${index}`, index);
       if (result === undefined) return;
-      if (result.status === 201) answered.set(index, result.body);
+      if (result.status === 201) responded.set(index, result.body);
     }
   });
-  while (answered.size < 300) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (responded.size < 300) await new Promise((resolve) => setTimeout(resolve, 20));
   first.child.kill('SIGKILL');
   await Promise.all(clients);
   await first.exited;
-  const lost = Array.from({ length: sent }, (_, index) => index).filter((index) => !answered.has(index));
+  const lost = Array.from({ length: sent }, (_, index) => index).filter((index) => !responded.has(index));
   t.ok(lost.length > 0, `${lost.length} of ${sent} requests lost their answer to the kill`);
 
   const second = await instance(t, url);
   let replayed = 0;
   let unavailable = 0;
   for (const index of lost) {
-    // As a client retries: a 503 (the database slow to answer, as on a busy machine, where the
+    // As a client retries: a 503 (the database slow to respond, as on a busy machine, where the
     // killed instance's transactions may still hold their keys) is tried again after its
-    // Retry-After, a few times; any other answer is final.
+    // Retry-After, a few times; any other response is final.
     let retry = await createWithKey(second.port, `crash-${index}`, index);
     for (let tries = 1; retry?.status === 503 && tries < 5; tries++) {
       unavailable += 1;
@@ -213,14 +217,14 @@ t.test('keyed creates killed mid-load and retried after the restart: no pet lost
     }
     t.equal(retry?.status, 201, `request ${index} retried: 201`);
     if (retry?.replayed === 'true') replayed += 1;
-    answered.set(index, retry!.body);
+    responded.set(index, retry!.body);
   }
-  // A retry of an answered request replays what was answered.
+  // A retry of a served request replays what was served.
   for (const index of [0, 1, 2, 150, 299]) {
     const retry = await createWithKey(second.port, `crash-${index}`, index);
     t.same(
       [retry?.replayed, retry?.body],
-      ['true', answered.get(index)],
+      ['true', responded.get(index)],
       `request ${index}, answered before the kill, replays`,
     );
   }
@@ -230,7 +234,7 @@ t.test('keyed creates killed mid-load and retried after the restart: no pet lost
   t.equal(stored.length, sent, `one pet for each of the ${sent} keys`);
   const byId = new Map(stored.map((pet) => [String(pet['id']), pet]));
   t.same(
-    [...answered.values()].filter((pet) => JSON.stringify(byId.get(String(pet['id']))) !== JSON.stringify(pet)),
+    [...responded.values()].filter((pet) => JSON.stringify(byId.get(String(pet['id']))) !== JSON.stringify(pet)),
     [],
     'every answer, before and after, is a stored pet, as answered',
   );
@@ -253,7 +257,7 @@ const refused = (port: number) =>
   );
 
 // A proxy without active health checks (nginx, as deploy/ ships it) sends requests to any port that
-// accepts connections: an instance listening before it can serve would answer them 503 (issue 39).
+// accepts connections: an instance listening before it can serve would respond to them 503 (issue 39).
 t.test('the port opens only once the schema is current: the first request to it is served', { skip }, async (t) => {
   const url = await database!.freshSchema();
   const release = await holdMigrations(url);

@@ -53,7 +53,7 @@ async function knownRequests({ base }: Instance): Promise<void> {
   const created = [];
   for (const name of ['Rex', 'Tom', 'Kit'])
     created.push(await call('POST', '/v1/pets', MOBILE, { name, categoryId: 1 }));
-  const answers = [
+  const responses = [
     ...created,
     await call('POST', '/v1/pets', MOBILE, { name: 'Rex' }),
     await call('GET', '/v1/pets?limit=2', MOBILE),
@@ -67,8 +67,8 @@ async function knownRequests({ base }: Instance): Promise<void> {
     await call('GET', '/v1/pets'),
     await call('GET', '/v1/pets/1', `${MOBILE}x`),
   ];
-  if (answers.join() !== '201,201,201,400,200,200,200,200,404,200,200,200,401,401')
-    throw new Error(`unexpected answers ${answers.join()}`);
+  if (responses.join() !== '201,201,201,400,200,200,200,200,404,200,200,200,401,401')
+    throw new Error(`unexpected answers ${responses.join()}`);
 }
 
 const byLabels = (samples: { labels: Record<string, string>; value: number }[], names: string[]) =>

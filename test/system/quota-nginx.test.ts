@@ -73,7 +73,7 @@ if (noNginx !== undefined) {
       `accepted ${rate.toFixed(1)} requests a second through nginx (quota ${QUOTA})`,
     );
     // How many are refused depends on how fast this machine sends (each rejection is held 100 ms);
-    // that every answer beyond the quota is the 429 does not.
+    // that every response beyond the quota is the 429 does not.
     const refused = measured.statusCodeStats?.['429']?.count ?? 0;
     t.ok(refused > 0 && refused === measured.non2xx, `the rest was refused 429 (${refused} of ${measured.non2xx})`);
     t.equal(measured.errors, 0);

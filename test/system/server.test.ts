@@ -47,9 +47,9 @@ t.test('a request in flight when SIGINT arrives is still answered', async (t) =>
   // The rest of the body after the signal has been taken.
   await new Promise((resolve) => setTimeout(resolve, 200));
   request.finish();
-  const answer = await request.closed;
-  t.match(answer, /^HTTP\/1.1 201 Created/);
-  t.match(answer, /\{"id":1,"name":"Rex","categoryId":1\}$/);
+  const response = await request.closed;
+  t.match(response, /^HTTP\/1.1 201 Created/);
+  t.match(response, /\{"id":1,"name":"Rex","categoryId":1\}$/);
   t.equal(await server.exited, 0);
 });
 

@@ -1,6 +1,6 @@
 // Stopping without dropping a request. In-process: where the resets a proxy saw at each instance's
 // exit come from (http.Server#close destroys a connection whose request has not been read yet),
-// and closeListener, which leaves it to be answered. As a process: SIGTERM drains (readiness 503,
+// and closeListener, which leaves it to be served. As a process: SIGTERM drains (readiness 503,
 // Connection: close, still serving), then closes; SIGINT skips the drain; a second signal exits.
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -19,12 +19,12 @@ async function listening(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-/** A keep-alive connection that has had one request answered, and what comes back on it after. */
+/** A keep-alive connection that has had one request served, and what comes back on it after. */
 async function keptAlive(port: number) {
   const socket = connect(port, '127.0.0.1');
   let received = '';
   let first: () => void;
-  const answered = new Promise<void>((resolve) => (first = resolve));
+  const responded = new Promise<void>((resolve) => (first = resolve));
   socket.on('data', (chunk) => {
     received += chunk;
     if (received.endsWith('answered')) first();
@@ -34,17 +34,17 @@ async function keptAlive(port: number) {
     socket.on('close', () => resolve(received));
   });
   request(socket);
-  await answered;
+  await responded;
   received = '';
   return { socket, ended };
 }
 
 const request = (socket: Socket) => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
 /**
- * A server that answers "answered", closing the connection once `closing()` says so (as the service does while it
+ * A server that responds "answered", closing the connection once `closing()` says so (as the service does while it
  * drains).
  */
-const answering = (closing = () => false) =>
+const responding = (closing = () => false) =>
   createServer((_request, response) =>
     (closing() ? response.setHeader('connection', 'close') : response).end('answered'),
   );
@@ -55,7 +55,7 @@ t.test(
     // A proxy connects and writes at once; the kernel completes the handshake before the process
     // accepts. Here another process connects and writes while this one's event loop is held (as
     // under load), then the listener closes before it could accept.
-    const server = answering();
+    const server = responding();
     const port = await listening(server);
     const client = spawn(process.execPath, ['-e', CLIENT, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let outcome = '';
@@ -89,7 +89,7 @@ setTimeout(() => { process.stdout.write('no outcome: ' + received); process.exit
 t.test(
   'http.Server#close destroys an idle keep-alive connection, though its client may be sending on it',
   async (t) => {
-    const server = answering();
+    const server = responding();
     const port = await listening(server);
     const { socket, ended } = await keptAlive(port);
     server.close();
@@ -101,7 +101,7 @@ t.test(
 
 t.test('closeListener stops accepting, and lets each connection it has end after its answer', async (t) => {
   let closing = false;
-  const server = answering(() => closing);
+  const server = responding(() => closing);
   const port = await listening(server);
   const { socket, ended } = await keptAlive(port);
   closing = true;
@@ -117,14 +117,14 @@ t.test('closeListener stops accepting, and lets each connection it has end after
 });
 
 t.test('closeListener gives up waiting after its time limit', async (t) => {
-  const server = answering();
+  const server = responding();
   const port = await listening(server);
   const { socket } = await keptAlive(port);
   t.equal(await closeListener(server, 100), 'timeout');
   socket.destroy();
 });
 
-/** A request written in two parts, so that it is in flight across a signal; resolves with the raw answer. */
+/** A request written in two parts, so that it is in flight across a signal; resolves with the raw response. */
 t.test(
   'SIGTERM: a drain in which the instance serves, not ready, closing each connection; then it closes',
   async (t) => {

@@ -232,10 +232,10 @@ t.test(
       const server = await startServer({ API_KEYS: API_KEY, MODULE_LOG: moduleLog, ...env }, process.cwd(), [
         `--import=${pathToFileURL(recorder).href}`,
       ]);
-      const answer = await fetch(`http://127.0.0.1:${server.port}/v1/pets/1`, {
+      const response = await fetch(`http://127.0.0.1:${server.port}/v1/pets/1`, {
         headers: { ...AUTH, traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` },
       });
-      t.equal(answer.status, 404);
+      t.equal(response.status, 404);
       server.child.kill('SIGTERM');
       await server.exited;
       return { modules: readFileSync(moduleLog, 'utf8'), output: server.output() };

@@ -30,7 +30,7 @@ import { replacePet, withReplacePet } from '../helpers/replace-pet.js';
 
 t.setTimeout(180_000);
 // Seed 12: once the webhook operations joined the spec, seed 11's 80 cases no longer caught the
-// handler that ignores its body (its one replacePet answered 2xx showed nothing amiss).
+// handler that ignores its body (its one replacePet given 2xx showed nothing amiss).
 const RUN = ['--seed', '12', '--cases', '80', '--timeout-ms', '5000'];
 
 function fileOf(t: Test, spec: OpenApiDocument, name = 'openapi.yaml'): string {
@@ -54,13 +54,13 @@ const isUpdate = (exchange: Exchange) => exchange.method === 'PUT';
 const BREAKAGES: [string, Fault, RegExp][] = [
   [
     'a status the spec does not give it',
-    { answer: (exchange, reply) => (isUpdate(exchange) && reply.status === 200 ? { ...reply, status: 201 } : reply) },
-    /replacePet answered 201, which openapi\.yaml does not document/,
+    { response: (exchange, reply) => (isUpdate(exchange) && reply.status === 200 ? { ...reply, status: 201 } : reply) },
+    /replacePet responded 201, which openapi\.yaml does not document/,
   ],
   [
     'an answer outside its schema',
     {
-      answer: (exchange, reply) =>
+      response: (exchange, reply) =>
         isUpdate(exchange) && reply.status === 200 ? withJson(reply, { ...json(reply), status: 'lost' }) : reply,
     },
     /replacePet 200 body does not match openapi\.yaml/,
@@ -68,7 +68,7 @@ const BREAKAGES: [string, Fault, RegExp][] = [
   [
     'a required field lost',
     {
-      answer: (exchange, reply) => {
+      response: (exchange, reply) => {
         if (!isUpdate(exchange) || reply.status !== 200) return reply;
         const { name: _name, ...pet } = json(reply);
         return withJson(reply, pet);
@@ -108,7 +108,7 @@ for (const stability of [undefined, 'experimental'] as const) {
 
 t.test('a handler that ignores its body is caught: a write answers with what it wrote', async (t) => {
   const spec = withReplacePet();
-  // Answers the pet as it was, whatever the body asked to change.
+  // Responds the pet as it was, whatever the body asked to change.
   const ignoring = (store: PetStore) => async (request: FastifyRequest) => {
     const { petId } = request.params as { petId: PetId };
     const pet = (await store.get(petId))?.pet ?? null;
@@ -122,7 +122,7 @@ t.test('a handler that ignores its body is caught: a write answers with what it 
   t.match(output, /^FAIL (a valid request is accepted|every operation answered a valid request with a 2xx)/m);
   t.match(
     output,
-    /PUT \/v1\/pets\/\d+ [^\n]*\n {2,4}the answer does not hold what was written: (name|categoryId|status)/,
+    /PUT \/v1\/pets\/\d+ [^\n]*\n {2,4}the response does not hold what was written: (name|categoryId|status)/,
   );
 });
 
@@ -199,9 +199,9 @@ for (const { kind, name, schema, rules, refused, taken } of QUERY_PARAMETERS) {
         body: '{}',
       });
     for (const [text, message] of refused) {
-      const answer = await send(text);
+      const response = await send(text);
       t.same(
-        { status: answer.status, body: await answer.json() },
+        { status: response.status, body: await response.json() },
         { status: 400, body: { code: 'VALIDATION_FAILED', message, status: 400 } },
         `${text} is refused, naming the parameter`,
       );

@@ -44,18 +44,18 @@ t.test('against the real service every check holds: exit 0', async (t) => {
   ]) {
     t.match(output, new RegExp(`^ok {3}${check}`, 'm'), `one line for: ${check}`);
   }
-  // One line per operation of the spec, each with valid requests answered 2xx; but setWebhookPosition,
+  // One line per operation of the spec, each with valid requests given 2xx; but setWebhookPosition,
   // a write only a read (listWebhookEndpoints) links to, which a run never sends to what it did not create.
   t.match(
     output,
     /^ok {3}every operation answered a valid request with a 2xx, but for setWebhookPosition \(POST \/webhook-endpoints\/\{endpointId\}\/position\): only reads \(listWebhookEndpoints\) link to it, and a run writes only to what it created$/m,
   );
   for (const { operationId, method, path } of operations) {
-    const answered = operationId === 'setWebhookPosition' ? '0' : '[1-9]\\d*';
+    const responded = operationId === 'setWebhookPosition' ? '0' : '[1-9]\\d*';
     t.match(
       output,
       new RegExp(
-        `^  ${method.toUpperCase()} ${path.replace(/[{}]/g, '\\$&')} +${operationId} +\\d+ sent +\\d+ valid +${answered} answered 2xx$`,
+        `^  ${method.toUpperCase()} ${path.replace(/[{}]/g, '\\$&')} +${operationId} +\\d+ sent +\\d+ valid +${responded} answered 2xx$`,
         'm',
       ),
       `counts for ${operationId}`,
@@ -214,7 +214,7 @@ t.test(
 
     // A server whose 403 names no scope in its challenge is caught (by the header's documented pattern).
     const broken = await faultyProxy(t, port, {
-      answer: (_exchange, reply) =>
+      response: (_exchange, reply) =>
         reply.status === 403
           ? { ...reply, headers: { ...reply.headers, 'www-authenticate': 'Bearer realm="petstore"' } }
           : reply,
@@ -233,7 +233,7 @@ t.test(
 
     // One whose challenge is well formed but names another role than the operation needs.
     const misnamed = await faultyProxy(t, port, {
-      answer: (_exchange, reply) =>
+      response: (_exchange, reply) =>
         reply.status === 403
           ? {
               ...reply,
@@ -304,10 +304,10 @@ t.test(
 t.test('a target that rate-limits is waited on, never counted as a violation', async (t) => {
   let count = 0;
   // A real limit refuses before anything is done; this proxy has forwarded the request already, so
-  // it limits only reads, which done twice answer the same (a write done twice would not: a keyed
+  // it limits only reads, which done twice return the same (a write done twice would not: a keyed
   // create would be replayed, a change would meet its own new ETag).
   const port = await misbehaving(t, {
-    answer: (exchange, reply) =>
+    response: (exchange, reply) =>
       exchange.method === 'GET' && ++count % 4 === 0
         ? withJson(
             { ...reply, status: 429, headers: { ...reply.headers, 'retry-after': '0' } },
@@ -321,8 +321,8 @@ t.test('a target that rate-limits is waited on, never counted as a violation', a
 });
 
 t.test('--read-only creates nothing', async (t) => {
-  // A deployment read-only runs against holds data: getPet reads the pets listPets answers (its link FirstPet),
-  // getOrder the orders listOrders answers.
+  // A deployment read-only runs against holds data: getPet reads the pets listPets responds (its link FirstPet),
+  // getOrder the orders listOrders returns.
   const store = createMemoryPetStore();
   for (let index = 0; index < 3; index++)
     await store.create({ name: `pet ${index}`, categoryId: 1, status: 'available' });
@@ -427,7 +427,7 @@ t.test('when it cannot run: exit 2, saying why', async (t) => {
     t.equal(status, 2, `${what}: exit 2`);
     t.match(output, reason, `${what}: says why`);
   }
-  // A port that was just free, and is closed again: nothing answers there.
+  // A port that was just free, and is closed again: nothing responds there.
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const unreachable = (server.address() as AddressInfo).port;

@@ -3,10 +3,10 @@
 // - next links that are absent or malformed;
 // - the clock of a spec that announces no sunset;
 // - code points fast-check shrinks from values it did not draw;
-// - the live target's answers that are not JSON, its 429s and its unreachable URLs;
+// - the live target's responses that are not JSON, its 429s and its unreachable URLs;
 // - schemas and parameters the generators cannot draw from, refused when they are built;
 // - each kind of step of the model's sequences, as a failure report prints it;
-// - what the document contract says of answers no running service here gives.
+// - what the document contract says of responses no running service here gives.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
@@ -18,7 +18,7 @@ import {
   linkedValues,
   linksOf,
   nextTarget,
-  NoAnswer,
+  NoResponse,
   requestGenerators,
   retryAfterMs,
   schemaArbitraries,
@@ -126,7 +126,7 @@ t.test('a link the engine cannot follow stops it, naming the link and why', asyn
     body: [],
   });
   t.same(linkedValues(link, { id: 7 }), { petId: 7 });
-  // A member of the target's body (placeOrder's petId), from the answer's body.
+  // A member of the target's body (placeOrder's petId), from the response's body.
   const ordered = linksOf(
     specWith(() => undefined),
     'spec.yaml',
@@ -145,7 +145,7 @@ t.test('a link the engine cannot follow stops it, naming the link and why', asyn
     'a pointer with escaped segments (RFC 6901)',
   );
 
-  // A header from an answer's header (an ETag into If-Match), named in lower case.
+  // A header from a response's header (an ETag into If-Match), named in lower case.
   const tagged = linksOf(
     withLink({
       operationId: 'updatePet',
@@ -249,7 +249,7 @@ t.test(
     const unreachable = await refused
       .send({ operationId: 'listPets', method: 'GET', url: '/v1/pets', headers: {} })
       .catch((error: unknown) => error);
-    t.type(unreachable, NoAnswer, 'nothing listening, over HTTPS: no answer');
+    t.type(unreachable, NoResponse, 'nothing listening, over HTTPS: no answer');
     t.match((unreachable as Error).message, /^GET https:\/\/127\.0\.0\.1:1\/v1\/pets: connect ECONNREFUSED/);
 
     t.equal(retryAfterMs('2'), 2000, 'seconds');
@@ -410,7 +410,7 @@ t.test("when the model's property fails, its report names each step of the seque
   for (const [what, step] of steps) t.match(report, step, what);
   t.match(String(result.errorInstance), /the store broke/, 'and why it failed');
 
-  // Answers that are not JSON come back with no json, as from a deployment.
+  // Responds that are not JSON come back with no json, as from a deployment.
   const page = await subject.send({ operationId: 'docs', method: 'GET', url: '/docs/yaml', headers: {} });
   t.same([page.statusCode, page.json], [200, undefined]);
   // The in-memory store under test, swapped for a fresh one at each reset, says what the store has.

@@ -33,7 +33,7 @@ export const wrongStatus: OperationHandler<'createPet'> = async () => ({
   status: 'lost',
 });
 
-// @ts-expect-error listPets answers an array, not one pet
+// @ts-expect-error listPets returns an array, not one pet
 export const notAList: OperationHandler<'listPets'> = async () => ({ id: 1, name: 'Rex', categoryId: 1 });
 
 // What the compiler says of an operation without a handler (src/handlers/index.ts): its operationId and the file to
@@ -48,14 +48,14 @@ export const file: HandlerFileOf<'updatePetStatus'> = 'src/handlers/update-pet-s
 // @ts-expect-error the file is spelt in kebab case
 export const camelFile: HandlerFileOf<'updatePet'> = 'src/handlers/updatePet.ts';
 
-// Handlers are written with `satisfies`, so that the answer's own type reaches EveryHandler: a field
-// the spec does not define for the answer is a compile error naming it, not a field the serializer drops.
+// Handlers are written with `satisfies`, so that the response's own type reaches EveryHandler: a field
+// the spec does not define for the response is a compile error naming it, not a field the serializer drops.
 const listWithOwner = (async () => [
   { id: 1, name: 'Rex', categoryId: 1, owner: 'Ann' },
 ]) satisfies OperationHandler<'listPets'>;
 type ListingOwners = Omit<OperationHandlers, 'listPets'> & { listPets: typeof listWithOwner };
 export const undeclared: EveryHandler<ListingOwners> =
-  'listPets answers owner, which openapi.yaml does not define for it: take it out of src/handlers/list-pets.ts, or add it to the spec';
+  'listPets returns owner, which openapi.yaml does not define for it: take it out of src/handlers/list-pets.ts, or add it to the spec';
 // @ts-expect-error with an undeclared field, the handlers themselves do not fit
 export const withOwner: EveryHandler<ListingOwners> = { ...all, listPets: listWithOwner };
 const exactList = (async () => [

@@ -25,7 +25,7 @@ t.test("each event is POSTed once, in feed order, signed as Standard Webhooks, i
   const rex = await store.create({ name: 'Rex', categoryId: 9007199254740993n, status: 'available' });
   await store.update(rex.id, { status: 'sold' }, [1]);
   await store.remove(rex.id, '*');
-  // Received, and their answers read back by the deliverer (each counted once it is).
+  // Received, and their responses read back by the deliverer (each counted once it is).
   await until('three deliveries', () => received.length === 3 && results.length === 3);
   const verifier = new Webhook(SECRET);
   const bodies = received.map(({ headers, body }) => {
@@ -242,7 +242,7 @@ t.test(
   'a secret rotated under load: every delivery verifies with the old and with the new secret, none twice',
   async (t) => {
     const NEW = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
-    // Slow answers, so that the edit lands while a delivery is under way.
+    // Slow responses, so that the edit lands while a delivery is under way.
     const { url, received } = await receiver(t, () => ({ status: 200, afterMs: 30 }));
     const file = join(tmpdir(), `webhooks-rotate-${process.pid}-${Date.now()}.yaml`);
     writeFileSync(file, endpointsYaml(url));

@@ -32,7 +32,7 @@ t.test('a failure is retried on the schedule, holding later events back; then th
     ['failed', 'failed', 'delivered', 'delivered'],
   );
   t.equal(received[0]!.headers['webhook-id'], received[2]!.headers['webhook-id'], 'a retry has the same webhook-id');
-  t.match(logs(), /"reason":"answered 500".*a delivery failed; retrying/);
+  t.match(logs(), /"reason":"responded with 500".*a delivery failed; retrying/);
   t.notMatch(logs(), new RegExp(SECRET.slice(6, 20)), 'no secret in the logs');
 });
 
@@ -49,7 +49,7 @@ t.test('410 stops the endpoint until its entry changes; then it resumes where it
   await store.create({ name: 'two', categoryId: 2 });
   await new Promise((resolve) => setTimeout(resolve, 300));
   t.equal(received.length, 1, 'nothing more while stopped');
-  t.match(logs(), /answered 410 Gone; no more deliveries until its entry changes/);
+  t.match(logs(), /responded with 410 Gone; no more deliveries until its entry changes/);
   writeFileSync(file, endpointsYaml(url, '    events: [pet.created, pet.updated, pet.deleted]\n'));
   await until('both delivered after the change', () => received.length === 3, 8000);
   t.same(
@@ -86,7 +86,7 @@ t.test('a schedule run out stops the endpoint; timeouts and unreachable endpoint
   await new Promise((resolve) => setTimeout(resolve, 300));
   t.equal(received.length, 3, 'the first and two retries, then no more');
   t.ok(results.every(([, result]) => result === 'failed'));
-  t.match(logs(), /no answer within 100 ms/);
+  t.match(logs(), /no response within 100 ms/);
   t.match(logs(), /not reached \(ECONNREFUSED\)/);
   t.match(logs(), /not reached \(fetch failed\)/);
   t.match(logs(), /the retry schedule ran out/);
@@ -111,7 +111,7 @@ t.test('an attempt times out though garbage collections run while it waits (node
     results.map(([, result]) => result),
     ['failed'],
   );
-  t.match(logs(), /no answer within 100 ms/);
+  t.match(logs(), /no response within 100 ms/);
 });
 
 t.test('the ledger or the feed failing for a moment delays deliveries, and loses none', async (t) => {

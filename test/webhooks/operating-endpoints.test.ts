@@ -54,9 +54,9 @@ t.test('an endpoint stalled on a refused event is listed so; a position set skip
   });
   t.teardown(() => deliveries.close());
   const list = async () => {
-    const answer = await app.inject({ method: 'GET', url: '/v1/webhook-endpoints', headers: AUTH });
-    t.equal(answer.statusCode, 200);
-    return checkContract(t, answer, 'listWebhookEndpoints') as Listed[];
+    const response = await app.inject({ method: 'GET', url: '/v1/webhook-endpoints', headers: AUTH });
+    t.equal(response.statusCode, 200);
+    return checkContract(t, response, 'listWebhookEndpoints') as Listed[];
   };
   await until('the endpoint is taken on', async () => (await store.deliveries.read([url])).size === 1);
 
@@ -73,7 +73,7 @@ t.test('an endpoint stalled on a refused event is listed so; a position set skip
     events: ['pet.created', 'pet.updated', 'pet.deleted'],
     state: 'retrying',
     after: feed[0]!.id,
-    lastAttempt: { event: feed[1]!.id, status: 503, error: 'answered 503' },
+    lastAttempt: { event: feed[1]!.id, status: 503, error: 'responded with 503' },
   });
   t.ok(Date.parse(shop!.nextAttemptAt!) > Date.parse(shop!.lastAttempt!.at), 'its next attempt, after the last');
   t.match(other, { id: /^u[0-9a-f]{16}$/, url: 'https://b.example/h', events: ['pet.deleted'], state: 'active' });
@@ -142,9 +142,9 @@ t.test('setWebhookPosition refuses what names no place in the feed, and needs we
     ],
   ];
   for (const [id, after, status, code, message] of cases) {
-    const answer = await set(id, after);
-    t.equal(answer.statusCode, status, `${id} ${String(after)}`);
-    t.match(checkContract(t, answer, 'setWebhookPosition'), { code, message });
+    const response = await set(id, after);
+    t.equal(response.statusCode, status, `${id} ${String(after)}`);
+    t.match(checkContract(t, response, 'setWebhookPosition'), { code, message });
   }
   t.equal((await set('shop', `${epoch}-2`)).statusCode, 200, 'the horizon: everything kept is sent again');
   t.equal((await set('shop', kept[1]!.id)).statusCode, 200, 'an event kept');
@@ -186,7 +186,7 @@ t.test('a stopped endpoint is listed stopped, and a position set resumes it', as
   const gone = {
     ...state,
     stoppedEntry: endpoint!.digest,
-    lastAttempt: { at, event: 0, status: 410, error: 'answered 410' },
+    lastAttempt: { at, event: 0, status: 410, error: 'responded with 410' },
   };
   t.ok(await store.deliveries.record(endpoint!.url, 'an instance', gone, 60_000));
   const listed = await app.inject({ method: 'GET', url: '/v1/webhook-endpoints', headers: AUTH });
@@ -194,7 +194,7 @@ t.test('a stopped endpoint is listed stopped, and a position set resumes it', as
     {
       id: 'shop',
       state: 'stopped',
-      lastAttempt: { at: '2026-11-28T10:00:00.000Z', status: 410, error: 'answered 410' },
+      lastAttempt: { at: '2026-11-28T10:00:00.000Z', status: 410, error: 'responded with 410' },
     },
   ]);
   t.notOk((listed.json() as Listed[])[0]!.nextAttemptAt, 'no next attempt while stopped');
@@ -205,14 +205,14 @@ t.test('a stopped endpoint is listed stopped, and a position set resumes it', as
     payload: '{}',
   });
   t.match(checkContract(t, resumed, 'setWebhookPosition'), { state: 'active' });
-  const unanswered = {
+  const withNo2xx = {
     ...state,
     attempt: 1,
     dueAt: at + 5000,
     generation: 1,
     lastAttempt: { at, event: 0, error: 'not reached (ECONNREFUSED)' },
   };
-  t.ok(await store.deliveries.record(endpoint!.url, 'an instance', unanswered, 60_000));
+  t.ok(await store.deliveries.record(endpoint!.url, 'an instance', withNo2xx, 60_000));
   const retrying = await app.inject({ method: 'GET', url: '/v1/webhook-endpoints', headers: AUTH });
   const [shown] = checkContract(t, retrying, 'listWebhookEndpoints') as Listed[];
   t.match(shown, { state: 'retrying', nextAttemptAt: '2026-11-28T10:00:05.000Z' });

@@ -1,5 +1,5 @@
 // The Pet Store's sunset calendar, read from openapi.yaml by the checker's own code (never the
-// service's lifecycle module): a deprecated operation is retired, and answers 410, inside each of
+// service's lifecycle module): a deprecated operation is retired, and responds with 410, inside each of
 // its x-brownouts windows and from 00:00 UTC on its x-sunset date.
 import { type OpenApiDocument, type Operation, operationsOf } from 'openapi-contract-engine';
 
@@ -20,7 +20,7 @@ export function retiredAt(operation: Operation, now: number): boolean {
 
 /**
  * The real clock until a day before the first sunset `spec` announces, then stopped there (the real
- * clock when it announces none): a service on it answers every operation as it does today, whatever
+ * clock when it announces none): a service on it responds to every operation as it does today, whatever
  * day the test runs, and its time still moves until then.
  */
 export function clockBeforeSunsets(spec: OpenApiDocument): () => number {

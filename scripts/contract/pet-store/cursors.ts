@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import {
   binaryString,
   INT64_MAX,
-  type IssuedParameter,
+  type OpaqueParameter,
   type Operation,
   parametersOf,
   type ValidRequest,
@@ -25,8 +25,8 @@ const statusesOf = (operation: Operation) => schemaOf(operation, 'status')?.enum
 const position = (operation: Operation) =>
   fc.tuple(fc.bigInt({ min: 1n, max: INT64_MAX }), fc.constantFrom(undefined, ...statusesOf(operation)));
 
-export const CURSOR: IssuedParameter = {
-  issued: (operation) => position(operation).map(([after, status]) => cursorOf(after, status)),
+export const CURSOR: OpaqueParameter = {
+  opaque: (operation) => position(operation).map(([after, status]) => cursorOf(after, status)),
 
   broken(operation: Operation, parts: fc.Arbitrary<ValidRequest>) {
     const maxLength = schemaOf(operation, 'cursor')?.maxLength ?? 256;

@@ -3,7 +3,7 @@
 import { nextTarget } from 'openapi-contract-engine';
 
 /**
- * The next page's URL, resolved against the URL the answer came from as a client resolves it
+ * The next page's URL, resolved against the URL the response came from as a client resolves it
  * (RFC 3986, section 5), when the link keeps that path, `limit` and `status`; undefined otherwise.
  */
 export function keptNextPage(

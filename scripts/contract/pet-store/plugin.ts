@@ -2,7 +2,7 @@
 // through its hook (src/contract/plugin.ts) by npm run contract, npm run compat and the in-process
 // properties. Its checks: a created pet is what was sent with a new id, and reads back equal through
 // getPet and every page of listPets; a page holds at most its limit, in ascending id order, with a
-// next link that keeps its filter; getPet answers the pet its path names; a create with an
+// next link that keeps its filter; getPet responds the pet its path names; a create with an
 // Idempotency-Key is made once; every pet the run created is in the change feed once; cursors as
 // the service issues them; the sunset calendar.
 import { isDeepStrictEqual } from 'node:util';
@@ -14,7 +14,7 @@ import {
   type ContractPlugin,
   ContractViolation,
   describe,
-  type LiveAnswer,
+  type LiveResponse,
   nextTarget,
   normalized,
   parametersOf,
@@ -31,11 +31,11 @@ import { CURSOR } from './cursors.js';
 
 // One object for every run: the engine keeps a document's request generators per set of issued
 // parameters, and building them costs more than a run's requests.
-const ISSUED = { cursor: CURSOR };
+const OPAQUE = { cursor: CURSOR };
 
 interface CreatedPet {
   request: ApiRequest;
-  answer: LiveAnswer;
+  response: LiveResponse;
   pet: Record<string, unknown>;
 }
 
@@ -54,36 +54,36 @@ export function petStorePlugin(): ContractPlugin {
   return {
     name: 'pet-store',
     retired: retiredAt,
-    issued: ISSUED,
+    opaque: OPAQUE,
 
-    afterValid(context, valid, answer) {
+    afterValid(context, valid, response) {
       const { expectEqual, expectError } = context.checks;
       const { request, params, query } = valid;
       switch (request.operationId) {
         case 'createPet':
           expectEqual(
             request,
-            answer,
-            { id: answer.json?.id, ...(valid.body as object) },
+            response,
+            { id: response.json?.id, ...(valid.body as object) },
             'the created pet is what was sent, with a new id',
           );
-          created.push({ request, answer, pet: answer.json });
+          created.push({ request, response, pet: response.json });
           return;
         case 'listPets':
-          pagesOf(context).checkPage(request, answer, {
+          pagesOf(context).checkPage(request, response, {
             limit: Number(query['limit'] ?? pagesOf(context).defaultLimit),
             status: query['status'],
           });
           return;
         case 'getPet':
-          if (answer.statusCode === 404)
-            return expectError(request, answer, {
+          if (response.statusCode === 404)
+            return expectError(request, response, {
               status: 404,
               code: 'PET_NOT_FOUND',
               mentions: String(params['petId']),
             });
-          if (BigInt(answer.json.id) !== BigInt(String(params['petId'])))
-            throw new ContractViolation(request, `${describe(request)}: answered pet ${answer.json.id}`);
+          if (BigInt(response.json.id) !== BigInt(String(params['petId'])))
+            throw new ContractViolation(request, `${describe(request)}: answered pet ${response.json.id}`);
       }
     },
 
@@ -117,23 +117,24 @@ function pageChecks(context: RunContext) {
     : undefined;
   const checkPage = (
     request: ApiRequest,
-    answer: LiveAnswer,
+    response: LiveResponse,
     { limit, status }: { limit: number; status: unknown },
   ): ApiRequest | undefined => {
     const { expectContract } = context.checks;
-    if (answer.statusCode !== 200) expectContract(request, answer, ['expected 200: a valid request must be accepted']);
-    expectContract(request, answer);
-    const pets = answer.json as { id: number | bigint; status?: unknown }[];
+    if (response.statusCode !== 200)
+      expectContract(request, response, ['expected 200: a valid request must be accepted']);
+    expectContract(request, response);
+    const pets = response.json as { id: number | bigint; status?: unknown }[];
     const problems: string[] = [];
     if (pets.length > limit) problems.push(`${pets.length} pets for limit ${limit}`);
     if (status !== undefined && pets.some((pet) => pet.status !== status))
       problems.push(`a pet without status ${String(status)}`);
     if (pets.some((pet, index) => index > 0 && BigInt(pet.id) <= BigInt(pets[index - 1]!.id)))
       problems.push('ids not in ascending order');
-    const link = answer.headers['link'];
+    const link = response.headers['link'];
     let next: ApiRequest | undefined;
     if (link !== undefined) {
-      const resolved = keptNextPage(link, answer.url, { limit, status });
+      const resolved = keptNextPage(link, response.url, { limit, status });
       if (resolved === undefined) {
         problems.push(
           `the next link ${String(link)} does not keep the path, limit ${limit} and status ${String(status)}`,
@@ -145,7 +146,7 @@ function pageChecks(context: RunContext) {
         problems.push(`a next link after a page of ${pets.length} pets, fewer than the limit ${limit}`);
     }
     if (problems.length > 0)
-      throw new ContractViolation(request, `${describe(request)} → ${answer.body}\n  ${problems.join('\n  ')}`);
+      throw new ContractViolation(request, `${describe(request)} → ${response.body}\n  ${problems.join('\n  ')}`);
     return next;
   };
   return { checkPage, defaultLimit: Number(limitSchema?.default), maxLimit: Number(limitSchema?.maximum) };
@@ -153,7 +154,7 @@ function pageChecks(context: RunContext) {
 
 /**
  * A create with a new Idempotency-Key (quoted or bare), then the same request again with its body
- * spelt differently, then the key with another valid body: one pet, the first answer replayed, then 422.
+ * spelt differently, then the key with another valid body: one pet, the first response replayed, then 422.
  */
 function keyedCheck(context: RunContext, created: CreatedPet[]) {
   let keysSent = 0;
@@ -166,12 +167,12 @@ function keyedCheck(context: RunContext, created: CreatedPet[]) {
       ...valid.request,
       headers: { ...valid.request.headers, 'idempotency-key': bare ? key : `"${key}"` },
     };
-    const answer = await context.sendValid('createPet', first);
-    if (answer.statusCode !== 201 || answer.headers['idempotent-replayed'] !== undefined)
-      expectContract(first, answer, ['expected 201, not a replay: a new Idempotency-Key']);
-    expectEqual(first, answer, { id: answer.json?.id, ...body }, 'the created pet is what was sent, with a new id');
+    const response = await context.sendValid('createPet', first);
+    if (response.statusCode !== 201 || response.headers['idempotent-replayed'] !== undefined)
+      expectContract(first, response, ['expected 201, not a replay: a new Idempotency-Key']);
+    expectEqual(first, response, { id: response.json?.id, ...body }, 'the created pet is what was sent, with a new id');
     context.succeeded('createPet');
-    created.push({ request: first, answer, pet: answer.json });
+    created.push({ request: first, response, pet: response.json });
     const retry = {
       ...first,
       headers: { ...first.headers, 'idempotency-key': bare ? `"${key}"` : key },
@@ -180,11 +181,11 @@ function keyedCheck(context: RunContext, created: CreatedPet[]) {
     const replay = await context.sender.send(retry);
     if (replay.statusCode !== 201 || replay.headers['idempotent-replayed'] !== 'true')
       expectContract(retry, replay, ['expected a 201 replay (Idempotent-Replayed: true)']);
-    expectEqual(retry, replay, answer.json, 'a retry with the same key and body: the first answer');
-    if (replay.headers['location'] !== answer.headers['location'])
+    expectEqual(retry, replay, response.json, 'a retry with the same key and body: the first answer');
+    if (replay.headers['location'] !== response.headers['location'])
       throw new ContractViolation(
         retry,
-        `${describe(retry)}: the replay's Location ${String(replay.headers['location'])} is not the first answer's ${String(answer.headers['location'])}`,
+        `${describe(retry)}: the replay's Location ${String(replay.headers['location'])} is not the first answer's ${String(response.headers['location'])}`,
       );
     const other = context.marked(another).body;
     if (isDeepStrictEqual(normalized(other), normalized(body))) return;
@@ -192,7 +193,7 @@ function keyedCheck(context: RunContext, created: CreatedPet[]) {
     expectError(changed, await context.sender.send(changed), {
       status: 422,
       code: 'IDEMPOTENCY_KEY_REUSED',
-      mentions: `pet ${String(answer.json.id)}`,
+      mentions: `pet ${String(response.json.id)}`,
     });
   };
 }
@@ -208,11 +209,11 @@ function readBack(context: RunContext, created: CreatedPet[], pages: ReturnType<
     name: 'what a create answered reads back equal, through getPet and through listPets pages',
     async check() {
       if (created.length === 0) return undefined;
-      // A pet that a later request changed (by a link, with a 2xx) is not what its create answered.
+      // A pet that a later request changed (by a link, with a 2xx) is not what its create served.
       const kept = created.filter(({ pet }) => !context.touched(String(pet['id'])));
-      for (const { request, answer, pet } of inContract('getPet') ? kept : []) {
+      for (const { request, response, pet } of inContract('getPet') ? kept : []) {
         // The pet's address is its Location, resolved against the URL that created it.
-        const location = new URL(String(answer.headers['location']), answer.url).toString();
+        const location = new URL(String(response.headers['location']), response.url).toString();
         const get: ApiRequest = {
           operationId: 'getPet',
           method: 'GET',
@@ -248,9 +249,9 @@ function readBack(context: RunContext, created: CreatedPet[], pages: ReturnType<
         };
         let read = 0;
         for (; request !== undefined && read < maxPages; read++) {
-          const answer = await sender.send(request);
-          const next = pages.checkPage(request, answer, { limit: pages.maxLimit, status });
-          for (const pet of answer.json as Record<string, unknown>[]) {
+          const response = await sender.send(request);
+          const next = pages.checkPage(request, response, { limit: pages.maxLimit, status });
+          for (const pet of response.json as Record<string, unknown>[]) {
             const id = String(pet['id']);
             if (!wanted.has(id)) continue;
             seen.set(id, (seen.get(id) ?? 0) + 1);
@@ -286,7 +287,7 @@ function readBack(context: RunContext, created: CreatedPet[], pages: ReturnType<
 
 /**
  * The change feed (listPetEvents), read from where it ended before this run wrote anything: every
- * pet this run created has one pet.created event holding the pet as answered, and each of its
+ * pet this run created has one pet.created event holding the pet as served, and each of its
  * events' versions run 1, 2, 3… in order.
  */
 function feedReadBack(context: RunContext, created: CreatedPet[]): ReadBack {
@@ -300,14 +301,14 @@ function feedReadBack(context: RunContext, created: CreatedPet[]): ReadBack {
     const authorization = `Bearer ${context.apiKey}`;
     for (let pages = 0; pages < maxPages; pages++) {
       const request: ApiRequest = { operationId: 'listPetEvents', method: 'GET', url, headers: { authorization } };
-      const answer = await sender.send(request);
-      expectContract(request, answer, answer.statusCode === 200 ? [] : ['expected 200']);
-      const events = answer.json as Record<string, unknown>[];
+      const response = await sender.send(request);
+      expectContract(request, response, response.statusCode === 200 ? [] : ['expected 200']);
+      const events = response.json as Record<string, unknown>[];
       onEvents(events, request);
-      const target = nextTarget(answer.headers['link']);
+      const target = nextTarget(response.headers['link']);
       if (target === undefined)
         throw new ContractViolation(request, `${describe(request)}: the answer has no next link`);
-      const next = new URL(target, answer.url);
+      const next = new URL(target, response.url);
       url = next.pathname + next.search;
       if (events.length === 0) return url;
     }

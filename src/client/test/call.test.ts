@@ -44,7 +44,7 @@ t.test(
 
 // The runtime on operations this spec does not have (none of its operations lacks a key or a body),
 // through an injected fetch.
-const answer = (status: number, body?: string, headers: Record<string, string> = {}) =>
+const response = (status: number, body?: string, headers: Record<string, string> = {}) =>
   new Response(body ?? null, {
     status,
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
@@ -64,8 +64,8 @@ t.test('an operation that is not safe to retry is sent once; one without a JSON 
     fetch: async (input, init) => {
       sent.push(`${init!.method} ${String(input)}`);
       return sent.length === 1
-        ? answer(503, '{"code":"SERVICE_UNAVAILABLE","message":"m","status":503}', { 'retry-after': '0' })
-        : answer(204);
+        ? response(503, '{"code":"SERVICE_UNAVAILABLE","message":"m","status":503}', { 'retry-after': '0' })
+        : response(204);
     },
   });
   const unsafe: OperationSpec = {
@@ -99,12 +99,12 @@ t.test(
   async (t) => {
     const sent: string[] = [];
     const tooMany = () =>
-      answer(429, '{"code":"TOO_MANY_REQUESTS","message":"m","status":429}', { 'retry-after': '0' });
+      response(429, '{"code":"TOO_MANY_REQUESTS","message":"m","status":429}', { 'retry-after': '0' });
     const call = createCall({
       ...settings,
       fetch: async (input, init) => {
         sent.push(`${init!.method} ${String(input)}`);
-        return sent.length <= 2 ? tooMany() : answer(204);
+        return sent.length <= 2 ? tooMany() : response(204);
       },
     });
     const unsafe: OperationSpec = {
@@ -127,7 +127,8 @@ t.test(
     const always = createCall({
       ...settings,
       maxRetries: 1,
-      fetch: async () => answer(429, '{"code":"TOO_MANY_REQUESTS","message":"m","status":429}', { 'retry-after': '0' }),
+      fetch: async () =>
+        response(429, '{"code":"TOO_MANY_REQUESTS","message":"m","status":429}', { 'retry-after': '0' }),
     });
     await t.rejects(always.send(unsafe, { path: { petId: 7n } }), {
       name: 'PetstoreError',
@@ -143,7 +144,7 @@ t.test("a retry waits with the caller's signal, and an abort during the wait end
   let calls = 0;
   const call = createCall({
     ...settings,
-    fetch: async () => (++calls === 1 ? answer(503, '{}', { 'retry-after': '0' }) : answer(200, '[]')),
+    fetch: async () => (++calls === 1 ? response(503, '{}', { 'retry-after': '0' }) : response(200, '[]')),
   });
   const list: OperationSpec = {
     operationId: 'listPets',
@@ -164,21 +165,21 @@ t.test("a retry waits with the caller's signal, and an abort during the wait end
   const aborting = createCall({
     ...settings,
     fetch: async () => {
-      controller.abort(new Error('stopped while the answer came'));
-      return answer(503, '{}', { 'retry-after': '5' });
+      controller.abort(new Error('stopped while the response came'));
+      return response(503, '{}', { 'retry-after': '5' });
     },
   });
   await t.rejects(aborting.send(list, { path: {} }, { signal: controller.signal }), {
-    message: 'stopped while the answer came',
+    message: 'stopped while the response came',
   });
 });
 
-t.test('a deprecation warning names what the answer gives, and no more', async (t) => {
+t.test('a deprecation warning names what the response gives, and no more', async (t) => {
   const warned: string[] = [];
   const call = createCall({
     ...settings,
     logger: { warn: (line) => warned.push(line) },
-    fetch: async () => answer(200, '{"id":1}', { deprecation: '@1' }),
+    fetch: async () => response(200, '{"id":1}', { deprecation: '@1' }),
   });
   const read: OperationSpec = {
     operationId: 'readThing',

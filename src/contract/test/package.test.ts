@@ -92,19 +92,19 @@ const DOCUMENT = {
 };
 
 const CONSUMER = `import fc from 'fast-check';
-import { answerChecks, contractOf, ContractViolation, httpTarget, requestGenerators } from '${manifest.name}';
+import { responseChecks, contractOf, ContractViolation, httpTarget, requestGenerators } from '${manifest.name}';
 const [base, document] = process.argv.slice(2);
 const contract = contractOf(JSON.parse(document), 'things.json');
 const { valid } = requestGenerators(contract, 'key').requestsOf();
-const { expectContract } = answerChecks(contract);
+const { expectContract } = responseChecks(contract);
 const target = httpTarget({ urls: [new URL(base)], basePath: '/v1', timeoutMs: 5000 });
 const urls = new Set();
 let violations = 0;
 for (const { request } of fc.sample(fc.oneof(...valid), { seed: 1, numRuns: 20 })) {
   urls.add(request.url);
-  const answer = await target.send(request);
+  const response = await target.send(request);
   try {
-    expectContract(request, answer);
+    expectContract(request, response);
   } catch (error) {
     if (!(error instanceof ContractViolation)) throw error;
     violations += 1;

@@ -16,7 +16,7 @@ export interface BatchQueueOptions {
   /** The most items one batch holds; 1 sends every item at once on its own, with no queue. */
   maxBatch: number;
   /**
-   * How long an item may wait for the batches ahead of it before it is answered 503 without being
+   * How long an item may wait for the batches ahead of it before it is given 503 without being
    * sent: what a request alone would wait for the database at most.
    */
   maxWaitMs: number;
@@ -36,7 +36,7 @@ interface Waiting<Item, Result> {
 }
 
 /**
- * `send` writes one batch and answers one result per item, in order; if it fails, every item of the
+ * `send` writes one batch and returns one result per item, in order; if it fails, every item of the
  * batch fails with its error. Returns the function that submits one item.
  */
 export function createBatchQueue<Item, Result>(
@@ -49,7 +49,7 @@ export function createBatchQueue<Item, Result>(
   let sending = false;
   let expiry: NodeJS.Timeout | undefined;
 
-  // Items still queued when they have waited maxWaitMs are answered 503: only the oldest can be
+  // Items still queued when they have waited maxWaitMs are given 503: only the oldest can be
   // due, so one timer, set for it, serves the whole queue.
   const expire = () => {
     expiry = undefined;

@@ -21,7 +21,7 @@ interface OrderRow {
   cancel_reason: CancelReason | null;
 }
 
-interface AnswerRow extends OrderRow {
+interface ResultRow extends OrderRow {
   outcome: 'done' | 'replayed' | 'reused' | 'missing' | 'unavailable' | 'conflict';
   detail: string | null;
 }
@@ -55,28 +55,28 @@ export interface OrderWrite {
   key: ChangeKey | undefined;
 }
 
-function outcomeOf(row: AnswerRow): OrderOutcome {
+function outcomeOf(row: ResultRow): OrderOutcome {
   switch (row.outcome) {
     case 'reused':
     case 'missing':
-      return { outcome: row.outcome };
+      return { kind: row.outcome };
     case 'unavailable': {
       const detail = row.detail!;
-      if (detail === 'missing' || detail === 'removed') return { outcome: 'unavailable', unavailable: { why: detail } };
+      if (detail === 'missing' || detail === 'removed') return { kind: 'unavailable', unavailable: { why: detail } };
       const status = detail.slice('status:'.length);
       return {
-        outcome: 'unavailable',
+        kind: 'unavailable',
         unavailable: { why: 'status', status: status === '' ? undefined : (status as PetStatus) },
       };
     }
     default:
-      return { outcome: row.outcome, order: orderOfRow(row) };
+      return { kind: row.outcome, order: orderOfRow(row) };
   }
 }
 
 /**
  * Writes a batch: one order_batch call per round, a key at most once in each (a retry sent with its
- * first request waits for that one's answer, as it would alone).
+ * first request waits for that one's response, as it would alone).
  */
 export const orderWriter =
   (statements: Statements) =>
@@ -85,7 +85,7 @@ export const orderWriter =
       writes,
       ({ key }) => (key === undefined ? [] : [changeKeyName(key)]),
       async (round) => {
-        const { rows } = await statements.run<AnswerRow>(ORDER_STATEMENTS.writeOrders, [
+        const { rows } = await statements.run<ResultRow>(ORDER_STATEMENTS.writeOrders, [
           round.map(({ kind }) => kind),
           round.map(({ target }) => String(target)),
           round.map(({ holdSeconds }) => holdSeconds ?? null),

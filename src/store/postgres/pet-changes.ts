@@ -3,7 +3,7 @@
 // one waits for it, then checks the committed version (READ COMMITTED's recheck), so of two writers
 // holding the same tag exactly one succeeds. The version grows only when a value changes. Changes
 // and removals, with a key or without, are batched (batch-queue.ts, as creates): one statement and
-// one commit for what arrived together, which records each keyed change's answer with its key.
+// one commit for what arrived together, which records each keyed change's response with its key.
 import { changeKeyName } from '../../idempotency/idempotency-key.js';
 import type { PetId, PetPatch, PetStatus } from '../../types/api.js';
 import type { ChangeKey, ChangeOutcome, Precondition } from '../pet-store.js';
@@ -63,23 +63,23 @@ const updateValues = ({ id, patch, precondition }: Change) => [
  */
 function outcomeOf(rows: ChangedRow[], removal: boolean): ChangeOutcome {
   const [row] = rows;
-  if (row === undefined || row.current === null) return { outcome: 'missing' };
-  if (row.id === null) return { outcome: 'failed', version: row.current };
-  return { outcome: 'changed', pet: removal ? null : versionedOf(row as VersionedRow) };
+  if (row === undefined || row.current === null) return { kind: 'missing' };
+  if (row.id === null) return { kind: 'failed', version: row.current };
+  return { kind: 'changed', pet: removal ? null : versionedOf(row as VersionedRow) };
 }
 
-/** What change-pets' row says; a replay answers the pet its record holds (none after a removal). */
+/** What change-pets' row says; a replay returns the pet its record holds (none after a removal). */
 function batchOutcomeOf(row: BatchRow): ChangeOutcome {
   switch (row.outcome) {
     case 'replayed':
     case 'changed':
-      return { outcome: row.outcome, pet: row.name === null ? null : versionedOf(row as VersionedRow) };
+      return { kind: row.outcome, pet: row.name === null ? null : versionedOf(row as VersionedRow) };
     case 'reused':
-      return { outcome: 'reused', petId: row.id! };
+      return { kind: 'reused', petId: row.id! };
     case 'missing':
-      return { outcome: 'missing' };
+      return { kind: 'missing' };
     default:
-      return { outcome: 'failed', version: row.current! };
+      return { kind: 'failed', version: row.current! };
   }
 }
 

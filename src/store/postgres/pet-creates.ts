@@ -1,6 +1,6 @@
 // Creates, written in batches (batch-queue.ts): one statement, so one transaction and one commit,
 // for every create of a batch. A create is committed (on disk, with PostgreSQL's default
-// synchronous_commit) before it is answered. The statements are sql/statements/pet-creates.sql.
+// synchronous_commit) before it is served. The statements are sql/statements/pet-creates.sql.
 import type { IdempotencyKey } from '../../idempotency/idempotency-key.js';
 import type { NewPet } from '../../types/api.js';
 import type { CreatedOnce } from '../pet-store.js';
@@ -34,7 +34,7 @@ const columnsOf = (creations: readonly Creation[]) => [
   creations.map(({ pet }) => pet.status ?? null),
 ];
 
-/** Writes a batch of creates in one statement; each one's answer, in the batch's order. */
+/** Writes a batch of creates in one statement; each one's response, in the batch's order. */
 export function createWriter(statements: Statements) {
   const { create, createOnce, createPets, createPetsOnce } = CREATE_STATEMENTS;
   return async (creations: Creation[]): Promise<CreatedOnce[]> => {

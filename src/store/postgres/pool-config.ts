@@ -4,7 +4,7 @@ import type pg from 'pg';
 export interface PoolSettings {
   url: string;
   poolMax: number;
-  /** Bounds every wait on the database: for a connection, and for a statement's answer. */
+  /** Bounds every wait on the database: for a connection, and for a statement's response. */
   timeoutMs: number;
 }
 

@@ -33,11 +33,11 @@ export const STATEMENTS = {
 export interface PostgresPetStore extends PetStore {
   /** The pool, for migrations. */
   pool: pg.Pool;
-  /** Reads the store's epoch (what epoch() answers from then on): call it once the schema is current. */
+  /** Reads the store's epoch (what epoch() returns from then on): call it once the schema is current. */
   readEpoch(): Promise<string>;
   /** Deletes the idempotency keys older than the retention period; how many it deleted. */
   purgeExpiredKeys(): Promise<number>;
-  /** Whether the database answers and holds the schema. */
+  /** Whether the database responds and holds the schema. */
   ready(): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 // The PostgreSQL store as a running service uses it: the schema is brought up to date in the
 // background, retried with growing delays while the database cannot be reached (an instance may
-// start before its database), and until then every operation answers 503 and readiness says no.
+// start before its database), and until then every operation responds with 503 and readiness says no.
 // Once it is current, the instance writes its heartbeat (instances.ts), so that quotas are divided
 // among the live instances.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -99,7 +99,7 @@ export function startPostgresStore(
     }
   })();
   const unavailable = () => Promise.reject(new ServiceUnavailable());
-  // What the gate holds back: every operation but those it answers itself (readiness, closing).
+  // What the gate holds back: every operation but those it responds itself (readiness, closing).
   const {
     pool: _pool,
     purgeExpiredKeys: _purge,

@@ -52,7 +52,7 @@ export function createStatements(pool: pg.Pool, instrument: StatementInstrument 
     // The rows, each mapped, and then the driver's array emptied. V8 may decide to allocate the
     // array that pg's Result makes for every statement in the old generation (allocation-site
     // pretenuring); such an array, dead but not yet collected, keeps every young row it holds alive
-    // through young collections, so every row of every answer was copied and promoted: CPU per page
+    // through young collections, so every row of every response was copied and promoted: CPU per page
     // of 100 rows cost 20-35% more (docs/performance.md). Emptied, it holds nothing young.
     async rows<T, Row extends pg.QueryResultRow>(statement: Statement, values: unknown[], map: (row: Row) => T) {
       const { rows } = await run<Row>(statement, values);

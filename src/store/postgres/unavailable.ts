@@ -1,4 +1,4 @@
-// Which failures of the database mean "not reachable for the moment" (answered 503, retry later)
+// Which failures of the database mean "not reachable for the moment" (given 503, retry later)
 // rather than a fault in the service (500): the connection could not be made, was lost, or timed
 // out, the server is starting, stopping or out of connections, or it ended the transaction to
 // break a deadlock (which a retry does not meet: two releases that take the feed's lock and a

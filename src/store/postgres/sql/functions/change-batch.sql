@@ -1,13 +1,13 @@
 -- Changes (kinds 'update', 'remove') that arrived together, at most one per pet and one per
--- key, in one statement and one transaction, answered in the order given. The write lock
+-- key, in one statement and one transaction, served in the order given. The write lock
 -- comes first; every writer of change_keys takes it before it writes one and commits before
 -- it lets go, so the next statement (a new snapshot: this function is volatile) sees every
--- key recorded before it, and waits for none. A recorded key answers from its record
+-- key recorded before it, and waits for none. A recorded key responds from its record
 -- (replayed, or reused for another request); the others change as update-pets does (the
 -- rows locked in id order, each conditional on its versions, $7's text as '{3,4}', null for
--- any, patched by merge_patch) and record their answer with their key only if they changed: a rejection (missing,
--- failed) records nothing. A change sent while the first with its key is under way waits on
--- the lock, then finds the record. Each key and pet is found through its index whatever the
+-- any, patched by merge_patch) and record their result with their key only if they changed:
+-- a rejection (missing, failed) records nothing. A change sent while the first with its key
+-- is under way waits on the lock, then finds the record. Each key and pet is found through its index whatever the
 -- statistics say: a plan cached while change_keys was nearly empty (a new database, its first
 -- minute) scanned the whole table for every batch until the next ANALYZE, each batch slower
 -- than the last (docs/performance/changes-with-a-key.md, "Changes with a key"). Hence one subquery per key, which

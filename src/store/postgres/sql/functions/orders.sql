@@ -1,6 +1,6 @@
 -- The order functions (src/store/postgres/orders.ts): each moves an order and its pet in one
 -- statement.
-CREATE OR REPLACE FUNCTION answer_of(outcome text, detail text, o orders) RETURNS order_answer
+CREATE OR REPLACE FUNCTION to_order_result(outcome text, detail text, o orders) RETURNS order_result
 LANGUAGE sql IMMUTABLE AS $fn$
   SELECT outcome, detail, o.id, o.pet_id, o.status,
     (extract(epoch FROM o.placed_at) * 1000)::float8, (extract(epoch FROM o.expires_at) * 1000)::float8,
@@ -55,9 +55,9 @@ END
 $fn$;
 
 -- Claims an order operation's key: null when it is new (claimed now), else the recorded
--- answer ('replayed') or 'reused' for another request. A claim made meanwhile is waited for.
+-- result ('replayed') or 'reused' for another request. A claim made meanwhile is waited for.
 CREATE OR REPLACE FUNCTION claim_order_key(k_scope bytea, k_operation text, k_key text, k_request text)
-RETURNS order_answer LANGUAGE plpgsql AS $fn$
+RETURNS order_result LANGUAGE plpgsql AS $fn$
 DECLARE
   recorded order_keys;
   o orders;
@@ -73,17 +73,17 @@ BEGIN
     EXIT WHEN FOUND;
   END LOOP;
   IF recorded.request <> k_request THEN
-    RETURN ROW('reused', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
+    RETURN ROW('reused', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
   END IF;
   SELECT * INTO o FROM orders WHERE id = recorded.order_id;
   o.status := recorded.status;
   o.closed_at := recorded.closed_at;
   o.cancel_reason := recorded.cancel_reason;
-  RETURN answer_of('replayed', NULL, o);
+  RETURN to_order_result('replayed', NULL, o);
 END
 $fn$;
 
--- Records the answer with a claimed key, or gives the claim up (a rejection records nothing).
+-- Records the response with a claimed key, or gives the claim up (a rejection records nothing).
 CREATE OR REPLACE FUNCTION settle_order_key(k_scope bytea, k_operation text, k_key text, o orders) RETURNS void
 LANGUAGE plpgsql AS $fn$
 BEGIN
@@ -99,39 +99,39 @@ END
 $fn$;
 
 -- placeOrder of one pet, the caller holding the write lock and the key's claim (if any):
--- the pet held if it is available, and the key settled with the answer.
+-- the pet held if it is available, and the key settled with the response.
 CREATE OR REPLACE FUNCTION place_held(p_pet bigint, p_hold integer, k_scope bytea, k_operation text, k_key text)
-RETURNS order_answer LANGUAGE plpgsql AS $fn$
+RETURNS order_result LANGUAGE plpgsql AS $fn$
 DECLARE
   pet pets;
   placed orders;
   at timestamptz := date_trunc('milliseconds', clock_timestamp());
-  issued bigint;
+  last_id bigint;
 BEGIN
   -- The hold and its check in one statement; the reason for a rejection is read only then.
   UPDATE pets SET status = 'pending', version = version + 1 WHERE id = p_pet AND status = 'available';
   IF NOT FOUND THEN
     PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
     SELECT * INTO pet FROM pets WHERE id = p_pet;
-    issued := pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass);
+    last_id := pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass);
     RETURN ROW('unavailable',
       CASE WHEN pet.id IS NOT NULL THEN 'status:' || coalesce(pet.status, '')
-        WHEN p_pet BETWEEN 1 AND issued THEN 'removed' ELSE 'missing' END,
-      NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
+        WHEN p_pet BETWEEN 1 AND last_id THEN 'removed' ELSE 'missing' END,
+      NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
   END IF;
   INSERT INTO orders (pet_id, status, placed_at, expires_at)
     VALUES (p_pet, 'placed', at, at + make_interval(secs => p_hold)) RETURNING * INTO placed;
   PERFORM settle_order_key(k_scope, k_operation, k_key, placed);
-  RETURN answer_of('done', NULL, placed);
+  RETURN to_order_result('done', NULL, placed);
 END
 $fn$;
 
 -- cancelOrder ('cancelled') and completeOrder ('completed') of a placed order, as place_held:
 -- the order closed and its pet moved (available, or sold), one step; an order already so is
--- answered as it is; any other state (expired included, once its expires_at passed) is a
+-- served as it is; any other state (expired included, once its expires_at passed) is a
 -- conflict. The batch expired every hold that ended before it began.
 CREATE OR REPLACE FUNCTION finish_held(p_order bigint, p_to text, k_scope bytea, k_operation text, k_key text)
-RETURNS order_answer LANGUAGE plpgsql AS $fn$
+RETURNS order_result LANGUAGE plpgsql AS $fn$
 DECLARE
   o orders;
 BEGIN
@@ -146,7 +146,7 @@ BEGIN
     SELECT * INTO o FROM orders WHERE id = p_order;
     IF o.id IS NULL THEN
       PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
-      RETURN ROW('missing', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_answer;
+      RETURN ROW('missing', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
     END IF;
     IF o.status = 'placed' THEN
       -- Its hold ended since the batch began: it expires now, and frees its pet.
@@ -155,32 +155,32 @@ BEGIN
     END IF;
     IF o.status <> p_to THEN
       PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
-      RETURN answer_of('conflict', NULL, o);
+      RETURN to_order_result('conflict', NULL, o);
     END IF;
   END IF;
   PERFORM settle_order_key(k_scope, k_operation, k_key, o);
-  RETURN answer_of('done', NULL, o);
+  RETURN to_order_result('done', NULL, o);
 END
 $fn$;
 
 -- Order operations that arrived together (a batch, src/store/postgres/orders.ts), in one
 -- statement and one transaction: each is 'place' (targets: the pet; holds: its seconds),
--- 'cancelled' or 'completed' (targets: the order), answered in the order given. Their keys
+-- 'cancelled' or 'completed' (targets: the order), served in the order given. Their keys
 -- are claimed first, in key order, before the write lock: batches that claim several wait
 -- on one another in one order, never in a cycle, and none waits for a key while it holds
--- the lock. A key already recorded answers at once (replayed, or reused). Then, under the
+-- the lock. A key already recorded responds at once (replayed, or reused). Then, under the
 -- lock, each in turn, each seeing what the ones before it did.
 CREATE OR REPLACE FUNCTION order_batch(kinds text[], targets bigint[], holds integer[], k_scopes bytea[],
-  k_operations text[], k_keys text[], k_requests text[]) RETURNS SETOF order_answer
+  k_operations text[], k_keys text[], k_requests text[]) RETURNS SETOF order_result
 LANGUAGE plpgsql AS $fn$
 DECLARE
-  answers order_answer[] := array_fill(NULL::order_answer, ARRAY[cardinality(kinds)]);
+  results order_result[] := array_fill(NULL::order_result, ARRAY[cardinality(kinds)]);
   i integer;
 BEGIN
   FOR i IN SELECT k.i FROM generate_subscripts(kinds, 1) AS k(i) WHERE k_keys[k.i] IS NOT NULL
     ORDER BY k_scopes[k.i], k_operations[k.i], k_keys[k.i]
   LOOP
-    answers[i] := claim_order_key(k_scopes[i], k_operations[i], k_keys[i], k_requests[i]);
+    results[i] := claim_order_key(k_scopes[i], k_operations[i], k_keys[i], k_requests[i]);
   END LOOP;
   PERFORM lock_pet_writes();
   PERFORM set_config('petstore.moving_holds', 'on', true);
@@ -189,13 +189,13 @@ BEGIN
   PERFORM expire_held(NULL);
   FOR i IN 1 .. cardinality(kinds) LOOP
     -- (A composite IS NOT NULL only when every field is: its outcome tells.)
-    CONTINUE WHEN (answers[i]).outcome IS NOT NULL;
-    answers[i] := CASE WHEN kinds[i] = 'place'
+    CONTINUE WHEN (results[i]).outcome IS NOT NULL;
+    results[i] := CASE WHEN kinds[i] = 'place'
       THEN place_held(targets[i], holds[i], k_scopes[i], k_operations[i], k_keys[i])
       ELSE finish_held(targets[i], kinds[i], k_scopes[i], k_operations[i], k_keys[i]) END;
   END LOOP;
   FOR i IN 1 .. cardinality(kinds) LOOP
-    RETURN NEXT answers[i];
+    RETURN NEXT results[i];
   END LOOP;
 END
 $fn$;

@@ -1,5 +1,5 @@
 -- Creates of pets (src/store/postgres/pet-creates.ts), written in batches: one statement, so one
--- transaction and one commit, for every create of a batch, committed before it is answered. Each
+-- transaction and one commit, for every create of a batch, committed before it is served. Each
 -- takes the write lock (functions/lock-pet-writes.sql) before it takes its ids: without it, a
 -- batch holding id 4 could commit after the one holding 5, and a client that had paged past 5
 -- would never see 4.
@@ -60,14 +60,14 @@ WITH sent AS MATERIALIZED (
     SELECT scope, key, id, name, category_id, status FROM new_pets WHERE key IS NOT NULL
     ON CONFLICT (scope, key) DO UPDATE SET scope = k.scope
     RETURNING k.scope, k.key, k.pet_id, k.name, k.category_id, k.status
-  ), answers AS MATERIALIZED (
+  ), results AS MATERIALIZED (
     SELECT n.ord, c.pet_id AS id, c.name, c.category_id, c.status, c.pet_id <> n.id AS replayed
     FROM new_pets n JOIN claimed c ON c.scope = n.scope AND c.key = n.key
     UNION ALL SELECT ord, id, name, category_id, status, false FROM new_pets WHERE key IS NULL
   ), inserted AS (
     INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
-    SELECT id, name, category_id, status FROM answers WHERE NOT replayed
+    SELECT id, name, category_id, status FROM results WHERE NOT replayed
   )
-  SELECT ord, id, name, category_id, status, replayed FROM answers
+  SELECT ord, id, name, category_id, status, replayed FROM results
   UNION ALL SELECT ord, pet_id, name, category_id, status, true FROM recorded
   ORDER BY ord;

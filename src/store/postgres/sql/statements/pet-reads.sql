@@ -31,5 +31,5 @@ LEFT JOIN LATERAL (
 ) p ON true;
 
 -- name: ready
--- Whether the database answers, and holds the schema.
+-- Whether the database responds, and holds the schema.
 SELECT FROM pets LIMIT 0;

@@ -1,16 +1,16 @@
-// pino's default time field (`,"time":<Date.now()>`), as the request line writes it. The epoch in
+// pino's default time field (`,"time":<Date.now()>`), as the request line writes it. Unix time in
 // milliseconds is too large for a small integer, so turning it into text goes through V8's
 // double-to-text conversion, ~700 instructions: here that happens once a second, and each
-// millisecond's text is the second's followed by three digits from a table. A service answering a
+// millisecond's text is the second's followed by three digits from a table. A service sending a
 // request a millisecond or less often (most of them) paid it on every line.
 
 const MILLISECONDS = Array.from({ length: 1000 }, (_, ms) => String(ms).padStart(3, '0'));
 
 /** The time field's text for `clock()`, made anew only when the millisecond changes. */
-export function epochTimeField(clock: () => number = Date.now): () => string {
+export function unixTimeField(clock: () => number = Date.now): () => string {
   let lastMs = Number.NaN;
   let lastField = '';
-  // The start of the current second, in ms since the epoch, and the field up to its seconds.
+  // The start of the current second, as Unix time in ms, and the field up to its seconds.
   let second = Number.NaN;
   let secondField = '';
   return () => {

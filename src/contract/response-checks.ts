@@ -1,21 +1,21 @@
-// What an answer to a generated request must be, against one document's contract: the shared
+// What a response to a generated request must be, against one document's contract: the shared
 // checks of the in-process properties (in-process.ts), npm run contract and npm run compat
 // (live-checks.ts). Each throws a ContractViolation naming the request, so that fast-check
 // can shrink the case and the runners can print it as curl.
 import { isDeepStrictEqual } from 'node:util';
 import type fc from 'fast-check';
-import type { Contract, HttpAnswer } from './document-contract.js';
+import type { Contract, HttpResponse } from './document-contract.js';
 import type { ApiRequest, BrokenRequest, Expectation } from './api-requests.js';
 
-export interface Answer extends HttpAnswer {
+export interface ApiResponse extends HttpResponse {
   // Parsed JSON of any shape: the checks read into it where the schema has already held.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
 
-/** Whatever answers requests: the app through inject, or a deployment over HTTP (http-target.ts). */
+/** Whatever serves requests: the app through inject, or a deployment over HTTP (http-target.ts). */
 export interface Sender {
-  send(request: ApiRequest): Promise<Answer>;
+  send(request: ApiRequest): Promise<ApiResponse>;
 }
 
 export interface NamedProperty {
@@ -57,45 +57,45 @@ export function normalized(value: unknown): unknown {
 export const bigintText = (_key: string, value: unknown) => (typeof value === 'bigint' ? String(value) : value);
 
 /** The checks, against `contract`'s document. */
-export function answerChecks(contract: Contract) {
-  /** Throws with everything that is wrong about the answer. */
-  function expectContract(request: ApiRequest, answer: Answer, extra: string[] = []) {
-    const problems = [...contract.violations(answer, request.operationId), ...extra];
-    if (answer.statusCode >= 500) problems.unshift(`server error ${answer.statusCode}`);
+export function responseChecks(contract: Contract) {
+  /** Throws with everything that is wrong about the response. */
+  function expectContract(request: ApiRequest, response: ApiResponse, extra: string[] = []) {
+    const problems = [...contract.violations(response, request.operationId), ...extra];
+    if (response.statusCode >= 500) problems.unshift(`server error ${response.statusCode}`);
     if (problems.length > 0) {
       throw new ContractViolation(
         request,
-        `${request.method} ${request.url} → ${answer.statusCode} ${answer.body}\n  ${problems.join('\n  ')}`,
+        `${request.method} ${request.url} → ${response.statusCode} ${response.body}\n  ${problems.join('\n  ')}`,
       );
     }
   }
 
-  function expectError(request: ApiRequest, answer: Answer, expected: Expectation) {
+  function expectError(request: ApiRequest, response: ApiResponse, expected: Expectation) {
     const problems: string[] = [];
-    if (answer.statusCode !== expected.status) problems.push(`expected status ${expected.status}`);
-    if (answer.json?.code !== expected.code) problems.push(`expected code ${expected.code}`);
-    if (typeof answer.json?.message !== 'string' || !answer.json.message.includes(expected.mentions)) {
+    if (response.statusCode !== expected.status) problems.push(`expected status ${expected.status}`);
+    if (response.json?.code !== expected.code) problems.push(`expected code ${expected.code}`);
+    if (typeof response.json?.message !== 'string' || !response.json.message.includes(expected.mentions)) {
       // As JSON: what it must mention may hold control characters, which a report prints as they are.
       problems.push(`expected the message to mention ${JSON.stringify(expected.mentions)}`);
     }
-    expectContract(request, answer, problems);
+    expectContract(request, response, problems);
   }
 
-  function expectEqual(request: ApiRequest, answer: Answer, expected: unknown, what: string) {
-    expectContract(request, answer);
-    if (!isDeepStrictEqual(normalized(answer.json), normalized(expected))) {
+  function expectEqual(request: ApiRequest, response: ApiResponse, expected: unknown, what: string) {
+    expectContract(request, response);
+    if (!isDeepStrictEqual(normalized(response.json), normalized(expected))) {
       throw new ContractViolation(
         request,
-        `${request.method} ${request.url} → ${answer.statusCode}: ${what}\n  expected ${JSON.stringify(normalized(expected), bigintText)}\n  got      ${answer.body}`,
+        `${request.method} ${request.url} → ${response.statusCode}: ${what}\n  expected ${JSON.stringify(normalized(expected), bigintText)}\n  got      ${response.body}`,
       );
     }
   }
 
   /** A request without a valid key gets 401 with a Bearer challenge, before any other complaint. */
   async function expectUnauthorized(sender: Sender, request: ApiRequest) {
-    const answer = await sender.send(request);
-    expectError(request, answer, { status: 401, code: 'UNAUTHORIZED', mentions: 'API key' });
-    if (!String(answer.headers['www-authenticate']).startsWith('Bearer ')) {
+    const response = await sender.send(request);
+    expectError(request, response, { status: 401, code: 'UNAUTHORIZED', mentions: 'API key' });
+    if (!String(response.headers['www-authenticate']).startsWith('Bearer ')) {
       throw new ContractViolation(request, `${describe(request)}: 401 without a Bearer challenge`);
     }
   }
@@ -106,9 +106,9 @@ export function answerChecks(contract: Contract) {
   }
 
   /**
-   * What a client of a released version may count on for a request that version refuses: an
-   * answer its document describes. A later version may accept what an earlier one refused (a
-   * longer name, a new query parameter); what it then answers must still read as that version
+   * What a client of a released version may count on for a request that version refuses: a
+   * response its document describes. A later version may accept what an earlier one refused (a
+   * longer name, a new query parameter); what it then responds must still read as that version
    * says, and it must never fail with a 5xx.
    */
   async function expectDescribed(sender: Sender, broken: BrokenRequest) {
