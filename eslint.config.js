@@ -60,6 +60,8 @@ export default tseslint.config(
       'no-var': 'error',
       // A variable a closure reads before its one assignment stays a let.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // An options object once a function takes more than four arguments (issue 65).
+      'max-params': ['error', 4],
     },
   },
   {

@@ -71,18 +71,19 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     apiKeysFile: readKeysFile(env),
     fairShare: readSwitch(env, 'FAIR_SHARE'),
     database: readDatabase(env, deprecations),
-    idempotencyRetentionMs: readInteger(env, 'IDEMPOTENCY_RETENTION_HOURS', DEFAULT_RETENTION_HOURS, 1, 8760) * HOUR_MS,
+    idempotencyRetentionMs:
+      readInteger(env, 'IDEMPOTENCY_RETENTION_HOURS', DEFAULT_RETENTION_HOURS, [1, 8760]) * HOUR_MS,
     metricsPort:
       env['METRICS_PORT'] === 'off' ? undefined : readPort('METRICS_PORT', env['METRICS_PORT'], DEFAULT_METRICS_PORT),
     tracing:
       Boolean(env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] || env['OTEL_EXPORTER_OTLP_ENDPOINT']) &&
       env['OTEL_SDK_DISABLED']?.toLowerCase() !== 'true' &&
       env['OTEL_TRACES_EXPORTER'] !== 'none',
-    drainMs: readInteger(env, 'SHUTDOWN_DRAIN_MS', DEFAULT_DRAIN_MS, 0, 600_000),
-    eventsRetentionMs: readInteger(env, 'EVENTS_RETENTION_HOURS', DEFAULT_EVENTS_RETENTION_HOURS, 1, 8760) * HOUR_MS,
+    drainMs: readInteger(env, 'SHUTDOWN_DRAIN_MS', DEFAULT_DRAIN_MS, [0, 600_000]),
+    eventsRetentionMs: readInteger(env, 'EVENTS_RETENTION_HOURS', DEFAULT_EVENTS_RETENTION_HOURS, [1, 8760]) * HOUR_MS,
     webhooksFile: env['WEBHOOKS_FILE'] || undefined,
     webhookRetryDelaysMs: readRetryDelays(env['WEBHOOK_RETRY_DELAYS']),
-    webhookTimeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_SECONDS', DEFAULT_DELIVERY_TIMEOUT_MS / 1000, 1, 60) * 1000,
+    webhookTimeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_SECONDS', DEFAULT_DELIVERY_TIMEOUT_MS / 1000, [1, 60]) * 1000,
     deprecations,
   };
 }
@@ -117,14 +118,13 @@ function readDatabase(env: NodeJS.ProcessEnv, deprecations: string[]): DatabaseC
   }
   return {
     url,
-    poolMax: readInteger(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
-    timeoutMs: readInteger(env, 'DATABASE_TIMEOUT_MS', 2000, 100, 600_000),
+    poolMax: readInteger(env, 'DATABASE_POOL_MAX', 10, [1, 1000]),
+    timeoutMs: readInteger(env, 'DATABASE_TIMEOUT_MS', 2000, [100, 600_000]),
     writeBatchMax: readInteger(
       env,
       renamed(env, 'DATABASE_WRITE_BATCH_MAX', 'DATABASE_CREATE_BATCH_MAX', deprecations),
       DEFAULT_WRITE_BATCH_MAX,
-      1,
-      10_000,
+      [1, 10_000],
     ),
   };
 }
@@ -151,7 +151,8 @@ function readSwitch(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new Error(`${name} must be on or off, not "${value}"`);
 }
 
-function readInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+/** `name`'s integer, from `min` to `max` (`fallback` when unset). */
+function readInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, [min, max]: [number, number]): number {
   const value = env[name];
   if (value === undefined || value === '') return fallback;
   const number = Number(value);

@@ -16,7 +16,9 @@ export interface WatchedFile<T> {
   close(): void;
 }
 
-export interface WatchedFileEvents<T> {
+export interface WatchedFileOptions<T> {
+  /** How often the file is looked at (FILE_POLL_MS). */
+  pollMs?: number;
   /** After each reload that read a changed file: what it now holds, or why it is unusable. */
   onReload?(result: { ok: true; value: T } | { ok: false; reason: string }): void;
 }
@@ -29,9 +31,9 @@ export function watchedFile<T>(
   path: string,
   name: string,
   parse: (text: string) => T,
-  events: WatchedFileEvents<T> = {},
-  pollMs = FILE_POLL_MS,
+  events: WatchedFileOptions<T> = {},
 ): WatchedFile<T> {
+  const { pollMs = FILE_POLL_MS } = events;
   const read = () => {
     let text: string;
     try {

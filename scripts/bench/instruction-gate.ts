@@ -76,8 +76,8 @@ const overBound = () => gated.filter(({ name }, at) => bounds[name] !== undefine
 /** One round: each server in a fresh process, side by side (valgrind keeps each to one core). */
 async function countRound(counted: Workload[]): Promise<void> {
   const [shipped, handWritten] = await Promise.all([
-    counter.countInstructionsOf(dir, 'serviceMetrics', PETS, counted, serviceEnv),
-    counter.countInstructionsOf(dir, 'handWritten', PETS, counted),
+    counter.countInstructionsOf(dir, 'serviceMetrics', counted, { pets: PETS, env: serviceEnv }),
+    counter.countInstructionsOf(dir, 'handWritten', counted, { pets: PETS }),
   ]);
   // The lowest of the rounds: a process may settle for its life in a V8 mode that costs ~30,000
   // instructions a request more (docs/performance.md), in either server.

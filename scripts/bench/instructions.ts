@@ -46,13 +46,12 @@ export function createCounter(
    * by which of V8's modes they settle in (see countInstructions).
    */
   async function instructionsPerRequest(
-    server: Server,
-    name: ServerName,
-    dir: string,
+    { server, name, dir }: { server: Server; name: ServerName; dir: string },
     workload: Workload,
     pets: number,
   ): Promise<number> {
-    const run = async () => (await fire(server, workload, pets, { amount: instructionRequests }, 1))['2xx'];
+    const run = async () =>
+      (await fire(server, workload, pets, { amount: instructionRequests, connections: 1 }))['2xx'];
     await probe(server, workload, pets);
     // The warm-up runs without instrumentation, about eight times faster.
     for (let index = 0; index < WARM_UP_FACTOR; index++) await run();
@@ -79,17 +78,16 @@ export function createCounter(
   async function countInstructionsOf(
     dir: string,
     name: ServerName,
-    pets: number,
     workloads: Workload[],
-    env: Record<string, string> = {},
-    nodeFlags: readonly string[] = [],
+    { pets, env = {}, nodeFlags = [] }: { pets: number; env?: Record<string, string>; nodeFlags?: readonly string[] },
   ): Promise<number[]> {
     for (let attempt = 1; ; attempt++) {
       let server: Server | undefined;
       try {
         server = await start(name, pets, { callgrindDir: dir, env, nodeFlags });
         const counts: number[] = [];
-        for (const workload of workloads) counts.push(await instructionsPerRequest(server, name, dir, workload, pets));
+        for (const workload of workloads)
+          counts.push(await instructionsPerRequest({ server, name, dir }, workload, pets));
         return counts;
       } catch (error) {
         if (attempt === COUNT_ATTEMPTS)
@@ -115,7 +113,7 @@ export function createCounter(
   async function countInstructions(): Promise<InstructionRow[]> {
     const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
     const countAll = (name: ServerName, pets: number, workloads = COUNTED) =>
-      countInstructionsOf(dir, name, pets, workloads);
+      countInstructionsOf(dir, name, workloads, { pets });
     try {
       const rows: InstructionRow[] = [];
       for (const pets of sizes) {

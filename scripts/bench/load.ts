@@ -35,19 +35,25 @@ export function requireAll2xx(label: string, result: autocannon.Result, { warmUp
 /**
  * `clients` connections spread over the servers in turn, each sending its next request (`request`:
  * autocannon's method, headers, body or requests, its path under each server's address) as soon as
- * its last is served, for `seconds`; any response but a 2xx fails the run `label`. `onAnswer` is
+ * its last is served, for `seconds`; any response but a 2xx fails the run `label`. `onResponse` is
  * told each response's status and latency in ms.
  */
 export async function spreadLoad(
   servers: readonly Server[],
   request: Partial<autocannon.Options> & { path?: string },
-  clients: number,
-  seconds: number,
   {
+    clients,
+    seconds,
     label,
     warmUp = false,
     onResponse,
-  }: { label: string; warmUp?: boolean; onResponse?: (status: number, ms: number) => void },
+  }: {
+    clients: number;
+    seconds: number;
+    label: string;
+    warmUp?: boolean;
+    onResponse?: (status: number, ms: number) => void;
+  },
 ): Promise<autocannon.Result> {
   const { path = '', ...options } = request;
   const instance = autocannon({
@@ -78,9 +84,12 @@ export async function createLoad(
   AUTH: Record<string, string>,
   servers: readonly Server[],
   body: string,
-  clients: number,
-  seconds: number,
-  { label = 'create throughput', warmUp = false } = {},
+  {
+    clients,
+    seconds,
+    label = 'create throughput',
+    warmUp = false,
+  }: { clients: number; seconds: number; label?: string; warmUp?: boolean },
 ) {
   const latencies: number[] = [];
   const request = {
@@ -89,7 +98,9 @@ export async function createLoad(
     headers: { ...AUTH, 'content-type': 'application/json' },
     body,
   };
-  const result = await spreadLoad(servers, request, clients, seconds, {
+  const result = await spreadLoad(servers, request, {
+    clients,
+    seconds,
     label,
     warmUp,
     onResponse: (status, ms) => {
@@ -121,9 +132,11 @@ export function createLoads({ connections, duration }: BenchOptions, AUTH: Recor
     server: Server,
     workload: Workload,
     pets: number,
-    limit: { duration: number } | { amount: number },
-    connectionCount = connections,
-    warmUp = false,
+    {
+      connections: connectionCount = connections,
+      warmUp = false,
+      ...limit
+    }: ({ duration: number } | { amount: number }) & { connections?: number; warmUp?: boolean },
   ) {
     const instance = autocannon({
       url: `http://127.0.0.1:${server.port}${pathOf(workload, pets)}`,
@@ -154,7 +167,7 @@ export function createLoads({ connections, duration }: BenchOptions, AUTH: Recor
 
   /** Up to a second of the workload before it is measured, its responses not counted. */
   async function warmUp(server: Server, workload: Workload, pets: number): Promise<void> {
-    await fire(server, workload, pets, { duration: Math.min(1, duration) }, connections, true);
+    await fire(server, workload, pets, { duration: Math.min(1, duration), warmUp: true });
   }
 
   /** Loads the server with the workload for `seconds`; `served` is the 2xx count. */
@@ -180,10 +193,8 @@ export function createLoads({ connections, duration }: BenchOptions, AUTH: Recor
   async function loadWithDatabase(
     server: Server,
     workload: Workload,
-    pets: number,
-    seconds: number,
-    database: BenchDatabase,
-    name: string,
+    { pets, seconds }: { pets: number; seconds: number },
+    { database, name }: { database: BenchDatabase; name: string },
   ): Promise<DatabaseSample> {
     const statementsBefore = await database.statements(name);
     const databaseCpuBefore = database.cpuSeconds();

@@ -68,12 +68,10 @@ function requestsOf(load: LoadName, AUTH: Record<string, string>, unique: () => 
 async function fire(
   servers: readonly Server[],
   requests: autocannon.Request[],
-  seconds: number,
-  label: string,
-  warmUp = false,
+  { seconds, label, warmUp = false }: { seconds: number; label: string; warmUp?: boolean },
 ) {
   // A warm-up may end before its first response, as load.ts's do: fresh instances on a busy machine.
-  const result = await spreadLoad(servers, { requests }, CALLERS, seconds, { label, warmUp });
+  const result = await spreadLoad(servers, { requests }, { clients: CALLERS, seconds, label, warmUp });
   return { rps: result['2xx'] / (result.duration || seconds), p50: result.latency.p50, p99: result.latency.p99 };
 }
 
@@ -101,9 +99,9 @@ export async function measureChanges(
         );
         try {
           const requests = requestsOf(load, AUTH, unique);
-          await fire(servers, requests, Math.min(1, duration), `${load} (warm-up)`, true);
-          // At least a second: a shorter window holds too few responds for a p99.
-          const sample = await fire(servers, requests, Math.max(1, duration), load);
+          await fire(servers, requests, { seconds: Math.min(1, duration), label: `${load} (warm-up)`, warmUp: true });
+          // At least a second: a shorter window holds too few responses for a p99.
+          const sample = await fire(servers, requests, { seconds: Math.max(1, duration), label: load });
           samples.set(load, [...(samples.get(load) ?? []), sample]);
         } finally {
           for (const server of servers) await stop(server);

@@ -49,10 +49,10 @@ export function createEventsMeasurements({ rounds, duration }: BenchOptions, { A
         const server = await start('service', 0, { env: { DATABASE_URL: url } });
         try {
           for (const clients of CLIENTS) {
-            await loadOf(AUTH, server, clients, Math.min(1, duration), true);
+            await loadOf(AUTH, server, { clients, seconds: Math.min(1, duration), warmUp: true });
             const serviceBefore = cpuSeconds(server.pid);
             const databaseBefore = database.cpuSeconds();
-            const { creates, seconds, p99 } = await loadOf(AUTH, server, clients, duration);
+            const { creates, seconds, p99 } = await loadOf(AUTH, server, { clients, seconds: duration });
             const key = `${clients} ${events}`;
             samples.set(key, [
               ...(samples.get(key) ?? []),
@@ -172,12 +172,16 @@ function eventsReport(cost: EventsCostCell[], follower: FollowerLatency[]): stri
 }
 
 /** Creates on one server: how many, in how long, and their p99 in ms. */
-async function loadOf(auth: Record<string, string>, server: Server, clients: number, seconds: number, warmUp = false) {
+async function loadOf(
+  auth: Record<string, string>,
+  server: Server,
+  { clients, seconds, warmUp = false }: { clients: number; seconds: number; warmUp?: boolean },
+) {
   const {
     creates,
     seconds: taken,
     latencies,
-  } = await createLoad(auth, [server], BODY, clients, seconds, { label: 'events cost', warmUp });
+  } = await createLoad(auth, [server], BODY, { clients, seconds, label: 'events cost', warmUp });
   latencies.sort((a, b) => a - b);
   return {
     creates,

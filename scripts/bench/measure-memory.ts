@@ -7,6 +7,14 @@ import { ratio, round, summary } from './statistics.js';
 import { startOtlpSink, stop, type Compared, type Servers } from './servers.js';
 import type { Workloads } from './workloads.js';
 
+/** The parts of a run that the measurements use: its servers, loads, workloads and counter. */
+export interface BenchParts {
+  servers: Servers;
+  loads: Loads;
+  workloads: Workloads;
+  counter: Counter;
+}
+
 /** Which server goes first in round `index`: they take turns, so drift in the machine hits both alike. */
 export const orderOf = (index: number) =>
   index % 2 === 0 ? (['service', 'baseline'] as const) : (['baseline', 'service'] as const);
@@ -43,10 +51,12 @@ export interface MemoryMeasurements {
 
 export function createMemoryMeasurements(
   { sizes, rounds, duration, startupRounds, instructions }: BenchOptions,
-  { start, startupTime }: Servers,
-  { probe, warmUp, load }: Loads,
-  { WORKLOADS }: Workloads,
-  { countInstructions }: Counter,
+  {
+    servers: { start, startupTime },
+    loads: { probe, warmUp, load },
+    workloads: { WORKLOADS },
+    counter: { countInstructions },
+  }: BenchParts,
 ) {
   /** Every in-memory measurement: start-up, memory, load (logs off and on), and instructions when asked for. */
   async function measureMemoryStore(): Promise<MemoryMeasurements> {

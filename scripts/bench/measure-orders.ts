@@ -85,7 +85,9 @@ export async function measureOrderCosts(
             ] as const);
       for (const [name, workload] of pair) {
         await warmUp(server, workload, 0);
-        samples[name].push(await loadWithDatabase(server, workload, 0, duration, database, NAME));
+        samples[name].push(
+          await loadWithDatabase(server, workload, { pets: 0, seconds: duration }, { database, name: NAME }),
+        );
       }
     } finally {
       await stop(server);
@@ -113,7 +115,7 @@ export function orderCostsReport({ create, order }: OrderCosts): string {
   const row = (name: string, sample: DatabaseSample) =>
     `| ${name} | ${round(sample.rps)} | ${round(sample.p99, 1)} | ${round(sample.cpuPerRequest * 1e6, 1)} | ${round(sample.databaseCpuPerRequest * 1e6, 1)} | ${round(total(sample) * 1e6, 1)} | ${round(sample.statementsPerRequest, 2)} |`;
   return [
-    "Orders on PostgreSQL: a place and its completion (each a request, each one PL/pgSQL call under the feed's lock) against a create, on one instance over one database, in the same rounds (medians). CPU is the service process's plus the whole cluster's, per answered request.",
+    "Orders on PostgreSQL: a place and its completion (each a request, each one PL/pgSQL call under the write lock) against a create, on one instance over one database, in the same rounds (medians). CPU is the service process's plus the whole cluster's, per answered request.",
     '',
     '| workload | req/s | p99 ms | service CPU µs/req | DB CPU µs/req | CPU µs/req | statements/req |',
     '|---|---:|---:|---:|---:|---:|---:|',

@@ -4,9 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { whyNoPostgresBinaries } from 'throwaway-postgres';
-import type { Counter } from './instructions.js';
-import { createLoad, type DatabaseSample, type Loads } from './load.js';
-import { orderOf } from './measure-memory.js';
+import { createLoad, type DatabaseSample } from './load.js';
+import { orderOf, type BenchParts } from './measure-memory.js';
 import type { BenchOptions } from './options.js';
 import { startBenchDatabase, type BenchDatabase } from './postgres-database.js';
 import { median, ratio, round, summary } from './statistics.js';
@@ -15,6 +14,11 @@ import type { Workloads } from './workloads.js';
 import type { createEventsMeasurements, EventsCostCell, FollowerLatency } from './measure-events.js';
 import { measureOrderCosts, type OrderCosts } from './measure-orders.js';
 import { measureChanges, type ChangeCell } from './measure-changes.js';
+
+type FeedMeasurements = Pick<
+  ReturnType<typeof createEventsMeasurements>,
+  'measureEventsCost' | 'measureFollowerLatency'
+>;
 
 export interface DatabaseRow {
   pets: number;
@@ -45,12 +49,13 @@ export interface ThroughputCell {
 
 export function createPostgresMeasurements(
   options: BenchOptions,
-  { AUTH, atExit, start }: Servers,
-  { probe, warmUp, loadWithDatabase }: Loads,
-  { WORKLOADS, COUNTED, createThroughputWanted, eventsWanted, ordersWanted, changesWanted }: Workloads,
-  { countInstructionsOf, replaced }: Counter,
-  feed: Pick<ReturnType<typeof createEventsMeasurements>, 'measureEventsCost' | 'measureFollowerLatency'>,
+  { servers, loads, workloads, counter }: BenchParts,
+  feed: FeedMeasurements,
 ) {
+  const { AUTH, atExit, start } = servers;
+  const { probe, warmUp, loadWithDatabase } = loads;
+  const { WORKLOADS, COUNTED, createThroughputWanted } = workloads;
+  const { countInstructionsOf, replaced } = counter;
   const { sizes, rounds, duration, instructions, instructionRounds } = options;
   /**
    * The PostgreSQL store, service against the baseline, each on its own database of one throwaway
@@ -96,7 +101,12 @@ export function createPostgresMeasurements(
             }
             for (const name of orderOf(index))
               samples[position]![name].push(
-                await loadWithDatabase(servers[name], workload, pets, duration, database, names[name]),
+                await loadWithDatabase(
+                  servers[name],
+                  workload,
+                  { pets, seconds: duration },
+                  { database, name: names[name] },
+                ),
               );
           }
           await stop(servers.service);
@@ -113,8 +123,8 @@ export function createPostgresMeasurements(
           const dir = mkdtempSync(join(tmpdir(), 'bench-callgrind-'));
           try {
             const [service, baseline] = await Promise.all([
-              countInstructionsOf(dir, 'service', pets, COUNTED, env.service),
-              countInstructionsOf(dir, 'baseline', pets, COUNTED, env.baseline),
+              countInstructionsOf(dir, 'service', COUNTED, { pets, env: env.service }),
+              countInstructionsOf(dir, 'baseline', COUNTED, { pets, env: env.baseline }),
             ]);
             counted.service.push(service);
             counted.baseline.push(baseline);
@@ -150,11 +160,7 @@ export function createPostgresMeasurements(
       return {
         rows,
         throughput,
-        ...(await measureBeside(database, options, { AUTH, start }, feed, {
-          eventsWanted,
-          ordersWanted,
-          changesWanted,
-        })),
+        ...(await measureBeside(database, options, { servers, feed }, workloads)),
         replaced: replaced() - replacedBefore,
       };
     } finally {
@@ -170,8 +176,7 @@ export function createPostgresMeasurements(
 async function measureBeside(
   database: BenchDatabase,
   options: BenchOptions,
-  servers: Pick<Servers, 'AUTH' | 'start'>,
-  feed: Pick<ReturnType<typeof createEventsMeasurements>, 'measureEventsCost' | 'measureFollowerLatency'>,
+  { servers, feed }: { servers: Pick<Servers, 'AUTH' | 'start'>; feed: FeedMeasurements },
   { eventsWanted, ordersWanted, changesWanted }: Pick<Workloads, 'eventsWanted' | 'ordersWanted' | 'changesWanted'>,
 ) {
   const events = eventsWanted
@@ -215,17 +220,14 @@ async function measureCreateThroughput(
           const servers = await Promise.all(Array.from({ length: instances }, () => start('service', 0, { env })));
           try {
             for (const [position, clients] of THROUGHPUT_CLIENTS.entries()) {
-              await createLoad(AUTH, servers, body, clients, Math.min(1, duration), { warmUp: true });
+              await createLoad(AUTH, servers, body, { clients, seconds: Math.min(1, duration), warmUp: true });
               const databaseCpuBefore = database.cpuSeconds();
-              // At least a second: a shorter window can end before a busy machine responds any
+              // At least a second: a shorter window can end before a busy machine responds to any
               // create (64 clients, commits 1 ms apart), as the smoke test's 0.3 s once did.
-              const { creates, seconds, latencies } = await createLoad(
-                AUTH,
-                servers,
-                body,
+              const { creates, seconds, latencies } = await createLoad(AUTH, servers, body, {
                 clients,
-                Math.max(1, duration),
-              );
+                seconds: Math.max(1, duration),
+              });
               const databaseCpu = database.cpuSeconds() - databaseCpuBefore;
               latencies.sort((a, b) => a - b);
               const percentile = (p: number) =>

@@ -60,7 +60,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'));
 async function profileOf(name: ServerName): Promise<Map<string, number>> {
   // The perf map goes to /tmp/perf-<pid>.map; V8's own log, which the map turns on, into this run's directory.
   const flags = ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(dir, 'v8.log')}`];
-  const [perRequest] = await counter.countInstructionsOf(dir, name, PETS, [workload!], {}, flags);
+  const [perRequest] = await counter.countInstructionsOf(dir, name, [workload!], { pets: PETS, nodeFlags: flags });
   // The count's dump: the last one that process wrote (callgrind numbers them: <name>.<pid>.<n>).
   const dump = readdirSync(dir)
     .filter((file) => new RegExp(`^${name}\\.\\d+\\.\\d+$`).test(file))

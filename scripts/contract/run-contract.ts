@@ -22,7 +22,7 @@ import {
   scopeChecks,
   type ScopeOutcome,
 } from 'openapi-contract-engine';
-import { petStorePlugin } from 'petstore-contract-plugin';
+import { PET_STORE_QUERY, petStorePlugin } from 'petstore-contract-plugin';
 import {
   cannotRun,
   exitStatusOf,
@@ -60,7 +60,8 @@ openapi.yaml. The API key comes from ${KEY_VARIABLE} or --key-file, never from t
   --max-pages <n>      pages of listPets read per walk when reading created pets back (default 1000)
   --without-plugin     only the engine's generic checks, derived from the document alone: not
                        the Pet Store plug-in's (scripts/contract/pet-store/), whose checks are
-                       named [pet-store] in the output
+                       named [pet-store] in the output (its requests still know the cursor and
+                       the long poll, which no document can say)
   --report junit=<file>  also write a JUnit XML report there, for CI dashboards
   --help               this text
 
@@ -149,7 +150,7 @@ async function run(
       .join('<limited key>');
 
   if (contract.operations.length === 0) cannotRun(`${contract.name} defines no operation`);
-  await probe(target, contract, urls.length, basePath, apiKey, mask);
+  await probe(target, contract, { targets: urls.length, basePath }, { apiKey, mask });
 
   const runId = randomBytes(4).toString('hex');
   let checks: LiveChecks;
@@ -161,7 +162,9 @@ async function run(
       contract,
       apiKey,
       clock,
-      plugin: values['without-plugin'] ? undefined : petStorePlugin(),
+      // Without the plug-in's checks, requests still know what no document can say of the
+      // Pet Store's query (its cursor, its long poll).
+      plugin: values['without-plugin'] ? { name: 'pet-store-query', query: PET_STORE_QUERY } : petStorePlugin(),
     });
   } catch (error) {
     cannotRun(`${(error as Error).message} (npm run lint -- spec says more)`);
@@ -178,7 +181,11 @@ async function run(
   const scopes =
     limitedKey === ''
       ? undefined
-      : await scopeChecks(target, contract, limitedKey, { readOnly: values['read-only'], seed });
+      : await scopeChecks(target, contract, limitedKey, {
+          readOnly: values['read-only'],
+          seed,
+          query: PET_STORE_QUERY,
+        });
   const scopeFailures = printScopes(scopes, contract, console, mask);
   const { sent, rateLimited } = target.counts();
   const written = checks.writes();
@@ -258,10 +265,8 @@ function readKeys(
 async function probe(
   target: ReturnType<typeof httpTarget>,
   contract: Contract,
-  targets: number,
-  basePath: string,
-  apiKey: string,
-  mask: (text: string) => string,
+  { targets, basePath }: { targets: number; basePath: string },
+  { apiKey, mask }: { apiKey: string; mask: (text: string) => string },
 ) {
   const plain = (operation: Operation) =>
     Number(operation.method === 'get' && pathParametersOf(operation.path).length === 0);

@@ -157,7 +157,7 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
       );
     }
     await load.stop();
-    return summarize(samples, warmUpMs, values.store, values.check, log);
+    return summarize(samples, { warmUpMs, store: values.store, check: values.check }, log);
   } finally {
     if (service !== undefined && service.exitCode === null) {
       const exited = new Promise((resolve) => service!.once('exit', resolve));
@@ -171,9 +171,7 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
 
 function summarize(
   samples: Sample[],
-  warmUpMs: number,
-  store: string,
-  check: boolean,
+  { warmUpMs, store, check }: { warmUpMs: number; store: string; check: boolean },
   log: (line: string) => void,
 ): number {
   const after = samples.filter((sample) => sample.seconds * 1000 >= warmUpMs);

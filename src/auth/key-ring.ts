@@ -34,19 +34,14 @@ export function keysFromFile(
   events: KeyRingEvents = {},
   pollMs = FILE_POLL_MS,
 ): KeysFile {
-  const file = watchedFile(
-    path,
-    'API_KEYS_FILE',
-    (text) => keysFileTable(text, `API_KEYS_FILE ${path}`, knownRoles),
-    {
-      onReload(result) {
-        // An unchanged file keeps its table, and the tokens that table has seen.
-        if (result.ok) ring.table = result.value;
-        events.onReload?.(result.ok ? { ok: true, keys: result.value.credentials.length } : result);
-      },
-    },
+  const file = watchedFile(path, 'API_KEYS_FILE', (text) => keysFileTable(text, `API_KEYS_FILE ${path}`, knownRoles), {
     pollMs,
-  );
+    onReload(result) {
+      // An unchanged file keeps its table, and the tokens that table has seen.
+      if (result.ok) ring.table = result.value;
+      events.onReload?.(result.ok ? { ok: true, keys: result.value.credentials.length } : result);
+    },
+  });
   const ring: KeysFile = { table: file.current(), reload: () => file.reload(), close: () => file.close() };
   return ring;
 }

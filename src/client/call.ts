@@ -252,7 +252,12 @@ function bodyOf(
         'is not a response the spec documents for it',
       );
     }
-    throw new PetstoreError(operation.operationId, response.status, error.code as never, error.message, retryAfter);
+    throw new PetstoreError(
+      operation.operationId,
+      response.status,
+      { code: error.code as never, message: error.message },
+      retryAfter,
+    );
   }
   if (typeof value === 'object' && value !== null) {
     responses.set(value, {

@@ -4,17 +4,20 @@ import type { ErrorCode } from '../../generated/client-api.js';
 /** The service responded with an Error body (any non-2xx the spec documents). */
 export class PetstoreError extends Error {
   override readonly name = 'PetstoreError';
+  /** One of the spec's error codes. */
+  readonly code: ErrorCode;
+
   constructor(
     readonly operationId: string,
     /** The HTTP status, which the body's `status` repeats. */
     readonly status: number,
-    /** One of the spec's error codes. */
-    readonly code: ErrorCode,
-    message: string,
+    /** The Error body's code and message. */
+    error: { code: ErrorCode; message: string },
     /** Seconds the service asked to wait before a retry (`Retry-After`), when it said. */
     readonly retryAfter?: number,
   ) {
-    super(message);
+    super(error.message);
+    this.code = error.code;
   }
 }
 

@@ -7,7 +7,13 @@ import { brokenRequests } from './broken-requests.js';
 import type { Contract } from './document-contract.js';
 import type { Operation } from './openapi-document.js';
 import { requestBuilder } from './request-builder.js';
-import type { ApiRequest, BrokenRequest, OpaqueParameters, ValidRequest } from './request-parts.js';
+import {
+  NO_QUERY_KNOWLEDGE,
+  type ApiRequest,
+  type BrokenRequest,
+  type QueryKnowledge,
+  type ValidRequest,
+} from './request-parts.js';
 import { validRequests } from './valid-requests.js';
 
 export { badAuthorization, unauthorized } from './bad-keys.js';
@@ -21,6 +27,7 @@ export {
   type OpaqueParameter,
   type OpaqueParameters,
   type Parameter,
+  type QueryKnowledge,
   type ValidRequest,
 } from './request-parts.js';
 
@@ -32,30 +39,28 @@ export {
 export function requestGenerators(
   contract: Contract,
   apiKey: string,
-  opaqueParameters: OpaqueParameters = NO_OPAQUE_PARAMETERS,
+  query: QueryKnowledge = NO_QUERY_KNOWLEDGE,
 ): RequestGenerators {
   // Building a document's arbitraries (strings drawn from its patterns above all) costs more than
   // drawing a few hundred requests from them: a contract, cached by its document (contractOf), keeps
   // its generators, and they keep each operation's arbitraries.
   let byKey = generatorsOf.get(contract);
   if (byKey === undefined) generatorsOf.set(contract, (byKey = new WeakMap()));
-  let byIssued = byKey.get(opaqueParameters);
-  if (byIssued === undefined) byKey.set(opaqueParameters, (byIssued = new Map()));
-  let generators = byIssued.get(apiKey);
-  if (generators === undefined)
-    byIssued.set(apiKey, (generators = createRequestGenerators(contract, apiKey, opaqueParameters)));
+  let byQuery = byKey.get(query);
+  if (byQuery === undefined) byKey.set(query, (byQuery = new Map()));
+  let generators = byQuery.get(apiKey);
+  if (generators === undefined) byQuery.set(apiKey, (generators = createRequestGenerators(contract, apiKey, query)));
   return generators;
 }
 export type RequestGenerators = ReturnType<typeof createRequestGenerators>;
-const NO_OPAQUE_PARAMETERS: OpaqueParameters = {};
-const generatorsOf = new WeakMap<Contract, WeakMap<OpaqueParameters, Map<string, RequestGenerators>>>();
+const generatorsOf = new WeakMap<Contract, WeakMap<QueryKnowledge, Map<string, RequestGenerators>>>();
 
-function createRequestGenerators(contract: Contract, apiKey: string, opaqueParameters: OpaqueParameters) {
+function createRequestGenerators(contract: Contract, apiKey: string, query: QueryKnowledge) {
   const { operations } = contract;
-  const builder = requestBuilder(contract, apiKey);
+  const builder = requestBuilder(contract, apiKey, query);
   const { patternOf, validHeaderValue } = builder;
   const { validRequest, relinked } = validRequests(contract, builder);
-  const brokenRequest = brokenRequests(builder, validRequest, opaqueParameters);
+  const brokenRequest = brokenRequests(builder, validRequest);
 
   /**
    * The request arbitraries of some operations (all of them by default), and, by operationId, why

@@ -19,8 +19,7 @@ export interface BodyBreakingTools {
 
 export function brokenBodies(
   operation: Operation,
-  schema: Schema,
-  required: boolean,
+  { schema, required }: { schema: Schema; required: boolean },
   parts: fc.Arbitrary<ValidRequest>,
   { request, brokenValue }: BodyBreakingTools,
 ): fc.Arbitrary<BrokenRequest>[] {

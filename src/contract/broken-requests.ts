@@ -1,6 +1,6 @@
 // Requests of each operation that break exactly one rule, with the response each must get: a
 // parameter or header outside its schema, a parameter repeated or unknown, a value only the
-// service issues but did not (a plug-in's), a body where none is taken, or a broken body
+// service gives but did not (a plug-in's), a body where none is taken, or a broken body
 // (broken-bodies.ts).
 import fc from 'fast-check';
 import { brokenBodies } from './broken-bodies.js';
@@ -19,11 +19,10 @@ import {
   inPath,
   inQuery,
   notDecimal,
-  otherOpaqueQuery,
+  otherLinkQuery,
   validation,
   where,
   type BrokenRequest,
-  type OpaqueParameters,
   type Parameter,
   type ValidRequest,
 } from './request-parts.js';
@@ -32,9 +31,9 @@ import type { BrokenValue } from './schema-arbitraries.js';
 export function brokenRequests(
   builder: RequestBuilder,
   validRequest: (operation: Operation) => fc.Arbitrary<ValidRequest>,
-  opaqueParameters: OpaqueParameters,
 ) {
-  const { request, buildUrl, patternOf, parameterValue, brokenValue } = builder;
+  const { request, buildUrl, patternOf, parameterValue, brokenValue, query: knowledge } = builder;
+  const opaqueParameters = knowledge.opaque ?? {};
   /** Requests of one operation that break exactly one rule, with the response each must get. */
   const brokenRequest = perOperation(function brokenRequest(operation: Operation): fc.Arbitrary<BrokenRequest> {
     const declared = new Set(inQuery(operation).map((parameter) => parameter.name));
@@ -45,8 +44,8 @@ export function brokenRequests(
 
     for (const parameter of [
       ...inPath(operation),
-      ...generatedQuery(operation),
-      ...otherOpaqueQuery(operation, opaqueParameters),
+      ...generatedQuery(operation, knowledge),
+      ...otherLinkQuery(operation, knowledge),
     ]) {
       const brokenText = brokenParameterText(parameter, builder);
       // A string parameter that allows any text has nothing to break.
@@ -100,7 +99,7 @@ export function brokenRequests(
       }
     }
     for (const parameter of inQuery(operation)) {
-      const value = opaqueParameters[parameter.name]?.opaque(operation) ?? parameterValue(parameter);
+      const value = opaqueParameters[parameter.name]?.valid(operation) ?? parameterValue(parameter);
       ways.push(
         fc.tuple(parts, value, value).map(([valid, first, second]) => {
           const { path, query, payload } = textOf(valid);
@@ -140,7 +139,7 @@ export function brokenRequests(
         })),
       );
     } else {
-      ways.push(...brokenBodies(operation, bodySchema.schema, bodySchema.required, parts, { request, brokenValue }));
+      ways.push(...brokenBodies(operation, bodySchema, parts, { request, brokenValue }));
     }
     return fc.oneof(...ways);
   });

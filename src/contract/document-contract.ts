@@ -32,6 +32,16 @@ interface HeaderContract {
 }
 
 /** An HTTP response, from `inject` or from a real socket. */
+/**
+ * RFC 9457's rule for an error body's `status` member, when it has one: the HTTP status the
+ * response was sent with. Whether a body must have one is its schema's business.
+ */
+export function statusMismatch(body: unknown, statusCode: number): string | undefined {
+  if (statusCode < 400 || typeof body !== 'object' || body === null || !Object.hasOwn(body, 'status')) return undefined;
+  const { status } = body as { status: unknown };
+  return status === statusCode ? undefined : `the body's status is ${String(status)}`;
+}
+
 export interface HttpResponse {
   statusCode: number;
   headers: Record<string, unknown>;
@@ -140,13 +150,9 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
 
   const deliveryViolations = deliveryChecker(spec, name, ajv, id);
 
-  const checkHeaders = (
-    response: HttpResponse,
-    operationId: string,
-    status: string,
-    headers: HeaderContract[],
-    found: string[],
-  ) => {
+  /** What is wrong with the response's documented headers. */
+  const headerProblems = (response: HttpResponse, operationId: string, status: string, headers: HeaderContract[]) => {
+    const found: string[] = [];
     for (const header of headers) {
       const value = response.headers[header.name.toLowerCase()];
       if (value === undefined) {
@@ -157,6 +163,7 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
         );
       }
     }
+    return found;
   };
 
   const violations = (response: HttpResponse, operationId: string): string[] => {
@@ -169,7 +176,7 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
     if (validate === undefined) {
       if (response.body !== '')
         found.push(`${operationId} ${status} has a body, which ${name} does not document: ${response.body}`);
-      checkHeaders(response, operationId, status, headers, found);
+      found.push(...headerProblems(response, operationId, status, headers));
       return found;
     }
     if (!/^application\/json; charset=utf-8$/.test(String(response.headers['content-type']))) {
@@ -183,10 +190,9 @@ function compileContract(spec: OpenApiDocument, name: string): Contract {
     }
     if (!validate(body))
       found.push(`${operationId} ${status} body does not match ${name}: ${ajv.errorsText(validate.errors)}`);
-    checkHeaders(response, operationId, status, headers, found);
-    if (response.statusCode >= 400 && (body as { status?: unknown }).status !== response.statusCode) {
-      found.push(`${operationId} ${status} Error.status is ${String((body as { status?: unknown }).status)}`);
-    }
+    found.push(...headerProblems(response, operationId, status, headers));
+    const mismatch = statusMismatch(body, response.statusCode);
+    if (mismatch !== undefined) found.push(`${operationId} ${status} ${mismatch}`);
     return found;
   };
 

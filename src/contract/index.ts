@@ -9,6 +9,7 @@ export type {
   Expectation,
   OpaqueParameter,
   OpaqueParameters,
+  QueryKnowledge,
   RequestGenerators,
   ValidRequest,
 } from './api-requests.js';

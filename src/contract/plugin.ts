@@ -1,10 +1,11 @@
 // The hook through which a project hands the engine what only its API knows: which operations are
-// retired when (a sunset calendar), the values only the service issues (cursors), checks of a
+// retired when (a sunset calendar), its query parameters a document cannot describe (cursors, long
+// polls), checks of a
 // response beyond its schemas (a model of the store), more properties, and what a run reads back
 // after it wrote. The engine runs every generic check without one; each check a plug-in adds
 // names the plug-in in the run's output.
 import type { responseChecks, NamedProperty } from './response-checks.js';
-import type { OpaqueParameters, RequestGenerators, ValidRequest } from './api-requests.js';
+import type { QueryKnowledge, RequestGenerators, ValidRequest } from './api-requests.js';
 import type { Contract } from './document-contract.js';
 import type { LiveResponse, LiveSender } from './sender.js';
 import type { Operation } from './openapi-document.js';
@@ -49,8 +50,8 @@ export interface ContractPlugin {
   name: string;
   /** Whether `operation` is retired at `now` (past a sunset, in a brownout): it may then respond with 410. */
   retired?(operation: Operation, now: number): boolean;
-  /** Query parameters only the service issues, by name. */
-  opaque?: OpaqueParameters;
+  /** What the document cannot say of the API's query parameters: cursors, long polls. */
+  query?: QueryKnowledge;
   /** Checks of a valid request's 2xx (or documented 404) respond, after the generic ones. */
   afterValid?(context: RunContext, valid: ValidRequest, response: LiveResponse): void | Promise<void>;
   /** Properties of the plug-in's own. */

@@ -3,7 +3,14 @@
 import fc from 'fast-check';
 import type { Contract } from './document-contract.js';
 import { basePathOf, type Operation } from './openapi-document.js';
-import { bodySchemaOf, fitsUrl, WAIT, type ApiRequest, type Parameter } from './request-parts.js';
+import {
+  bodySchemaOf,
+  fitsUrl,
+  NO_QUERY_KNOWLEDGE,
+  type ApiRequest,
+  type Parameter,
+  type QueryKnowledge,
+} from './request-parts.js';
 import { matching, schemaArbitraries } from './schema-arbitraries.js';
 
 /** Memoizes an arbitrary per operation: arbitraries are immutable, so one serves every run. */
@@ -20,7 +27,7 @@ export function perOperation<T>(
 
 export type RequestBuilder = ReturnType<typeof requestBuilder>;
 
-export function requestBuilder(contract: Contract, apiKey: string) {
+export function requestBuilder(contract: Contract, apiKey: string, query: QueryKnowledge = NO_QUERY_KNOWLEDGE) {
   const authorization = `Bearer ${apiKey}`;
   const request = (
     operation: Operation,
@@ -54,9 +61,9 @@ export function requestBuilder(contract: Contract, apiKey: string) {
   }
 
   const parameterValue = (parameter: Parameter) =>
-    parameter.name === WAIT && parameter.in === 'query'
+    parameter.in === 'query' && query.atMinimum?.includes(parameter.name) === true
       ? fc.constant(resolve(parameter.schema).minimum ?? 0)
       : validValue(parameter.schema).filter((value) => typeof value !== 'string' || fitsUrl(value));
 
-  return { request, buildUrl, patternOf, validHeaderValue, parameterValue, resolve, validValue, brokenValue };
+  return { request, buildUrl, patternOf, validHeaderValue, parameterValue, resolve, validValue, brokenValue, query };
 }

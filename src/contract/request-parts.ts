@@ -46,45 +46,52 @@ export interface Parameter {
 export const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/;
 
 /**
- * listPets' page cursor. A valid one exists only in a response's `next` link, so generated valid
- * requests never carry one (the model-based property follows the links); broken ones do.
- */
-/**
- * A query parameter whose valid values only the service issues (in a next link), as a plug-in that
+ * A query parameter whose valid values only the service gives (in a next link), as a plug-in that
  * knows the service's format describes it: valid values, and broken ones with what their rejection
  * must mention. Without one, such a parameter is broken by its schema alone.
  */
 export interface OpaqueParameter {
-  opaque(operation: Operation): fc.Arbitrary<string>;
+  /** Values the service could have given. */
+  valid(operation: Operation): fc.Arbitrary<string>;
   broken(
     operation: Operation,
     parts: fc.Arbitrary<ValidRequest>,
   ): fc.Arbitrary<{ valid: ValidRequest; text: string; rule: string; mentions: string }>[];
 }
 
-/** Issued parameters by name (`cursor`), from the plug-in that knows them. */
+/** Opaque parameters by name, from the plug-in that knows them. */
 export type OpaqueParameters = Readonly<Record<string, OpaqueParameter>>;
 
-export const CURSOR = 'cursor';
 /**
- * Query parameters a valid value of which only the service gives, in a `next` link (listPets'
- * `cursor`, listPetEvents' `after`): generated valid requests leave them out, broken ones carry
- * them. And `wait`, which holds a response: valid requests send its minimum, so none waits.
+ * What a plug-in knows of its API's query parameters that a document cannot say. Without it, every
+ * query parameter is generated from its schema.
  */
-export const GIVEN_BY_LINKS = new Set([CURSOR, 'after']);
-export const WAIT = 'wait';
+export interface QueryKnowledge {
+  /** Parameters whose valid values only the service gives, described: valid ones drawn, broken ones made. */
+  opaque?: OpaqueParameters;
+  /**
+   * Parameters only links fill (a page cursor): valid requests leave them out (a run follows the
+   * links), broken ones carry them, as `opaque` describes them or else broken by their schema.
+   */
+  givenByLinks?: readonly string[];
+  /** Parameters a valid request sends at their schema's minimum (a long poll's wait), so that none waits. */
+  atMinimum?: readonly string[];
+}
+export const NO_QUERY_KNOWLEDGE: QueryKnowledge = {};
 
 export const parametersOf = (operation: Operation) =>
   (operation.object as { parameters?: Parameter[] }).parameters ?? [];
 export const inQuery = (operation: Operation) =>
   parametersOf(operation).filter((parameter) => parameter.in === 'query');
+const givenByLinks = (query: QueryKnowledge, name: string) =>
+  query.opaque?.[name] !== undefined || query.givenByLinks?.includes(name) === true;
 /** The query parameters a valid request is generated with. */
-export const generatedQuery = (operation: Operation) =>
-  inQuery(operation).filter((parameter) => !GIVEN_BY_LINKS.has(parameter.name));
-/** The query parameters issued by links that no plug-in describes: broken by their schema alone. */
-export const otherOpaqueQuery = (operation: Operation, opaqueParameters: OpaqueParameters) =>
+export const generatedQuery = (operation: Operation, query: QueryKnowledge) =>
+  inQuery(operation).filter((parameter) => !givenByLinks(query, parameter.name));
+/** The query parameters given by links that the plug-in does not describe: broken by their schema alone. */
+export const otherLinkQuery = (operation: Operation, query: QueryKnowledge) =>
   inQuery(operation).filter(
-    (parameter) => opaqueParameters[parameter.name] === undefined && GIVEN_BY_LINKS.has(parameter.name),
+    (parameter) => query.opaque?.[parameter.name] === undefined && givenByLinks(query, parameter.name),
   );
 export const inPath = (operation: Operation) => parametersOf(operation).filter((parameter) => parameter.in === 'path');
 

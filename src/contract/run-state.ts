@@ -3,6 +3,7 @@
 // and ending the check of a request a retired operation or a limit served).
 import { bigintText, ContractViolation, describe, normalized } from './response-checks.js';
 import { requestGenerators } from './api-requests.js';
+import { statusMismatch } from './document-contract.js';
 import type { LiveOptions, LiveSender, OperationCount } from './live-options.js';
 import { SAFE_METHODS, type OpenApiDocument } from './openapi-document.js';
 import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
@@ -34,7 +35,7 @@ export type RunState = ReturnType<typeof createRunState>;
 export function createRunState(target: LiveSender, options: LiveOptions) {
   const { readOnly, contract, apiKey, released, clock = Date.now, plugin } = options;
   const { operation } = contract;
-  const generators = requestGenerators(contract, apiKey, plugin?.opaque);
+  const generators = requestGenerators(contract, apiKey, plugin?.query);
   const notSent = released?.notSent ?? new Set<string>();
   const chosen = contract.operations.filter(
     (candidate) => !notSent.has(candidate.operationId) && (!readOnly || SAFE_METHODS.has(candidate.method)),
@@ -96,8 +97,8 @@ export function createRunState(target: LiveSender, options: LiveOptions) {
       if (count !== undefined) count.sent += 1;
       if (retiredStatuses.includes(response.statusCode) && isRetired(request.operationId)) {
         const problems = contract.errorViolations(response.json);
-        if (response.json?.status !== response.statusCode)
-          problems.push(`Error.status is ${String(response.json?.status)}`);
+        const mismatch = statusMismatch(response.json, response.statusCode);
+        if (mismatch !== undefined) problems.push(mismatch);
         if (problems.length > 0)
           throw new ContractViolation(
             request,

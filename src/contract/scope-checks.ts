@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { requiredScopesOf, SAFE_METHODS } from './openapi-document.js';
 import { responseChecks, ContractViolation, describe, type Sender } from './response-checks.js';
-import { requestGenerators } from './api-requests.js';
+import { requestGenerators, type QueryKnowledge } from './api-requests.js';
 import type { Contract } from './document-contract.js';
 
 export interface ScopeOutcome {
@@ -26,9 +26,9 @@ export async function scopeChecks(
   target: Sender,
   contract: Contract,
   limitedKey: string,
-  { readOnly, seed }: { readOnly: boolean; seed: number },
+  { readOnly, seed, query }: { readOnly: boolean; seed: number; query?: QueryKnowledge | undefined },
 ): Promise<ScopeOutcome[]> {
-  const { validRequest } = requestGenerators(contract, limitedKey);
+  const { validRequest } = requestGenerators(contract, limitedKey, query);
   const { expectContract, expectError } = responseChecks(contract);
   const outcomes: ScopeOutcome[] = [];
   for (const operation of contract.operations) {

@@ -10,15 +10,17 @@ import { BODY_PREFIX, HEADER_PREFIX } from './spec-links.js';
 
 export function validRequests(contract: Contract, builder: RequestBuilder) {
   const { operations } = contract;
-  const { request, buildUrl, parameterValue, validValue } = builder;
+  const { request, buildUrl, parameterValue, validValue, query: knowledge } = builder;
   function validParts(operation: Operation) {
     const path = fc.record(
       Object.fromEntries(inPath(operation).map((parameter) => [parameter.name, parameterValue(parameter)])),
     );
     const query = fc.record(
-      Object.fromEntries(generatedQuery(operation).map((parameter) => [parameter.name, parameterValue(parameter)])),
+      Object.fromEntries(
+        generatedQuery(operation, knowledge).map((parameter) => [parameter.name, parameterValue(parameter)]),
+      ),
       {
-        requiredKeys: generatedQuery(operation)
+        requiredKeys: generatedQuery(operation, knowledge)
           .filter((parameter) => parameter.required === true)
           .map((parameter) => parameter.name),
       },

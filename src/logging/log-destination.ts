@@ -24,6 +24,7 @@ export interface LogDestinationOptions {
 
 export function createLogDestination(fd: number, options: LogDestinationOptions = {}): LogDestination {
   const { minBytes = 16 * 1024, flushEveryMs = 1000, fs = { write, writeSync } } = options;
+  const file = { fs, fd };
   let held: string[] = [];
   // Lines are ASCII but for pet names and messages: string length is close enough to bytes here.
   let heldLength = 0;
@@ -45,7 +46,7 @@ export function createLogDestination(fd: number, options: LogDestinationOptions 
   const writeHeld = () => {
     if (writing || held.length === 0) return;
     writing = true;
-    writeFully(fs, fd, take(), () => {
+    writeFully(file, take(), () => {
       writing = false;
       if (heldLength >= minBytes) writeHeld();
       else if (held.length > 0) later();
@@ -69,20 +70,20 @@ export function createLogDestination(fd: number, options: LogDestinationOptions 
 
 /** Writes the whole block, going on after a short write and retrying while a pipe is full (EAGAIN). */
 function writeFully(
-  fs: NonNullable<LogDestinationOptions['fs']>,
-  fd: number,
+  file: { fs: NonNullable<LogDestinationOptions['fs']>; fd: number },
   block: Buffer,
   done: () => void,
   offset = 0,
 ): void {
+  const { fs, fd } = file;
   fs.write(fd, block, offset, block.length - offset, null, (error, written) => {
     if (error?.code === 'EAGAIN') {
-      setTimeout(() => writeFully(fs, fd, block, done, offset), 10).unref();
+      setTimeout(() => writeFully(file, block, done, offset), 10).unref();
     } else if (error !== null) {
       process.emitWarning(`${block.length - offset} bytes of log lines could not be written: ${error.message}`);
       done();
     } else if (offset + written < block.length) {
-      writeFully(fs, fd, block, done, offset + written);
+      writeFully(file, block, done, offset + written);
     } else {
       done();
     }

@@ -44,9 +44,11 @@ export class MemoryEventLog {
     type: PetEventType,
     petId: number,
     version: number,
-    name?: string,
-    categoryId?: number | bigint,
-    status?: PetStatus,
+    {
+      name,
+      categoryId,
+      status,
+    }: { name?: string | undefined; categoryId?: number | bigint | undefined; status?: PetStatus | undefined } = {},
   ): void {
     if (this.end === this.types.length) this.makeRoom();
     const at = this.end++;

@@ -48,7 +48,7 @@ export function createPetColumns(events: MemoryEventLog) {
     versions.push(1);
     keyed.push(0);
     if (status !== undefined) byStatus.get(status)!.push(index);
-    events.append('pet.created', index + 1, 1, name, categoryId, status);
+    events.append('pet.created', index + 1, 1, { name, categoryId, status });
     return index;
   };
 
@@ -107,14 +107,11 @@ export function createPetColumns(events: MemoryEventLog) {
       if (categoryId !== undefined) categoryIds[index] = categoryId;
       setStatus(index, code);
       versions.data[index]! += 1;
-      events.append(
-        'pet.updated',
-        index + 1,
-        versions.data[index]!,
-        names[index],
-        categoryIds[index],
-        code === 0 ? undefined : statusNames[code - 1],
-      );
+      events.append('pet.updated', index + 1, versions.data[index]!, {
+        name: names[index],
+        categoryId: categoryIds[index],
+        status: code === 0 ? undefined : statusNames[code - 1],
+      });
     }
     return versioned(index);
   };

@@ -26,18 +26,13 @@ export interface EndpointsEvents {
  */
 export function endpointsFromFile(path: string, events: EndpointsEvents = {}, pollMs = FILE_POLL_MS): EndpointsFile {
   const listeners: (() => void)[] = [];
-  const file = watchedFile(
-    path,
-    'WEBHOOKS_FILE',
-    (text) => webhooksFileEndpoints(text, `WEBHOOKS_FILE ${path}`),
-    {
-      onReload(result) {
-        events.onReload?.(result.ok ? { ok: true, endpoints: result.value.length } : result);
-        if (result.ok) for (const listener of listeners) listener();
-      },
-    },
+  const file = watchedFile(path, 'WEBHOOKS_FILE', (text) => webhooksFileEndpoints(text, `WEBHOOKS_FILE ${path}`), {
     pollMs,
-  );
+    onReload(result) {
+      events.onReload?.(result.ok ? { ok: true, endpoints: result.value.length } : result);
+      if (result.ok) for (const listener of listeners) listener();
+    },
+  });
   return {
     current: () => file.current(),
     reload: () => file.reload(),

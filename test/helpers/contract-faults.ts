@@ -116,7 +116,7 @@ export const FAULTS: { name: string; check: RegExp; report: RegExp; fault: Fault
   {
     name: 'an Error whose status differs from the HTTP status',
     check: /^FAIL a request that breaks one rule/m,
-    report: /Error\.status is 422/,
+    report: /the body's status is 422/,
     fault: {
       response: (_exchange, reply) => (reply.status === 400 ? withJson(reply, { ...json(reply), status: 422 }) : reply),
     },

@@ -45,9 +45,7 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
 export async function startNginx(
   t: Test,
   dir: string,
-  listen: number,
-  upstreams: number[],
-  { retries = true } = {},
+  { listen, upstreams, retries = true }: { listen: number; upstreams: number[]; retries?: boolean },
 ): Promise<void> {
   const shipped = readFileSync(join(PROJECT_ROOT, 'deploy', 'nginx', 'petstore.conf'), 'utf8');
   let index = 0;

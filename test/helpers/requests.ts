@@ -1,5 +1,7 @@
-// openapi.yaml's request generators (src/contract/api-requests.ts), signed with the tests' key.
+// openapi.yaml's request generators (src/contract/api-requests.ts), signed with the tests' key, with
+// what the Pet Store's plug-in knows of its query (its cursor, its long poll).
 import { requestGenerators } from 'openapi-contract-engine';
+import { PET_STORE_QUERY } from 'petstore-contract-plugin';
 import { API_KEY } from './build-app.js';
 import { current } from './contract.js';
 
@@ -7,4 +9,5 @@ export { inHeader, unauthorized, type ApiRequest, type ValidRequest } from 'open
 export const { patternOf, validHeaderValue, validRequest, brokenRequest, requestsOf, relinked } = requestGenerators(
   current,
   API_KEY,
+  PET_STORE_QUERY,
 );

@@ -22,8 +22,7 @@ interface Sent {
 }
 
 function send(
-  agent: Agent,
-  port: number,
+  { agent, port }: { agent: Agent; port: number },
   method: string,
   path: string,
   body?: unknown,
@@ -100,13 +99,13 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
     for (let round = 0; creating || round < 5; round++) {
       const path = [`/v1/pets?limit=100`, `/v1/pets?limit=7&status=pending`, `/v1/pets`][round % 3]!;
       const storedBefore = [...responded];
-      const response = await send(listAgent, port, 'GET', path);
+      const response = await send({ agent: listAgent, port }, 'GET', path);
       lists.push({ path, response, storedBefore, createsPending: responded.length < CREATES });
     }
   })();
   const created = await Promise.all(
     sent.map(async (body) => {
-      const response = await send(agent, port, 'POST', '/v1/pets', body);
+      const response = await send({ agent, port }, 'POST', '/v1/pets', body);
       responded.push(response.json);
       return response;
     }),
@@ -139,7 +138,7 @@ t.test('concurrent creates get distinct ids, are all readable, and lists stay va
   );
 
   const byId = new Map(created.map((response) => [Number(response.json.id), response.json]));
-  const read = await Promise.all(ids.map((id) => send(agent, port, 'GET', `/v1/pets/${id}`)));
+  const read = await Promise.all(ids.map((id) => send({ agent, port }, 'GET', `/v1/pets/${id}`)));
   t.same(
     read.flatMap((response) => contractViolations(response, 'getPet')),
     [],
@@ -219,7 +218,9 @@ for (const [deployment, start, connections, skip] of deployments) {
         return { name: `pet ${index}`, categoryId: index, ...(status === undefined ? {} : { status }) };
       };
       const existing = await Promise.all(
-        Array.from({ length: 300 }, (_, index) => send(agent, portFor(index), 'POST', '/v1/pets', body(index))),
+        Array.from({ length: 300 }, (_, index) =>
+          send({ agent, port: portFor(index) }, 'POST', '/v1/pets', body(index)),
+        ),
       );
       const responded: any[] = existing.map((response) => response.json);
 
@@ -246,7 +247,7 @@ for (const [deployment, start, connections, skip] of deployments) {
           }
           respondedBeforeLast = [...responded];
           createdByPage.push(responded.length);
-          const response = await send(walkAgent, port, 'GET', path);
+          const response = await send({ agent: walkAgent, port }, 'GET', path);
           problems.push(...contractViolations(response, 'listPets'));
           seen.push(...response.json);
           pages += 1;
@@ -279,9 +280,11 @@ for (const [deployment, start, connections, skip] of deployments) {
             await new Promise((resolve) => setTimeout(resolve, 2));
           await Promise.all(
             Array.from({ length: to - from }, (_, offset) =>
-              send(agent, portFor(from + offset), 'POST', '/v1/pets', body(300 + from + offset)).then((response) => {
-                responded.push(response.json);
-              }),
+              send({ agent, port: portFor(from + offset) }, 'POST', '/v1/pets', body(300 + from + offset)).then(
+                (response) => {
+                  responded.push(response.json);
+                },
+              ),
             ),
           );
         }

@@ -51,7 +51,7 @@ async function currentTag(model: Model, subject: Subject, stored: StoredPet, ver
   };
   const response = await subject.send(request);
   expectEqual(request, response, stored, 'the stored pet');
-  expectTag(model, request, response, stored.id, version);
+  expectTag(model, { request, response }, stored.id, version);
   return tagOf(model, stored.id, version)!;
 }
 
@@ -59,7 +59,12 @@ async function currentTag(model: Model, subject: Subject, stored: StoredPet, ver
  * Sends a change with the If-Match `choice` says; checks a rejection (428, 404, 412) and returns the stored pet it
  * changes, if it may.
  */
-async function sendChange(model: Model, subject: Subject, base: ApiRequest, id: bigint, choice: TagChoice) {
+async function sendChange(
+  { model, subject }: { model: Model; subject: Subject },
+  base: ApiRequest,
+  id: bigint,
+  choice: TagChoice,
+) {
   const stored = model.pets.find((pet) => BigInt(pet.id) === id);
   const version = stored === undefined ? undefined : model.versions.get(String(stored.id))!;
   const ifMatch =
@@ -82,7 +87,7 @@ async function sendChange(model: Model, subject: Subject, base: ApiRequest, id: 
   if (stored === undefined)
     return (expectError(request, response, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) }), undefined);
   if (choice === 'stale') {
-    if (response.statusCode === 412) expectTag(model, request, response, id, version!);
+    if (response.statusCode === 412) expectTag(model, { request, response }, id, version!);
     const current = tagOf(model, id, version!) ?? 'its current tag';
     expectError(request, response, { status: 412, code: 'PRECONDITION_FAILED', mentions: current });
     return undefined;
@@ -101,7 +106,7 @@ export class UpdatePet implements fc.AsyncCommand<Model, Subject> {
   check = () => true;
   async run(model: Model, subject: Subject) {
     const { request, id } = target(model, this.valid.request, this.pick, this.removed);
-    const sent = await sendChange(model, subject, request, id, this.choice);
+    const sent = await sendChange({ model, subject }, request, id, this.choice);
     if (sent === undefined) return;
     const changed: StoredPet = { ...sent.stored };
     for (const [name, value] of Object.entries(this.valid.body)) {
@@ -111,7 +116,7 @@ export class UpdatePet implements fc.AsyncCommand<Model, Subject> {
     if (sent.response.statusCode !== 200) expectContract(sent.request, sent.response, ['expected 200']);
     expectEqual(sent.request, sent.response, changed, 'the pet with the patch applied');
     const version = isDeepStrictEqual(normalized(changed), normalized(sent.stored)) ? sent.version : sent.version + 1;
-    expectTag(model, sent.request, sent.response, changed.id, version);
+    expectTag(model, sent, changed.id, version);
     model.pets[model.pets.indexOf(sent.stored)] = changed;
     model.versions.set(String(changed.id), version);
   }
@@ -130,7 +135,7 @@ export class DeletePet implements fc.AsyncCommand<Model, Subject> {
   check = () => true;
   async run(model: Model, subject: Subject) {
     const { request, id } = target(model, this.request, this.pick, this.removed);
-    const sent = await sendChange(model, subject, request, id, this.choice);
+    const sent = await sendChange({ model, subject }, request, id, this.choice);
     if (sent === undefined) return;
     if (sent.response.statusCode !== 204) expectContract(sent.request, sent.response, ['expected 204']);
     model.pets.splice(model.pets.indexOf(sent.stored), 1);

@@ -38,7 +38,7 @@ export class CreatePet implements fc.AsyncCommand<Model, Subject> {
     const expected: StoredPet = { id: model.nextId, ...(this.body as Omit<StoredPet, 'id'>) };
     if (response.statusCode !== 201) expectContract(this.request, response, ['expected 201']);
     expectEqual(this.request, response, expected, 'the created pet is what was sent, with the next id');
-    expectTag(model, this.request, response, expected.id, 1);
+    expectTag(model, { request: this.request, response }, expected.id, 1);
     added(model, expected);
   }
   toString = () => `createPet ${String(this.request.payload)}`;
@@ -63,11 +63,8 @@ export const keyedRequest = (request: ApiRequest, client: number, header: string
  */
 export function expectKeyed(
   model: Model,
-  request: ApiRequest,
-  response: ApiResponse,
-  client: number,
-  header: string,
-  body: Record<string, unknown>,
+  { request, response }: { request: ApiRequest; response: ApiResponse },
+  { client, header, body }: { client: number; header: string; body: Record<string, unknown> },
 ) {
   const scoped = `${client}:${keyOf(header)}`;
   const recorded = model.keys.get(scoped);
@@ -101,7 +98,11 @@ export class KeyedCreate implements fc.AsyncCommand<Model, Subject> {
   check = () => true;
   async run(model: Model, subject: Subject) {
     const request = keyedRequest(this.valid.request, this.client, this.header);
-    expectKeyed(model, request, await subject.send(request), this.client, this.header, this.valid.body);
+    expectKeyed(
+      model,
+      { request, response: await subject.send(request) },
+      { client: this.client, header: this.header, body: this.valid.body },
+    );
   }
   toString = () =>
     `createPet by client ${this.client} with Idempotency-Key ${this.header}: ${String(this.valid.request.payload)}`;
@@ -136,7 +137,11 @@ export class RetryKeyed implements fc.AsyncCommand<Model, Subject> {
       recorded.client,
       header,
     );
-    expectKeyed(model, request, await subject.send(request), recorded.client, header, recorded.body);
+    expectKeyed(
+      model,
+      { request, response: await subject.send(request) },
+      { client: recorded.client, header, body: recorded.body },
+    );
   }
   toString = () => `retry recorded key #${this.pick}${this.otherForm ? ', in the other form' : ''}`;
 }

@@ -13,6 +13,7 @@ import {
   requestGenerators,
   schemaArbitraries,
 } from 'openapi-contract-engine';
+import { PET_STORE_QUERY } from 'petstore-contract-plugin';
 import { CLIENT_KEYS, SPEC, type Subject } from './subject.js';
 
 export type { Subject };
@@ -20,7 +21,7 @@ export const [API_KEY] = CLIENT_KEYS;
 export const contract = contractOf(SPEC);
 export const { operation } = contract;
 const { resolve } = schemaArbitraries(contract.spec);
-export const generators = requestGenerators(contract, API_KEY);
+export const generators = requestGenerators(contract, API_KEY, PET_STORE_QUERY);
 export const every = generators.requestsOf();
 // The in-process properties cover every operation of openapi.yaml: one they cannot make requests for stops them.
 if (every.unmade.size > 0) throw new Error(`no requests are generated for ${[...every.unmade.values()].join('; ')}`);
@@ -104,9 +105,7 @@ export function expectTagOf(
   model: Model,
   request: ApiRequest,
   tag: unknown,
-  id: number | bigint,
-  version: number,
-  where = 'ETag',
+  { id, version, where = 'ETag' }: { id: number | bigint; version: number; where?: string },
 ) {
   const state = `${id}@${version}`;
   const known = model.tags.get(state);
@@ -129,10 +128,9 @@ export function expectTagOf(
 /** The response's ETag must name pet `id` at `version`. */
 export function expectTag(
   model: Model,
-  request: ApiRequest,
-  response: ApiResponse,
+  { request, response }: { request: ApiRequest; response: ApiResponse },
   id: number | bigint,
   version: number,
 ) {
-  expectTagOf(model, request, response.headers['etag'], id, version);
+  expectTagOf(model, request, response.headers['etag'], { id, version });
 }

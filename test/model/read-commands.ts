@@ -41,14 +41,11 @@ export function expectPage(
       `${describe(request)}: Pet-ETags ${String(header)}, expected one tag for each of ${shown.length} pets`,
     );
   shown.forEach((pet, index) =>
-    expectTagOf(
-      model,
-      request,
-      tags[index],
-      pet.id,
-      model.versions.get(String(pet.id))!,
-      `Pet-ETags' tag ${index + 1}`,
-    ),
+    expectTagOf(model, request, tags[index], {
+      id: pet.id,
+      version: model.versions.get(String(pet.id))!,
+      where: `Pet-ETags' tag ${index + 1}`,
+    }),
   );
   const link = response.headers['link'];
   const more = matching.length > limit;
@@ -156,7 +153,7 @@ export class GetPet implements fc.AsyncCommand<Model, Subject> {
       expectError(request, response, { status: 404, code: 'PET_NOT_FOUND', mentions: String(id) });
     else {
       expectEqual(request, response, stored, 'the stored pet');
-      expectTag(model, request, response, stored.id, model.versions.get(String(stored.id))!);
+      expectTag(model, { request, response }, stored.id, model.versions.get(String(stored.id))!);
     }
   }
   toString = () => `getPet ${this.any ? this.request.url : `stored pet #${this.pick}`}`;

@@ -85,8 +85,10 @@ t.test(
   async (t) => {
     const url = await database!.freshSchema();
     const servers = [await instance(t, url), await instance(t, url), await instance(t, url)];
-    const send = (index: number, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
-      fetch(`http://127.0.0.1:${servers[index % 3]!.port}/v1${path}`, {
+    /** `line` is the method and the path under /v1: `PATCH /pets/1`. */
+    const send = (index: number, line: string, headers: Record<string, string> = {}, body?: unknown) => {
+      const [method, path] = line.split(' ') as [string, string];
+      return fetch(`http://127.0.0.1:${servers[index % 3]!.port}/v1${path}`, {
         method,
         headers: {
           authorization: `Bearer ${API_KEY}`,
@@ -97,9 +99,10 @@ t.test(
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
+    };
     /** A new pet, through the instance the round starts on: its id and its tag. */
     const createPet = async (round: number, name: string) => {
-      const created = await send(round, 'POST', '/pets', {}, { name, categoryId: round });
+      const created = await send(round, 'POST /pets', {}, { name, categoryId: round });
       return { id: ((await created.json()) as { id: number }).id, tag: created.headers.get('etag')! };
     };
     const stale: string[] = [];
@@ -107,9 +110,7 @@ t.test(
     for (let round = 0; round < RACES; round += 1) {
       const { id, tag } = await createPet(round, 'race');
       const responses = await Promise.all(
-        [0, 1].map((writer) =>
-          send(round + writer, 'PATCH', `/pets/${id}`, { 'if-match': tag }, { name: `w${writer}` }),
-        ),
+        [0, 1].map((writer) => send(round + writer, `PATCH /pets/${id}`, { 'if-match': tag }, { name: `w${writer}` })),
       );
       const statuses = responses.map((response) => response.status).sort();
       if (statuses.join() !== '200,412') notRefused.push(`round ${round}: ${statuses.join()}`);
@@ -126,7 +127,7 @@ t.test(
     for (let round = 0; round < RACES; round += 1) {
       const { id, tag } = await createPet(round, 'gone');
       const responses = await Promise.all(
-        Array.from({ length: 6 }, (_, remover) => send(round + remover, 'DELETE', `/pets/${id}`, { 'if-match': tag })),
+        Array.from({ length: 6 }, (_, remover) => send(round + remover, `DELETE /pets/${id}`, { 'if-match': tag })),
       );
       const statuses = responses.map((response) => response.status).sort();
       if (statuses.join() !== '204,404,404,404,404,404') wrong.push(`round ${round}: ${statuses.join()}`);

@@ -240,10 +240,10 @@ t.test('nginx in front of three instances: a rolling restart under load, then a 
     for (const instance of instances) instance.child.kill('SIGKILL');
   });
   const listen = await freePort();
-  await startNginx(t, dir, listen, ports);
+  await startNginx(t, dir, { listen, upstreams: ports });
   const bare = join(dir, 'without-retries');
   const bareListen = await freePort();
-  await startNginx(t, bare, bareListen, ports, { retries: false });
+  await startNginx(t, bare, { listen: bareListen, upstreams: ports, retries: false });
 
   const load = startLoad(`http://127.0.0.1:${listen}`);
   const clientLoad = startClientLoad(`http://127.0.0.1:${bareListen}`, 4);

@@ -53,7 +53,7 @@ if (noNginx !== undefined) {
       await until(`instance on ${port}`, async () => (await statusOf(`http://127.0.0.1:${port}/health/ready`)) === 200);
     }
     const listen = await freePort();
-    await startNginx(t, dir, listen, ports);
+    await startNginx(t, dir, { listen, upstreams: ports });
     // Each instance has seen the others' heartbeats (one a second).
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     const load = (seconds: number) =>

@@ -60,9 +60,10 @@ const instance = (url: string) =>
     WEBHOOK_TIMEOUT_SECONDS: '1',
   });
 
-/** A request to a server, with the key. */
-const send = (server: Running, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
-  fetch(`http://127.0.0.1:${server.port}/v1${path}`, {
+/** A request to a server, with the key; `line` is the method and the path under /v1: `PATCH /pets/1`. */
+const send = (server: Running, line: string, headers: Record<string, string> = {}, body?: unknown) => {
+  const [method, path] = line.split(' ') as [string, string];
+  return fetch(`http://127.0.0.1:${server.port}/v1${path}`, {
     method,
     headers: {
       authorization: `Bearer ${API_KEY}`,
@@ -71,10 +72,11 @@ const send = (server: Running, method: string, path: string, headers: Record<str
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+};
 
 /** The `after` of the feed's next link once every event so far is read. */
 const feedEnd = async (server: Running, after?: string) => {
-  const page = await send(server, 'GET', `/pet-events?limit=100${after === undefined ? '' : `&after=${after}`}`);
+  const page = await send(server, `GET /pet-events?limit=100${after === undefined ? '' : `&after=${after}`}`);
   t.equal(page.status, 200);
   await page.body?.cancel();
   return /after=([^&>]+)/.exec(page.headers.get('link')!)![1]!;
@@ -93,7 +95,7 @@ t.test(
     await until(
       'the endpoint is taken on',
       async () => {
-        const listed = (await (await send(before, 'GET', '/webhook-endpoints')).json()) as { after: string }[];
+        const listed = (await (await send(before, 'GET /webhook-endpoints')).json()) as { after: string }[];
         return /-0$/.test(listed[0]!.after);
       },
       WAIT_MS,
@@ -112,7 +114,7 @@ t.test(
     await until(
       'the create delivered and recorded',
       async () => {
-        const listed = (await (await send(before, 'GET', '/webhook-endpoints')).json()) as { after: string }[];
+        const listed = (await (await send(before, 'GET /webhook-endpoints')).json()) as { after: string }[];
         return listed[0]!.after === dumpedCursor;
       },
       WAIT_MS,
@@ -127,11 +129,11 @@ t.test(
     execFileSync(join(postgresBinDir()!, 'pg_dump'), ['--schema', schema, '--no-owner', '-f', dump, plain.toString()]);
 
     // The store moves on after the dump: a tag and a cursor the restored store never issued.
-    const moved = await send(before, 'PATCH', `/pets/${id}`, { 'if-match': dumpedTag }, { name: 'Rex II' });
+    const moved = await send(before, `PATCH /pets/${id}`, { 'if-match': dumpedTag }, { name: 'Rex II' });
     t.equal(moved.status, 200);
     const laterTag = moved.headers.get('etag')!;
     const laterCursor = await feedEnd(before, dumpedCursor);
-    const oldIds = ((await (await send(before, 'GET', '/pet-events?limit=100')).json()) as { id: string }[]).map(
+    const oldIds = ((await (await send(before, 'GET /pet-events?limit=100')).json()) as { id: string }[]).map(
       (event) => event.id,
     );
     await until(
@@ -150,17 +152,17 @@ t.test(
     });
     const after = await instance(inSchema(fresh.url, schema));
 
-    const restoredTag = (await send(after, 'GET', `/pets/${id}`)).headers.get('etag');
+    const restoredTag = (await send(after, `GET /pets/${id}`)).headers.get('etag');
     t.not(restoredTag, dumpedTag, 'the restored pet has a tag of its own');
-    const old = await send(after, 'PATCH', `/pets/${id}`, { 'if-match': dumpedTag }, { name: 'stale' });
+    const old = await send(after, `PATCH /pets/${id}`, { 'if-match': dumpedTag }, { name: 'stale' });
     t.equal(old.status, 412, 'a tag issued before the dump gets 412');
     t.equal(old.headers.get('etag'), restoredTag, 'naming the restored tag');
-    const changed = await send(after, 'PATCH', `/pets/${id}`, { 'if-match': '*' }, { name: 'Rex III' });
+    const changed = await send(after, `PATCH /pets/${id}`, { 'if-match': '*' }, { name: 'Rex III' });
     t.equal(changed.status, 200, 'the restored store moves on to a version 2 of its own');
-    const lost = await send(after, 'PATCH', `/pets/${id}`, { 'if-match': laterTag }, { name: 'lost update' });
+    const lost = await send(after, `PATCH /pets/${id}`, { 'if-match': laterTag }, { name: 'lost update' });
     t.equal(lost.status, 412, "a tag issued after the dump does not match the restored store's same version");
     t.equal(
-      ((await (await send(after, 'GET', `/pets/${id}`)).json()) as { name: string }).name,
+      ((await (await send(after, `GET /pets/${id}`)).json()) as { name: string }).name,
       'Rex III',
       'nothing overwritten',
     );
@@ -169,11 +171,11 @@ t.test(
       [dumpedCursor, 'a cursor from before the dump'],
       [laterCursor, 'a cursor from after the dump'],
     ] as const) {
-      const page = await send(after, 'GET', `/pet-events?after=${cursor}`);
+      const page = await send(after, `GET /pet-events?after=${cursor}`);
       t.equal(page.status, 410, `${what} gets 410`);
       t.equal(((await page.json()) as { code: string }).code, 'CURSOR_EXPIRED');
     }
-    const events = (await (await send(after, 'GET', '/pet-events?limit=100')).json()) as { id: string; type: string }[];
+    const events = (await (await send(after, 'GET /pet-events?limit=100')).json()) as { id: string; type: string }[];
     t.same(
       events.map((event) => event.type),
       ['pet.created', 'pet.updated'],

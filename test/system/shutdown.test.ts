@@ -164,7 +164,7 @@ t.test(
     const log = server.output();
     const at = (message: string) => log.indexOf(message);
     t.ok(
-      at('"drainMs":1500') >= 0 && at('draining: /health/ready answers 503') >= 0,
+      at('"drainMs":1500') >= 0 && at('draining: /health/ready responds with 503') >= 0,
       'the log says when draining starts, and for how long',
     );
     t.ok(at('"msg":"drained"') > at('draining:'), 'and when it ends');

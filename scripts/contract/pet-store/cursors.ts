@@ -26,7 +26,7 @@ const position = (operation: Operation) =>
   fc.tuple(fc.bigInt({ min: 1n, max: INT64_MAX }), fc.constantFrom(undefined, ...statusesOf(operation)));
 
 export const CURSOR: OpaqueParameter = {
-  opaque: (operation) => position(operation).map(([after, status]) => cursorOf(after, status)),
+  valid: (operation) => position(operation).map(([after, status]) => cursorOf(after, status)),
 
   broken(operation: Operation, parts: fc.Arbitrary<ValidRequest>) {
     const maxLength = schemaOf(operation, 'cursor')?.maxLength ?? 256;

@@ -12,6 +12,7 @@ import {
   basePathOf,
   bigintText,
   type ContractPlugin,
+  type QueryKnowledge,
   ContractViolation,
   describe,
   type LiveResponse,
@@ -29,9 +30,18 @@ import { keptNextPage } from './next-page.js';
 import { retiredAt } from './calendar.js';
 import { CURSOR } from './cursors.js';
 
-// One object for every run: the engine keeps a document's request generators per set of issued
-// parameters, and building them costs more than a run's requests.
-const OPAQUE = { cursor: CURSOR };
+/**
+ * The Pet Store's query parameters that its document cannot describe: listPets' `cursor` and
+ * listPetEvents' `after` come only from a `next` link (the cursor's form is known, and broken as
+ * the service refuses it), and listPetEvents' `wait` holds a response, so valid requests send its
+ * minimum. One object for every run: the engine keeps a document's request generators per object,
+ * and building them costs more than a run's requests.
+ */
+export const PET_STORE_QUERY: QueryKnowledge = {
+  opaque: { cursor: CURSOR },
+  givenByLinks: ['after'],
+  atMinimum: ['wait'],
+};
 
 interface CreatedPet {
   request: ApiRequest;
@@ -54,7 +64,7 @@ export function petStorePlugin(): ContractPlugin {
   return {
     name: 'pet-store',
     retired: retiredAt,
-    opaque: OPAQUE,
+    query: PET_STORE_QUERY,
 
     afterValid(context, valid, response) {
       const { expectEqual, expectError } = context.checks;

@@ -1,7 +1,7 @@
 // Which failures of the database mean "not reachable for the moment" (given 503, retry later)
 // rather than a fault in the service (500): the connection could not be made, was lost, or timed
 // out, the server is starting, stopping or out of connections, or it ended the transaction to
-// break a deadlock (which a retry does not meet: two releases that take the feed's lock and a
+// break a deadlock (which a retry does not meet: two releases that take the write lock and a
 // change key in opposite orders, side by side during a rolling upgrade to migration 8).
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
