@@ -9,7 +9,8 @@
 //     clients:
 //       reporting: 10/1s
 // An unusable file is refused whole, with the line and the reason, and never a key's text.
-import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, type Node } from 'yaml';
+import { configYaml } from '../yaml-config.js';
 import { SHA256_HEX, type ApiKeyEntry } from './api-clients.js';
 import { isUsableKey, MIN_KEY_LENGTH } from './bearer-token.js';
 import { KeyEntryError, keyTableOf, type KeyTable } from './key-table.js';
@@ -24,20 +25,7 @@ export class KeysFileError extends Error {}
 
 /** The table of the keys file's text; `name` is how messages call the file. Throws KeysFileError. */
 export function keysFileTable(text: string, name: string, knownRoles: readonly string[]): KeyTable {
-  const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const at = (node: Node | null | undefined) =>
-    node?.range == null ? name : `${name} line ${lines.linePos(node.range[0]).line}`;
-  const fail = (node: Node | null | undefined, reason: string): never => {
-    throw new KeysFileError(`${at(node)}: ${reason}`);
-  };
-  // The parser's own message quotes the text around the error, which may be a key: only its place is said.
-  const [parseError] = document.errors;
-  if (parseError !== undefined)
-    throw new KeysFileError(
-      `${name} line ${lines.linePos(parseError.pos[0]).line}: not valid YAML (${parseError.code})`,
-    );
-  const root = document.contents;
+  const { root, fail } = configYaml(text, name, (message) => new KeysFileError(message));
   if (!isMap(root)) return fail(root, 'expected a mapping with the field keys (and optionally quotas)');
   for (const pair of root.items) {
     const field = String((pair.key as { value?: unknown }).value);

@@ -8,9 +8,9 @@ function apiError<Args extends unknown[]>(code: ErrorCode, message: string, stat
 
 export const BadRequest = apiError<[reason: string]>('BAD_REQUEST', '%s', 400);
 export const InvalidJson = apiError<[reason: string]>('INVALID_JSON', 'The body is not valid JSON: %s.', 400);
-export const BodyRequired = apiError<[]>(
+export const BodyRequired = apiError<[mediaTypes: string]>(
   'BODY_REQUIRED',
-  'This operation needs a JSON body (Content-Type: application/json) and none was sent.',
+  'This operation needs a body (Content-Type: %s) and none was sent.',
   400,
 );
 export const BodyNotAllowed = apiError<[]>(

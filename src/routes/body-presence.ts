@@ -21,7 +21,7 @@ export function bodyPresenceCheck(operation: OperationObject, method: string) {
     const hasBody =
       request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
     if (hasBody && !takesBody) throw new BodyNotAllowed();
-    if (!hasBody && needsBody) throw new BodyRequired();
+    if (!hasBody && needsBody) throw new BodyRequired(accepted);
     if (!hasBody) return;
     const contentType = request.headers['content-type'];
     const mediaType = contentType?.replace(/;.*$/s, '').trim().toLowerCase();

@@ -8,14 +8,15 @@ import { parseJson } from './strict-json.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-export async function parseJsonBody(_request: FastifyRequest, body: Buffer): Promise<unknown> {
+export async function parseJsonBody(request: FastifyRequest, body: Buffer): Promise<unknown> {
   let text: string;
   try {
     text = UTF8.decode(body);
   } catch {
     throw new InvalidJson('it is not valid UTF-8');
   }
-  if (text.trim() === '') throw new BodyRequired();
+  // The media type was one the operation takes (body-presence.ts): the message names it.
+  if (text.trim() === '') throw new BodyRequired(String(request.headers['content-type']).replace(/;.*$/s, '').trim());
   try {
     return parseJson(text);
   } catch (error) {

@@ -8,7 +8,8 @@
 //       secrets: [whsec_new…, whsec_old…]                # rotating: signed with each, newest first
 // An unusable file is refused whole, with the entry's position and the reason, never a secret.
 import { createHash } from 'node:crypto';
-import { LineCounter, parseDocument, isMap, isScalar, isSeq, type Node, type YAMLMap } from 'yaml';
+import { isMap, isScalar, isSeq, type Node, type YAMLMap } from 'yaml';
+import { configYaml } from '../yaml-config.js';
 import type { PetEventType } from '../store/pet-store.js';
 
 export const EVENT_TYPES: readonly PetEventType[] = ['pet.created', 'pet.updated', 'pet.deleted'];
@@ -37,20 +38,7 @@ export class WebhooksFileError extends Error {}
 
 /** The endpoints of the file's text; `name` is how messages call the file. Throws WebhooksFileError. */
 export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoint[] {
-  const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const at = (node: Node | null | undefined) =>
-    node?.range == null ? name : `${name} line ${lines.linePos(node.range[0]).line}`;
-  const fail = (node: Node | null | undefined, reason: string): never => {
-    throw new WebhooksFileError(`${at(node)}: ${reason}`);
-  };
-  // The parser's own message quotes the text around the error, which may be a secret: only its place is said.
-  const [parseError] = document.errors;
-  if (parseError !== undefined)
-    throw new WebhooksFileError(
-      `${name} line ${lines.linePos(parseError.pos[0]).line}: not valid YAML (${parseError.code})`,
-    );
-  const root = document.contents;
+  const { root, fail } = configYaml(text, name, (message) => new WebhooksFileError(message));
   if (
     !isMap(root) ||
     root.items.length !== 1 ||

@@ -176,7 +176,9 @@ t.test('a missing body gets 400 BODY_REQUIRED', async (t) => {
   for (const request of cases) {
     const response = await app.inject(request);
     t.equal(response.statusCode, 400);
-    t.equal(checkContract(t, response, 'createPet').code, 'BODY_REQUIRED');
+    const body = checkContract(t, response, 'createPet');
+    t.equal(body.code, 'BODY_REQUIRED');
+    t.match(body.message, /\(Content-Type: application\/json\)/, 'the message names the media type to send');
   }
 });
 

@@ -177,3 +177,17 @@ t.test(
     t.equal(otherClient.statusCode, 412, "another API key's key is a new key: checked like any request");
   },
 );
+
+t.test('a PATCH without a body gets 400 BODY_REQUIRED naming merge-patch+json, the type it takes', async (t) => {
+  const { app } = await buildTestApp(t);
+  const created = await app.inject(postPet('{"name":"Rex","categoryId":1}'));
+  const { id } = created.json();
+  for (const headers of [{ 'if-match': '*' }, { 'if-match': '*', ...MERGE_PATCH }]) {
+    const response = await app.inject({ method: 'PATCH', url: `/v1/pets/${id}`, headers: { ...AUTH, ...headers } });
+    t.equal(response.statusCode, 400);
+    const body = checkContract(t, response, 'updatePet');
+    t.equal(body.code, 'BODY_REQUIRED');
+    t.match(body.message, 'Content-Type: application/merge-patch+json');
+    t.notMatch(body.message, 'application/json)');
+  }
+});

@@ -36,6 +36,29 @@ t.test('quotas: a default and per client, read with the keys', async (t) => {
   t.same([...read(`keys:\n  - client: a\n    sha256: ${digest(KEY)}\n`).quotas.clients], [], 'none: no quotas');
 });
 
+t.test('entries share a role list through a YAML anchor and aliases, within a bound', async (t) => {
+  const table = read(`keys:
+  - client: shop
+    sha256: ${digest(KEY)}
+    roles: &customer [pets:read]
+  - client: kiosk
+    key: ${OTHER}
+    roles: *customer
+`);
+  t.same([...table.lookUp(KEY)!.roles], ['pets:read']);
+  t.same([...table.lookUp(OTHER)!.roles], ['pets:read'], 'the alias holds what its anchor names');
+  const many = Array.from(
+    { length: 102 },
+    (_, index) =>
+      `  - client: c${index}\n    sha256: ${digest(`k${index}`)}\n    roles: ${index === 0 ? '&r [pets:read]' : '*r'}\n`,
+  ).join('');
+  t.throws(() => read(`keys:\n${many}`), /^keys\.yaml line \d+: more than 100 aliases in one file$/, 'bounded');
+  t.throws(
+    () => read(`keys:\n  - client: a\n    sha256: ${digest(KEY)}\n    roles: *nowhere\n`),
+    /^keys\.yaml line 4: /,
+  );
+});
+
 t.test('an unusable file is refused with its line and the reason, and never a key', async (t) => {
   const cases: [string, string, RegExp][] = [
     [

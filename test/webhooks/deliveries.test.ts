@@ -184,6 +184,15 @@ t.test('the webhooks file: every mistake named by its place, never with the secr
     }
   }
   t.same(webhooksFileEndpoints('endpoints: []', 'x'), [], 'none');
+  const shared = webhooksFileEndpoints(
+    `endpoints:\n  - url: https://a.example\n    secret: ${SECRET}\n    events: &pets [pet.created]\n  - url: https://b.example\n    secret: ${SECRET}\n    events: *pets\n`,
+    'x',
+  );
+  t.same(
+    shared.map((endpoint) => [...endpoint.events!]),
+    [['pet.created'], ['pet.created']],
+    'entries share an event list through a YAML alias',
+  );
   const [one] = webhooksFileEndpoints(endpointsYaml('https://a.example/h?token=t'), 'x');
   t.equal(one!.label, 'a.example/h', 'its label leaves the query out');
   t.not(
