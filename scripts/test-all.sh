@@ -38,7 +38,7 @@ step build bash -c 'npm run -s build && npm run -s lint -- code'
 # are not run again: this run holds what it leaves out (test/tooling/test-files.test.ts reads this
 # list), and the 100% gate is checked on both runs' coverage together. Without it, every test
 # file, as tap's own list has them.
-after_npm_test=('dist-test/test/system/**/*.test.js' 'dist-test/test/tooling/**/*.test.js')
+after_npm_test=('dist-test/test/system/**/*.test.js' 'dist-test/test/tooling/**/*.test.js' 'dist-test/test/batches/workspace-processes.test.js')
 # The HTTP and store suites, which every supported Node passes (SUITES_NODE_BIN, below).
 http_and_store=(dist-test/test/batches/http-1-of-2.test.js dist-test/test/batches/http-2-of-2.test.js dist-test/test/batches/store-1-of-2.test.js dist-test/test/batches/store-2-of-2.test.js)
 # Not passed on: the npm test that the walkthrough runs in its copy keeps no coverage.

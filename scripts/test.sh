@@ -25,7 +25,9 @@ node dist-test/scripts/lint/lint.js >"$checks/lint.log" 2>&1 &
 lint=$!
 
 # test/tooling/test-files.test.ts reads these two lists: a file they leave out runs in test:all.
-excludes=(--exclude='dist-test/test/system/**' --exclude='dist-test/test/tooling/**')
+# The workspaces' tests that start npm or a PostgreSQL cluster are process tests too: their batch
+# runs in test:all (test/batches/batch.ts, WORKSPACE_PROCESS_TESTS).
+excludes=(--exclude='dist-test/test/system/**' --exclude='dist-test/test/tooling/**' --exclude='dist-test/test/batches/workspace-processes.test.js')
 # A maintainer's run leaves out the PostgreSQL runs of the contract and property suites too, a
 # fifth of its CPU (docs/testing.md). CI's (NPM_TEST_COVERAGE) holds them: moved to test:all's tap
 # run, beside the process tests, they made it 32 s longer, and CI's npm test only 18 s shorter.

@@ -22,7 +22,7 @@ import {
   scopeChecks,
   type ScopeOutcome,
 } from 'openapi-contract-engine';
-import { PET_STORE_QUERY, petStorePlugin } from 'petstore-contract-plugin';
+import { PET_STORE_ERRORS, PET_STORE_QUERY, petStorePlugin } from 'petstore-contract-plugin';
 import {
   cannotRun,
   exitStatusOf,
@@ -60,8 +60,8 @@ openapi.yaml. The API key comes from ${KEY_VARIABLE} or --key-file, never from t
   --max-pages <n>      pages of listPets read per walk when reading created pets back (default 1000)
   --without-plugin     only the engine's generic checks, derived from the document alone: not
                        the Pet Store plug-in's (scripts/contract/pet-store/), whose checks are
-                       named [pet-store] in the output (its requests still know the cursor and
-                       the long poll, which no document can say)
+                       named [pet-store] in the output (the run still knows the cursor, the long
+                       poll and the error codes, which no document can say)
   --report junit=<file>  also write a JUnit XML report there, for CI dashboards
   --help               this text
 
@@ -162,9 +162,11 @@ async function run(
       contract,
       apiKey,
       clock,
-      // Without the plug-in's checks, requests still know what no document can say of the
-      // Pet Store's query (its cursor, its long poll).
-      plugin: values['without-plugin'] ? { name: 'pet-store-query', query: PET_STORE_QUERY } : petStorePlugin(),
+      // Without the plug-in's checks, the run still knows what no document can say of the Pet
+      // Store: its cursor and long poll, and how its rejections are worded.
+      plugin: values['without-plugin']
+        ? { name: 'pet-store-words', query: PET_STORE_QUERY, errors: PET_STORE_ERRORS }
+        : petStorePlugin(),
     });
   } catch (error) {
     cannotRun(`${(error as Error).message} (npm run lint -- spec says more)`);
@@ -185,6 +187,7 @@ async function run(
           readOnly: values['read-only'],
           seed,
           query: PET_STORE_QUERY,
+          errors: PET_STORE_ERRORS,
         });
   const scopeFailures = printScopes(scopes, contract, console, mask);
   const { sent, rateLimited } = target.counts();

@@ -20,9 +20,11 @@ export { badAuthorization, unauthorized } from './bad-keys.js';
 export {
   bodySchemaOf,
   inHeader,
+  NO_VOCABULARY,
   parametersOf,
   type ApiRequest,
   type BrokenRequest,
+  type ErrorVocabulary,
   type Expectation,
   type OpaqueParameter,
   type OpaqueParameters,

@@ -6,6 +6,7 @@ export { inHeader, parametersOf, requestGenerators, unauthorized } from './api-r
 export type {
   ApiRequest,
   BrokenRequest,
+  ErrorVocabulary,
   Expectation,
   OpaqueParameter,
   OpaqueParameters,

@@ -104,14 +104,14 @@ export function liveChecks(target: LiveSender, options: LiveOptions): LiveChecks
 }
 
 /** What a plug-in's checks can use of the run. */
-function runContext(run: RunState, { runId, apiKey, readOnly, maxPages }: LiveOptions): RunContext {
+function runContext(run: RunState, { runId, apiKey, readOnly, maxPages, plugin }: LiveOptions): RunContext {
   const { contract, counts, sender, touched, generators, chosen } = run;
   const { resolve } = schemaArbitraries(contract.spec);
   const prefix = namePrefix(runId);
   return {
     contract,
     sender,
-    checks: responseChecks(contract),
+    checks: responseChecks(contract, plugin?.errors),
     generators,
     runId,
     apiKey,
@@ -156,7 +156,8 @@ function validCheck(run: RunState, context: RunContext, { plugin }: LiveOptions)
   const { expectContract, expectError } = context.checks;
   const expectWritten = writtenCheck(contract);
   const documented = (operationId: string, status: number) => String(status) in operation(operationId).object.responses;
-  const { expectStaleRefused, expectNamedMissing } = rejectionChecks(run, context, documented);
+  const routeNotFound = plugin?.errors?.routeNotFound?.code;
+  const { expectStaleRefused, expectNamedMissing } = rejectionChecks(run, context, { documented, routeNotFound });
   return async ({ generated, pick, useLink }: ValidCase) => {
     const operationId = generated.request.operationId;
     const choices = [...(linked.get(operationId)?.values() ?? [])];
@@ -172,7 +173,7 @@ function validCheck(run: RunState, context: RunContext, { plugin }: LiveOptions)
       const named = parametersOf(operation(operationId)).find(
         (parameter) => parameter.name.toLowerCase() === lacking[0],
       )!.name;
-      expectError(request, response, { status: 428, code: 'PRECONDITION_REQUIRED', mentions: named });
+      expectError(request, response, { status: 428, kind: 'preconditionRequired', mentions: named });
       return;
     }
     // What a link gave may be stale: this run changed or removed that resource since (a 412 or 404, when documented).
@@ -235,7 +236,14 @@ const membersOf = (body: unknown, names: readonly string[]): Record<string, unkn
 function rejectionChecks(
   { contract, links, sender }: RunState,
   { checks }: RunContext,
-  documented: (operationId: string, status: number) => boolean,
+  {
+    documented,
+    routeNotFound,
+  }: {
+    documented: (operationId: string, status: number) => boolean;
+    /** The API's code for a path it does not serve, if its vocabulary names one. */
+    routeNotFound: string | undefined;
+  },
 ) {
   return {
     /**
@@ -251,7 +259,7 @@ function rejectionChecks(
       if (!unsafe || !documented(operationId, 412) || sent === undefined || sent === '*') return;
       if (typeof etag !== 'string' || etag === sent) return;
       const again = await sender.send(request);
-      checks.expectError(request, again, { status: 412, code: 'PRECONDITION_FAILED', mentions: etag });
+      checks.expectError(request, again, { status: 412, kind: 'preconditionFailed', mentions: etag });
     },
     /** The documented 404 of a valid request whose path names what may not exist: it must name what is missing. */
     expectNamedMissing(valid: ValidRequest, response: LiveResponse, status = 404) {
@@ -260,7 +268,8 @@ function rejectionChecks(
       const problems = Object.values(valid.params)
         .filter((value) => !String(response.json?.message).includes(String(value)))
         .map((value) => `expected the message to name ${String(value)}`);
-      if (response.json?.code === 'ROUTE_NOT_FOUND') problems.push('ROUTE_NOT_FOUND: the operation is not served');
+      if (routeNotFound !== undefined && response.json?.code === routeNotFound)
+        problems.push(`${routeNotFound}: the operation is not served`);
       if (problems.length > 0)
         throw new ContractViolation(
           request,

@@ -5,7 +5,7 @@
 // after it wrote. The engine runs every generic check without one; each check a plug-in adds
 // names the plug-in in the run's output.
 import type { responseChecks, NamedProperty } from './response-checks.js';
-import type { QueryKnowledge, RequestGenerators, ValidRequest } from './api-requests.js';
+import type { ErrorVocabulary, QueryKnowledge, RequestGenerators, ValidRequest } from './api-requests.js';
 import type { Contract } from './document-contract.js';
 import type { LiveResponse, LiveSender } from './sender.js';
 import type { Operation } from './openapi-document.js';
@@ -52,6 +52,8 @@ export interface ContractPlugin {
   retired?(operation: Operation, now: number): boolean;
   /** What the document cannot say of the API's query parameters: cursors, long polls. */
   query?: QueryKnowledge;
+  /** How the API words each rejection the engine provokes: its code, and what its message says. */
+  errors?: ErrorVocabulary;
   /** Checks of a valid request's 2xx (or documented 404) respond, after the generic ones. */
   afterValid?(context: RunContext, valid: ValidRequest, response: LiveResponse): void | Promise<void>;
   /** Properties of the plug-in's own. */

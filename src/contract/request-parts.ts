@@ -21,12 +21,38 @@ export interface ValidRequest {
   body?: unknown;
 }
 
-/** What a request that breaks one rule must get. */
+/** The rejections the engine provokes, in its own words; an API's vocabulary names their codes. */
+export type RejectionKind =
+  | 'validation'
+  | 'invalidJson'
+  | 'notUtf8'
+  | 'unsupportedMediaType'
+  | 'bodyRequired'
+  | 'bodyNotAllowed'
+  | 'unauthorized'
+  | 'insufficientScope'
+  | 'preconditionRequired'
+  | 'preconditionFailed'
+  | 'routeNotFound';
+
+/**
+ * How an API words each rejection: its error code, and a text its message always holds. What a
+ * document cannot say, so a plug-in's (`ContractPlugin.errors`). Without an entry for a kind, a
+ * rejection of that kind is held to its status and its document alone.
+ */
+export type ErrorVocabulary = Readonly<Partial<Record<RejectionKind, { code: string; says?: string }>>>;
+export const NO_VOCABULARY: ErrorVocabulary = {};
+
+/**
+ * What a request that breaks one rule must get: a status, and either a rejection `kind` (the
+ * engine's requests, worded by the API's vocabulary) or an API's own `code` (a plug-in's checks).
+ */
 export interface Expectation {
   status: number;
-  code: string;
+  kind?: RejectionKind;
+  code?: string;
   /** Text the Error message must contain: the part of the request to fix. */
-  mentions: string;
+  mentions?: string;
 }
 
 export interface BrokenRequest {
@@ -138,7 +164,7 @@ export function asTextParts({ params, query }: { params: Record<string, unknown>
 // A parameter travels in the URL, percent-encoded as UTF-8: a lone surrogate has no encoding.
 export const fitsUrl = (text: string) => !/\p{Cs}/u.test(text);
 
-export const validation = (mentions: string): Expectation => ({ status: 400, code: 'VALIDATION_FAILED', mentions });
+export const validation = (mentions: string): Expectation => ({ status: 400, kind: 'validation', mentions });
 export const where = (parameter: Parameter) =>
   `${parameter.in === 'query' ? 'query parameter' : 'path parameter'} ${parameter.name}`;
 

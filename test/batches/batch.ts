@@ -22,6 +22,16 @@ export const WORKSPACE_TESTS = [
   'scripts/postgres/dist/test',
 ];
 
+/**
+ * The workspaces' tests that start processes of their own (npm pack and an install; a PostgreSQL
+ * cluster), about a tenth of npm test's CPU: the `workspace-processes` batch runs them, in test:all
+ * beside test/system/ (scripts/test.sh leaves it out; scripts/test-all.sh runs it after CI's npm test).
+ */
+export const WORKSPACE_PROCESS_TESTS = [
+  'src/contract/dist/test/package.test.js',
+  'scripts/postgres/dist/test/throwaway-cluster.test.js',
+];
+
 const NAME = /^(?<folder>[a-z-]+?)(?:-(?<part>\d+)-of-(?<parts>\d+))?\.test\.js$/;
 
 /** The test files (absolute paths) that the batch at `entry` runs. */
@@ -30,6 +40,7 @@ export function filesOf(entry: string): string[] {
   if (match === null)
     throw new Error(`${basename(entry)} is not named <folder>.test.js or <folder>-<part>-of-<parts>.test.js`);
   const { folder, part = '1', parts = '1' } = match.groups!;
+  if (folder === 'workspace-processes') return WORKSPACE_PROCESS_TESTS.map((file) => join(PROJECT_ROOT, file));
   const dirs =
     folder === 'workspaces'
       ? WORKSPACE_TESTS.map((dir) => join(PROJECT_ROOT, dir))
@@ -40,7 +51,8 @@ export function filesOf(entry: string): string[] {
       .sort()
       .map((name) => join(dir, name)),
   );
-  return files.filter((_name, index) => index % Number(parts) === Number(part) - 1);
+  const inProcess = files.filter((file) => !WORKSPACE_PROCESS_TESTS.some((test) => file === join(PROJECT_ROOT, test)));
+  return inProcess.filter((_name, index) => index % Number(parts) === Number(part) - 1);
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   requestGenerators,
   schemaArbitraries,
 } from 'openapi-contract-engine';
-import { PET_STORE_QUERY } from 'petstore-contract-plugin';
+import { PET_STORE_ERRORS, PET_STORE_QUERY } from 'petstore-contract-plugin';
 import { CLIENT_KEYS, SPEC, type Subject } from './subject.js';
 
 export type { Subject };
@@ -25,7 +25,7 @@ export const generators = requestGenerators(contract, API_KEY, PET_STORE_QUERY);
 export const every = generators.requestsOf();
 // The in-process properties cover every operation of openapi.yaml: one they cannot make requests for stops them.
 if (every.unmade.size > 0) throw new Error(`no requests are generated for ${[...every.unmade.values()].join('; ')}`);
-export const checks = responseChecks(contract);
+export const checks = responseChecks(contract, PET_STORE_ERRORS);
 
 /** The key an Idempotency-Key header names: its quoted and bare forms are one key. */
 export const keyOf = (header: string) => (header.startsWith('"') ? header.slice(1, -1) : header);

@@ -7,8 +7,10 @@
 // - schemas and parameters the generators cannot draw from, refused when they are built;
 // - each kind of step of the model's sequences, as a failure report prints it;
 // - what the document contract says of responses no running service here gives.
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import t from 'tap';
 import {
@@ -27,6 +29,7 @@ import { keptNextPage } from 'petstore-contract-plugin';
 import { clockBeforeSunsets } from 'petstore-contract-plugin';
 import { apiProperties, createSubject, memoryStoreUnderTest, type Subject } from '../model/in-process.js';
 import { createAjv } from '../../src/validation/ajv.js';
+import { PROJECT_ROOT } from '../../src/project-root.js';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specCopy, specWith } from '../helpers/spec.js';
 
@@ -462,4 +465,25 @@ t.test('a contract is compiled once per document, and no edit of the caller reac
   const edited = contractOf(spec, 'spec.yaml');
   t.not(edited, contract, 'the edited document is another contract');
   t.match(edited.errorViolations(error).join(), /detail/, 'which holds the edit');
+});
+
+t.test("the engine's sources name nothing only the Pet Store knows: its error codes, its query", async (t) => {
+  const { components } = specCopy() as unknown as {
+    components: { schemas: { Error: { properties: { code: { enum: string[] } } } } };
+  };
+  const words = [
+    ...components.schemas.Error.properties.code.enum,
+    ...['cursor', 'after', 'wait'].map((name) => `'${name}'`),
+  ];
+  const engine = join(PROJECT_ROOT, 'src', 'contract');
+  const sources = readdirSync(engine).filter((name) => name.endsWith('.ts'));
+  t.ok(sources.length > 20, `${sources.length} source files read`);
+  for (const name of sources) {
+    const text = readFileSync(join(engine, name), 'utf8');
+    t.same(
+      words.filter((word) => text.includes(word)),
+      [],
+      `${name}: the plug-in's words (petstore-contract-plugin's PET_STORE_ERRORS, PET_STORE_QUERY)`,
+    );
+  }
 });

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
 import { PROJECT_ROOT } from '../../src/project-root.js';
-import { filesOf, WORKSPACE_TESTS } from '../batches/batch.js';
+import { filesOf, WORKSPACE_PROCESS_TESTS, WORKSPACE_TESTS } from '../batches/batch.js';
 
 const TESTS = join(PROJECT_ROOT, 'dist-test', 'test');
 const BATCHES = join(TESTS, 'batches');
@@ -33,6 +33,9 @@ function runBy(args: string[]): string[] {
 }
 
 const name = (file: string) => relative(TESTS, file);
+/** What npm test leaves to test:all: test/system/, test/tooling/ and the workspaces' process tests. */
+const PROCESS_TESTS = new Set(WORKSPACE_PROCESS_TESTS.map((file) => name(join(PROJECT_ROOT, file))));
+const inNpmTest = (file: string) => !/^(system|tooling)\//.test(file) && !PROCESS_TESTS.has(file);
 const all = [...testFiles(TESTS), ...PACKAGE_TESTS.flatMap(testFiles)].filter(
   (file) => !file.startsWith(BATCHES + '/'),
 );
@@ -71,13 +74,13 @@ t.test(
   "a maintainer's npm test runs every file outside test/system/ and test/tooling/ once, but the PostgreSQL contract and properties",
   async (t) => {
     const excludes = npmTestExcludes('maintainer');
-    t.same(excludes.length, 3, `npm test's --exclude arguments: ${excludes.join(' ')}`);
+    t.same(excludes.length, 4, `npm test's --exclude arguments: ${excludes.join(' ')}`);
     const run = runBy(excludes).map(name);
     t.same(
       [...run].sort(),
       all
         .map(name)
-        .filter((file) => !/^(system|tooling)\//.test(file) && !/^contract\/.*-postgres\.test\.js$/.test(file))
+        .filter((file) => inNpmTest(file) && !/^contract\/.*-postgres\.test\.js$/.test(file))
         .sort(),
     );
   },
@@ -85,13 +88,7 @@ t.test(
 
 t.test("CI's npm test runs every file outside test/system/ and test/tooling/ once", async (t) => {
   const run = runBy(npmTestExcludes('CI')).map(name);
-  t.same(
-    [...run].sort(),
-    all
-      .map(name)
-      .filter((file) => !/^(system|tooling)\//.test(file))
-      .sort(),
-  );
+  t.same([...run].sort(), all.map(name).filter(inNpmTest).sort());
 });
 
 /** A bash array of scripts/test-all.sh, as tap arguments. */

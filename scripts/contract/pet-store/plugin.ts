@@ -12,6 +12,7 @@ import {
   basePathOf,
   bigintText,
   type ContractPlugin,
+  type ErrorVocabulary,
   type QueryKnowledge,
   ContractViolation,
   describe,
@@ -37,6 +38,21 @@ import { CURSOR } from './cursors.js';
  * minimum. One object for every run: the engine keeps a document's request generators per object,
  * and building them costs more than a run's requests.
  */
+/** How the Pet Store words the rejections the engine provokes (openapi.yaml's ErrorCode). */
+export const PET_STORE_ERRORS: ErrorVocabulary = {
+  validation: { code: 'VALIDATION_FAILED' },
+  invalidJson: { code: 'INVALID_JSON', says: 'not valid JSON' },
+  notUtf8: { code: 'INVALID_JSON', says: 'UTF-8' },
+  unsupportedMediaType: { code: 'UNSUPPORTED_MEDIA_TYPE', says: 'Content-Type' },
+  bodyRequired: { code: 'BODY_REQUIRED', says: 'body' },
+  bodyNotAllowed: { code: 'BODY_NOT_ALLOWED', says: 'takes no body' },
+  unauthorized: { code: 'UNAUTHORIZED', says: 'API key' },
+  insufficientScope: { code: 'INSUFFICIENT_SCOPE' },
+  preconditionRequired: { code: 'PRECONDITION_REQUIRED' },
+  preconditionFailed: { code: 'PRECONDITION_FAILED' },
+  routeNotFound: { code: 'ROUTE_NOT_FOUND' },
+};
+
 export const PET_STORE_QUERY: QueryKnowledge = {
   opaque: { cursor: CURSOR },
   givenByLinks: ['after'],
@@ -65,6 +81,7 @@ export function petStorePlugin(): ContractPlugin {
     name: 'pet-store',
     retired: retiredAt,
     query: PET_STORE_QUERY,
+    errors: PET_STORE_ERRORS,
 
     afterValid(context, valid, response) {
       const { expectEqual, expectError } = context.checks;
