@@ -13,7 +13,7 @@ import t from 'tap';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 
 /**
- * The workspaces' own tests, as their builds place them: the `workspaces` batch runs them, a few
+ * The workspaces' own tests, as their builds place them: the `modules` batch runs them, a few
  * small files whose processes cost more to start than their tests take.
  */
 export const WORKSPACE_TESTS = [
@@ -41,10 +41,12 @@ export function filesOf(entry: string): string[] {
     throw new Error(`${basename(entry)} is not named <folder>.test.js or <folder>-<part>-of-<parts>.test.js`);
   const { folder, part = '1', parts = '1' } = match.groups!;
   if (folder === 'workspace-processes') return WORKSPACE_PROCESS_TESTS.map((file) => join(PROJECT_ROOT, file));
-  const dirs =
-    folder === 'workspaces'
-      ? WORKSPACE_TESTS.map((dir) => join(PROJECT_ROOT, dir))
-      : [join(dirname(entry), '..', folder!)];
+  // The workspaces' module tests share the modules batch: a process of their own cost more to
+  // start than their tests take.
+  const dirs = [
+    join(dirname(entry), '..', folder!),
+    ...(folder === 'modules' ? WORKSPACE_TESTS.map((dir) => join(PROJECT_ROOT, dir)) : []),
+  ];
   const files = dirs.flatMap((dir) =>
     readdirSync(dir)
       .filter((name) => name.endsWith('.test.js'))

@@ -34,7 +34,8 @@ function runBy(args: string[]): string[] {
 
 const name = (file: string) => relative(TESTS, file);
 /** What npm test leaves to test:all: test/system/, test/tooling/ and the workspaces' process tests. */
-const PROCESS_TESTS = new Set(WORKSPACE_PROCESS_TESTS.map((file) => name(join(PROJECT_ROOT, file))));
+const PROCESS_FILES = new Set(WORKSPACE_PROCESS_TESTS.map((file) => join(PROJECT_ROOT, file)));
+const PROCESS_TESTS = new Set([...PROCESS_FILES].map(name));
 const inNpmTest = (file: string) => !/^(system|tooling)\//.test(file) && !PROCESS_TESTS.has(file);
 const all = [...testFiles(TESTS), ...PACKAGE_TESTS.flatMap(testFiles)].filter(
   (file) => !file.startsWith(BATCHES + '/'),
@@ -121,7 +122,18 @@ t.test('a batch runs its share of its folder: every other file in name order for
     filesOf(join(BATCHES, 'http-2-of-2.test.js')),
     http.filter((_file, index) => index % 2 === 1),
   );
-  t.same(filesOf(join(BATCHES, 'modules.test.js')), testFiles(join(TESTS, 'modules')).sort());
+  t.same(
+    filesOf(join(BATCHES, 'modules.test.js')),
+    [
+      ...testFiles(join(TESTS, 'modules')).sort(),
+      ...PACKAGE_TESTS.flatMap((dir) =>
+        testFiles(dir)
+          .filter((file) => !PROCESS_FILES.has(file))
+          .sort(),
+      ),
+    ],
+    "the modules batch runs test/modules/ and the workspaces' tests that start no process",
+  );
   t.throws(
     () => filesOf(join(BATCHES, 'http_1.test.js')),
     /http_1\.test\.js is not named <folder>\.test\.js or <folder>-<part>-of-<parts>\.test\.js/,
