@@ -1,4 +1,4 @@
-// Reads openapi.yaml once at start-up and answers the questions the service asks of it.
+// Reads openapi.yaml once at start-up and tells the service what it needs to know of it.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
