@@ -76,6 +76,30 @@ export async function createDatabase(url: string, prefix: string): Promise<{ url
 }
 
 /**
+ * A maker of new databases on the cluster of `url`, each dropped on the test's teardown, side by
+ * side (one at a time, the drops took longer than the tests that made them).
+ */
+export function databaseMaker(t: Test, url: () => string, prefix: string): () => Promise<string> {
+  const drops: (() => Promise<void>)[] = [];
+  t.teardown(() => Promise.all(drops.map((drop) => drop())));
+  return async () => {
+    const made = await createDatabase(url(), prefix);
+    drops.push(made.drop);
+    return made.url;
+  };
+}
+
+/** Migrates the database at `url` with a pool of its own: the versions it applied. */
+export async function migrateDatabase(url: string): Promise<number[]> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    return await migrate(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
  * Starts (or connects to) the database for one test file; undefined, with the reason printed, when
  * it cannot. `ownCluster`: a cluster for this file alone, which it may stop and start.
  */

@@ -9,34 +9,17 @@ import pg from 'pg';
 import t from 'tap';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { migrationsIn, namedStatements, SQL_DIR, statementsOf } from '../../src/store/postgres/sql-files.js';
-import { createDatabase, startTestDatabase } from '../helpers/postgres.js';
+import { databaseMaker, migrateDatabase, startTestDatabase } from '../helpers/postgres.js';
 
 const database = await startTestDatabase(t);
 const skip = database === undefined ? 'no PostgreSQL' : false;
 
-const drops: (() => Promise<void>)[] = [];
-// Dropped side by side: one at a time, they took longer than the test.
-t.teardown(() => Promise.all(drops.map((drop) => drop())));
-
 /** A database of its own on the test's cluster, dropped afterwards: its connection string. */
-async function newDatabase(): Promise<string> {
-  const { url, drop } = await createDatabase(database!.url, 'schema');
-  drops.push(drop);
-  return url;
-}
-
-async function migrated(url: string): Promise<number[]> {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  try {
-    return await migrate(pool);
-  } finally {
-    await pool.end();
-  }
-}
+const newDatabase = databaseMaker(t, () => database!.url, 'schema');
 
 t.test('a changed function reaches a database at the newest version at its next migrate', { skip }, async (t) => {
   const url = await newDatabase();
-  await migrated(url);
+  await migrateDatabase(url);
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   t.teardown(() => pool.end());
   await pool.query("CREATE OR REPLACE FUNCTION lock_pet_writes() RETURNS void LANGUAGE sql AS 'SELECT'");
@@ -49,7 +32,7 @@ const statementFiles = readdirSync(join(SQL_DIR, 'statements')).filter((file) =>
 
 t.test('every named statement prepares against the migrated schema', { skip }, async (t) => {
   const url = await newDatabase();
-  await migrated(url);
+  await migrateDatabase(url);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   t.teardown(() => client.end());

@@ -6,12 +6,11 @@ import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import t from 'tap';
 import { postgresBinDir } from 'throwaway-postgres';
 import { PROJECT_ROOT } from '../../src/project-root.js';
-import { MIGRATIONS, migrate } from '../../src/store/postgres/migrate.js';
-import { createDatabase, startTestDatabase } from '../helpers/postgres.js';
+import { MIGRATIONS } from '../../src/store/postgres/migrate.js';
+import { databaseMaker, migrateDatabase, startTestDatabase } from '../helpers/postgres.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'test', 'fixtures', 'schemas');
 const fixtures = readdirSync(FIXTURES)
@@ -21,16 +20,8 @@ const fixtures = readdirSync(FIXTURES)
 const database = await startTestDatabase(t);
 const skip = database === undefined ? 'no PostgreSQL' : false;
 
-const drops: (() => Promise<void>)[] = [];
-// Dropped side by side: one at a time, they took longer than the test.
-t.teardown(() => Promise.all(drops.map((drop) => drop())));
-
 /** A database of its own on the test's cluster, dropped afterwards: its connection string. */
-async function newDatabase(): Promise<string> {
-  const { url, drop } = await createDatabase(database!.url, 'schema');
-  drops.push(drop);
-  return url;
-}
+const newDatabase = databaseMaker(t, () => database!.url, 'schema');
 
 const tool = (name: string) => join(postgresBinDir() ?? '', name);
 
@@ -47,15 +38,6 @@ async function schemaOf(url: string): Promise<string> {
     .join('\n');
 }
 
-async function migrated(url: string): Promise<number[]> {
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  try {
-    return await migrate(pool);
-  } finally {
-    await pool.end();
-  }
-}
-
 t.test('the fixtures are the released versions: each one up to the version before the newest', async (t) => {
   const versions = fixtures.map((file) => Number(file.slice(0, 3)));
   t.same(
@@ -69,7 +51,7 @@ t.test('the fixtures are the released versions: each one up to the version befor
 t.test('a database made at any earlier version migrates to the schema of a new one', { skip }, async (t) => {
   const fresh = await newDatabase();
   t.same(
-    await migrated(fresh),
+    await migrateDatabase(fresh),
     MIGRATIONS.map(({ version }) => version),
   );
   const expected = await schemaOf(fresh);
@@ -79,7 +61,7 @@ t.test('a database made at any earlier version migrates to the schema of a new o
     fixtures.map(async (file) => {
       const url = await newDatabase();
       await run(tool('psql'), ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-f', join(FIXTURES, file)]);
-      return { version: Number(file.slice(0, 3)), applied: await migrated(url), schema: await schemaOf(url) };
+      return { version: Number(file.slice(0, 3)), applied: await migrateDatabase(url), schema: await schemaOf(url) };
     }),
   );
   for (const { version, applied, schema } of upgraded) {
