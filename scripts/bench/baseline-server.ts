@@ -7,7 +7,8 @@
 // spec gives getPet, set as the service sets them: what those three lines cost bare fastify.
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import { keyOf, scopeOf } from '../../src/idempotency/idempotency-key.js';
+import { keyOf } from '../../src/idempotency/idempotency-key.js';
+import { sha256Hex } from '../../src/auth/api-clients.js';
 import { positionOf } from '../../src/pagination/cursor.js';
 import { nextPageLink } from '../../src/pagination/next-link.js';
 import { entityTagOf, preconditionOf } from '../../src/preconditions/entity-tag.js';
@@ -19,7 +20,7 @@ import { reportReady } from './seed-pets.js';
 
 const store = await benchStore();
 const expected = `Bearer ${process.env['API_KEY']!}`;
-const scope = scopeOf(process.env['API_KEY']!);
+const scope = sha256Hex(process.env['API_KEY']!);
 const deprecation = process.env['DEPRECATION_HEADERS'] === '1' ? await deprecationHeadersOfGetPet() : undefined;
 const security = securityHeaders();
 

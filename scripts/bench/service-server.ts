@@ -51,7 +51,8 @@ const app = await buildApp({
   spec,
   ...refusalDelay,
   fairShare,
-  apiKeys: fairness ?? [process.env['API_KEY']!],
+  // The bench's key holds every role (completeOrder needs the operator's), as the one-off key of npm start does.
+  apiKeys: fairness ?? [{ client: 'bench', key: process.env['API_KEY']!, roles: rolesOf(spec).named }],
   store,
   logger,
   ...(metrics === undefined ? {} : { metrics }),
@@ -65,7 +66,7 @@ process.once('SIGINT', () => void app.close().then(() => process.exit(0)));
 function fairnessKeys(served: typeof spec): KeySource {
   const [calm, flood, limited] = ['CALM_KEY', 'FLOOD_KEY', 'LIMITED_KEY'].map((name) => process.env[name]!);
   const entries = [
-    { client: 'bench', key: process.env['API_KEY']! },
+    { client: 'bench', key: process.env['API_KEY']!, roles: rolesOf(served).named },
     { client: 'calm', key: calm! },
     { client: 'flood', key: flood! },
     { client: 'limited', key: limited! },

@@ -241,9 +241,8 @@ function retiredAt(now: number, released: OpenApiDocument, current: OpenApiDocum
  * A current operation that needs a role outside them responds to its valid requests with 403, which fails
  * the gate: adding a new role to a released operation breaks the keys issued for that release.
  */
-function releasedRoles(released: OpenApiDocument, current: OpenApiDocument): { roles?: readonly string[] } {
-  const named = rolesOf(released);
-  if (named.length === 0) return {};
-  const known = new Set(rolesOf(current));
-  return { roles: named.filter((role) => known.has(role)) };
+function releasedRoles(released: OpenApiDocument, current: OpenApiDocument): { roles: readonly string[] } {
+  const named = rolesOf(released).named;
+  const known = rolesOf(current).named;
+  return { roles: named.length === 0 ? known : named.filter((role) => known.includes(role)) };
 }

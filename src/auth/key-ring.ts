@@ -6,6 +6,7 @@ import type { KeySource } from './bearer-auth.js';
 import type { KeyTable } from './key-table.js';
 import { FILE_POLL_MS, watchedFile } from '../watched-file.js';
 import { keysFileTable } from './keys-file.js';
+import type { SpecRoles } from './roles.js';
 
 export interface KeyRing extends KeySource {
   table: KeyTable;
@@ -30,11 +31,11 @@ export interface KeyRingEvents {
  */
 export function keysFromFile(
   path: string,
-  knownRoles: readonly string[],
+  roles: SpecRoles,
   events: KeyRingEvents = {},
   pollMs = FILE_POLL_MS,
 ): KeysFile {
-  const file = watchedFile(path, 'API_KEYS_FILE', (text) => keysFileTable(text, `API_KEYS_FILE ${path}`, knownRoles), {
+  const file = watchedFile(path, 'API_KEYS_FILE', (text) => keysFileTable(text, `API_KEYS_FILE ${path}`, roles), {
     pollMs,
     onReload(result) {
       // An unchanged file keeps its table, and the tokens that table has seen.

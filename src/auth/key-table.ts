@@ -1,14 +1,17 @@
 // The keys a service accepts, as one immutable table: each key by the SHA-256 of its text, with its
 // client, roles and expiry. A reload builds a new table and swaps it in whole (src/auth/key-ring.ts),
 // so a request sees the old keys or the new ones, never a mix.
-import { createHash } from 'node:crypto';
-import { CLIENT_NAME, digestKeyOf, SHA256_HEX, type ApiKeyEntry } from './api-clients.js';
+import { CLIENT_NAME, clientScopeOf, digestKeyOf, sha256Hex, SHA256_HEX, type ApiKeyEntry } from './api-clients.js';
 import { isBearerToken } from './bearer-token.js';
 import { NO_QUOTAS, type QuotaPolicy } from '../limits/quotas.js';
+import type { SpecRoles } from './roles.js';
 
 export interface Credential {
   client: string;
-  /** Whose request it is, stable for a key and no secret: the SHA-256 of the key (idempotency scope). */
+  /**
+   * Whose Idempotency-Keys its requests use: the client's (clientScopeOf), so that a retry sent with
+   * the client's rotated key replays the first response. No secret.
+   */
   scope: string;
   roles: ReadonlySet<string>;
   /** Unix time in ms; Infinity for a key that does not expire. */
@@ -25,6 +28,8 @@ export interface KeyTable {
 }
 
 /** A problem with one entry: `entry` counts from 1, and the message never holds a key's text. */
+export { clientScopeOf, sha256Hex };
+
 export class KeyEntryError extends Error {
   constructor(
     readonly entry: number,
@@ -34,24 +39,20 @@ export class KeyEntryError extends Error {
   }
 }
 
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /**
- * The table of `entries`, every role one of `knownRoles` (the spec's); an entry without roles
- * carries all of them. Throws KeyEntryError for the first unusable entry.
+ * The table of `entries`, every role one of those the spec names; an entry without roles carries
+ * the spec's default roles, never an operator's. Throws KeyEntryError for the first unusable entry.
  */
 export function keyTableOf(
   entries: readonly ApiKeyEntry[],
-  knownRoles: readonly string[],
+  { named: knownRoles, byDefault }: SpecRoles,
   quotas: QuotaPolicy = NO_QUOTAS,
 ): KeyTable {
   if (entries.length === 0) throw new Error('at least one API key is needed');
   const known = new Set(knownRoles);
   const byDigest = new Map<string, Credential>();
   entries.forEach((entry, index) => {
-    const { client, sha256, roles = knownRoles, expiresAt = Infinity } = digestKeyOf(entry);
+    const { client, sha256, roles = byDefault, expiresAt = Infinity } = digestKeyOf(entry);
     const problem = (reason: string) => new KeyEntryError(index + 1, reason);
     // A key outside the token syntax could never be sent in an Authorization header.
     const text = typeof entry === 'string' ? entry : 'key' in entry ? entry.key : undefined;
@@ -65,7 +66,7 @@ export function keyTableOf(
       );
     const duplicate = byDigest.get(sha256);
     if (duplicate !== undefined) throw problem(`the same key as an earlier entry (client ${duplicate.client})`);
-    byDigest.set(sha256, { client, scope: sha256, roles: new Set(roles), expiresAt });
+    byDigest.set(sha256, { client, scope: clientScopeOf(client), roles: new Set(roles), expiresAt });
   });
   // Tokens seen valid, by their text: a token is hashed once, then found by one Map look-up, which
   // costs less than the hash (docs/decisions.md, "Authentication"). Only keys of this

@@ -2,7 +2,7 @@
 //   keys:
 //     - client: reporting          # the name metrics and logs use
 //       sha256: 9f86d081884c7d65…   # hex SHA-256 of the key; or `key: <the key>` for local use
-//       roles: [pets:read]         # default: every role openapi.yaml names
+//       roles: [pets:read]         # default: openapi.yaml's x-default-roles
 //       expires: 2027-01-31T00:00:00Z   # optional; from then on the key gets 401
 //   quotas:                          # optional (src/limits/quotas.ts)
 //     default: 100/1s                # every client without its own
@@ -14,6 +14,7 @@ import { configYaml } from '../yaml-config.js';
 import { SHA256_HEX, type ApiKeyEntry } from './api-clients.js';
 import { isUsableKey, MIN_KEY_LENGTH } from './bearer-token.js';
 import { KeyEntryError, keyTableOf, type KeyTable } from './key-table.js';
+import type { SpecRoles } from './roles.js';
 import { parseQuota, type Quota, type QuotaPolicy } from '../limits/quotas.js';
 
 const FIELDS = new Set(['client', 'key', 'sha256', 'roles', 'expires']);
@@ -24,7 +25,7 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2
 export class KeysFileError extends Error {}
 
 /** The table of the keys file's text; `name` is how messages call the file. Throws KeysFileError. */
-export function keysFileTable(text: string, name: string, knownRoles: readonly string[]): KeyTable {
+export function keysFileTable(text: string, name: string, specRoles: SpecRoles): KeyTable {
   const { root, fail } = configYaml(text, name, (message) => new KeysFileError(message));
   if (!isMap(root)) return fail(root, 'expected a mapping with the field keys (and optionally quotas)');
   for (const pair of root.items) {
@@ -90,7 +91,7 @@ export function keysFileTable(text: string, name: string, knownRoles: readonly s
     fail,
   );
   try {
-    return keyTableOf(entries, knownRoles, quotas);
+    return keyTableOf(entries, specRoles, quotas);
   } catch (error) {
     // The list is not empty (above), so what keyTableOf refuses is one entry.
     return fail(nodes[(error as KeyEntryError).entry - 1], (error as Error).message);

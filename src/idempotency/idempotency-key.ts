@@ -1,12 +1,11 @@
 // The Idempotency-Key request header of createPet (draft-ietf-httpapi-idempotency-key-header-07):
 // what a key is, whose it is, and when a retry is "the same request". Its syntax is checked by the
 // schema in openapi.yaml before a handler runs; this module only reads a value that passed it.
-import { createHash } from 'node:crypto';
 import type { NewPet, Pet } from '../types/api.js';
 
-/** A client's key, within the scope of the API key that sent it. */
+/** A client's key, within the scope of the client whose API key sent it. */
 export interface IdempotencyKey {
-  /** Whose key it is: the SHA-256 of the API key, in hex (never the API key itself). */
+  /** Whose key it is: the client's scope, a SHA-256 in hex (src/auth/key-table.ts, clientScopeOf). */
   scope: string;
   key: string;
 }
@@ -20,7 +19,7 @@ export interface ChangeKey extends IdempotencyKey {
 }
 
 /**
- * A change key as one text, unique per API key, operation and key: what the stores' records and
+ * A change key as one text, unique per client, operation and key: what the stores' records and
  * batch rounds tell keys apart by.
  */
 export const changeKeyName = ({ scope, operation, key }: ChangeKey) => `${scope}:${operation}:${key}`;
@@ -33,11 +32,6 @@ export const DEFAULT_RETENTION_MS = DEFAULT_RETENTION_HOURS * HOUR_MS;
 /** The key a header value names: a quoted Structured Field String and the bare key are the same key. */
 export function keyOf(header: string): string {
   return header.charCodeAt(0) === 0x22 ? header.slice(1, -1) : header;
-}
-
-/** Stable across instances and restarts (unlike an index into API_KEYS), and no secret at rest. */
-export function scopeOf(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex');
 }
 
 /**

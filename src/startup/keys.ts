@@ -6,6 +6,8 @@ import { fixedKeys } from '../auth/fixed-keys.js';
 import { keysFromFile, type KeyRing } from '../auth/key-ring.js';
 import { writeOneOffKey } from '../auth/one-off-key.js';
 import type { Config } from '../config.js';
+import { unnamedClientOf } from '../auth/api-clients.js';
+import type { SpecRoles } from '../auth/roles.js';
 import { observeKeys, type KeyMetrics } from '../metrics/key-metrics.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 
@@ -19,13 +21,19 @@ export interface ServiceKeys {
 
 export async function serviceKeys(
   config: Config,
-  roles: readonly string[],
+  roles: SpecRoles,
   log: FastifyBaseLogger,
   metrics: ServiceMetrics | undefined,
 ): Promise<ServiceKeys> {
   if (config.apiKeysFile === undefined) {
     const oneOffKeyFile = config.apiKeys === undefined ? resolve(ONE_OFF_KEY_FILE) : undefined;
-    const keys = fixedKeys(config.apiKeys ?? [await writeOneOffKey(oneOffKeyFile!)], roles);
+    // The one-off key is for trying the service on one's own machine: it holds every role, the
+    // operator's too, so that the README's walk can complete an order with it.
+    const oneOff = async () => {
+      const key = await writeOneOffKey(oneOffKeyFile!);
+      return [{ client: unnamedClientOf(key), key, roles: roles.named }];
+    };
+    const keys = fixedKeys(config.apiKeys ?? (await oneOff()), roles);
     process.on('SIGHUP', () =>
       log.info(
         { signal: 'SIGHUP' },

@@ -7,6 +7,8 @@ import { clockBeforeSunsets as clockBefore } from 'petstore-contract-plugin';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { specCopy } from './spec.js';
 import { oneWebhookEndpoint } from '../../src/webhooks/discard-endpoint.js';
+import { unnamedClientOf, type ClientKey } from '../../src/auth/api-clients.js';
+import { rolesOf } from '../../src/auth/roles.js';
 
 export const API_KEY = 'test-key-0123456789abcdef';
 export const OTHER_API_KEY = 'other-key-0123456789abcdef';
@@ -36,7 +38,8 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
     },
   });
   const app = await buildApp({
-    apiKeys: [API_KEY, { client: 'no-roles', key: NO_ROLE_API_KEY, roles: [] }],
+    // API_KEY holds every role the spec names (the operator's too), as the one-off key of npm start does.
+    apiKeys: [allRoles(API_KEY, spec), { client: 'no-roles', key: NO_ROLE_API_KEY, roles: [] }],
     logger: { level: 'trace', stream, redact: ['req.headers.authorization'] },
     // A deployment with one webhook endpoint, as the contract runs meet it: setWebhookPosition has one to move.
     webhooks: oneWebhookEndpoint('test'),
@@ -46,6 +49,11 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
   });
   t.teardown(() => app.close());
   return { app, logs: () => lines.join('') };
+}
+
+/** `key` as an entry holding every role `spec` names, under the client name a bare key gets. */
+export function allRoles(key: string, spec: OpenApiDocument = specCopy()): ClientKey {
+  return { client: unnamedClientOf(key), key, roles: rolesOf(spec).named };
 }
 
 /** The clock of petstore-contract-plugin (scripts/contract/pet-store/), for openapi.yaml unless told. */

@@ -20,7 +20,7 @@ import { pathParametersOf, type Operation } from '../../src/openapi/openapi-spec
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import { standInStore } from './stand-in-store.js';
-import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from './build-app.js';
+import { allRoles, API_KEY, buildTestApp, NO_ROLE_API_KEY } from './build-app.js';
 import { checkContract, documentedStatuses, operation as operationOf, operations, spec } from './contract.js';
 import { startTestDatabase, whyNoPostgres } from './postgres.js';
 import {
@@ -354,7 +354,7 @@ export async function checkEveryStatus(storeName: 'in-memory store' | 'PostgreSQ
               ? {}
               : {
                   apiKeys: {
-                    table: keyTableOf([API_KEY], rolesOf(spec), {
+                    table: keyTableOf([allRoles(API_KEY, spec)], rolesOf(spec), {
                       default: { requests: 1, windowSeconds: 3600 },
                       clients: new Map(),
                     }),

@@ -1,7 +1,14 @@
 // Runs src/server.ts as a real process, for tests of the entry point itself.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
+import { stringify } from 'yaml';
+import { unnamedClientOf, type ClientKey } from '../../src/auth/api-clients.js';
+import { roleNamesOf } from '../../src/auth/roles.js';
+import { loadSpec } from '../../src/openapi/openapi-spec.js';
 
 // The compiled entry point beside this compiled helper (dist-test/, tsconfig.json).
 const SERVER = fileURLToPath(new URL('../../src/server.js', import.meta.url));
@@ -99,15 +106,37 @@ function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(rest).filter(([name]) => !name.startsWith('OTEL_')));
 }
 
+/** Every role openapi.yaml names, the operator's included. */
+export const ALL_ROLES = roleNamesOf(loadSpec());
+
+/**
+ * The environment of a server whose keys are `entries` (API_KEYS_FILE, in a directory removed on the
+ * test's teardown): API_KEYS gives a key only the spec's default roles. A bare key holds every role.
+ */
+export function keysFileEnv(t: Test, entries: readonly (string | ClientKey)[]): { API_KEYS_FILE: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-keys-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'keys.yaml');
+  const keys = entries.map((entry) =>
+    typeof entry === 'string' ? { client: unnamedClientOf(entry), key: entry, roles: [...ALL_ROLES] } : entry,
+  );
+  writeFileSync(file, stringify({ keys }));
+  return { API_KEYS_FILE: file };
+}
+
 /**
  * An instance on the PostgreSQL database `url` for races between instances (lost updates, orders):
  * its pool about the writers per instance, so that they meet on the rows, not on the pool; a wait
  * long enough for a busy machine; fair share off; info logs, since startServer waits for "Server
  * listening".
  */
-export const startRacingInstance = (t: Test, url: string, apiKey: string): Promise<Running> =>
+export const startRacingInstance = (
+  t: Test,
+  url: string,
+  keys: string | readonly (string | ClientKey)[],
+): Promise<Running> =>
   startReadyServer(t, {
-    API_KEYS: apiKey,
+    ...keysFileEnv(t, typeof keys === 'string' ? [keys] : keys),
     DATABASE_URL: url,
     DATABASE_POOL_MAX: '8',
     DATABASE_TIMEOUT_MS: '10000',

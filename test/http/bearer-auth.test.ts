@@ -87,7 +87,7 @@ t.test('keys never appear in logs or responses', async (t) => {
   t.notMatch(logs(), wrongKey);
 });
 
-const ROLES = ['pets:read', 'pets:write'];
+const ROLES = { named: ['pets:read', 'pets:write'], byDefault: ['pets:read', 'pets:write'] };
 
 t.test('an authenticator needs at least one key', async (t) => {
   t.throws(() => fixedKeys([], ROLES), /at least one API key/);
@@ -103,7 +103,7 @@ t.test("entries given in code are checked as the keys file's are: digest, roles"
     /entry 1: role "pets:admin" is not named by openapi\.yaml \(its roles: pets:read, pets:write\)/,
   );
   t.throws(
-    () => fixedKeys([{ client: 'a', key: API_KEY, roles: ['pets:read'] }], []),
+    () => fixedKeys([{ client: 'a', key: API_KEY, roles: ['pets:read'] }], { named: [], byDefault: [] }),
     /\(its roles: none\)/,
     'a spec that names no role',
   );

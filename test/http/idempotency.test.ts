@@ -2,7 +2,8 @@
 // store-level suite in test/store/postgres-pet-store.test.ts, and keyed creates through two
 // instances in test/system/postgres-service.test.ts).
 import t from 'tap';
-import { keyOf, scopeOf } from '../../src/idempotency/idempotency-key.js';
+import { keyOf } from '../../src/idempotency/idempotency-key.js';
+import { clientScopeOf, sha256Hex } from '../../src/auth/api-clients.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import { API_KEY, AUTH, JSON_TYPE, OTHER_API_KEY, buildTestApp, postPet } from '../helpers/build-app.js';
 import { checkContract } from '../helpers/contract.js';
@@ -83,8 +84,15 @@ t.test('a refused request records nothing: fixed, it creates the pet with the sa
   t.same(fixed.json(), { id: 1, name: 'Tom', categoryId: 5 });
 });
 
-t.test('keys belong to the API key that sent them', async (t) => {
-  const { app } = await buildTestApp(t, { apiKeys: [API_KEY, OTHER_API_KEY] });
+t.test('keys belong to the client whose API key sent them, across its rotated keys', async (t) => {
+  const ROTATED = 'rotated-key-0123456789abcdef';
+  const { app } = await buildTestApp(t, {
+    apiKeys: [
+      { client: 'shop', key: API_KEY },
+      { client: 'shop', key: ROTATED },
+      { client: 'kiosk', key: OTHER_API_KEY },
+    ],
+  });
   const mine = await app.inject(withKey({ name: 'Rex', categoryId: 3 }));
   const other = { authorization: `Bearer ${OTHER_API_KEY}` };
   const theirs = await app.inject(withKey({ name: 'Rex', categoryId: 3 }, KEY, other));
@@ -94,8 +102,14 @@ t.test('keys belong to the API key that sent them', async (t) => {
   const theirsChanged = await app.inject(withKey({ name: 'Tom', categoryId: 9 }, KEY, other));
   t.equal(theirsChanged.statusCode, 422, 'and their own key is theirs to conflict with');
   t.match(theirsChanged.json().message, `pet ${theirs.json().id}`, 'naming their pet, not mine');
-  t.not(scopeOf(API_KEY), scopeOf(OTHER_API_KEY));
-  t.notMatch(scopeOf(API_KEY), API_KEY, 'the scope is not the key');
+  const rotated = await app.inject(
+    withKey({ name: 'Rex', categoryId: 3 }, KEY, { authorization: `Bearer ${ROTATED}` }),
+  );
+  t.equal(rotated.statusCode, 201);
+  t.equal(rotated.headers['idempotent-replayed'], 'true', "a retry with the client's new key replays the first 201");
+  t.same(rotated.json(), mine.json());
+  t.notMatch(clientScopeOf('shop'), API_KEY, 'the scope is not the key');
+  t.not(clientScopeOf('shop'), sha256Hex(API_KEY), "nor the key's digest");
 });
 
 t.test('without the header every create is a new pet, as before', async (t) => {

@@ -1,7 +1,7 @@
 // Roles from the spec's security requirements, keys given by their SHA-256, and expiry, in process.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { rolesOf, requiredRolesOf } from '../../src/auth/roles.js';
+import { roleNamesOf, rolesOf, requiredRolesOf } from '../../src/auth/roles.js';
 import { operationsOf } from '../../src/openapi/openapi-spec.js';
 import { buildTestApp, JSON_TYPE } from '../helpers/build-app.js';
 import { checkContract } from '../helpers/contract.js';
@@ -23,7 +23,14 @@ const list = (key: string) => ({
 
 t.test('the roles are those the spec names: pets:read on listPets and getPet, pets:write on createPet', async (t) => {
   const spec = specCopy();
-  t.same(rolesOf(spec), ['orders:fulfil', 'orders:read', 'orders:write', 'pets:read', 'pets:write', 'webhooks:manage']);
+  t.same(roleNamesOf(spec), [
+    'orders:fulfil',
+    'orders:read',
+    'orders:write',
+    'pets:read',
+    'pets:write',
+    'webhooks:manage',
+  ]);
   t.match(
     Object.fromEntries(
       operationsOf(spec).map((operation) => [operation.operationId, requiredRolesOf(operation, spec)]),
@@ -69,9 +76,47 @@ t.test('a key given by its sha256 with pets:read lists, and gets the documented 
   t.match(logs(), /"client":"reporting"/);
 });
 
-t.test('a key without roles listed carries every role the spec names', async (t) => {
-  const { app } = await buildTestApp(t, { apiKeys: [{ client: 'admin', sha256: sha256(READER) }] });
-  t.equal((await app.inject(create(READER))).statusCode, 201);
+t.test("a key without roles listed gets the spec's x-default-roles: a customer's, never an operator's", async (t) => {
+  t.same(rolesOf(specCopy()).byDefault, ['orders:read', 'orders:write', 'pets:read', 'pets:write']);
+  const OPERATOR = 'operator-key-0123456789abcdefghij';
+  const { app } = await buildTestApp(t, {
+    apiKeys: [
+      { client: 'shop', sha256: sha256(READER) },
+      { client: 'staff', key: OPERATOR, roles: ['orders:fulfil', 'webhooks:manage', 'pets:write'] },
+    ],
+  });
+  const send = (key: string, method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${key}`, ...(payload === undefined ? {} : JSON_TYPE) },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+  const customer = [
+    [201, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' }],
+    [200, 'GET', '/v1/pets'],
+    [200, 'GET', '/v1/pet-events'],
+    [201, 'POST', '/v1/store/orders', { petId: 1 }],
+    [200, 'GET', '/v1/store/orders'],
+    [200, 'GET', '/v1/store/orders/1'],
+    [201, 'POST', '/v1/pets', { name: 'Tom', categoryId: 1, status: 'available' }],
+    [201, 'POST', '/v1/store/orders', { petId: 2 }],
+    [200, 'POST', '/v1/store/orders/2/cancel'],
+  ] as const;
+  for (const [status, method, url, payload] of customer) {
+    t.equal((await send(READER, method, url, payload)).statusCode, status, `role-less key: ${method} ${url}`);
+  }
+  const operator = [
+    ['completeOrder', 'POST', '/v1/store/orders/1/complete'],
+    ['listWebhookEndpoints', 'GET', '/v1/webhook-endpoints'],
+    ['setWebhookPosition', 'POST', '/v1/webhook-endpoints/test/position', {}],
+  ] as const;
+  for (const [operationId, method, url, payload] of operator) {
+    const refused = await send(READER, method, url, payload);
+    t.equal(refused.statusCode, 403, `role-less key: ${operationId}`);
+    checkContract(t, refused, operationId);
+    t.equal((await send(OPERATOR, method, url, payload)).statusCode, 200, `a key naming the role: ${operationId}`);
+  }
 });
 
 t.test('an expired key gets 401, from the instant it expires', async (t) => {
@@ -94,7 +139,7 @@ t.test('an expired key gets 401, from the instant it expires', async (t) => {
 
 t.test("a new operation's roles come from its security requirement alone", async (t) => {
   const spec = specWith((spec) => (spec.paths['/pets']!.get!.security = [{ bearerAuth: ['pets:audit'] }]));
-  t.same(rolesOf(spec), [
+  t.same(roleNamesOf(spec), [
     'orders:fulfil',
     'orders:read',
     'orders:write',

@@ -2,7 +2,7 @@
 // its code and message, pages of orders, safe retries, and expiry on the store's injected clock.
 import t from 'tap';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
-import { API_KEY, AUTH, OTHER_API_KEY, buildTestApp, postPet, JSON_TYPE } from '../helpers/build-app.js';
+import { allRoles, API_KEY, AUTH, OTHER_API_KEY, buildTestApp, postPet, JSON_TYPE } from '../helpers/build-app.js';
 import { checkContract } from '../helpers/contract.js';
 
 const place = (body: unknown, headers: Record<string, string> = {}) => ({
@@ -116,7 +116,7 @@ t.test('orders come in pages, filtered by status and pet; a cursor keeps its fil
 });
 
 t.test('a retry replays the first answer, even once the order moved on; another request gets 422', async (t) => {
-  const { app } = await buildTestApp(t, { apiKeys: [API_KEY, OTHER_API_KEY] });
+  const { app } = await buildTestApp(t, { apiKeys: [allRoles(API_KEY), OTHER_API_KEY] });
   await app.inject(postPet({ name: 'Rex', categoryId: 3, status: 'available' }));
   const key = { 'idempotency-key': '"order-1"' };
   const first = await app.inject(place({ petId: 1 }, key));

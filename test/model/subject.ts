@@ -11,6 +11,7 @@ import { wrapStore } from '../../src/store/wrap-store.js';
 import type { NewPet, Pet } from '../../src/types/api.js';
 import { clockBeforeSunsets } from 'petstore-contract-plugin';
 import { oneWebhookEndpoint } from '../../src/webhooks/discard-endpoint.js';
+import { allRoles } from '../helpers/build-app.js';
 
 /** The service's two clients (idempotency keys are each client's own). */
 export const CLIENT_KEYS = ['in-process-key-0123456789abcdef', 'in-process-other-key-0123456789ab'] as const;
@@ -63,7 +64,7 @@ export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest
   // Building an app takes ~85 ms: one app serves every case, with its store emptied in between.
   // Two clients: idempotency keys are each client's own.
   const app: FastifyInstance = await buildApp({
-    apiKeys: CLIENT_KEYS,
+    apiKeys: CLIENT_KEYS.map((key) => allRoles(key, SPEC)),
     store: under.store,
     clock: CLOCK,
     webhooks: oneWebhookEndpoint('in-process'),

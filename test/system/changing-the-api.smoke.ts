@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { copyProject } from '../helpers/dev-watcher.js';
-import { startServer } from '../helpers/server-process.js';
+import { keysFileEnv, startServer } from '../helpers/server-process.js';
 import { withReplacePet } from '../helpers/replace-pet.js';
 
 // Each step is a tsc or tsx run in the copy: a few seconds each on 2 cores, more under coverage.
@@ -120,7 +120,7 @@ t.test("adding replacePet as the README's 'Changing the API' says: each command 
       `the contract tests made replacePet's ${status}`,
     );
   // The service, as npm test built it.
-  const server = await startServer({ API_KEYS: KEY }, copy, [], join(copy, 'dist', 'server.js'));
+  const server = await startServer(keysFileEnv(t, [KEY]), copy, [], join(copy, 'dist', 'server.js'));
   t.teardown(() => void server.child.kill('SIGKILL'));
 
   // npm run contract against it: replacePet is sent valid requests, with ids from the link, and responds with 2xx.

@@ -12,7 +12,7 @@ import t from 'tap';
 import { postgresBinDir, startThrowawayCluster, inSchema } from 'throwaway-postgres';
 import { API_KEY } from '../helpers/build-app.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
-import { startReadyServer, type Running } from '../helpers/server-process.js';
+import { keysFileEnv, startReadyServer, type Running } from '../helpers/server-process.js';
 import { until } from '../helpers/until.js';
 
 const database = await startTestDatabase(t);
@@ -50,7 +50,7 @@ const WAIT_MS = 20_000;
 let webhooksFile = '';
 const instance = (url: string) =>
   startReadyServer(t, {
-    API_KEYS: API_KEY,
+    ...keysFileEnv(t, [API_KEY]),
     DATABASE_URL: url,
     FAIR_SHARE: 'off',
     LOG_LEVEL: 'info',

@@ -10,7 +10,7 @@ import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import { startDeliveries } from '../../src/webhooks/deliveries.js';
 import { webhooksFileEndpoints } from '../../src/webhooks/webhooks-file.js';
 import { buildApp } from '../../src/app.js';
-import { API_KEY, AUTH, buildTestApp, JSON_TYPE, NO_ROLE_API_KEY, postPet } from '../helpers/build-app.js';
+import { allRoles, API_KEY, AUTH, buildTestApp, JSON_TYPE, NO_ROLE_API_KEY, postPet } from '../helpers/build-app.js';
 import { checkContract } from '../helpers/contract.js';
 import { until } from '../helpers/until.js';
 import { fixedEndpoints, receiver, SECRET } from '../helpers/webhook-receiver.js';
@@ -159,7 +159,7 @@ t.test('setWebhookPosition refuses what names no place in the feed, and needs we
   t.equal((await set('shop', kept[1]!.id, noRole)).statusCode, 403);
   t.equal((await app.inject({ method: 'GET', url: '/v1/webhook-endpoints', headers: noRole })).statusCode, 403);
 
-  const none = await buildApp({ apiKeys: [API_KEY] });
+  const none = await buildApp({ apiKeys: [allRoles(API_KEY)] });
   t.teardown(() => none.close());
   const empty = await none.inject({ method: 'GET', url: '/v1/webhook-endpoints', headers: AUTH });
   t.same(checkContract(t, empty, 'listWebhookEndpoints'), [], 'no webhooks file: none');
