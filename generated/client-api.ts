@@ -265,8 +265,13 @@ export interface paths {
          *     which they were placed), only those with the given `status` and for
          *     the given `petId` when those are sent. Pages are read by keyset, as
          *     `listPets` reads them: when more orders of the same filter follow, the
-         *     answer carries `Link: <…>; rel="next"`, which keeps `limit`, `status`
-         *     and `petId` and adds a `cursor`.
+         *     answer carries `Link: <…>; rel="next"`, which keeps `limit`, `status`,
+         *     `petId` and `placedBy` and adds a `cursor`.
+         *
+         *     A key lists only its own client's orders, unless it has
+         *     `orders:fulfil`: then every client's, or one client's with
+         *     `placedBy`. `placedBy` sent by a key without `orders:fulfil` gets
+         *     `403 INSUFFICIENT_SCOPE`.
          *
          *     An order is `expired` from the instant its `expiresAt` passes, in
          *     every read and list, whether or not its pet was freed yet.
@@ -288,6 +293,12 @@ export interface paths {
          *     others get `409 PET_UNAVAILABLE`, as does an order for a pet that does
          *     not exist, was removed, or is not `available` (held or sold
          *     included); the message says which. No pet is ever sold twice.
+         *
+         *     The order belongs to the client whose key placed it (`placedBy`). A
+         *     client holds at most the deployment's limit of `placed` orders at
+         *     once (5 unless its operators set `ORDER_HOLDS_PER_CLIENT`): past it,
+         *     `409 ORDER_LIMIT_REACHED`, whose message names the limit. The limit
+         *     holds exactly across instances and under concurrent orders.
          *
          *     The time is the store's clock, so instances with skewed clocks agree.
          *     **Safe retries** with `Idempotency-Key`, as for `createPet`: a retry
@@ -311,7 +322,10 @@ export interface paths {
         };
         /**
          * Read one order (beta)
-         * @description Returns the order with the given id, `expired` from the instant its `expiresAt` passed.
+         * @description Returns the order with the given id, `expired` from the instant its
+         *     `expiresAt` passed. Another client's order is answered
+         *     `404 ORDER_NOT_FOUND`, as an id that never existed, unless the key
+         *     has `orders:fulfil`.
          */
         get: operations["getOrder"];
         put?: never;
@@ -333,12 +347,15 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order, freeing its pet (beta)
-         * @description Cancels a `placed` order (`cancelReason: customer`) and, in the same
-         *     transaction, makes its pet `available` again (one version step, one
+         * @description Cancels a `placed` order (`cancelReason: customer`, or `store` when
+         *     the store's staff, `orders:fulfil`, cancels another client's) and, in
+         *     the same transaction, makes its pet `available` again (one version step, one
          *     `pet.updated` event). An order already `cancelled` is answered as it
          *     is, unchanged. One that is `completed` or `expired` gets
          *     `409 ORDER_STATE_CONFLICT`: of a cancel, a completion and the expiry
-         *     racing on one order, exactly one happens. No body is taken.
+         *     racing on one order, exactly one happens. Another client's order is
+         *     answered `404 ORDER_NOT_FOUND`, as an id that never existed, unless
+         *     the key has `orders:fulfil`. No body is taken.
          *     **Safe retries** with `Idempotency-Key`, as for `placeOrder`.
          */
         post: operations["cancelOrder"];
@@ -656,11 +673,20 @@ export interface components {
         };
         /**
          * @description An order for one pet. Clients ignore fields they do not know: later
-         *     versions may add some.
+         *     versions may add some. It belongs to the client that placed it
+         *     (`x-owner`): another client's key reads and moves it as an order that
+         *     never existed, and lists leave it out, unless the key has
+         *     `orders:fulfil`.
          */
         Order: {
             id: components["schemas"]["OrderId"];
             petId: components["schemas"]["PetId"];
+            /**
+             * @description The client that placed it. Absent from an order placed before
+             *     version 1.5.0 of the service, which recorded no owner: such an
+             *     order is seen and moved by the store's staff alone.
+             */
+            placedBy?: components["schemas"]["ClientName"];
             status: components["schemas"]["OrderStatus"];
             /**
              * Format: date-time
@@ -679,12 +705,21 @@ export interface components {
             closedAt?: string;
             /**
              * @description Why it was cancelled, present only when `cancelled`: `customer`
-             *     (`cancelOrder`), `pet_changed` (`updatePet` changed the held pet's
-             *     `status`), `pet_deleted` (`deletePet` removed it).
+             *     (`cancelOrder` by its own client), `store` (`cancelOrder` by the
+             *     store's staff, `orders:fulfil`, of another client's order),
+             *     `pet_changed` (`updatePet` changed the held pet's `status`),
+             *     `pet_deleted` (`deletePet` removed it). The operations are beta:
+             *     more reasons may come.
              * @enum {string}
              */
-            cancelReason?: "customer" | "pet_changed" | "pet_deleted";
+            cancelReason?: "customer" | "store" | "pet_changed" | "pet_deleted";
         };
+        /**
+         * @description The name of a client of the deployment: every API key belongs to one,
+         *     and a client's keys share it across rotations.
+         * @example shop-web
+         */
+        ClientName: string;
         /** @description A list of orders (a bare array). */
         Orders: components["schemas"]["Order"][];
         /** @description The body of every error answer. */
@@ -703,13 +738,14 @@ export interface components {
              *     | `INSUFFICIENT_SCOPE` | 403 | The API key is valid but lacks a role the operation needs (its security requirement names it) |
              *     | `PET_NOT_FOUND` | 404 | No pet has the requested id (there never was one, or it was removed) |
              *     | `WEBHOOK_ENDPOINT_NOT_FOUND` | 404 | No endpoint of the webhooks file has the requested id |
-             *     | `ORDER_NOT_FOUND` | 404 | No order has the requested id |
+             *     | `ORDER_NOT_FOUND` | 404 | No order has the requested id that this API key may see |
              *     | `ROUTE_NOT_FOUND` | 404 | No operation is defined at this path |
              *     | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method |
              *     | `OPERATION_GONE` | 410 | The operation is past its sunset (`x-sunset`); the message names its replacement |
              *     | `CURSOR_EXPIRED` | 410 | An `after` (of `listPetEvents` or `setWebhookPosition`) is older than the events kept, or from before the store was replaced |
              *     | `REQUEST_TIMEOUT` | 408 | The request was not received in time |
              *     | `PET_UNAVAILABLE` | 409 | The pet of a new order does not exist, was removed, or is not `available` |
+             *     | `ORDER_LIMIT_REACHED` | 409 | The client already holds as many `placed` orders as the deployment allows |
              *     | `ORDER_STATE_CONFLICT` | 409 | The order is not in a state that allows the request (completed, cancelled or expired) |
              *     | `PRECONDITION_FAILED` | 412 | `If-Match` names none of the pet's current entity tags: it changed since the caller saw it |
              *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than 16 KiB |
@@ -722,7 +758,7 @@ export interface components {
              *     | `SERVICE_UNAVAILABLE` | 503 | The pet store (its database) cannot be reached for the moment; retry after `Retry-After` seconds |
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "ORDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "CURSOR_EXPIRED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "PET_UNAVAILABLE" | "ORDER_STATE_CONFLICT" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "ORDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "CURSOR_EXPIRED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "PET_UNAVAILABLE" | "ORDER_LIMIT_REACHED" | "ORDER_STATE_CONFLICT" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description Human-readable description of what went wrong and what to fix. */
             message: string;
             /**
@@ -752,7 +788,7 @@ export interface components {
                 "application/json": components["schemas"]["Order"];
             };
         };
-        /** @description No order has this id. */
+        /** @description No order has this id that this key may see (another client's order is answered the same). */
         OrderNotFound: {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control"];
@@ -773,11 +809,13 @@ export interface components {
             };
         };
         /**
-         * @description The pet cannot be held: it does not exist, was removed, or is not
-         *     `available` (another order holds it, or it is sold). Nothing was
-         *     placed; the message says which.
+         * @description Nothing was placed. `PET_UNAVAILABLE`: the pet does not exist, was
+         *     removed, or is not `available` (another order holds it, or it is
+         *     sold); the message says which. `ORDER_LIMIT_REACHED`: the client
+         *     holds as many `placed` orders as the deployment allows; the message
+         *     names the limit, and completing or cancelling one frees a place.
          */
-        PetUnavailable: {
+        OrderRefused: {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -786,13 +824,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "code": "PET_UNAVAILABLE",
-                 *       "message": "Pet 7 is pending, not available: it cannot be held.",
-                 *       "status": 409
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -1194,8 +1225,8 @@ export interface components {
         /**
          * @description Sent when more orders of the same filter follow this page at the time
          *     of the answer: a `rel="next"` link (RFC 8288) to the next page, with
-         *     this page's `limit`, `status` and `petId` and the `cursor` that starts
-         *     after its last order. A relative reference with an absolute path, like
+         *     this page's `limit`, `status`, `petId` and `placedBy` and the `cursor`
+         *     that starts after its last order. A relative reference with an absolute path, like
          *     `NextPageLink`. Absent on the last page.
          * @example </v1/store/orders?limit=20&status=placed&cursor=bzE6cGxhY2VkOjoxMg>; rel="next"
          */
@@ -1967,6 +1998,12 @@ export interface operations {
                 status?: components["schemas"]["OrderStatus"];
                 /** @description Return only orders for this pet. A decimal integer in the signed 64-bit range. */
                 petId?: components["schemas"]["PetId"];
+                /**
+                 * @description Return only the orders this client placed. Only for a key with
+                 *     `orders:fulfil`; any other key that sends it gets
+                 *     `403 INSUFFICIENT_SCOPE`.
+                 */
+                placedBy?: components["schemas"]["ClientName"];
                 /** @description Maximum number of orders returned. A decimal integer without sign, spaces or exponent. */
                 limit?: number;
                 /**
@@ -2067,7 +2104,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["PetUnavailable"];
+            409: components["responses"]["OrderRefused"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
@@ -2256,7 +2293,7 @@ export interface operations {
 export const API_VERSION = "1.5.0";
 
 /** Every `code` an Error answer may carry. */
-export const ERROR_CODES = ["BAD_REQUEST","INVALID_JSON","BODY_REQUIRED","BODY_NOT_ALLOWED","VALIDATION_FAILED","UNAUTHORIZED","INSUFFICIENT_SCOPE","PET_NOT_FOUND","WEBHOOK_ENDPOINT_NOT_FOUND","ORDER_NOT_FOUND","ROUTE_NOT_FOUND","METHOD_NOT_ALLOWED","OPERATION_GONE","CURSOR_EXPIRED","REQUEST_TIMEOUT","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","PET_UNAVAILABLE","ORDER_STATE_CONFLICT","PRECONDITION_FAILED","IDEMPOTENCY_KEY_REUSED","PRECONDITION_REQUIRED","TOO_MANY_REQUESTS","HEADERS_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE"] as const;
+export const ERROR_CODES = ["BAD_REQUEST","INVALID_JSON","BODY_REQUIRED","BODY_NOT_ALLOWED","VALIDATION_FAILED","UNAUTHORIZED","INSUFFICIENT_SCOPE","PET_NOT_FOUND","WEBHOOK_ENDPOINT_NOT_FOUND","ORDER_NOT_FOUND","ROUTE_NOT_FOUND","METHOD_NOT_ALLOWED","OPERATION_GONE","CURSOR_EXPIRED","REQUEST_TIMEOUT","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","PET_UNAVAILABLE","ORDER_LIMIT_REACHED","ORDER_STATE_CONFLICT","PRECONDITION_FAILED","IDEMPOTENCY_KEY_REUSED","PRECONDITION_REQUIRED","TOO_MANY_REQUESTS","HEADERS_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export const OPERATIONS = {

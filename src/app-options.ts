@@ -11,6 +11,9 @@ import type { PetStore } from './store/pet-store.js';
 import type { Tracing } from './tracing/tracing.js';
 import type { Endpoints } from './webhooks/endpoints.js';
 
+/** How many placed orders a client holds at once unless ORDER_HOLDS_PER_CLIENT says otherwise. */
+export const DEFAULT_ORDER_HOLDS_PER_CLIENT = 5;
+
 export interface AppOptions {
   /**
    * Keys accepted as `Authorization: Bearer <key>`, each with its client's name or named after its
@@ -56,4 +59,6 @@ export interface AppOptions {
    * measures a rejection's own cost.
    */
   rejectionDelayMs?: number;
+  /** The placed orders a client may hold at once (ORDER_HOLDS_PER_CLIENT); DEFAULT_ORDER_HOLDS_PER_CLIENT if absent. */
+  orderHoldsPerClient?: number;
 }

@@ -1,7 +1,7 @@
 // Builds the service as an un-listened Fastify instance from explicit options: its parts, in order.
 // src/server.ts is the only place that reads the environment and listens.
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { AppOptions } from './app-options.js';
+import { DEFAULT_ORDER_HOLDS_PER_CLIENT, type AppOptions } from './app-options.js';
 import { createErrorHandler } from './errors/error-handler.js';
 import { createEventSignal, firstEventAfter, signalling } from './events/event-signal.js';
 import { BODY_LIMIT, fastifyOptions } from './fastify-options.js';
@@ -39,8 +39,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics,
     rejectionDelayMs: options.rejectionDelayMs,
   });
-  const { webhooks, handlers } = options;
-  await app.register(plugins.operations, { spec, store, events, webhooks, headers, metrics, clock, handlers });
+  const { webhooks, handlers, orderHoldsPerClient = DEFAULT_ORDER_HOLDS_PER_CLIENT } = options;
+  await app.register(plugins.operations, {
+    spec,
+    store,
+    events,
+    webhooks,
+    headers,
+    metrics,
+    clock,
+    handlers,
+    orderHoldsPerClient,
+  });
   await app.register(plugins.health, { store, headers, draining });
   return app;
 }

@@ -1,4 +1,5 @@
 // Reads the service's settings from the environment; invalid settings stop start-up with a clear reason.
+import { DEFAULT_ORDER_HOLDS_PER_CLIENT } from './app-options.js';
 import { CLIENT_NAME, unnamedClientOf, type ClientKey } from './auth/api-clients.js';
 import { isUsableKey, MIN_KEY_LENGTH } from './auth/bearer-token.js';
 import { DEFAULT_RETENTION_HOURS, HOUR_MS } from './idempotency/idempotency-key.js';
@@ -46,6 +47,8 @@ export interface Config {
    * listener.
    */
   drainMs: number;
+  /** ORDER_HOLDS_PER_CLIENT: how many placed orders a client holds at once. */
+  orderHoldsPerClient: number;
   /** What the environment says in words the service no longer uses: logged at start-up, each once. */
   deprecations: string[];
 }
@@ -84,6 +87,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     webhooksFile: env['WEBHOOKS_FILE'] || undefined,
     webhookRetryDelaysMs: readRetryDelays(env['WEBHOOK_RETRY_DELAYS']),
     webhookTimeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_SECONDS', DEFAULT_DELIVERY_TIMEOUT_MS / 1000, [1, 60]) * 1000,
+    orderHoldsPerClient: readInteger(env, 'ORDER_HOLDS_PER_CLIENT', DEFAULT_ORDER_HOLDS_PER_CLIENT, [1, 1000]),
     deprecations,
   };
 }

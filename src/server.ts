@@ -48,6 +48,7 @@ async function main() {
     spec,
     draining: () => draining,
     fairShare: config.fairShare,
+    orderHoldsPerClient: config.orderHoldsPerClient,
     // With PostgreSQL, the instances count one another, and divide each quota among themselves.
     ...(store.instances === undefined ? {} : { instances: store.instances }),
     ...(metrics === undefined ? {} : { metrics }),

@@ -11,6 +11,8 @@ declare module 'fastify' {
     apiKeyScope: string;
     /** The name of the client whose key it is, once authenticated; '' before. */
     client: string;
+    /** The roles of its key, once authenticated; null before. */
+    roles: ReadonlySet<string> | null;
   }
 }
 
@@ -25,7 +27,7 @@ export interface KeySource {
 
 /**
  * Returns when the request carries a valid, unexpired key with every role in `roles`, having set
- * its `apiKeyScope` and `client`; otherwise sets the challenge header and throws Unauthorized (401)
+ * its `apiKeyScope`, `client` and `roles`; otherwise sets the challenge header and throws Unauthorized (401)
  * or InsufficientScope (403). The app decorates requests with both.
  */
 export type Authenticator = (request: FastifyRequest, reply: FastifyReply, roles: readonly string[]) => void;
@@ -55,6 +57,7 @@ export function createBearerAuth(keys: KeySource, clock: () => number = Date.now
     }
     request.apiKeyScope = credential.scope;
     request.client = credential.client;
+    request.roles = credential.roles;
     for (const role of roles) {
       if (!credential.roles.has(role)) {
         const needed = roles.join(' ');
@@ -63,6 +66,12 @@ export function createBearerAuth(keys: KeySource, clock: () => number = Date.now
       }
     }
   };
+}
+
+/** Refuses a request whose key lacks `role` for `what`: 403 insufficient_scope, naming the role. */
+export function lacksRole(reply: FastifyReply, role: string, what: string): never {
+  reply.header('www-authenticate', `Bearer realm="${REALM}", error="insufficient_scope", scope="${role}"`);
+  throw new InsufficientScope(`the role ${role} ${what}`);
 }
 
 function reject(reply: FastifyReply, message: string, error?: string): never {

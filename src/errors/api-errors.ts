@@ -28,6 +28,11 @@ export const InsufficientScope = apiError<[needed: string]>(
 export const PetNotFound = apiError<[id: string]>('PET_NOT_FOUND', 'No pet has id %s.', 404);
 export const OrderNotFound = apiError<[id: string]>('ORDER_NOT_FOUND', 'No order has id %s.', 404);
 export const PetUnavailable = apiError<[reason: string]>('PET_UNAVAILABLE', '%s', 409);
+export const OrderLimitReached = apiError<[limit: string]>(
+  'ORDER_LIMIT_REACHED',
+  'This client already holds %s placed orders, the most allowed at once; complete or cancel one to free a place.',
+  409,
+);
 export const OrderStateConflict = apiError<[id: string, status: string, allowed: string]>(
   'ORDER_STATE_CONFLICT',
   'Order %s is %s; %s.',

@@ -2,11 +2,13 @@ import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 import { changeKeyOf } from './change-outcome.js';
 import { replyWithOrder } from './order-outcome.js';
+import { viewerOf, type OrderPolicy } from './order-policy.js';
 
-export function completeOrder(store: PetStore, onReplay?: () => void) {
+export function completeOrder(store: PetStore, policy: OrderPolicy, onReplay?: () => void) {
   return (async (request, reply) => {
     const { orderId } = request.params;
-    const outcome = await store.orders.complete(orderId, changeKeyOf(request, 'completeOrder', orderId));
+    const key = changeKeyOf(request, 'completeOrder', orderId);
+    const outcome = await store.orders.complete(orderId, viewerOf(request, policy), key);
     return replyWithOrder(outcome, reply, { operationId: 'completeOrder', subject: orderId, onReplay });
   }) satisfies OperationHandler<'completeOrder'>;
 }

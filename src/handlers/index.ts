@@ -15,6 +15,7 @@ import { listWebhookEndpoints } from './list-webhook-endpoints.js';
 import { placeOrder } from './place-order.js';
 import { setWebhookPosition } from './set-webhook-position.js';
 import { updatePet } from './update-pet.js';
+import type { OrderPolicy } from './order-policy.js';
 
 export interface HandlerOptions {
   store: PetStore;
@@ -29,10 +30,13 @@ export interface HandlerOptions {
   onReplay?: () => void;
   /** The webhooks file's endpoints; none when the deployment has no file. */
   webhooks?: Endpoints | undefined;
+  /** Whose orders each key sees, and how many a client may hold. */
+  orders: OrderPolicy;
 }
 
 /** The handler of every operation in openapi.yaml, keyed by operationId. */
-export function createHandlers({ store, events, pathOf, onReplay, webhooks }: HandlerOptions): OperationHandlers {
+export function createHandlers(options: HandlerOptions): OperationHandlers {
+  const { store, events, pathOf, onReplay, webhooks, orders } = options;
   // A pet's own address (the Location of a created pet) is getPet's path, and outlives it: once
   // getPet is removed from the spec, it is the same address under createPet's collection.
   const petPath = pathOf('getPet') ?? `${pathOf('createPet')!}/{petId}`;
@@ -45,11 +49,11 @@ export function createHandlers({ store, events, pathOf, onReplay, webhooks }: Ha
     listPetEvents: listPetEvents(store, events, pathOf('listPetEvents')!),
     listWebhookEndpoints: listWebhookEndpoints(store, webhooks),
     setWebhookPosition: setWebhookPosition(store, webhooks),
-    placeOrder: placeOrder(store, pathOf('getOrder')!, onReplay),
-    listOrders: listOrders(store, pathOf('listOrders')!),
-    getOrder: getOrder(store),
-    cancelOrder: cancelOrder(store, onReplay),
-    completeOrder: completeOrder(store, onReplay),
+    placeOrder: placeOrder(store, pathOf('getOrder')!, orders, onReplay),
+    listOrders: listOrders(store, pathOf('listOrders')!, orders),
+    getOrder: getOrder(store, orders),
+    cancelOrder: cancelOrder(store, orders, onReplay),
+    completeOrder: completeOrder(store, orders, onReplay),
   };
   // An operation of the spec without a handler fails here, the message naming the file to write; so
   // does a handler that returns a field the spec does not define for it.

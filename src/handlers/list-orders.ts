@@ -1,18 +1,27 @@
+import { lacksRole } from '../auth/bearer-auth.js';
 import { orderPositionOf } from '../pagination/cursor.js';
 import { nextPageLink } from '../pagination/next-link.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 import { orderBody } from './order-outcome.js';
+import { viewerOf, type OrderPolicy } from './order-policy.js';
 
 /** `path` is where listOrders is served (`/v1/store/orders`), for the next-page links. */
-export function listOrders(store: PetStore, path: string) {
+export function listOrders(store: PetStore, path: string, policy: OrderPolicy) {
   return (async (request, reply) => {
-    const { limit, status, petId, cursor } = request.query;
-    const after = cursor === undefined ? undefined : orderPositionOf(cursor, { status, petId });
+    const { limit, status, petId, placedBy, cursor } = request.query;
+    const viewer = viewerOf(request, policy);
+    // Only a key that sees every order may ask for one client's: anyone else sees only their own.
+    if (placedBy !== undefined && !viewer.everyOrder)
+      lacksRole(reply, policy.ownership!.seenByAllWith!, 'to filter by placedBy');
+    const after = cursor === undefined ? undefined : orderPositionOf(cursor, { status, petId, placedBy });
     // The validator has applied the spec's default, so limit is always present here.
-    const page = await store.orders.list({ limit: limit!, status, petId, after });
+    const page = await store.orders.list({ viewer, limit: limit!, status, petId, placedBy, after });
     if (page.more)
-      reply.header('link', nextPageLink(path, { limit: limit!, status, petId, lastId: page.orders.at(-1)!.id }));
+      reply.header(
+        'link',
+        nextPageLink(path, { limit: limit!, status, petId, placedBy, lastId: page.orders.at(-1)!.id }),
+      );
     return page.orders.map(orderBody);
   }) satisfies OperationHandler<'listOrders'>;
 }

@@ -1,7 +1,13 @@
 // What the order operations return for what the store did: the order (as the spec's Order), or the
 // error that says why nothing changed.
 import type { FastifyReply } from 'fastify';
-import { OrderKeyReused, OrderNotFound, OrderStateConflict, PetUnavailable } from '../errors/api-errors.js';
+import {
+  OrderKeyReused,
+  OrderLimitReached,
+  OrderNotFound,
+  OrderStateConflict,
+  PetUnavailable,
+} from '../errors/api-errors.js';
 import type { OrderOutcome, StoredOrder, Unavailability } from '../store/order-store.js';
 import type { Order, PetId } from '../types/api.js';
 
@@ -12,6 +18,7 @@ export function orderBody(order: StoredOrder): Order {
   const body: Order = {
     id: order.id,
     petId: order.petId,
+    ...(order.placedBy === undefined ? {} : { placedBy: order.placedBy }),
     status: order.status,
     placedAt: iso(order.placedAt),
     expiresAt: iso(order.expiresAt),
@@ -57,6 +64,8 @@ export function replyWithOrder(
       throw new OrderNotFound(String(subject));
     case 'unavailable':
       throw new PetUnavailable(unavailable(subject, outcome.unavailable));
+    case 'limited':
+      throw new OrderLimitReached(String(outcome.limit));
     case 'conflict':
       throw new OrderStateConflict(String(outcome.order.id), outcome.order.status, ALLOWED[operationId]!);
     case 'reused':

@@ -11,11 +11,14 @@ export function nextPageLink(
     status: PetStatus | OrderStatus | undefined;
     /** listOrders' pet filter. */
     petId?: PetId | undefined;
+    /** listOrders' client filter. */
+    placedBy?: string | undefined;
     lastId: PetId;
   },
 ): string {
   const status = page.status === undefined ? '' : `&status=${page.status}`;
   const petId = page.petId === undefined ? '' : `&petId=${page.petId}`;
-  const cursor = encodeCursor({ after: page.lastId, status: page.status, petId: page.petId });
-  return `<${path}?limit=${page.limit}${status}${petId}&cursor=${cursor}>; rel="next"`;
+  const placedBy = page.placedBy === undefined ? '' : `&placedBy=${page.placedBy}`;
+  const cursor = encodeCursor({ after: page.lastId, status: page.status, petId: page.petId, placedBy: page.placedBy });
+  return `<${path}?limit=${page.limit}${status}${petId}${placedBy}&cursor=${cursor}>; rel="next"`;
 }

@@ -9,6 +9,7 @@ import type { EventSignal } from '../events/event-signal.js';
 import { createHandlers } from '../handlers/index.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { basePathOf, operationsOf, type OpenApiDocument } from '../openapi/openapi-spec.js';
+import { ownershipOf } from '../openapi/ownership.js';
 import { usePrecompiledMetaSchema } from '../openapi/precompiled-meta-schema.js';
 import { registerMethodNotAllowed } from '../routes/method-not-allowed.js';
 import { createOperationResolver } from '../routes/operation-routes.js';
@@ -26,6 +27,8 @@ interface OperationsOptions {
   metrics: ServiceMetrics | undefined;
   clock: (() => number) | undefined;
   handlers: Readonly<Record<string, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>>> | undefined;
+  /** ORDER_HOLDS_PER_CLIENT. */
+  orderHoldsPerClient: number;
 }
 
 async function operations(app: FastifyInstance, options: OperationsOptions) {
@@ -43,6 +46,7 @@ async function operations(app: FastifyInstance, options: OperationsOptions) {
     },
     ...(metrics === undefined ? {} : { onReplay: metrics.idempotentReplay }),
     webhooks: options.webhooks,
+    orders: { holdsPerClient: options.orderHoldsPerClient, ownership: ownershipOf(spec, 'Order') },
   });
   await app.register(openapiGlue, {
     specification: withInt64ConstraintsAsText(spec),

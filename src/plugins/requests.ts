@@ -13,6 +13,7 @@ async function requests(app: FastifyInstance, { handleError }: { handleError: Er
   // Set by authentication; declared here so every request object has the same shape.
   app.decorateRequest('apiKeyScope', '');
   app.decorateRequest('client', '');
+  app.decorateRequest('roles', null);
   app.decorateRequest('rateLimited', false);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(async (request) => {

@@ -5,14 +5,18 @@ import type { CancelReason, OrderId, PetId } from '../types/api.js';
 import type { createPetColumns } from './memory-pet-columns.js';
 import { MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
 import {
+  cancelReasonOf,
+  mayReach,
   orderAt,
   type OrderListOptions,
   type OrderOutcome,
   type OrderPage,
   type OrderStore,
+  type OrderViewer,
   type StoredOrder,
 } from './order-store.js';
 import { changeKeyName, type ChangeKey } from '../idempotency/idempotency-key.js';
+import type { Placing } from './order-store.js';
 
 type Columns = ReturnType<typeof createPetColumns>;
 
@@ -34,6 +38,8 @@ export function createMemoryOrders(
   const orders: StoredOrder[] = [];
   // The placed order of each held pet, by pet index; and the earliest expiresAt among them.
   const holds = new Map<number, StoredOrder>();
+  // How many placed orders each client holds: what the cap is checked against.
+  const heldBy = new Map<string | undefined, number>();
   let nextDue = Infinity;
   const keys = new MemoryIdempotencyKeys<{ request: string; response: StoredOrder }>(keyOptions);
 
@@ -42,6 +48,7 @@ export function createMemoryOrders(
   /** Ends a placed order's hold: expired (closed at its expiresAt), completed, or cancelled for `reason`. */
   const close = (order: StoredOrder, status: 'expired' | 'completed' | 'cancelled', reason?: CancelReason) => {
     holds.delete(petIndexOf(order));
+    heldBy.set(order.placedBy, heldBy.get(order.placedBy)! - 1);
     Object.assign(
       order,
       { status, closedAt: status === 'expired' ? order.expiresAt : now() },
@@ -70,8 +77,7 @@ export function createMemoryOrders(
     if (order !== undefined) close(order, 'cancelled', reason);
   };
 
-  const find = (id: OrderId) => (typeof id === 'number' && id >= 1 && id <= orders.length ? orders[id - 1] : undefined);
-  const copy = (order: StoredOrder): StoredOrder => ({ ...order });
+  const find = (id: OrderId, viewer: OrderViewer) => reachable(orders, id, viewer);
 
   /** Replays a recorded key, or runs `work` and records its response when it did something. */
   const once = (key: ChangeKey | undefined, work: () => OrderOutcome): OrderOutcome => {
@@ -93,44 +99,39 @@ export function createMemoryOrders(
   };
 
   const store: OrderStore = {
-    async place(petId: PetId, holdSeconds: number, key?: ChangeKey) {
+    async place(petId: PetId, holdSeconds: number, { client, maxHolds, key }: Placing) {
       return once(key, () => {
+        if ((heldBy.get(client) ?? 0) >= maxHolds) return { kind: 'limited', limit: maxHolds };
         const index = columns.indexOf(petId);
         if (index < 0)
           return { kind: 'unavailable', unavailable: { why: columns.wasAssigned(petId) ? 'removed' : 'missing' } };
         const status = columns.statusOf(index);
         if (status !== 'available') return { kind: 'unavailable', unavailable: { why: 'status', status } };
-        const placedAt = now();
-        const order: StoredOrder = {
-          id: orders.length + 1,
-          petId: index + 1,
-          status: 'placed',
-          placedAt,
-          expiresAt: placedAt + holdSeconds * 1000,
-        };
+        const order = placedOrder({ id: orders.length + 1, petId: index + 1, placedBy: client }, now(), holdSeconds);
         columns.applyPatch(index, { status: 'pending' });
         orders.push(order);
         holds.set(index, order);
+        heldBy.set(client, (heldBy.get(client) ?? 0) + 1);
         nextDue = Math.min(nextDue, order.expiresAt);
         return { kind: 'done', order };
       });
     },
 
-    async cancel(id: OrderId, key?: ChangeKey) {
+    async cancel(id: OrderId, viewer: OrderViewer, key?: ChangeKey) {
       return once(key, () => {
-        const order = find(id);
+        const order = find(id, viewer);
         if (order === undefined) return { kind: 'missing' };
         if (order.status === 'cancelled') return { kind: 'done', order };
         if (order.status !== 'placed') return { kind: 'conflict', order: copy(order) };
-        close(order, 'cancelled', 'customer');
+        close(order, 'cancelled', cancelReasonOf(order, viewer));
         move(order, 'available');
         return { kind: 'done', order };
       });
     },
 
-    async complete(id: OrderId, key?: ChangeKey) {
+    async complete(id: OrderId, viewer: OrderViewer, key?: ChangeKey) {
       return once(key, () => {
-        const order = find(id);
+        const order = find(id, viewer);
         if (order === undefined) return { kind: 'missing' };
         if (order.status === 'completed') return { kind: 'done', order };
         // The sweep ran first: a placed order here is one whose hold has not ended.
@@ -141,8 +142,8 @@ export function createMemoryOrders(
       });
     },
 
-    async get(id: OrderId) {
-      const order = find(id);
+    async get(id: OrderId, viewer: OrderViewer) {
+      const order = find(id, viewer);
       return order === undefined ? null : copy(orderAt(order, now()));
     },
 
@@ -163,10 +164,27 @@ export function createMemoryOrders(
   };
 }
 
+const copy = (order: StoredOrder): StoredOrder => ({ ...order });
+
+/** A new order, placed at `placedAt` and held `holdSeconds`. */
+function placedOrder(
+  { id, petId, placedBy }: { id: number; petId: number; placedBy: string },
+  placedAt: number,
+  holdSeconds: number,
+): StoredOrder {
+  return { id, petId, placedBy, status: 'placed', placedAt, expiresAt: placedAt + holdSeconds * 1000 };
+}
+
+/** The order `id` if `viewer` may reach it: another client's is found exactly as an id that never existed. */
+function reachable(orders: readonly StoredOrder[], id: OrderId, viewer: OrderViewer): StoredOrder | undefined {
+  const order = typeof id === 'number' && id >= 1 && id <= orders.length ? orders[id - 1]! : undefined;
+  return order !== undefined && mayReach(order, viewer) ? order : undefined;
+}
+
 /** A page of `orders` (in id order) as they read at `at`: a scan from the cursor, orders being few beside pets. */
 function listOrders(
   orders: readonly StoredOrder[],
-  { limit, status, petId, after }: OrderListOptions,
+  { viewer, limit, status, petId, placedBy, after }: OrderListOptions,
   at: number,
 ): OrderPage {
   const found: StoredOrder[] = [];
@@ -176,6 +194,8 @@ function listOrders(
   for (; index < orders.length && found.length <= limit; index++) {
     const order = orderAt(orders[index]!, at);
     if (
+      mayReach(order, viewer) &&
+      (placedBy === undefined || order.placedBy === placedBy) &&
       (status === undefined || order.status === status) &&
       (petId === undefined || BigInt(order.petId) === BigInt(petId))
     )

@@ -13,6 +13,7 @@ const handlers = createHandlers({
   store: createMemoryPetStore(),
   events: createEventSignal(),
   pathOf: (operationId) => (operationId === 'getPet' ? '/v1/pets/{petId}' : '/v1/pets'),
+  orders: { holdsPerClient: 5, ownership: undefined },
 });
 const authenticators = {
   bearerAuth: createBearerAuth(

@@ -150,3 +150,81 @@ t.test('an order expires at expiresAt on the store clock: read as expired, then 
   t.match(read.json(), { status: 'expired', closedAt: '2026-11-28T12:00:02.000Z' });
   t.equal((await app.inject(get('/v1/pets/1'))).json().status, 'available', 'the pet is free again');
 });
+
+t.test(
+  'orders over HTTP belong to their client: others get the 404 of an id never issued; staff see all',
+  async (t) => {
+    const SHOP = 'shop-key-0123456789abcdefghij';
+    const KIOSK = 'kiosk-key-0123456789abcdefghij';
+    const STAFF = 'staff-key-0123456789abcdefghij';
+    const { app } = await buildTestApp(t, {
+      apiKeys: [
+        { client: 'shop', key: SHOP },
+        { client: 'kiosk', key: KIOSK },
+        { client: 'staff', key: STAFF, roles: ['orders:read', 'orders:write', 'orders:fulfil', 'pets:write'] },
+      ],
+    });
+    const as = (key: string) => ({ authorization: `Bearer ${key}` });
+    for (const name of ['Rex', 'Tom', 'Kit'])
+      await app.inject(postPet({ name, categoryId: 1, status: 'available' }, as(STAFF)));
+    const mine = checkContract(t, await app.inject(place({ petId: 1 }, as(SHOP))), 'placeOrder');
+    t.equal(mine.placedBy, 'shop', 'the order names its client');
+    await app.inject(place({ petId: 2 }, as(KIOSK)));
+
+    const read = (key: string, url: string) => app.inject({ method: 'GET', url, headers: as(key) });
+    const never = await read(KIOSK, '/v1/store/orders/99');
+    for (const [what, response] of [
+      ['getOrder', await read(KIOSK, `/v1/store/orders/${mine.id}`)],
+      ['cancelOrder', await app.inject(post(`/v1/store/orders/${mine.id}/cancel`, as(KIOSK)))],
+    ] as const) {
+      t.equal(response.statusCode, 404, `${what} of another's order`);
+      t.same(
+        response.json(),
+        { ...never.json(), message: never.json().message.replace('99', String(mine.id)) },
+        `${what}: the body of an id never issued`,
+      );
+      const headers = (r: typeof response) =>
+        Object.keys(r.headers)
+          .filter((name) => !['date', 'content-length', 'x-request-id'].includes(name))
+          .sort()
+          .map((name) => [name, r.headers[name]]);
+      t.same(headers(response), headers(never), `${what}: the headers of an id never issued`);
+      checkContract(t, response, what);
+    }
+    const ids = async (key: string, query = '') =>
+      checkContract(t, await read(key, `/v1/store/orders${query}`), 'listOrders').map((o: { id: number }) => o.id);
+    t.same(await ids(KIOSK), [2], 'a list holds only its own client’s');
+    t.same(await ids(KIOSK, '?petId=1'), [], 'on any filter');
+    t.same(await ids(STAFF), [1, 2], 'staff list every order');
+    t.same(await ids(STAFF, '?placedBy=kiosk'), [2], "and one client's");
+    const filtered = await read(SHOP, '/v1/store/orders?placedBy=shop');
+    t.equal(filtered.statusCode, 403, 'placedBy is for staff alone, even naming oneself');
+    t.match(checkContract(t, filtered, 'listOrders'), {
+      code: 'INSUFFICIENT_SCOPE',
+      message: 'This operation needs the role orders:fulfil to filter by placedBy, which this API key does not have.',
+    });
+    t.equal(
+      filtered.headers['www-authenticate'],
+      'Bearer realm="petstore", error="insufficient_scope", scope="orders:fulfil"',
+    );
+    const cancelled = await app.inject(post(`/v1/store/orders/${mine.id}/cancel`, as(STAFF)));
+    t.match(checkContract(t, cancelled, 'cancelOrder'), { status: 'cancelled', cancelReason: 'store' });
+  },
+);
+
+t.test('past ORDER_HOLDS_PER_CLIENT placed orders, placeOrder gets 409 ORDER_LIMIT_REACHED naming it', async (t) => {
+  const { app } = await buildTestApp(t, { orderHoldsPerClient: 2 });
+  for (const name of ['Rex', 'Tom', 'Kit']) await app.inject(postPet({ name, categoryId: 1, status: 'available' }));
+  t.equal((await app.inject(place({ petId: 1 }))).statusCode, 201);
+  t.equal((await app.inject(place({ petId: 2 }))).statusCode, 201);
+  const refused = await app.inject(place({ petId: 3 }));
+  t.equal(refused.statusCode, 409);
+  t.same(checkContract(t, refused, 'placeOrder'), {
+    code: 'ORDER_LIMIT_REACHED',
+    message:
+      'This client already holds 2 placed orders, the most allowed at once; complete or cancel one to free a place.',
+    status: 409,
+  });
+  await app.inject(post('/v1/store/orders/1/complete'));
+  t.equal((await app.inject(place({ petId: 3 }))).statusCode, 201, 'a completed order frees a place');
+});

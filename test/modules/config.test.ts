@@ -29,6 +29,7 @@ t.test('defaults', async (t) => {
       (seconds) => seconds * 1000,
     ),
     webhookTimeoutMs: 15_000,
+    orderHoldsPerClient: 5,
     deprecations: [],
   });
   t.same(readConfig({ HOST: '', PORT: '', LOG_LEVEL: '' }).port, 3000);
@@ -56,6 +57,7 @@ t.test('settings from the environment', async (t) => {
       (seconds) => seconds * 1000,
     ),
     webhookTimeoutMs: 15_000,
+    orderHoldsPerClient: 5,
     deprecations: [],
   });
 });
@@ -105,6 +107,18 @@ t.test(
       );
   },
 );
+
+t.test('ORDER_HOLDS_PER_CLIENT: the placed orders a client holds at once, 1 to 1000, 5 unless set', async (t) => {
+  t.equal(readConfig({}).orderHoldsPerClient, 5);
+  t.equal(readConfig({ ORDER_HOLDS_PER_CLIENT: '1' }).orderHoldsPerClient, 1);
+  t.equal(readConfig({ ORDER_HOLDS_PER_CLIENT: '1000' }).orderHoldsPerClient, 1000);
+  for (const bad of ['0', '1001', '2.5', 'five', '-1'])
+    t.throws(
+      () => readConfig({ ORDER_HOLDS_PER_CLIENT: bad }),
+      /ORDER_HOLDS_PER_CLIENT must be an integer from 1 to 1000/,
+      bad,
+    );
+});
 
 t.test('SHUTDOWN_DRAIN_MS: how long SIGTERM drains, 0 for no drain', async (t) => {
   t.equal(readConfig({ SHUTDOWN_DRAIN_MS: '0' }).drainMs, 0);

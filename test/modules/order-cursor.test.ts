@@ -4,28 +4,28 @@ import { encodeCursor, orderPositionOf, positionOf } from '../../src/pagination/
 import { nextPageLink } from '../../src/pagination/next-link.js';
 import type { OrderStatus, PetId } from '../../src/types/api.js';
 
-const encodeOrderCursor = (after: number, filter: { status: OrderStatus | undefined; petId: PetId | undefined }) =>
-  encodeCursor({ after, ...filter });
-const nextOrdersLink = (
-  path: string,
-  limit: number,
-  filter: { status: OrderStatus | undefined; petId: PetId | undefined },
-  lastId: number,
-) => nextPageLink(path, { limit, ...filter, lastId });
+type Filter = { status: OrderStatus | undefined; petId: PetId | undefined; placedBy?: string | undefined };
+const encodeOrderCursor = (after: number, filter: Filter) => encodeCursor({ after, ...filter });
+const positionWith = (cursor: string, filter: Filter) => orderPositionOf(cursor, { placedBy: undefined, ...filter });
+const nextOrdersLink = (path: string, limit: number, filter: Filter, lastId: number) =>
+  nextPageLink(path, { limit, ...filter, lastId });
 
 const text = (cursor: string) => Buffer.from(cursor, 'base64url').toString('latin1');
 
 t.test("a cursor holds its filters and the last id, in the form of listPets' cursors", async (t) => {
   t.equal(text(encodeOrderCursor(12, { status: undefined, petId: undefined })), 'v1::12');
   t.equal(text(encodeOrderCursor(12, { status: 'placed', petId: -7n })), 'v1:placed.-7:12');
+  t.equal(text(encodeOrderCursor(12, { status: undefined, petId: 4, placedBy: 'kiosk_2' })), 'v1:.4~kiosk_2:12');
   for (const filter of [
     { status: undefined, petId: undefined },
     { status: 'expired' as const, petId: undefined },
     { status: undefined, petId: 9_223_372_036_854_775_807n },
     { status: 'placed' as const, petId: 3 },
+    { status: 'placed' as const, petId: undefined, placedBy: 'shop-web' },
+    { status: undefined, petId: 3, placedBy: 'a' },
   ])
     t.equal(
-      orderPositionOf(encodeOrderCursor(41, filter), filter),
+      positionWith(encodeOrderCursor(41, filter), filter),
       41,
       `read back with ${JSON.stringify(String(filter.petId))}`,
     );
@@ -37,8 +37,14 @@ t.test("a cursor holds its filters and the last id, in the form of listPets' cur
 
 t.test('a cursor of other filters, or one never issued, is refused naming the cursor', async (t) => {
   const opaque = encodeOrderCursor(5, { status: 'placed', petId: 3 });
-  const rejections: [string, { status: undefined | 'placed'; petId: undefined | number }, RegExp][] = [
+  const rejections: [string, Filter, RegExp][] = [
     [opaque, { status: 'placed', petId: undefined }, /cursor belongs to a list with other filters/],
+    [opaque, { status: 'placed', petId: 3, placedBy: 'shop' }, /cursor belongs to a list with other filters/],
+    [
+      encodeOrderCursor(5, { status: 'placed', petId: 3, placedBy: 'shop' }),
+      { status: 'placed', petId: 3, placedBy: 'kiosk' },
+      /cursor belongs to a list with other filters \(status, petId, placedBy\)/,
+    ],
     [opaque, { status: undefined, petId: 3 }, /cursor belongs to a list with other filters/],
     [opaque, { status: 'placed', petId: 4 }, /cursor belongs to a list with other filters/],
     [
@@ -59,7 +65,7 @@ t.test('a cursor of other filters, or one never issued, is refused naming the cu
   ];
   for (const [cursor, filter, message] of rejections)
     t.throws(
-      () => orderPositionOf(cursor, filter),
+      () => positionWith(cursor, filter),
       { code: 'VALIDATION_FAILED', message },
       `${text(cursor)} with ${JSON.stringify(filter)}`,
     );

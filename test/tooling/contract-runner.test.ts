@@ -12,6 +12,7 @@ import { exitStatusOf } from '#tools/contract';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js';
+import { unnamedClientOf } from '../../src/auth/api-clients.js';
 import { contract, ENV, FAULTS, faultTests, misbehaving, OPTIONS, service } from '../helpers/contract-faults.js';
 import { operations, spec } from '../helpers/contract.js';
 import { keyTableOf } from '../../src/auth/key-table.js';
@@ -326,7 +327,7 @@ t.test('--read-only creates nothing', async (t) => {
   const store = createMemoryPetStore();
   for (let index = 0; index < 3; index++)
     await store.create({ name: `pet ${index}`, categoryId: 1, status: 'available' });
-  await store.orders.place(1, 900);
+  await store.orders.place(1, 900, { client: unnamedClientOf(API_KEY), maxHolds: 5 });
   const created: string[] = [];
   const port = await misbehaving(
     t,

@@ -3,9 +3,19 @@
 // batch-queue.ts), which takes the write lock before it reads an order or a pet: no pet is held
 // twice (and the orders_one_hold index would refuse it if one were), and an order's move and its
 // pet's are one step. Reads are plain statements (sql/statements/orders.sql): a placed order past
-// its expires_at reads as expired there, by the database's clock.
+// its expires_at reads as expired there, by the database's clock. Each carries its client: another
+// client's order is missing to it (unless it sees every order), and a place counts the client's
+// placed orders under the write lock, so its cap is exact across instances.
 import type { CancelReason, OrderId, OrderStatus, PetId, PetStatus } from '../../types/api.js';
-import type { OrderListOptions, OrderOutcome, OrderPage, OrderStore, StoredOrder } from '../order-store.js';
+import type {
+  OrderListOptions,
+  OrderOutcome,
+  OrderPage,
+  OrderStore,
+  OrderViewer,
+  Placing,
+  StoredOrder,
+} from '../order-store.js';
 import { changeKeyName, type ChangeKey } from '../../idempotency/idempotency-key.js';
 import { inRounds } from './batch-queue.js';
 import { statementsOf } from './sql-files.js';
@@ -14,6 +24,7 @@ import type { Statements } from './statement.js';
 interface OrderRow {
   id: OrderId;
   pet_id: PetId;
+  placed_by: string | null;
   status: OrderStatus;
   placed_at: number;
   expires_at: number;
@@ -22,7 +33,7 @@ interface OrderRow {
 }
 
 interface ResultRow extends OrderRow {
-  outcome: 'done' | 'replayed' | 'reused' | 'missing' | 'unavailable' | 'conflict';
+  outcome: 'done' | 'replayed' | 'reused' | 'missing' | 'unavailable' | 'conflict' | 'limited';
   detail: string | null;
 }
 
@@ -41,6 +52,7 @@ export const orderOfRow = (row: OrderRow): StoredOrder => {
     placedAt: row.placed_at,
     expiresAt: row.expires_at,
   };
+  if (row.placed_by !== null) order.placedBy = row.placed_by;
   if (row.closed_at !== null) order.closedAt = row.closed_at;
   if (row.cancel_reason !== null) order.cancelReason = row.cancel_reason;
   return order;
@@ -52,6 +64,12 @@ export interface OrderWrite {
   /** The pet to hold, or the order to move. */
   target: PetId | OrderId;
   holdSeconds?: number;
+  /** Whose request it is. */
+  client: string;
+  /** A move: whether the caller sees every client's orders. */
+  everyOrder?: boolean;
+  /** A place: how many placed orders the client may hold. */
+  maxHolds?: number;
   key: ChangeKey | undefined;
 }
 
@@ -60,6 +78,8 @@ function outcomeOf(row: ResultRow): OrderOutcome {
     case 'reused':
     case 'missing':
       return { kind: row.outcome };
+    case 'limited':
+      return { kind: 'limited', limit: Number(row.detail) };
     case 'unavailable': {
       const detail = row.detail!;
       if (detail === 'missing' || detail === 'removed') return { kind: 'unavailable', unavailable: { why: detail } };
@@ -89,6 +109,9 @@ export const orderWriter =
           round.map(({ kind }) => kind),
           round.map(({ target }) => String(target)),
           round.map(({ holdSeconds }) => holdSeconds ?? null),
+          round.map(({ client }) => client),
+          round.map(({ everyOrder }) => everyOrder ?? false),
+          round.map(({ maxHolds }) => maxHolds ?? null),
           round.map(({ key }) => (key === undefined ? null : `\\x${key.scope}`)),
           round.map(({ key }) => key?.operation ?? null),
           round.map(({ key }) => key?.key ?? null),
@@ -101,19 +124,21 @@ export const orderWriter =
 export function createOrders(statements: Statements, submit: (write: OrderWrite) => Promise<OrderOutcome>): OrderStore {
   const { getOrder, listOrders, expireOrders } = ORDER_STATEMENTS;
   return {
-    place: (petId: PetId, holdSeconds: number, key?: ChangeKey) =>
-      submit({ kind: 'place', target: petId, holdSeconds, key }),
-    cancel: (id: OrderId, key?: ChangeKey) => submit({ kind: 'cancelled', target: id, key }),
-    complete: (id: OrderId, key?: ChangeKey) => submit({ kind: 'completed', target: id, key }),
-    async get(id: OrderId) {
-      const [order] = await statements.rows(getOrder, [id], orderOfRow);
+    place: (petId: PetId, holdSeconds: number, { client, maxHolds, key }: Placing) =>
+      submit({ kind: 'place', target: petId, holdSeconds, client, maxHolds, key }),
+    cancel: (id: OrderId, { client, everyOrder }: OrderViewer, key?: ChangeKey) =>
+      submit({ kind: 'cancelled', target: id, client, everyOrder, key }),
+    complete: (id: OrderId, { client, everyOrder }: OrderViewer, key?: ChangeKey) =>
+      submit({ kind: 'completed', target: id, client, everyOrder, key }),
+    async get(id: OrderId, viewer: OrderViewer) {
+      const [order] = await statements.rows(getOrder, [id, ownerFilter(viewer)], orderOfRow);
       return order ?? null;
     },
     // One row more than the page tells whether more follow.
-    async list({ limit, status, petId, after }: OrderListOptions): Promise<OrderPage> {
+    async list({ viewer, limit, status, petId, placedBy, after }: OrderListOptions): Promise<OrderPage> {
       const orders = await statements.rows(
         listOrders,
-        [after ?? 0, petId ?? null, status ?? null, limit + 1],
+        [after ?? 0, petId ?? null, status ?? null, limit + 1, ownerFilter(viewer, placedBy)],
         orderOfRow,
       );
       const more = orders.length > limit;
@@ -125,4 +150,9 @@ export function createOrders(statements: Statements, submit: (write: OrderWrite)
       return rows[0]!.expired;
     },
   };
+}
+
+/** The client whose orders a viewer reads: its own, or (seeing every order) the one it asks for, or all (null). */
+function ownerFilter({ client, everyOrder }: OrderViewer, placedBy?: string): string | null {
+  return everyOrder ? (placedBy ?? null) : client;
 }

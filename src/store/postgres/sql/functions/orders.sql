@@ -4,7 +4,7 @@ CREATE OR REPLACE FUNCTION to_order_result(outcome text, detail text, o orders) 
 LANGUAGE sql IMMUTABLE AS $fn$
   SELECT outcome, detail, o.id, o.pet_id, o.status,
     (extract(epoch FROM o.placed_at) * 1000)::float8, (extract(epoch FROM o.expires_at) * 1000)::float8,
-    (extract(epoch FROM o.closed_at) * 1000)::float8, o.cancel_reason
+    (extract(epoch FROM o.closed_at) * 1000)::float8, o.cancel_reason, o.placed_by
 $fn$;
 
 -- Every function below runs as one statement, so one transaction, and takes the write lock
@@ -73,7 +73,7 @@ BEGIN
     EXIT WHEN FOUND;
   END LOOP;
   IF recorded.request <> k_request THEN
-    RETURN ROW('reused', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
+    RETURN ROW('reused', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
   END IF;
   SELECT * INTO o FROM orders WHERE id = recorded.order_id;
   o.status := recorded.status;
@@ -98,9 +98,12 @@ BEGIN
 END
 $fn$;
 
--- placeOrder of one pet, the caller holding the write lock and the key's claim (if any):
--- the pet held if it is available, and the key settled with the response.
-CREATE OR REPLACE FUNCTION place_held(p_pet bigint, p_hold integer, k_scope bytea, k_operation text, k_key text)
+-- placeOrder of one pet for the client p_client, the caller holding the write lock and the
+-- key's claim (if any): refused when the client holds p_max placed orders already (the lock
+-- makes the count exact across instances), else the pet held if it is available, and the key
+-- settled with the response.
+CREATE OR REPLACE FUNCTION place_held(p_pet bigint, p_hold integer, p_client text, p_max integer,
+  k_scope bytea, k_operation text, k_key text)
 RETURNS order_result LANGUAGE plpgsql AS $fn$
 DECLARE
   pet pets;
@@ -108,6 +111,10 @@ DECLARE
   at timestamptz := date_trunc('milliseconds', clock_timestamp());
   last_id bigint;
 BEGIN
+  IF (SELECT count(*) FROM orders WHERE status = 'placed' AND placed_by = p_client) >= p_max THEN
+    PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
+    RETURN ROW('limited', p_max::text, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
+  END IF;
   -- The hold and its check in one statement; the reason for a rejection is read only then.
   UPDATE pets SET status = 'pending', version = version + 1 WHERE id = p_pet AND status = 'available';
   IF NOT FOUND THEN
@@ -117,10 +124,10 @@ BEGIN
     RETURN ROW('unavailable',
       CASE WHEN pet.id IS NOT NULL THEN 'status:' || coalesce(pet.status, '')
         WHEN p_pet BETWEEN 1 AND last_id THEN 'removed' ELSE 'missing' END,
-      NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
+      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
   END IF;
-  INSERT INTO orders (pet_id, status, placed_at, expires_at)
-    VALUES (p_pet, 'placed', at, at + make_interval(secs => p_hold)) RETURNING * INTO placed;
+  INSERT INTO orders (pet_id, status, placed_at, expires_at, placed_by)
+    VALUES (p_pet, 'placed', at, at + make_interval(secs => p_hold), p_client) RETURNING * INTO placed;
   PERFORM settle_order_key(k_scope, k_operation, k_key, placed);
   RETURN to_order_result('done', NULL, placed);
 END
@@ -129,24 +136,30 @@ $fn$;
 -- cancelOrder ('cancelled') and completeOrder ('completed') of a placed order, as place_held:
 -- the order closed and its pet moved (available, or sold), one step; an order already so is
 -- served as it is; any other state (expired included, once its expires_at passed) is a
--- conflict. The batch expired every hold that ended before it began.
-CREATE OR REPLACE FUNCTION finish_held(p_order bigint, p_to text, k_scope bytea, k_operation text, k_key text)
+-- conflict. The batch expired every hold that ended before it began. Only an order of the
+-- client p_client is found, unless p_every (the store's staff): another client's is missing,
+-- by the same statements as an id that never existed. A cancel is the customer's for the
+-- client's own order, the store's for another's.
+CREATE OR REPLACE FUNCTION finish_held(p_order bigint, p_to text, p_client text, p_every boolean,
+  k_scope bytea, k_operation text, k_key text)
 RETURNS order_result LANGUAGE plpgsql AS $fn$
 DECLARE
   o orders;
 BEGIN
   UPDATE orders SET status = p_to, closed_at = date_trunc('milliseconds', clock_timestamp()),
-    cancel_reason = CASE WHEN p_to = 'cancelled' THEN 'customer' END
-  WHERE id = p_order AND order_status_at(status, expires_at, clock_timestamp()) = 'placed' RETURNING * INTO o;
+    cancel_reason = CASE WHEN p_to <> 'cancelled' THEN NULL
+      WHEN placed_by IS NOT DISTINCT FROM p_client THEN 'customer' ELSE 'store' END
+  WHERE id = p_order AND (p_every OR placed_by = p_client)
+    AND order_status_at(status, expires_at, clock_timestamp()) = 'placed' RETURNING * INTO o;
   IF FOUND THEN
     UPDATE pets SET status = CASE WHEN p_to = 'completed' THEN 'sold' ELSE 'available' END,
       version = version + 1
     WHERE id = o.pet_id AND status = 'pending';
   ELSE
-    SELECT * INTO o FROM orders WHERE id = p_order;
+    SELECT * INTO o FROM orders WHERE id = p_order AND (p_every OR placed_by = p_client);
     IF o.id IS NULL THEN
       PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
-      RETURN ROW('missing', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
+      RETURN ROW('missing', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
     END IF;
     IF o.status = 'placed' THEN
       -- Its hold ended since the batch began: it expires now, and frees its pet.
@@ -164,14 +177,16 @@ END
 $fn$;
 
 -- Order operations that arrived together (a batch, src/store/postgres/orders.ts), in one
--- statement and one transaction: each is 'place' (targets: the pet; holds: its seconds),
--- 'cancelled' or 'completed' (targets: the order), served in the order given. Their keys
+-- statement and one transaction: each is 'place' (targets: the pet; holds: its seconds;
+-- max_holds: the client's cap), 'cancelled' or 'completed' (targets: the order; every: whether
+-- the caller sees every client's orders), each for its client, served in the order given. Their keys
 -- are claimed first, in key order, before the write lock: batches that claim several wait
 -- on one another in one order, never in a cycle, and none waits for a key while it holds
 -- the lock. A key already recorded responds at once (replayed, or reused). Then, under the
 -- lock, each in turn, each seeing what the ones before it did.
-CREATE OR REPLACE FUNCTION order_batch(kinds text[], targets bigint[], holds integer[], k_scopes bytea[],
-  k_operations text[], k_keys text[], k_requests text[]) RETURNS SETOF order_result
+CREATE OR REPLACE FUNCTION order_batch(kinds text[], targets bigint[], holds integer[], clients text[],
+  every boolean[], max_holds integer[], k_scopes bytea[], k_operations text[], k_keys text[], k_requests text[])
+RETURNS SETOF order_result
 LANGUAGE plpgsql AS $fn$
 DECLARE
   results order_result[] := array_fill(NULL::order_result, ARRAY[cardinality(kinds)]);
@@ -191,8 +206,8 @@ BEGIN
     -- (A composite IS NOT NULL only when every field is: its outcome tells.)
     CONTINUE WHEN (results[i]).outcome IS NOT NULL;
     results[i] := CASE WHEN kinds[i] = 'place'
-      THEN place_held(targets[i], holds[i], k_scopes[i], k_operations[i], k_keys[i])
-      ELSE finish_held(targets[i], kinds[i], k_scopes[i], k_operations[i], k_keys[i]) END;
+      THEN place_held(targets[i], holds[i], clients[i], max_holds[i], k_scopes[i], k_operations[i], k_keys[i])
+      ELSE finish_held(targets[i], kinds[i], clients[i], every[i], k_scopes[i], k_operations[i], k_keys[i]) END;
   END LOOP;
   FOR i IN 1 .. cardinality(kinds) LOOP
     RETURN NEXT results[i];
