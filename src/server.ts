@@ -28,7 +28,8 @@ async function main() {
   const metrics = config.metricsPort === undefined ? undefined : createServiceMetrics();
   const { keys: apiKeys, oneOffKeyFile } = await serviceKeys(config, rolesOf(spec), log, metrics);
   const tracing = config.tracing ? await startTracing(spec.info.version) : undefined;
-  const store = serviceStore(config, log, metrics, tracing);
+  const keyAdoptions = () => apiKeys.table.credentials.map(({ digest, scope }) => ({ digest, scope }));
+  const store = serviceStore(config, log, { metrics, tracing, keyAdoptions });
   if (tracing !== undefined) log.info('spans are exported over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT is set)');
   for (const deprecation of config.deprecations) log.warn(deprecation);
 

@@ -13,6 +13,8 @@ export interface Credential {
    * the client's rotated key replays the first response. No secret.
    */
   scope: string;
+  /** The SHA-256 of the key, hex: what its Idempotency-Key records were scoped to before 1.5.0. */
+  digest: string;
   roles: ReadonlySet<string>;
   /** Unix time in ms; Infinity for a key that does not expire. */
   expiresAt: number;
@@ -66,7 +68,7 @@ export function keyTableOf(
       );
     const duplicate = byDigest.get(sha256);
     if (duplicate !== undefined) throw problem(`the same key as an earlier entry (client ${duplicate.client})`);
-    byDigest.set(sha256, { client, scope: clientScopeOf(client), roles: new Set(roles), expiresAt });
+    byDigest.set(sha256, { client, scope: clientScopeOf(client), digest: sha256, roles: new Set(roles), expiresAt });
   });
   // Tokens seen valid, by their text: a token is hashed once, then found by one Map look-up, which
   // costs less than the hash (docs/decisions.md, "Authentication"). Only keys of this

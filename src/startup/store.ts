@@ -6,6 +6,7 @@ import type { Config, DatabaseConfig } from '../config.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { createMemoryPetStore } from '../store/memory-pet-store.js';
 import type { PetStore } from '../store/pet-store.js';
+import type { KeyAdoption } from '../store/postgres/key-records.js';
 import { poolConfigOf } from '../store/postgres/pool-config.js';
 import { startPostgresStore } from '../store/postgres/start.js';
 import { composeInstruments } from '../store/postgres/statement-instrument.js';
@@ -13,11 +14,17 @@ import type { Tracing } from '../tracing/tracing.js';
 
 export type ServiceStore = PetStore & { migrated?: Promise<void>; instances?: () => number };
 
+export interface StoreParts {
+  metrics: ServiceMetrics | undefined;
+  tracing: Tracing | undefined;
+  /** The keys accepted now, as the digests and client scopes their older key records move between. */
+  keyAdoptions: () => readonly KeyAdoption[];
+}
+
 export function serviceStore(
   config: Config,
   log: FastifyBaseLogger,
-  metrics: ServiceMetrics | undefined,
-  tracing: Tracing | undefined,
+  { metrics, tracing, keyAdoptions }: StoreParts,
 ): ServiceStore {
   const { database, idempotencyRetentionMs: retentionMs } = config;
   if (database === undefined) {
@@ -30,6 +37,7 @@ export function serviceStore(
     log,
     retentionMs,
     maxWriteBatch: writeBatchMax,
+    keyAdoptions,
     ...(metrics === undefined ? {} : { observePool: (pool: pg.Pool) => metrics.observePool(pool, poolMax) }),
     // test/system/tracing.test.ts traces its statements in-process.
     /* c8 ignore next -- no server process in the tests traces and uses PostgreSQL at once */

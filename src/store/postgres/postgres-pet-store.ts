@@ -9,7 +9,7 @@ import type { NewPet, PetId, PetPatch } from '../../types/api.js';
 import type { ChangeKey, PetStore, Precondition } from '../pet-store.js';
 import { createBatchQueue, DEFAULT_WRITE_BATCH_MAX } from './batch-queue.js';
 import { createEventFeed, FEED_STATEMENTS } from './event-feed.js';
-import { createKeyPurge, KEY_STATEMENTS } from './key-records.js';
+import { createKeyAdoption, createKeyPurge, KEY_STATEMENTS, type KeyAdoption } from './key-records.js';
 import { createOrders, ORDER_STATEMENTS, orderWriter } from './orders.js';
 import { CHANGE_STATEMENTS, changeWriter } from './pet-changes.js';
 import { CREATE_STATEMENTS, createWriter } from './pet-creates.js';
@@ -37,6 +37,8 @@ export interface PostgresPetStore extends PetStore {
   readEpoch(): Promise<string>;
   /** Deletes the idempotency keys older than the retention period; how many it deleted. */
   purgeExpiredKeys(): Promise<number>;
+  /** Moves the key records made under API keys' digests to their clients' scopes (key-records.ts). */
+  adoptKeyRecords(adoptions: readonly KeyAdoption[]): Promise<number>;
   /** Whether the database responds and holds the schema. */
   ready(): Promise<boolean>;
   close(): Promise<void>;
@@ -88,6 +90,7 @@ export function createPostgresPetStore(
     deliveries: createDeliveryLedger(statements),
     orders: createOrders(statements, submitOrder),
     purgeExpiredKeys: createKeyPurge(statements, retentionMs),
+    adoptKeyRecords: createKeyAdoption(statements),
     async ready() {
       try {
         await pool.query(READ_STATEMENTS.ready.text);

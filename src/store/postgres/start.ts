@@ -11,6 +11,7 @@ import type { PetStore } from '../pet-store.js';
 import { wrapStore } from '../wrap-store.js';
 import { HEARTBEAT_MS, startInstanceHeartbeat, type Instances } from './instances.js';
 import { createPostgresPetStore } from './postgres-pet-store.js';
+import type { KeyAdoption } from './key-records.js';
 import { migrate } from './migrate.js';
 import type { StatementInstrument } from './statement-instrument.js';
 
@@ -28,6 +29,8 @@ export interface StartOptions {
   maxWriteBatch?: number;
   /** Told of the pool once it is made (its connection counts, for metrics). */
   observePool?: (pool: pg.Pool) => void;
+  /** The keys whose records made under their digest move to their client's scope before the store serves. */
+  keyAdoptions?: () => readonly KeyAdoption[];
 }
 
 const PURGE_EVERY_MS = 5 * 60_000;
@@ -52,6 +55,7 @@ export function startPostgresStore(
     instrument,
     maxWriteBatch,
     observePool,
+    keyAdoptions,
   }: StartOptions,
 ): StartedPostgresStore {
   const store = createPostgresPetStore(config, {
@@ -81,6 +85,9 @@ export function startPostgresStore(
     for (let delay = firstRetryMs; !closing.signal.aborted; delay = Math.min(delay * 2, maxRetryMs)) {
       try {
         const applied = await migrate(store.pool);
+        // Before the instance serves, so that no retry it is sent misses a record made before 1.5.0.
+        const adopted = keyAdoptions === undefined ? 0 : await store.adoptKeyRecords(keyAdoptions());
+        if (adopted > 0) log.info({ adopted }, "moved Idempotency-Key records to their clients' scopes");
         await store.readEpoch();
         current = true;
         heartbeat = startInstanceHeartbeat(store.pool);
@@ -103,6 +110,7 @@ export function startPostgresStore(
   const {
     pool: _pool,
     purgeExpiredKeys: _purge,
+    adoptKeyRecords: _adopt,
     ready: _ready,
     close: _close,
     epoch,

@@ -16,3 +16,8 @@ DELETE FROM change_keys WHERE ctid = ANY (ARRAY(
 DELETE FROM order_keys WHERE ctid = ANY (ARRAY(
   SELECT ctid FROM order_keys WHERE created_at < now() - make_interval(secs => $1::double precision)
   ORDER BY created_at LIMIT $2::int FOR UPDATE SKIP LOCKED));
+
+-- name: adopt-key-records
+-- The records of the keys $1 (their digests) moved to their clients' scopes $2 (adopt_key_records,
+-- functions/key-records.sql), once per instance before it serves.
+SELECT adopt_key_records($1::bytea[], $2::bytea[]) AS moved;
