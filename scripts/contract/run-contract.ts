@@ -19,6 +19,8 @@ import {
   type Operation,
   pathParametersOf,
   requiredScopesOf,
+  ownedSchemaNames,
+  type OwnerOutcome,
   scopeChecks,
   type ScopeOutcome,
 } from 'openapi-contract-engine';
@@ -37,6 +39,7 @@ import {
 
 const KEY_VARIABLE = 'CONTRACT_API_KEY';
 const LIMITED_KEY_VARIABLE = 'CONTRACT_LIMITED_API_KEY';
+const OTHER_KEY_VARIABLE = 'CONTRACT_OTHER_API_KEY';
 const spec = loadSpec();
 const USAGE = `usage: npm run contract -- --url <base URL ending in ${basePathOf(spec)}> [options]
 
@@ -50,6 +53,10 @@ openapi.yaml. The API key comes from ${KEY_VARIABLE} or --key-file, never from t
   --limited-key-file <file>  a second key, lacking a role: every operation needing a role it
                        lacks must answer the documented 403 (else ${LIMITED_KEY_VARIABLE}; without
                        either, the 403s are not checked, and the summary says so)
+  --other-key-file <file>  a key of another client: where openapi.yaml marks objects owned
+                       (x-owner), none this run made may be read, moved or listed with it: each
+                       such operation must answer the documented 404 (else ${OTHER_KEY_VARIABLE};
+                       without either, ownership is not checked, and the summary says so)
   --seed <integer>     seed of the generated requests (default: random; printed, to repeat a run)
   --cases <n>          generated cases, split over the checks (default 300)
   --timeout-ms <ms>    an answer not complete by then is a violation (default 10000)
@@ -100,6 +107,7 @@ async function run(
         url: { type: 'string', multiple: true },
         'key-file': { type: 'string' },
         'limited-key-file': { type: 'string' },
+        'other-key-file': { type: 'string' },
         ...RUN_OPTIONS,
         'read-only': { type: 'boolean', default: false },
         spec: { type: 'string' },
@@ -139,7 +147,7 @@ async function run(
   if (urls.length === 0) cannotRun(`--url is required\n${USAGE}`);
   const maxPages = integer('max-pages', values['max-pages'], 1);
 
-  const { apiKey, limitedKey } = readKeys(values, env);
+  const { apiKey, limitedKey, otherKey } = readKeys(values, env);
 
   const target = httpTarget({ urls, basePath, timeoutMs });
   const mask = (text: string) =>
@@ -147,7 +155,9 @@ async function run(
       .split(apiKey)
       .join('<key>')
       .split(limitedKey || apiKey)
-      .join('<limited key>');
+      .join('<limited key>')
+      .split(otherKey || apiKey)
+      .join('<other key>');
 
   if (contract.operations.length === 0) cannotRun(`${contract.name} defines no operation`);
   await probe(target, contract, { targets: urls.length, basePath }, { apiKey, mask });
@@ -190,10 +200,12 @@ async function run(
           errors: PET_STORE_ERRORS,
         });
   const scopeFailures = printScopes(scopes, contract, console, mask);
+  const owners = otherKey === '' || values['read-only'] ? undefined : await checks.ownership(otherKey, seed);
+  const ownerFailures = printOwners(owners, contract, console, { mask, readOnly: values['read-only'] });
   const { sent, rateLimited } = target.counts();
   const written = checks.writes();
   console.log(
-    `\nsummary: ${failed.length + scopeFailures === 0 ? 'every check holds' : `${failed.length + scopeFailures} of ${outcomes.length + (scopes?.length ?? 0)} checks violated`}; seed ${seed}; ${sent} requests` +
+    `\nsummary: ${failed.length + scopeFailures + ownerFailures === 0 ? 'every check holds' : `${failed.length + scopeFailures + ownerFailures} of ${outcomes.length + (scopes?.length ?? 0) + (owners?.length ?? 0)} checks violated`}; seed ${seed}; ${sent} requests` +
       `${rateLimited > 0 ? ` (${rateLimited} answered 429 and retried after Retry-After)` : ''}; ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
       `${written} writes answered 2xx${written > 0 ? `, names beginning "${namePrefix(runId)}"` : ''}`,
   );
@@ -202,7 +214,34 @@ async function run(
       junit,
       junitReport('npm run contract', [{ name: `contract against ${urls.join(', ')} (seed ${seed})`, outcomes }]),
     );
-  return failed.length + scopeFailures === 0 ? 0 : 1;
+  return failed.length + scopeFailures + ownerFailures === 0 ? 0 : 1;
+}
+
+/** The ownership checks, one line each, or why there were none; returns how many were violated. */
+function printOwners(
+  owners: OwnerOutcome[] | undefined,
+  contract: Contract,
+  console: ContractOutput,
+  { mask, readOnly }: { mask: (text: string) => string; readOnly: boolean },
+): number {
+  const owned = [...ownedSchemaNames(contract.spec)];
+  if (owners === undefined) {
+    if (owned.length > 0)
+      console.log(
+        readOnly
+          ? `\nownership (${owned.join(', ')}): not checked in a read-only run, which makes no object`
+          : `\nownership (${owned.join(', ')}): not checked: give a key of another client in ${OTHER_KEY_VARIABLE} or --other-key-file`,
+      );
+    return 0;
+  }
+  console.log(`\nownership (${owned.join(', ')}), with another client's key:`);
+  for (const { operationId, result, objects, violation } of owners) {
+    if (result === 'checked') console.log(`  ok   ${operationId}: none of ${objects} of the run's objects reached`);
+    else if (result === 'held') console.log(`  --   ${operationId}: not checked, the other key lacks its role (403)`);
+    else if (result === 'unreached') console.log(`  --   ${operationId}: not checked, the run made no object it names`);
+    else console.log(`  FAIL ${operationId}: ${mask(violation!.message)}`);
+  }
+  return owners.filter((owner) => owner.result === 'violated').length;
 }
 
 /** The 403 checks, one line each, or why there were none; returns how many were violated. */
@@ -236,9 +275,13 @@ function printScopes(
 
 /** The key the requests carry, and the limited one of the 403 checks ('' without one). */
 function readKeys(
-  values: { 'key-file'?: string | undefined; 'limited-key-file'?: string | undefined },
+  values: {
+    'key-file'?: string | undefined;
+    'limited-key-file'?: string | undefined;
+    'other-key-file'?: string | undefined;
+  },
   env: NodeJS.ProcessEnv,
-): { apiKey: string; limitedKey: string } {
+): { apiKey: string; limitedKey: string; otherKey: string } {
   let apiKey: string;
   if (values['key-file'] !== undefined) {
     try {
@@ -258,7 +301,15 @@ function readKeys(
       cannotRun(`cannot read --limited-key-file: ${(error as Error).message}`);
     }
   }
-  return { apiKey, limitedKey };
+  let otherKey = env[OTHER_KEY_VARIABLE] ?? '';
+  if (values['other-key-file'] !== undefined) {
+    try {
+      otherKey = readFileSync(values['other-key-file'], 'utf8').trim();
+    } catch (error) {
+      cannotRun(`cannot read --other-key-file: ${(error as Error).message}`);
+    }
+  }
+  return { apiKey, limitedKey, otherKey };
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 } from './live-options.js';
 import { pathParametersOf, SAFE_METHODS } from './openapi-document.js';
 import type { ReadBack, RunContext } from './plugin.js';
+import { ownerChecks } from './owner-checks.js';
 import { createRunState, ignoringRetiredOrLimited, type RunState } from './run-state.js';
 import { schemaArbitraries, toJson } from './schema-arbitraries.js';
 import { BODY_PREFIX, linkedBodyMembersOf, linkedHeadersOf } from './spec-links.js';
@@ -94,6 +95,7 @@ export function liveChecks(target: LiveSender, options: LiveOptions): LiveChecks
   return {
     properties,
     coverage: coverageOf(run, checkValid, options.readOnly),
+    ownership: (otherKey, seed) => ownerChecks(run, otherKey, { seed, maxPages: options.maxPages }),
     counts: () => [...counts.values()],
     readBacks,
     writes: () =>

@@ -5,6 +5,7 @@ import type { Contract } from './document-contract.js';
 import type { ContractPlugin, ReadBack } from './plugin.js';
 export type { LiveResponse, LiveSender } from './sender.js';
 import type { SpecLink } from './spec-links.js';
+import type { OwnerOutcome } from './owner-checks.js';
 
 export interface LiveOptions {
   /** Only operations of safe methods (GET, HEAD, OPTIONS): nothing is created or changed, safe against production. */
@@ -66,6 +67,11 @@ export interface LiveChecks {
    * document makes one. Reported, not failed; `without a response` fails the run.
    */
   coverage(seed: number): Promise<{ withNo2xx: string[]; unreached: string[] }>;
+  /**
+   * With the key of another client, once the properties ran: none of the objects this run made of a
+   * schema the document marks owned (`x-owner`) is reached or listed (owner-checks.ts).
+   */
+  ownership(otherKey: string, seed: number): Promise<OwnerOutcome[]>;
   /** What each operation was sent so far. */
   counts(): OperationCount[];
   /** The plug-in's checks of what the run wrote, made after the properties (none without a plug-in). */

@@ -6,6 +6,7 @@ import { requestGenerators } from './api-requests.js';
 import { statusMismatch } from './document-contract.js';
 import type { LiveOptions, LiveSender, OperationCount } from './live-options.js';
 import { SAFE_METHODS, type OpenApiDocument } from './openapi-document.js';
+import { ownedSchemasOf } from './owned-schemas.js';
 import { linkedValues, linksOf, type SpecLink } from './spec-links.js';
 
 /** A request of an operation past its sunset, served as a retired operation may be: nothing to check. */
@@ -65,6 +66,14 @@ export function createRunState(target: LiveSender, options: LiveOptions) {
   const linked = new Map<string, Map<string, Record<string, unknown>>>();
   /** Ids a 2xx response to a request of an unsafe method reached through a link: what they name may have changed. */
   const touched = new Set<string>();
+  /**
+   * What links gave from responses holding objects of an owned schema (`x-owner`, owned-schemas.ts),
+   * by the operation they are for: the objects of this run's client, which another client's key must
+   * not reach. And each owned schema's objects as its links name them (the member, and its values).
+   */
+  const owned = new Map<string, Record<string, unknown>[]>();
+  const ownedIds = new Map<string, { member: string; ids: Set<string> }>();
+  const ownedBy = ownedSchemasOf(contract.spec);
 
   // A retired operation's response ends the check of its request, if it is one a retired operation may
   // give: a released version's, past the sunset it announced, may be gone from the spec (404, 405);
@@ -87,6 +96,16 @@ export function createRunState(target: LiveSender, options: LiveOptions) {
       if (values === undefined) continue;
       if (!linked.has(link.to)) linked.set(link.to, new Map());
       linked.get(link.to)!.set(JSON.stringify(normalized(values), bigintText), values);
+      const schema = ownedBy.of(operation(link.from), link.status);
+      const [named] = link.parameters;
+      if (schema !== undefined && named !== undefined) {
+        if (!owned.has(link.to)) owned.set(link.to, []);
+        owned.get(link.to)!.push(values);
+        // The member of the object the link names it by: `id` of `/id`, or of `/0/id` in a list.
+        const member = named.pointer.at(-1)!;
+        if (!ownedIds.has(schema)) ownedIds.set(schema, { member, ids: new Set() });
+        ownedIds.get(schema)!.ids.add(String(values[named.name]));
+      }
     }
   };
 
@@ -121,5 +140,18 @@ export function createRunState(target: LiveSender, options: LiveOptions) {
     },
   };
 
-  return { contract, generators, chosen, requests, links, counts, linked, touched, isRetired, sender };
+  return {
+    contract,
+    generators,
+    chosen,
+    requests,
+    links,
+    counts,
+    linked,
+    touched,
+    owned,
+    ownedIds,
+    isRetired,
+    sender,
+  };
 }

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { createClient, PetstoreConnectionError, responseOf } from 'petstore-client';
 import { keyTableOf } from '../../src/auth/key-table.js';
 import { rolesOf } from '../../src/auth/roles.js';
-import { API_KEY, buildTestApp } from '../helpers/build-app.js';
+import { allRoles, API_KEY, buildTestApp } from '../helpers/build-app.js';
 import { specCopy } from '../helpers/spec.js';
 
 type Misbehaviour = 'forward' | 'drop-answer' | 'hang' | { status: number; retryAfter?: string };
@@ -198,7 +198,7 @@ t.test("the caller's signal stops the call, retries and waits included", async (
 });
 
 t.test('against the service: a client over its quota waits out the 429 and gets its answer', async (t) => {
-  const table = keyTableOf([API_KEY], rolesOf(specCopy()), {
+  const table = keyTableOf([allRoles(API_KEY)], rolesOf(specCopy()), {
     default: { requests: 1, windowSeconds: 1 },
     clients: new Map(),
   });

@@ -26,7 +26,7 @@ import { FollowLink, GetPet, ListPets, WalkPages } from './read-commands.js';
 import { Broken, DeletePet, tagChoice, Unauthorized, UpdatePet } from './change-commands.js';
 import { clockBeforeSunsets } from 'petstore-contract-plugin';
 import { petStorePlugin } from 'petstore-contract-plugin';
-import { SPEC } from './subject.js';
+import { CLIENT_KEYS, SPEC } from './subject.js';
 
 const { expectRefused, expectUnauthorized } = checks;
 const { brokenRequest } = generators;
@@ -123,12 +123,23 @@ function everyOperation(subject: Subject): NamedProperty[] {
         if (withNo2xx.length > 0) throw new Error(`no 2xx from a valid request for:\n  ${withNo2xx.join('\n  ')}`);
       }),
     },
+    {
+      // After the two above, which made the run's objects: the other client's key reaches none of them.
+      name: "another client's key reads, moves and lists none of the run's owned objects",
+      property: fc.asyncProperty(fc.integer(), async (seed) => {
+        const outcomes = await live.ownership(CLIENT_KEYS[1], seed);
+        const violated = outcomes.filter((outcome) => outcome.result === 'violated');
+        if (violated.length > 0) throw violated[0]!.violation!;
+        if (!outcomes.some((outcome) => outcome.result === 'checked'))
+          throw new Error(`nothing was checked: ${JSON.stringify(outcomes)}`);
+      }),
+    },
   ];
 }
 
 /**
- * The properties, run against `subject`; each case starts with an empty store, except the last two's, which keep what
- * they created.
+ * The properties, run against `subject`; each case starts with an empty store, except the last three's, which keep
+ * what they created.
  */
 export function apiProperties(subject: Subject): NamedProperty[] {
   // any: any property's values.

@@ -64,7 +64,8 @@ export async function createSubject(under: StoreUnderTest = memoryStoreUnderTest
   // Building an app takes ~85 ms: one app serves every case, with its store emptied in between.
   // Two clients: idempotency keys are each client's own.
   const app: FastifyInstance = await buildApp({
-    apiKeys: CLIENT_KEYS.map((key) => allRoles(key, SPEC)),
+    // The first holds every role; the second a customer's (the spec's default roles): it sees only its own orders.
+    apiKeys: [allRoles(CLIENT_KEYS[0], SPEC), CLIENT_KEYS[1]],
     store: under.store,
     clock: CLOCK,
     webhooks: oneWebhookEndpoint('in-process'),

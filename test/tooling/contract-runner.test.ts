@@ -11,7 +11,7 @@ import t from 'tap';
 import { exitStatusOf } from '#tools/contract';
 import type { OpenApiDocument } from '../../src/openapi/openapi-spec.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
-import { API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js';
+import { allRoles, API_KEY, buildTestApp, NO_ROLE_API_KEY } from '../helpers/build-app.js';
 import { unnamedClientOf } from '../../src/auth/api-clients.js';
 import { contract, ENV, FAULTS, faultTests, misbehaving, OPTIONS, service } from '../helpers/contract-faults.js';
 import { operations, spec } from '../helpers/contract.js';
@@ -134,7 +134,7 @@ t.test(
 t.test(
   'against a deployment that limits it, the runner accepts the documented 429, waits and goes on: a limit never fails a run',
   async (t) => {
-    const table = keyTableOf([API_KEY], rolesOf(spec), {
+    const table = keyTableOf([allRoles(API_KEY)], rolesOf(spec), {
       default: { requests: 40, windowSeconds: 1 },
       clients: new Map(),
     });
@@ -159,13 +159,55 @@ t.test(
 );
 
 t.test(
+  "with another client's key, none of the run's owned objects is reached or listed; a leak is caught",
+  async (t) => {
+    const KIOSK = 'kiosk-key-0123456789abcdefghij';
+    const serve = async (spec?: OpenApiDocument) => {
+      const { app } = await buildTestApp(t, {
+        logger: false,
+        ...(spec === undefined ? {} : { spec }),
+        apiKeys: [allRoles(API_KEY), { client: 'kiosk', key: KIOSK }],
+      });
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/v1`;
+    };
+    const url = await serve();
+    const unchecked = await contract(['--url', url, ...OPTIONS]);
+    t.equal(unchecked.status, 0, unchecked.output);
+    t.match(
+      unchecked.output,
+      /^ownership \(Order\): not checked: give a key of another client in CONTRACT_OTHER_API_KEY or --other-key-file$/m,
+    );
+    const checked = await contract(['--url', url, ...OPTIONS], { ...ENV, CONTRACT_OTHER_API_KEY: KIOSK });
+    t.equal(checked.status, 0, checked.output);
+    t.match(checked.output, /^ownership \(Order\), with another client's key:$/m);
+    for (const operationId of ['getOrder', 'cancelOrder', 'listOrders'])
+      t.match(
+        checked.output,
+        new RegExp(`^ {2}ok {3}${operationId}: none of [1-9]\\d* of the run's objects reached$`, 'm'),
+      );
+    t.match(checked.output, /^ {2}-- {3}completeOrder: not checked, the other key lacks its role \(403\)$/m);
+    t.notMatch(checked.output, KIOSK, 'the other key is never printed');
+
+    // The negative control: a service that does not check owners (its spec marks no object owned).
+    const leaky = await serve(
+      specWith((spec) => delete (spec.components.schemas['Order'] as Record<string, unknown>)['x-owner']),
+    );
+    const caught = await contract(['--url', leaky, ...OPTIONS], { ...ENV, CONTRACT_OTHER_API_KEY: KIOSK });
+    t.equal(caught.status, 1, 'the leak fails the run');
+    t.match(caught.output, /^ {2}FAIL getOrder: GET \/v1\/store\/orders\/\d+ .*with another client's key → 200/m);
+    t.match(caught.output, /^ {2}FAIL listOrders: .*lists an object of the run's client \(id \d+\)$/m);
+  },
+);
+
+t.test(
   'with a second key lacking a role, the 403 of every operation needing one is checked; without, the run says it was not',
   async (t) => {
     const READER = 'reader-key-0123456789abcdefghij';
     const { app } = await buildTestApp(t, {
       logger: false,
       apiKeys: [
-        API_KEY,
+        allRoles(API_KEY),
         { client: 'none', key: NO_ROLE_API_KEY, roles: [] },
         { client: 'reader', key: READER, roles: ['pets:read'] },
       ],
