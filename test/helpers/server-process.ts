@@ -133,10 +133,14 @@ export function keysFileEnv(t: Test, entries: readonly (string | ClientKey)[]): 
 export const startRacingInstance = (
   t: Test,
   url: string,
-  keys: string | readonly (string | ClientKey)[],
+  keys: string | readonly (string | ClientKey)[] | { API_KEYS_FILE: string },
+  env: Record<string, string> = {},
 ): Promise<Running> =>
   startReadyServer(t, {
-    ...keysFileEnv(t, typeof keys === 'string' ? [keys] : keys),
+    ...env,
+    ...(typeof keys === 'string' || Array.isArray(keys)
+      ? keysFileEnv(t, typeof keys === 'string' ? [keys] : (keys as (string | ClientKey)[]))
+      : (keys as { API_KEYS_FILE: string })),
     DATABASE_URL: url,
     DATABASE_POOL_MAX: '8',
     DATABASE_TIMEOUT_MS: '10000',
