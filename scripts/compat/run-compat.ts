@@ -124,6 +124,10 @@ async function run(argv: string[], console: Output, { handlers }: CompatOptions)
         store,
         clock: now,
         webhooks: oneWebhookEndpoint('compat'),
+        // The most holds a deployment may allow a client, which no run reaches: the cap is a
+        // deployment's limit, as a quota is, not an answer a version's clients meet on every call
+        // (docs/compatibility.md, "1.5.0: a security fix to roles and orders").
+        orderHoldsPerClient: 1000,
         ...(handlers === undefined ? {} : { handlers: handlers(store) }),
       });
       await app.listen({ host: '127.0.0.1', port: 0 });

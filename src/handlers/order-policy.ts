@@ -13,9 +13,8 @@ export interface OrderPolicy {
 
 /** The request's viewer: its client, and whether its key sees every client's orders. */
 export function viewerOf(request: FastifyRequest, { ownership }: OrderPolicy): OrderViewer {
-  const role = ownership?.seenByAllWith;
   return {
     client: request.client,
-    everyOrder: ownership === undefined || (role !== undefined && request.roles!.has(role)),
+    everyOrder: ownership === undefined || request.roles!.has(ownership.seenByAllWith),
   };
 }

@@ -6,8 +6,8 @@ import type { OpenApiDocument } from './openapi-spec.js';
 export interface Ownership {
   /** The property of the object that names its client. */
   property: string;
-  /** The role that sees every client's objects; undefined when none does. */
-  seenByAllWith: string | undefined;
+  /** The role whose keys see and move every client's objects. */
+  seenByAllWith: string;
 }
 
 /** The `x-owner` of the schema `name`, or undefined when its objects are not owned. Throws on a malformed marker. */
@@ -18,7 +18,7 @@ export function ownershipOf(spec: OpenApiDocument, name: string): Ownership | un
   const properties = (schema!['properties'] ?? {}) as Record<string, unknown>;
   if (typeof marker.property !== 'string' || !(marker.property in properties))
     throw new Error(`schemas.${name}.x-owner.property must name one of its properties`);
-  if (marker.seenByAllWith !== undefined && typeof marker.seenByAllWith !== 'string')
+  if (typeof marker.seenByAllWith !== 'string')
     throw new Error(`schemas.${name}.x-owner.seenByAllWith must be a role name`);
   return { property: marker.property, seenByAllWith: marker.seenByAllWith };
 }

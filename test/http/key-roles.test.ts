@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { roleNamesOf, rolesOf, requiredRolesOf } from '../../src/auth/roles.js';
 import { operationsOf } from '../../src/openapi/openapi-spec.js';
+import { ownershipOf } from '../../src/openapi/ownership.js';
 import { buildTestApp, JSON_TYPE } from '../helpers/build-app.js';
 import { checkContract } from '../helpers/contract.js';
 import { specCopy, specWith } from '../helpers/spec.js';
@@ -176,4 +177,32 @@ t.test('an operation needing two roles names both in its 403', async (t) => {
     refused.headers['www-authenticate'],
     'Bearer realm="petstore", error="insufficient_scope", scope="pets:write pets:read"',
   );
+});
+
+t.test("x-default-roles must be a list of roles the spec's operations need", async (t) => {
+  const withDefaults = (roles: unknown) =>
+    specWith((spec) => {
+      (spec.components.securitySchemes!['bearerAuth'] as Record<string, unknown>)['x-default-roles'] = roles;
+    });
+  t.throws(() => rolesOf(withDefaults('pets:read')), /x-default-roles must be a list of role names/);
+  t.throws(() => rolesOf(withDefaults(['pets:read', 7])), /x-default-roles must be a list of role names/);
+  t.throws(() => rolesOf(withDefaults(['pets:audit'])), /"pets:audit" is not a role any operation needs/);
+  await t.rejects(buildTestApp(t, { spec: withDefaults(['pets:audit']) }), /pets:audit/, 'the service does not start');
+  t.same(rolesOf(withDefaults(['pets:read', 'pets:read'])).byDefault, ['pets:read'], 'each once');
+});
+
+t.test("Order's x-owner must name one of its properties, and a role", async (t) => {
+  const withOwner = (owner: unknown) =>
+    specWith((spec) => {
+      (spec.components.schemas['Order'] as Record<string, unknown>)['x-owner'] = owner;
+    });
+  t.same(ownershipOf(specCopy(), 'Order'), { property: 'placedBy', seenByAllWith: 'orders:fulfil' });
+  t.equal(ownershipOf(specCopy(), 'Pet'), undefined, 'pets are not owned');
+  t.throws(() => ownershipOf(withOwner({ property: 'owner' }), 'Order'), /x-owner\.property must name one of/);
+  t.throws(() => ownershipOf(withOwner({}), 'Order'), /x-owner\.property must name one of/);
+  t.throws(
+    () => ownershipOf(withOwner({ property: 'placedBy', seenByAllWith: 3 }), 'Order'),
+    /x-owner\.seenByAllWith must be a role name/,
+  );
+  t.throws(() => ownershipOf(withOwner({ property: 'placedBy' }), 'Order'), /x-owner\.seenByAllWith must be a role/);
 });

@@ -14,6 +14,24 @@ async function listPets(port: number, key: string) {
   return response.status;
 }
 
+/** The README's walk of an order: a pet, an order for it, then the order completed; each status. */
+async function orderWalk(port: number, key: string): Promise<number[]> {
+  const send = (method: string, path: string, body?: unknown) =>
+    fetch(`http://127.0.0.1:${port}/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const pet = await send('POST', '/pets', { name: 'Tom', categoryId: 4, status: 'available' });
+  const order = await send('POST', '/store/orders', { petId: ((await pet.json()) as { id: number }).id });
+  const { id } = (await order.json()) as { id: number };
+  const completed = await send('POST', `/store/orders/${id}/complete`);
+  return [pet.status, order.status, completed.status];
+}
+
 // Five server processes start in this file, each loading the service through tsx: 10 s on an idle
 // machine, 45 s when CI ran it beside three other test files on two cores.
 t.setTimeout(150_000);
@@ -23,6 +41,11 @@ t.test('serves with the keys from API_KEYS and closes gracefully on SIGTERM', as
   t.equal(await listPets(server.port, API_KEY), 200);
   t.equal(await listPets(server.port, 'other-key-0123456789'), 200);
   t.equal(await listPets(server.port, 'not-a-key-0123456789'), 401);
+  t.same(
+    await orderWalk(server.port, API_KEY),
+    [201, 201, 403],
+    "an API_KEYS key holds the customer's roles, no operator's",
+  );
   server.child.kill('SIGTERM');
   t.equal(await server.exited, 0);
   t.match(server.output(), /"signal":"SIGTERM".*closing gracefully/);
@@ -34,7 +57,12 @@ t.test('serves with the keys from API_KEYS and closes gracefully on SIGTERM', as
     .map((line) => JSON.parse(line));
   t.same(
     requests.map(({ method, path, status, operationId }) => ({ method, path, status, operationId })),
-    [200, 200, 401].map((status) => ({ method: 'GET', path: '/v1/pets', status, operationId: 'listPets' })),
+    [
+      ...[200, 200, 401].map((status) => ({ method: 'GET', path: '/v1/pets', status, operationId: 'listPets' })),
+      { method: 'POST', path: '/v1/pets', status: 201, operationId: 'createPet' },
+      { method: 'POST', path: '/v1/store/orders', status: 201, operationId: 'placeOrder' },
+      { method: 'POST', path: '/v1/store/orders/1/complete', status: 403, operationId: 'completeOrder' },
+    ],
     'one line per request, all written before the exit',
   );
 });
@@ -61,6 +89,7 @@ t.test('without API_KEYS it makes a one-off key, kept in a private file, never l
   t.equal(statSync(file).mode & 0o777, 0o600, 'only the owner can read it');
   t.match(key, /^[A-Za-z0-9_-]{43}$/, '256 random bits');
   t.equal(await listPets(server.port, key), 200);
+  t.same(await orderWalk(server.port, key), [201, 201, 200], "the README's walk completes an order: every role");
   t.match(server.output(), `generated a one-off API key for this run only, in ${file}`);
   t.notMatch(server.output(), key);
   server.child.kill('SIGTERM');
