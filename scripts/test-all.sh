@@ -79,8 +79,15 @@ step walkthrough env PATH="$walkthrough_path" _TAPJS_PROCESSINFO_COVERAGE_=0 npx
 key=$(node -e 'console.log(require("node:crypto").randomBytes(24).toString("base64url"))')
 # A second key with pets:read alone: the runner checks the 403 of every operation it lacks a role for.
 limited=$(node -e 'console.log(require("node:crypto").randomBytes(24).toString("base64url"))')
+# A third, of another client with the default (a customer's) roles: none of the run's orders may be
+# reached or listed with it. The run's own key names every role the spec names, the operator's too.
+other=$(node -e 'console.log(require("node:crypto").randomBytes(24).toString("base64url"))')
+every_role=$(node --input-type=module -e 'const { roleNamesOf } = await import("./dist/auth/roles.js");
+const { loadServedSpec } = await import("./dist/openapi/openapi-spec.js");
+console.log(roleNamesOf(loadServedSpec()).join(", "))')
 keys_file=$(mktemp)
-printf 'keys:\n  - client: contract\n    key: %s\n  - client: contract-reader\n    key: %s\n    roles: [pets:read]\n' "$key" "$limited" >"$keys_file"
+printf 'keys:\n  - client: contract\n    key: %s\n    roles: [%s]\n  - client: contract-reader\n    key: %s\n    roles: [pets:read]\n  - client: contract-other\n    key: %s\n' \
+  "$key" "$every_role" "$limited" "$other" >"$keys_file"
 # One webhook endpoint, so that the runner reaches setWebhookPosition; its address (the discard
 # port on loopback) refuses every delivery, which the service retries on its schedule.
 webhooks_file=$(mktemp)
@@ -110,7 +117,7 @@ serve() {
 contract_memory() {
   trap stop_all EXIT
   serve 3100 || return 1
-  CONTRACT_API_KEY="$key" CONTRACT_LIMITED_API_KEY="$limited" npm run -s contract -- --url http://127.0.0.1:3100/v1 --seed 1 --cases 600 --report junit=test-output/contract-memory.xml
+  CONTRACT_API_KEY="$key" CONTRACT_LIMITED_API_KEY="$limited" CONTRACT_OTHER_API_KEY="$other" npm run -s contract -- --url http://127.0.0.1:3100/v1 --seed 1 --cases 600 --report junit=test-output/contract-memory.xml
 }
 contract_postgres() {
   trap stop_all EXIT
@@ -126,7 +133,7 @@ contract_postgres() {
   url=$(grep -o 'postgres://[^ ]*' "$db_log" | head -1)
   [ -n "$url" ] || { echo "no throwaway PostgreSQL:"; cat "$db_log"; return 1; }
   serve 3101 DATABASE_URL="$url" && serve 3102 DATABASE_URL="$url" || return 1
-  CONTRACT_API_KEY="$key" CONTRACT_LIMITED_API_KEY="$limited" npm run -s contract -- --url http://127.0.0.1:3101/v1 --url http://127.0.0.1:3102/v1 --seed 1 --cases 600 --report junit=test-output/contract-postgres.xml
+  CONTRACT_API_KEY="$key" CONTRACT_LIMITED_API_KEY="$limited" CONTRACT_OTHER_API_KEY="$other" npm run -s contract -- --url http://127.0.0.1:3101/v1 --url http://127.0.0.1:3102/v1 --seed 1 --cases 600 --report junit=test-output/contract-postgres.xml
 }
 # The steps that mostly wait (on drains, on a request rate, on a database) run side by side: nginx
 # and its instances in one lane; the soaks, then the contract runs and compat, in the other. Each

@@ -1,11 +1,10 @@
 // What a live run of the contract checks (live-checks.ts) takes and gives: its options, the sender
 // it sends through, and the counts and results the runners print.
-import type { NamedProperty } from './response-checks.js';
+import type { ContractViolation, NamedProperty } from './response-checks.js';
 import type { Contract } from './document-contract.js';
 import type { ContractPlugin, ReadBack } from './plugin.js';
 export type { LiveResponse, LiveSender } from './sender.js';
 import type { SpecLink } from './spec-links.js';
-import type { OwnerOutcome } from './owner-checks.js';
 
 export interface LiveOptions {
   /** Only operations of safe methods (GET, HEAD, OPTIONS): nothing is created or changed, safe against production. */
@@ -35,6 +34,20 @@ export interface LiveOptions {
   clock?: () => number;
   /** What only the project's API knows (plugin.ts); without one, only the generic checks run. */
   plugin?: ContractPlugin | undefined;
+}
+
+/** What the ownership check found of one operation (owner-checks.ts). */
+export interface OwnerOutcome {
+  operationId: string;
+  /**
+   * checked: the other key got the documented 404 for each object (or a list without them); held:
+   * the other key lacks the operation's role (403), nothing checked; unreached: the run made no
+   * object this operation names.
+   */
+  result: 'checked' | 'held' | 'unreached' | 'violated';
+  /** How many of the run's objects were tried (a list: how many it was searched for). */
+  objects: number;
+  violation?: ContractViolation;
 }
 
 /** What one operation was sent, for the per-operation counts that the runners print. */

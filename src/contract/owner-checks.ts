@@ -12,20 +12,8 @@ import type { ApiRequest } from './api-requests.js';
 import { nextTarget } from './link-header.js';
 import { SAFE_METHODS } from './openapi-document.js';
 import { ownedSchemasOf } from './owned-schemas.js';
+import type { OwnerOutcome } from './live-options.js';
 import type { RunState } from './run-state.js';
-
-export interface OwnerOutcome {
-  operationId: string;
-  /**
-   * checked: the other key got the documented 404 for each object (or a list without them); held:
-   * the other key lacks the operation's role (403), nothing checked; unreached: the run made no
-   * object this operation names.
-   */
-  result: 'checked' | 'held' | 'unreached' | 'violated';
-  /** How many of the run's objects were tried (a list: how many it was searched for). */
-  objects: number;
-  violation?: ContractViolation;
-}
 
 /** Objects tried per operation: enough to see a leak, few enough for a live deployment. */
 const PER_OPERATION = 3;

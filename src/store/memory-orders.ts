@@ -101,12 +101,13 @@ export function createMemoryOrders(
   const store: OrderStore = {
     async place(petId: PetId, holdSeconds: number, { client, maxHolds, key }: Placing) {
       return once(key, () => {
-        if ((heldBy.get(client) ?? 0) >= maxHolds) return { kind: 'limited', limit: maxHolds };
         const index = columns.indexOf(petId);
         if (index < 0)
           return { kind: 'unavailable', unavailable: { why: columns.wasAssigned(petId) ? 'removed' : 'missing' } };
         const status = columns.statusOf(index);
         if (status !== 'available') return { kind: 'unavailable', unavailable: { why: 'status', status } };
+        // What the request names is wrong whatever the client holds: the cap comes after.
+        if ((heldBy.get(client) ?? 0) >= maxHolds) return { kind: 'limited', limit: maxHolds };
         const order = placedOrder({ id: orders.length + 1, petId: index + 1, placedBy: client }, now(), holdSeconds);
         columns.applyPatch(index, { status: 'pending' });
         orders.push(order);

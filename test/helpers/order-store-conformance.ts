@@ -306,6 +306,12 @@ export function orderConformance(t: Test, open: OrderStoreFactory): void {
     const first = orderOf(t, await store.orders.place(pets[0]!.id, 1, capped), 'first');
     const second = orderOf(t, await store.orders.place(pets[1]!.id, 900, capped), 'second');
     t.same(await store.orders.place(pets[2]!.id, 900, capped), { kind: 'limited', limit: 2 }, 'the third is refused');
+    t.same(
+      await store.orders.place(pets[0]!.id, 900, capped),
+      { kind: 'unavailable', unavailable: { why: 'status', status: 'pending' } },
+      'a pet that cannot be held is the reason first, whatever the client holds',
+    );
+    t.same(await store.orders.place(10_000, 900, capped), { kind: 'unavailable', unavailable: { why: 'missing' } });
     t.equal((await store.get(pets[2]!.id))?.version, 1, 'and its pet left alone');
     const other = await store.orders.place(pets[2]!.id, 900, { client: 'kiosk', maxHolds: 2 });
     t.equal(other.kind, 'done', "another client's places are its own");

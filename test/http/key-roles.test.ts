@@ -198,6 +198,11 @@ t.test("Order's x-owner must name one of its properties, and a role", async (t) 
     });
   t.same(ownershipOf(specCopy(), 'Order'), { property: 'placedBy', seenByAllWith: 'orders:fulfil' });
   t.equal(ownershipOf(specCopy(), 'Pet'), undefined, 'pets are not owned');
+  t.equal(ownershipOf(specCopy(), 'Nothing'), undefined, 'nor is what the spec does not define');
+  const bare = specWith((spec) => {
+    spec.components.schemas['Tag'] = { type: 'string', 'x-owner': { property: 'owner', seenByAllWith: 'pets:read' } };
+  });
+  t.throws(() => ownershipOf(bare, 'Tag'), /schemas\.Tag\.x-owner\.property must name one of its properties/);
   t.throws(() => ownershipOf(withOwner({ property: 'owner' }), 'Order'), /x-owner\.property must name one of/);
   t.throws(() => ownershipOf(withOwner({}), 'Order'), /x-owner\.property must name one of/);
   t.throws(

@@ -165,11 +165,13 @@ t.test(
       ],
     });
     const as = (key: string) => ({ authorization: `Bearer ${key}` });
-    for (const name of ['Rex', 'Tom', 'Kit'])
+    for (const name of ['Rex', 'Tom', 'Kit', 'Max'])
       await app.inject(postPet({ name, categoryId: 1, status: 'available' }, as(STAFF)));
     const mine = checkContract(t, await app.inject(place({ petId: 1 }, as(SHOP))), 'placeOrder');
     t.equal(mine.placedBy, 'shop', 'the order names its client');
     await app.inject(place({ petId: 2 }, as(KIOSK)));
+    await app.inject(place({ petId: 3 }, as(SHOP)));
+    await app.inject(place({ petId: 4 }, as(KIOSK)));
 
     const read = (key: string, url: string) => app.inject({ method: 'GET', url, headers: as(key) });
     const never = await read(KIOSK, '/v1/store/orders/99');
@@ -193,10 +195,20 @@ t.test(
     }
     const ids = async (key: string, query = '') =>
       checkContract(t, await read(key, `/v1/store/orders${query}`), 'listOrders').map((o: { id: number }) => o.id);
-    t.same(await ids(KIOSK), [2], 'a list holds only its own client’s');
+    t.same(await ids(KIOSK), [2, 4], 'a list holds only its own client’s');
     t.same(await ids(KIOSK, '?petId=1'), [], 'on any filter');
-    t.same(await ids(STAFF), [1, 2], 'staff list every order');
-    t.same(await ids(STAFF, '?placedBy=kiosk'), [2], "and one client's");
+    t.same(await ids(STAFF), [1, 2, 3, 4], 'staff list every order');
+    t.same(await ids(STAFF, '?placedBy=kiosk'), [2, 4], "and one client's");
+    const firstPage = await read(STAFF, '/v1/store/orders?placedBy=kiosk&limit=1');
+    t.same(
+      checkContract(t, firstPage, 'listOrders').map((o: { id: number }) => o.id),
+      [2],
+    );
+    const next = /^<([^>]+)>; rel="next"$/.exec(String(firstPage.headers['link']))![1]!;
+    t.match(next, /^\/v1\/store\/orders\?limit=1&placedBy=kiosk&cursor=/, 'the next page keeps the filter');
+    t.same(await ids(STAFF, next.slice('/v1/store/orders'.length)), [4]);
+    const foreign = await read(STAFF, next.replace('placedBy=kiosk', 'placedBy=shop'));
+    t.match(checkContract(t, foreign, 'listOrders'), { code: 'VALIDATION_FAILED', message: /cursor belongs to/ });
     const filtered = await read(SHOP, '/v1/store/orders?placedBy=shop');
     t.equal(filtered.statusCode, 403, 'placedBy is for staff alone, even naming oneself');
     t.match(checkContract(t, filtered, 'listOrders'), {

@@ -1,5 +1,9 @@
 import t, { type Test } from 'tap';
+import { Writable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
+import pino from 'pino';
+import { startPostgresStore } from '../../src/store/postgres/start.js';
 import type { Statement } from '../../src/store/postgres/statement.js';
 import { migrate } from '../../src/store/postgres/migrate.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrate.js';
@@ -404,6 +408,56 @@ t.test(
     );
   },
 );
+
+t.test('an instance moves the records of its keys before it serves, and says how many', { skip }, async (t) => {
+  const url = await database!.freshSchema();
+  const [digest, client] = ['d4', 'e5'].map((pair) => pair.repeat(32)) as [string, string];
+  // A record as version 1.4 made it, under the key's digest.
+  const before = createPostgresPetStore({ connectionString: url });
+  await migrate(before.pool);
+  const first = await before.createOnce({ name: 'Rex', categoryId: 1 }, { scope: digest, key: 'k' });
+  await before.close();
+  const lines: string[] = [];
+  const log = pino(
+    { level: 'info' },
+    new Writable({ write: (chunk, _e, done) => void (lines.push(String(chunk)), done()) }),
+  );
+  const store = startPostgresStore(
+    { connectionString: url },
+    {
+      log: log as FastifyBaseLogger,
+      keyAdoptions: () => [{ digest, scope: client }],
+    },
+  );
+  t.teardown(() => store.close());
+  await store.migrated;
+  t.match(lines.join(''), /"adopted":1,.*"msg":"moved Idempotency-Key records to their clients' scopes"/);
+  t.same(await store.createOnce({ name: 'Rex', categoryId: 1 }, { scope: client, key: 'k' }), {
+    pet: first.pet,
+    replayed: true,
+  });
+});
+
+t.test('an order placed before orders had owners is seen and moved by staff alone', { skip }, async (t) => {
+  const store = await database!.createStore(t);
+  const pet = await store.create({ name: 'Rex', categoryId: 1, status: 'available' });
+  const placed = await store.orders.place(pet.id, 900, { client: 'shop', maxHolds: 5 });
+  const { id } = (placed as { order: { id: number } }).order;
+  // As version 1.4 left it: no owner recorded.
+  await store.pool.query('UPDATE orders SET placed_by = NULL WHERE id = $1', [id]);
+  const shop = { client: 'shop', everyOrder: false };
+  const staff = { client: 'staff', everyOrder: true };
+  t.equal(await store.orders.get(id, shop), null, 'no customer sees it');
+  t.same((await store.orders.list({ viewer: shop, limit: 10 })).orders, []);
+  t.same(await store.orders.cancel(id, shop), { kind: 'missing' });
+  const seen = await store.orders.get(id, staff);
+  t.match(seen, { id, status: 'placed' });
+  t.notOk(seen !== null && 'placedBy' in seen, 'no placedBy');
+  t.match(await store.orders.cancel(id, staff), {
+    kind: 'done',
+    order: { status: 'cancelled', cancelReason: 'store' },
+  });
+});
 
 t.test("the retention period is the store's option", { skip }, async (t) => {
   const url = await database!.freshSchema();

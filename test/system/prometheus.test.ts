@@ -175,12 +175,13 @@ t.test('Prometheus scrapes exact counts per operation, status and client, in mem
         'list-pets ': 2,
         'list-pets-by-status ': 1,
         'get-pet ': 5,
+        'adopt-key-records ': 1,
         'purge-idempotency-keys ': 1,
         'purge-change-keys ': 1,
         'purge-order-keys ': 1,
         'purge-pet-events ': 1,
       },
-      'one statement per operation that reached the store, by name, and the purge an instance runs once its schema is current',
+      'one statement per operation that reached the store, by name, and the adoption and purges an instance runs once its schema is current',
     );
     t.equal(await prometheus.value(`db_client_connection_max{${where}}`), 10, 'DATABASE_POOL_MAX');
     t.equal(

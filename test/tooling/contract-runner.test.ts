@@ -178,7 +178,8 @@ t.test(
       unchecked.output,
       /^ownership \(Order\): not checked: give a key of another client in CONTRACT_OTHER_API_KEY or --other-key-file$/m,
     );
-    const checked = await contract(['--url', url, ...OPTIONS], { ...ENV, CONTRACT_OTHER_API_KEY: KIOSK });
+    const dir = t.testdir({ 'kiosk.key': `${KIOSK}\n` });
+    const checked = await contract(['--url', url, ...OPTIONS, '--other-key-file', join(dir, 'kiosk.key')]);
     t.equal(checked.status, 0, checked.output);
     t.match(checked.output, /^ownership \(Order\), with another client's key:$/m);
     for (const operationId of ['getOrder', 'cancelOrder', 'listOrders'])
@@ -443,6 +444,12 @@ t.test('when it cannot run: exit 2, saying why', async (t) => {
       ['--url', `http://127.0.0.1:${port}/v1`, '--limited-key-file', '/nonexistent/key'],
       ENV,
       /cannot read --limited-key-file/,
+    ],
+    [
+      "another client's key file that is not there",
+      ['--url', `http://127.0.0.1:${port}/v1`, '--other-key-file', '/nonexistent/key'],
+      ENV,
+      /cannot read --other-key-file/,
     ],
     [
       'a refused key',

@@ -99,9 +99,10 @@ END
 $fn$;
 
 -- placeOrder of one pet for the client p_client, the caller holding the write lock and the
--- key's claim (if any): refused when the client holds p_max placed orders already (the lock
--- makes the count exact across instances), else the pet held if it is available, and the key
--- settled with the response.
+-- key's claim (if any): the pet held if it is available and the client holds fewer than p_max
+-- placed orders (the lock makes the count exact across instances), and the key settled with the
+-- response. A pet that cannot be held is the refusal's reason before the cap: what a request
+-- names is wrong whatever the client holds.
 CREATE OR REPLACE FUNCTION place_held(p_pet bigint, p_hold integer, p_client text, p_max integer,
   k_scope bytea, k_operation text, k_key text)
 RETURNS order_result LANGUAGE plpgsql AS $fn$
@@ -110,14 +111,20 @@ DECLARE
   placed orders;
   at timestamptz := date_trunc('milliseconds', clock_timestamp());
   last_id bigint;
+  held boolean := false;
 BEGIN
+  -- Under the cap (the common case) the hold and its check are one statement, and the reason for a
+  -- rejection is read only then; at the cap, the pet is read first, to refuse for the right reason.
   IF (SELECT count(*) FROM orders WHERE status = 'placed' AND placed_by = p_client) >= p_max THEN
-    PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
-    RETURN ROW('limited', p_max::text, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
+    IF EXISTS (SELECT FROM pets WHERE id = p_pet AND status = 'available') THEN
+      PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
+      RETURN ROW('limited', p_max::text, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)::order_result;
+    END IF;
+  ELSE
+    UPDATE pets SET status = 'pending', version = version + 1 WHERE id = p_pet AND status = 'available';
+    held := FOUND;
   END IF;
-  -- The hold and its check in one statement; the reason for a rejection is read only then.
-  UPDATE pets SET status = 'pending', version = version + 1 WHERE id = p_pet AND status = 'available';
-  IF NOT FOUND THEN
+  IF NOT held THEN
     PERFORM settle_order_key(k_scope, k_operation, k_key, NULL::orders);
     SELECT * INTO pet FROM pets WHERE id = p_pet;
     last_id := pg_sequence_last_value(pg_get_serial_sequence('pets', 'id')::regclass);
