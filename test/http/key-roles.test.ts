@@ -189,6 +189,8 @@ t.test("x-default-roles must be a list of roles the spec's operations need", asy
   t.throws(() => rolesOf(withDefaults(['pets:audit'])), /"pets:audit" is not a role any operation needs/);
   await t.rejects(buildTestApp(t, { spec: withDefaults(['pets:audit']) }), /pets:audit/, 'the service does not start');
   t.same(rolesOf(withDefaults(['pets:read', 'pets:read'])).byDefault, ['pets:read'], 'each once');
+  const schemeless = specWith((spec) => delete spec.components.securitySchemes);
+  t.same(rolesOf(schemeless).byDefault, [], 'no scheme: no role is granted by default');
 });
 
 t.test("Order's x-owner must name one of its properties, and a role", async (t) => {

@@ -190,6 +190,33 @@ t.test(
     t.match(checked.output, /^ {2}-- {3}completeOrder: not checked, the other key lacks its role \(403\)$/m);
     t.notMatch(checked.output, KIOSK, 'the other key is never printed');
 
+    // A document the run can make no order from: the list is reported not checked, not passed.
+    const orderless = join(dir, 'orderless.json');
+    writeFileSync(
+      orderless,
+      JSON.stringify(
+        specWith((spec) => {
+          delete spec.paths['/store/orders']!.post;
+          delete spec.paths['/store/orders/{orderId}/cancel'];
+          delete spec.paths['/store/orders/{orderId}/complete'];
+          const created = spec.paths['/pets']!.post!.responses['201'] as { links: Record<string, unknown> };
+          delete created.links['PlaceOrderForPet'];
+        }),
+      ),
+    );
+    // A service of its own, which holds no order.
+    const unreached = await contract([
+      '--url',
+      await serve(),
+      ...OPTIONS,
+      '--spec',
+      orderless,
+      '--other-key-file',
+      join(dir, 'kiosk.key'),
+    ]);
+    t.equal(unreached.status, 0, unreached.output);
+    t.match(unreached.output, /^ {2}-- {3}listOrders: not checked, the run made no object it names$/m);
+
     // The negative control: a service that does not check owners (its spec marks no object owned).
     const leaky = await serve(
       specWith((spec) => delete (spec.components.schemas['Order'] as Record<string, unknown>)['x-owner']),
