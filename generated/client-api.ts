@@ -67,10 +67,12 @@ export interface paths {
          *     - Only creations are recorded: a request refused with `400`, `401`,
          *       `413`, `415` or `503` records nothing, and may be sent again, fixed,
          *       with the same key.
-         *     - Keys belong to the API key that sent them: another API key's request
-         *       with the same `Idempotency-Key` is a new key, which never replays,
-         *       blocks or reveals the first client's pet. (A retry sent with a
-         *       rotated API key is therefore a new request.)
+         *     - Keys belong to the client whose API key sent them: another
+         *       client's request with the same `Idempotency-Key` is a new key,
+         *       which never replays, blocks or reveals the first client's pet. A
+         *       retry sent with the client's rotated API key replays the first
+         *       `201`. (Before version 1.5.0 keys belonged to the API key, and a
+         *       retry with a rotated key was a new request.)
          *     - Retention: a key is kept for at least 24 hours after its pet was
          *       created (the operators of a deployment may set another period),
          *       then forgotten; a request with a forgotten key creates a new pet.
@@ -1041,7 +1043,7 @@ export interface components {
             };
         };
         /**
-         * @description The `Idempotency-Key` was already used, by the same API key, for
+         * @description The `Idempotency-Key` was already used, by the same client, for
          *     another request of this operation (another pet, or another body).
          *     Nothing was changed. Send a new key for a new request.
          */
@@ -1461,7 +1463,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /**
-             * @description The `Idempotency-Key` was already used, by the same API key, for a
+             * @description The `Idempotency-Key` was already used, by the same client, for a
              *     create with a different body. Nothing was created. Send a new key
              *     for a new pet, or the original body to get the original answer.
              */
