@@ -4,8 +4,10 @@ export {
   destroyClusterAt,
   freePort,
   postgresBinDir,
+  startStreamingReplica,
   startThrowawayCluster,
   whyNoPostgresBinaries,
   type Cluster,
+  type Replica,
 } from './throwaway-cluster.js';
 export { inSchema } from './in-schema.js';

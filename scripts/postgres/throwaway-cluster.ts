@@ -60,18 +60,7 @@ function runAsOwner(command: string, args: string[]): void {
 
 /** Starts a cluster with these server settings (`-c name=value`); throws when there are no binaries. */
 export async function startThrowawayCluster(settings: Record<string, string> = {}): Promise<Cluster> {
-  const bin = postgresBinDir();
-  /* c8 ignore next -- as above: only where no server is installed */
-  if (bin === undefined) throw new Error(whyNoPostgresBinaries());
-  const dir = mkdtempSync(join(tmpdir(), 'petstore-pg-'));
-  /* c8 ignore next -- as above: the tests run as root */
-  if (process.getuid?.() === 0) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
-    chownSync(dir, uid, gid);
-  }
-  const data = join(dir, 'data');
-  const port = await freePort();
+  const { bin, dir, data, port } = await newClusterPlace();
   runAsOwner(join(bin, 'initdb'), [
     '-D',
     data,
@@ -82,6 +71,55 @@ export async function startThrowawayCluster(settings: Record<string, string> = {
     '--encoding=UTF8',
     '--locale=C',
   ]);
+  return runCluster({ bin, dir, data, port }, settings);
+}
+
+/** A streaming replica: what a primary's read replicas are, and what a failover promotes. */
+export interface Replica extends Cluster {
+  /** Ends recovery: the replica becomes a primary of its own, on a new timeline (pg_ctl promote). */
+  promote(): void;
+}
+
+/**
+ * A streaming replica of `primary` (pg_basebackup -R: it follows the primary's WAL over a
+ * replication connection), with these server settings, e.g. `recovery_min_apply_delay: '500ms'`
+ * to keep it behind.
+ */
+export async function startStreamingReplica(primary: Cluster, settings: Record<string, string> = {}): Promise<Replica> {
+  const { bin, dir, data, port } = await newClusterPlace();
+  try {
+    runAsOwner(join(bin, 'pg_basebackup'), [
+      ...['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres'],
+      ...['-D', data, '-R', '-X', 'stream', '--no-sync', '--checkpoint=fast'],
+    ]);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const replica = runCluster({ bin, dir, data, port }, settings);
+  return { ...replica, promote: () => runAsOwner(join(bin, 'pg_ctl'), ['-D', data, '-w', 'promote']) };
+}
+
+/** A new temporary folder the server's user owns, and a free port, for a cluster's files. */
+async function newClusterPlace(): Promise<{ bin: string; dir: string; data: string; port: number }> {
+  const bin = postgresBinDir();
+  /* c8 ignore next -- as above: only where no server is installed */
+  if (bin === undefined) throw new Error(whyNoPostgresBinaries());
+  const dir = mkdtempSync(join(tmpdir(), 'petstore-pg-'));
+  /* c8 ignore next -- as above: the tests run as root */
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }));
+    chownSync(dir, uid, gid);
+  }
+  return { bin, dir, data: join(dir, 'data'), port: await freePort() };
+}
+
+/** Starts the server of the data directory `data` on `port`; its folder `dir` is removed if it fails. */
+function runCluster(
+  { bin, dir, data, port }: { bin: string; dir: string; data: string; port: number },
+  settings: Record<string, string>,
+): Cluster {
   const options = [
     `-p ${port}`,
     `-k ${dir}`,
