@@ -54,38 +54,11 @@ export function countingOptions(pets: number, requests: string, rounds = '1'): B
 
 /** The options of `args`; a usage error exits with status 2, saying what is wrong. */
 export function readOptions(args: string[]): BenchOptions {
-  const { values } = parseArgs({
-    args,
-    options: {
-      sizes: { type: 'string', default: '1000,100000,1000000' },
-      rounds: { type: 'string', default: '5' },
-      'comparison-rounds': { type: 'string', default: '7' },
-      duration: { type: 'string', default: '4' },
-      connections: { type: 'string', default: '10' },
-      'startup-rounds': { type: 'string', default: '5' },
-      'write-docs': { type: 'boolean', default: false },
-      'self-check': { type: 'boolean', default: false },
-      // The fair-share scenario alone (scripts/bench/measure-fairness.ts).
-      fairness: { type: 'boolean', default: false },
-      // The comparison with the hand-written app alone (scripts/bench/measure-comparison.ts).
-      comparison: { type: 'boolean', default: false },
-      // This many requests, after WARM_UP_FACTOR times as many to warm up, in this many fresh processes.
-      instructions: { type: 'boolean', default: false },
-      'instruction-requests': { type: 'string', default: '1000' },
-      'instruction-rounds': { type: 'string', default: '3' },
-      // Every server under valgrind pays each counted workload's warm-up, so a smoke run counts one.
-      'instruction-workloads': { type: 'string' },
-      // To see one change's cost quickly.
-      workloads: { type: 'string' },
-      // The in-memory store (every table) and PostgreSQL (its own table, on a throwaway cluster from
-      // Debian's server binaries; left out, with the reason, when there are none).
-      stores: { type: 'string', default: 'memory,postgres' },
-    },
-  });
   const usage = (problem: string): never => {
     console.error(`bench: ${problem}\n${USAGE}`);
     process.exit(2);
   };
+  const { values } = parse(args, usage);
   if (values['self-check'] && values['write-docs'])
     usage('--self-check measures noise, not the service; it does not write docs/performance.md');
   if ((values.workloads !== undefined || values.fairness || values.comparison) && values['write-docs'])
@@ -160,4 +133,40 @@ export function commandLine({
     `${stores.join(',') === 'memory,postgres' ? '' : ` --stores ${stores.join(',')}`}` +
     `${instructions ? ` --instructions --instruction-requests ${instructionRequests} --instruction-rounds ${instructionRounds}${instructionWorkloads === undefined ? '' : ` --instruction-workloads '${instructionWorkloads}'`}` : ''}${selfCheck ? ' --self-check' : ''}`
   );
+}
+
+/** The command line read as parseArgs reads it; an unknown option or a missing value is a usage error. */
+function parse(args: string[], usage: (problem: string) => never) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        sizes: { type: 'string', default: '1000,100000,1000000' },
+        rounds: { type: 'string', default: '5' },
+        'comparison-rounds': { type: 'string', default: '7' },
+        duration: { type: 'string', default: '4' },
+        connections: { type: 'string', default: '10' },
+        'startup-rounds': { type: 'string', default: '5' },
+        'write-docs': { type: 'boolean', default: false },
+        'self-check': { type: 'boolean', default: false },
+        // The fair-share scenario alone (scripts/bench/measure-fairness.ts).
+        fairness: { type: 'boolean', default: false },
+        // The comparison with the hand-written app alone (scripts/bench/measure-comparison.ts).
+        comparison: { type: 'boolean', default: false },
+        // This many requests, after WARM_UP_FACTOR times as many to warm up, in this many fresh processes.
+        instructions: { type: 'boolean', default: false },
+        'instruction-requests': { type: 'string', default: '1000' },
+        'instruction-rounds': { type: 'string', default: '3' },
+        // Every server under valgrind pays each counted workload's warm-up, so a smoke run counts one.
+        'instruction-workloads': { type: 'string' },
+        // To see one change's cost quickly.
+        workloads: { type: 'string' },
+        // The in-memory store (every table) and PostgreSQL (its own table, on a throwaway cluster from
+        // Debian's server binaries; left out, with the reason, when there are none).
+        stores: { type: 'string', default: 'memory,postgres' },
+      },
+    });
+  } catch (error) {
+    return usage((error as Error).message);
+  }
 }
