@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { CLIENT_NAME } from '../src/auth/api-clients.js';
-import { sha256Hex } from '../src/auth/key-table.js';
+import { sha256Hex } from '../src/auth/api-clients.js';
 import { keysFileTable } from '../src/auth/keys-file.js';
 import { rolesOf } from '../src/auth/roles.js';
 import { loadSpec } from '../src/openapi/openapi-spec.js';

@@ -58,20 +58,18 @@ export function createBearerAuth(keys: KeySource, clock: () => number = Date.now
     request.apiKeyScope = credential.scope;
     request.client = credential.client;
     request.roles = credential.roles;
-    for (const role of roles) {
-      if (!credential.roles.has(role)) {
-        const needed = roles.join(' ');
-        reply.header('www-authenticate', `Bearer realm="${REALM}", error="insufficient_scope", scope="${needed}"`);
-        throw new InsufficientScope(roles.length === 1 ? `the role ${needed}` : `the roles ${roles.join(', ')}`);
-      }
-    }
+    for (const role of roles) if (!credential.roles.has(role)) lacksRoles(reply, roles);
   };
 }
 
-/** Refuses a request whose key lacks `role` for `what`: 403 insufficient_scope, naming the role. */
-export function lacksRole(reply: FastifyReply, role: string, what: string): never {
-  reply.header('www-authenticate', `Bearer realm="${REALM}", error="insufficient_scope", scope="${role}"`);
-  throw new InsufficientScope(`the role ${role} ${what}`);
+/**
+ * Refuses a request whose key lacks one of `roles` (for `what`, when that is not the operation
+ * itself): 403 insufficient_scope, the challenge and the message naming every role (RFC 6750 §3.1).
+ */
+export function lacksRoles(reply: FastifyReply, roles: readonly string[], what?: string): never {
+  reply.header('www-authenticate', `Bearer realm="${REALM}", error="insufficient_scope", scope="${roles.join(' ')}"`);
+  const needed = roles.length === 1 ? `the role ${roles[0]}` : `the roles ${roles.join(', ')}`;
+  throw new InsufficientScope(what === undefined ? needed : `${needed} ${what}`);
 }
 
 function reject(reply: FastifyReply, message: string, error?: string): never {

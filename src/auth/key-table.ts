@@ -30,8 +30,6 @@ export interface KeyTable {
 }
 
 /** A problem with one entry: `entry` counts from 1, and the message never holds a key's text. */
-export { clientScopeOf, sha256Hex };
-
 export class KeyEntryError extends Error {
   constructor(
     readonly entry: number,

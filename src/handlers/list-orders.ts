@@ -1,4 +1,4 @@
-import { lacksRole } from '../auth/bearer-auth.js';
+import { lacksRoles } from '../auth/bearer-auth.js';
 import { orderPositionOf } from '../pagination/cursor.js';
 import { nextPageLink } from '../pagination/next-link.js';
 import type { PetStore } from '../store/pet-store.js';
@@ -13,7 +13,7 @@ export function listOrders(store: PetStore, path: string, policy: OrderPolicy) {
     const viewer = viewerOf(request, policy);
     // Only a key that sees every order may ask for one client's: anyone else sees only their own.
     if (placedBy !== undefined && !viewer.everyOrder)
-      lacksRole(reply, policy.ownership!.seenByAllWith, 'to filter by placedBy');
+      lacksRoles(reply, [policy.ownership!.seenByAllWith], 'to filter by placedBy');
     const after = cursor === undefined ? undefined : orderPositionOf(cursor, { status, petId, placedBy });
     // The validator has applied the spec's default, so limit is always present here.
     const page = await store.orders.list({ viewer, limit: limit!, status, petId, placedBy, after });

@@ -13,10 +13,10 @@ import {
   type OrderPage,
   type OrderStore,
   type OrderViewer,
+  type Placing,
   type StoredOrder,
 } from './order-store.js';
 import { changeKeyName, type ChangeKey } from '../idempotency/idempotency-key.js';
-import type { Placing } from './order-store.js';
 
 type Columns = ReturnType<typeof createPetColumns>;
 
