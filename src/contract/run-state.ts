@@ -71,7 +71,7 @@ export function createRunState(target: LiveSender, options: LiveOptions) {
    * by the operation they are for: the objects of this run's client, which another client's key must
    * not reach. And each owned schema's objects as its links name them (the member, and its values).
    */
-  const owned = new Map<string, Record<string, unknown>[]>();
+  const owned = new Map<string, Map<string, Record<string, unknown>>>();
   const ownedIds = new Map<string, { member: string; ids: Set<string> }>();
   const ownedBy = ownedSchemasOf(contract.spec);
 
@@ -94,13 +94,14 @@ export function createRunState(target: LiveSender, options: LiveOptions) {
       if (!SAFE_METHODS.has(operation(link.to).method) && SAFE_METHODS.has(request.method.toLowerCase())) continue;
       const values = linkedValues(link, response.json, response.headers);
       if (values === undefined) continue;
+      const text = JSON.stringify(normalized(values), bigintText);
       if (!linked.has(link.to)) linked.set(link.to, new Map());
-      linked.get(link.to)!.set(JSON.stringify(normalized(values), bigintText), values);
+      linked.get(link.to)!.set(text, values);
       const schema = ownedBy.of(operation(link.from), link.status);
       const [named] = link.parameters;
       if (schema !== undefined && named !== undefined) {
-        if (!owned.has(link.to)) owned.set(link.to, []);
-        owned.get(link.to)!.push(values);
+        if (!owned.has(link.to)) owned.set(link.to, new Map());
+        owned.get(link.to)!.set(text, values);
         // The member of the object the link names it by: `id` of `/id`, or of `/0/id` in a list.
         const member = named.pointer.at(-1)!;
         if (!ownedIds.has(schema)) ownedIds.set(schema, { member, ids: new Set() });
@@ -151,6 +152,7 @@ export function createRunState(target: LiveSender, options: LiveOptions) {
     touched,
     owned,
     ownedIds,
+    ownedBy,
     isRetired,
     sender,
   };
