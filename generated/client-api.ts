@@ -779,6 +779,7 @@ export interface components {
          */
         OrderChanged: {
             headers: {
+                "Store-Position": components["headers"]["Store-Position"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -1188,6 +1189,18 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description The highest `Store-Position` the client has seen in an answer. The
+         *     answer then reflects the store at that position or later: every change
+         *     up to it, on whichever instance and database server serves it. Without
+         *     it, a read may be served by a replica a little behind (see "Reading
+         *     your own writes"). A position this store did not issue, or issued
+         *     before a restore or a failover, is answered as if none was sent; one
+         *     that is not a position at all is refused with 400
+         *     `VALIDATION_FAILED` naming the header.
+         * @example 9b1d3f0a-42
+         */
+        "Store-Position": string;
         /** @description Identifier of the order. A decimal integer in the signed 64-bit range. */
         orderId: components["schemas"]["OrderId"];
         /**
@@ -1219,6 +1232,19 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description Where in the store's history this answer stands: a write's answer, a
+         *     position at or after its commit; a read's, the position it read at.
+         *     Send the highest one seen in `Store-Position` with later reads to
+         *     never read an older state ("Reading your own writes"). In the form of
+         *     an event id: two positions of one store compare by the number after
+         *     the `-`; positions of different stores (before and after a restore or a
+         *     failover) do not compare. Not a cursor of the feed except on
+         *     `listPets` (where it equals `Pet-Events-Position`) and `listPetEvents`
+         *     (where it is the next `after`).
+         * @example 9b1d3f0a-42
+         */
+        "Store-Position": string;
         /**
          * @description The new order's URI, `/v1/store/orders/{id}`, a relative reference with an absolute path (RFC 9110, section 10.2.2).
          * @example /v1/store/orders/12
@@ -1368,7 +1394,20 @@ export interface operations {
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The highest `Store-Position` the client has seen in an answer. The
+                 *     answer then reflects the store at that position or later: every change
+                 *     up to it, on whichever instance and database server serves it. Without
+                 *     it, a read may be served by a replica a little behind (see "Reading
+                 *     your own writes"). A position this store did not issue, or issued
+                 *     before a restore or a failover, is answered as if none was sent; one
+                 *     that is not a position at all is refused with 400
+                 *     `VALIDATION_FAILED` naming the header.
+                 * @example 9b1d3f0a-42
+                 */
+                "Store-Position"?: components["parameters"]["Store-Position"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1377,6 +1416,7 @@ export interface operations {
             /** @description The pets, in ascending `id` order. */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     Link: components["headers"]["NextPageLink"];
                     "Pet-ETags": components["headers"]["Pet-ETags"];
                     "Pet-Events-Position": components["headers"]["Pet-Events-Position"];
@@ -1436,6 +1476,7 @@ export interface operations {
              */
             201: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -1494,7 +1535,20 @@ export interface operations {
     getPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The highest `Store-Position` the client has seen in an answer. The
+                 *     answer then reflects the store at that position or later: every change
+                 *     up to it, on whichever instance and database server serves it. Without
+                 *     it, a read may be served by a replica a little behind (see "Reading
+                 *     your own writes"). A position this store did not issue, or issued
+                 *     before a restore or a failover, is answered as if none was sent; one
+                 *     that is not a position at all is refused with 400
+                 *     `VALIDATION_FAILED` naming the header.
+                 * @example 9b1d3f0a-42
+                 */
+                "Store-Position"?: components["parameters"]["Store-Position"];
+            };
             path: {
                 /** @description Identifier of the pet. A decimal integer in the signed 64-bit range. */
                 petId: components["schemas"]["PetId"];
@@ -1506,6 +1560,7 @@ export interface operations {
             /** @description The pet. */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     ETag: components["headers"]["ETag"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
@@ -1755,6 +1810,7 @@ export interface operations {
             /** @description The pet was removed (or this is the replay of the request with the same `Idempotency-Key` that removed it). */
             204: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -1821,6 +1877,7 @@ export interface operations {
              */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -1874,7 +1931,20 @@ export interface operations {
                  */
                 wait?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The highest `Store-Position` the client has seen in an answer. The
+                 *     answer then reflects the store at that position or later: every change
+                 *     up to it, on whichever instance and database server serves it. Without
+                 *     it, a read may be served by a replica a little behind (see "Reading
+                 *     your own writes"). A position this store did not issue, or issued
+                 *     before a restore or a failover, is answered as if none was sent; one
+                 *     that is not a position at all is refused with 400
+                 *     `VALIDATION_FAILED` naming the header.
+                 * @example 9b1d3f0a-42
+                 */
+                "Store-Position"?: components["parameters"]["Store-Position"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1883,6 +1953,7 @@ export interface operations {
             /** @description The events after `after`, oldest first; empty when there are none yet. */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     Link: components["headers"]["NextEventsLink"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -2017,7 +2088,20 @@ export interface operations {
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The highest `Store-Position` the client has seen in an answer. The
+                 *     answer then reflects the store at that position or later: every change
+                 *     up to it, on whichever instance and database server serves it. Without
+                 *     it, a read may be served by a replica a little behind (see "Reading
+                 *     your own writes"). A position this store did not issue, or issued
+                 *     before a restore or a failover, is answered as if none was sent; one
+                 *     that is not a position at all is refused with 400
+                 *     `VALIDATION_FAILED` naming the header.
+                 * @example 9b1d3f0a-42
+                 */
+                "Store-Position"?: components["parameters"]["Store-Position"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2026,6 +2110,7 @@ export interface operations {
             /** @description The orders, in ascending `id` order. */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     Link: components["headers"]["NextOrdersLink"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -2082,6 +2167,7 @@ export interface operations {
              */
             201: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     Location: components["headers"]["OrderLocation"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -2118,7 +2204,20 @@ export interface operations {
     getOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The highest `Store-Position` the client has seen in an answer. The
+                 *     answer then reflects the store at that position or later: every change
+                 *     up to it, on whichever instance and database server serves it. Without
+                 *     it, a read may be served by a replica a little behind (see "Reading
+                 *     your own writes"). A position this store did not issue, or issued
+                 *     before a restore or a failover, is answered as if none was sent; one
+                 *     that is not a position at all is refused with 400
+                 *     `VALIDATION_FAILED` naming the header.
+                 * @example 9b1d3f0a-42
+                 */
+                "Store-Position"?: components["parameters"]["Store-Position"];
+            };
             path: {
                 /** @description Identifier of the order. A decimal integer in the signed 64-bit range. */
                 orderId: components["parameters"]["orderId"];
@@ -2130,6 +2229,7 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Frame-Options": components["headers"]["X-Frame-Options"];
@@ -2292,7 +2392,7 @@ export interface operations {
 }
 
 /** The version of openapi.yaml this client was generated from. */
-export const API_VERSION = "1.5.0";
+export const API_VERSION = "1.6.0";
 
 /** Every `code` an Error answer may carry. */
 export const ERROR_CODES = ["BAD_REQUEST","INVALID_JSON","BODY_REQUIRED","BODY_NOT_ALLOWED","VALIDATION_FAILED","UNAUTHORIZED","INSUFFICIENT_SCOPE","PET_NOT_FOUND","WEBHOOK_ENDPOINT_NOT_FOUND","ORDER_NOT_FOUND","ROUTE_NOT_FOUND","METHOD_NOT_ALLOWED","OPERATION_GONE","CURSOR_EXPIRED","REQUEST_TIMEOUT","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","PET_UNAVAILABLE","ORDER_LIMIT_REACHED","ORDER_STATE_CONFLICT","PRECONDITION_FAILED","IDEMPOTENCY_KEY_REUSED","PRECONDITION_REQUIRED","TOO_MANY_REQUESTS","HEADERS_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE"] as const;
@@ -2307,7 +2407,7 @@ export const OPERATIONS = {
     retrySafe: true,
     idempotencyKey: false,
     mediaType: "application/json",
-    headerOptions: {},
+    headerOptions: {"store-position":"storePosition"},
     numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
   createPet: {
@@ -2329,7 +2429,7 @@ export const OPERATIONS = {
     retrySafe: true,
     idempotencyKey: false,
     mediaType: "application/json",
-    headerOptions: {},
+    headerOptions: {"store-position":"storePosition"},
     numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"410":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
   deletePet: {
@@ -2362,7 +2462,7 @@ export const OPERATIONS = {
     retrySafe: true,
     idempotencyKey: false,
     mediaType: "application/json",
-    headerOptions: {},
+    headerOptions: {"store-position":"storePosition"},
     numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"410":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
   listWebhookEndpoints: {
@@ -2395,7 +2495,7 @@ export const OPERATIONS = {
     retrySafe: true,
     idempotencyKey: false,
     mediaType: "application/json",
-    headerOptions: {},
+    headerOptions: {"store-position":"storePosition"},
     numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
   placeOrder: {
@@ -2417,7 +2517,7 @@ export const OPERATIONS = {
     retrySafe: true,
     idempotencyKey: false,
     mediaType: "application/json",
-    headerOptions: {},
+    headerOptions: {"store-position":"storePosition"},
     numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
   cancelOrder: {
@@ -2450,7 +2550,7 @@ export interface PetstoreOperations {
    * List pets: `GET /pets`.
    * Iterate with `for await` over every item across pages, or call `.pages()` for one page at a time.
    */
-  listPets(query?: Loose<NonNullable<operations["listPets"]['parameters']['query']>>, options?: CallOptions): Paginated<ItemOf<operations["listPets"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>>;
+  listPets(query?: Loose<NonNullable<operations["listPets"]['parameters']['query']>>, options?: CallOptions & { storePosition?: NonNullable<operations["listPets"]['parameters']['header']>["Store-Position"] }): Paginated<ItemOf<operations["listPets"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>>;
   /**
    * Add a pet: `POST /pets`.
    * Sent with an `Idempotency-Key` (a new UUID unless given), reused by every retry.
@@ -2460,7 +2560,7 @@ export interface PetstoreOperations {
    * Read one pet (deprecated): `GET /pets/{petId}`.
    * @deprecated since 2026-11-22; removed on 2030-12-05 (its sunset), after which it fails with 410 OPERATION_GONE. Use listPets (`GET /pets`) instead.
    */
-  getPet(petId: Loose<operations["getPet"]['parameters']['path']["petId"]>, options?: CallOptions): Promise<operations["getPet"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>;
+  getPet(petId: Loose<operations["getPet"]['parameters']['path']["petId"]>, options?: CallOptions & { storePosition?: NonNullable<operations["getPet"]['parameters']['header']>["Store-Position"] }): Promise<operations["getPet"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>;
   /**
    * Remove a pet: `DELETE /pets/{petId}`.
    * Sent with an `Idempotency-Key` (a new UUID unless given), reused by every retry.
@@ -2475,7 +2575,7 @@ export interface PetstoreOperations {
    * Follow every change to the pets: `GET /pet-events`.
    * Iterate with `for await` over every item across pages, or call `.pages()` for one page at a time.
    */
-  listPetEvents(query?: Loose<NonNullable<operations["listPetEvents"]['parameters']['query']>>, options?: CallOptions): Paginated<ItemOf<operations["listPetEvents"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>>;
+  listPetEvents(query?: Loose<NonNullable<operations["listPetEvents"]['parameters']['query']>>, options?: CallOptions & { storePosition?: NonNullable<operations["listPetEvents"]['parameters']['header']>["Store-Position"] }): Paginated<ItemOf<operations["listPetEvents"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>>;
   /**
    * See where each webhook endpoint's deliveries stand: `GET /webhook-endpoints`.
    */
@@ -2488,7 +2588,7 @@ export interface PetstoreOperations {
    * List orders (beta): `GET /store/orders`.
    * Iterate with `for await` over every item across pages, or call `.pages()` for one page at a time.
    */
-  listOrders(query?: Loose<NonNullable<operations["listOrders"]['parameters']['query']>>, options?: CallOptions): Paginated<ItemOf<operations["listOrders"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>>;
+  listOrders(query?: Loose<NonNullable<operations["listOrders"]['parameters']['query']>>, options?: CallOptions & { storePosition?: NonNullable<operations["listOrders"]['parameters']['header']>["Store-Position"] }): Paginated<ItemOf<operations["listOrders"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>>;
   /**
    * Hold a pet for a customer (beta): `POST /store/orders`.
    * Sent with an `Idempotency-Key` (a new UUID unless given), reused by every retry.
@@ -2497,7 +2597,7 @@ export interface PetstoreOperations {
   /**
    * Read one order (beta): `GET /store/orders/{orderId}`.
    */
-  getOrder(orderId: Loose<operations["getOrder"]['parameters']['path']["orderId"]>, options?: CallOptions): Promise<operations["getOrder"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>;
+  getOrder(orderId: Loose<operations["getOrder"]['parameters']['path']["orderId"]>, options?: CallOptions & { storePosition?: NonNullable<operations["getOrder"]['parameters']['header']>["Store-Position"] }): Promise<operations["getOrder"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>;
   /**
    * Cancel an order, freeing its pet (beta): `POST /store/orders/{orderId}/cancel`.
    * Sent with an `Idempotency-Key` (a new UUID unless given), reused by every retry.

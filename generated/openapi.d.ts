@@ -775,6 +775,7 @@ export interface components {
          */
         OrderChanged: {
             headers: {
+                "Store-Position": components["headers"]["Store-Position"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -1184,6 +1185,18 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description The highest `Store-Position` the client has seen in an answer. The
+         *     answer then reflects the store at that position or later: every change
+         *     up to it, on whichever instance and database server serves it. Without
+         *     it, a read may be served by a replica a little behind (see "Reading
+         *     your own writes"). A position this store did not issue, or issued
+         *     before a restore or a failover, is answered as if none was sent; one
+         *     that is not a position at all is refused with 400
+         *     `VALIDATION_FAILED` naming the header.
+         * @example 9b1d3f0a-42
+         */
+        "Store-Position": string;
         /** @description Identifier of the order. A decimal integer in the signed 64-bit range. */
         orderId: components["schemas"]["OrderId"];
         /**
@@ -1215,6 +1228,19 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description Where in the store's history this answer stands: a write's answer, a
+         *     position at or after its commit; a read's, the position it read at.
+         *     Send the highest one seen in `Store-Position` with later reads to
+         *     never read an older state ("Reading your own writes"). In the form of
+         *     an event id: two positions of one store compare by the number after
+         *     the `-`; positions of different stores (before and after a restore or a
+         *     failover) do not compare. Not a cursor of the feed except on
+         *     `listPets` (where it equals `Pet-Events-Position`) and `listPetEvents`
+         *     (where it is the next `after`).
+         * @example 9b1d3f0a-42
+         */
+        "Store-Position": string;
         /**
          * @description The new order's URI, `/v1/store/orders/{id}`, a relative reference with an absolute path (RFC 9110, section 10.2.2).
          * @example /v1/store/orders/12
@@ -1364,7 +1390,20 @@ export interface operations {
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The highest `Store-Position` the client has seen in an answer. The
+                 *     answer then reflects the store at that position or later: every change
+                 *     up to it, on whichever instance and database server serves it. Without
+                 *     it, a read may be served by a replica a little behind (see "Reading
+                 *     your own writes"). A position this store did not issue, or issued
+                 *     before a restore or a failover, is answered as if none was sent; one
+                 *     that is not a position at all is refused with 400
+                 *     `VALIDATION_FAILED` naming the header.
+                 * @example 9b1d3f0a-42
+                 */
+                "Store-Position"?: components["parameters"]["Store-Position"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1373,6 +1412,7 @@ export interface operations {
             /** @description The pets, in ascending `id` order. */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     Link: components["headers"]["NextPageLink"];
                     "Pet-ETags": components["headers"]["Pet-ETags"];
                     "Pet-Events-Position": components["headers"]["Pet-Events-Position"];
@@ -1432,6 +1472,7 @@ export interface operations {
              */
             201: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -1490,7 +1531,20 @@ export interface operations {
     getPet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The highest `Store-Position` the client has seen in an answer. The
+                 *     answer then reflects the store at that position or later: every change
+                 *     up to it, on whichever instance and database server serves it. Without
+                 *     it, a read may be served by a replica a little behind (see "Reading
+                 *     your own writes"). A position this store did not issue, or issued
+                 *     before a restore or a failover, is answered as if none was sent; one
+                 *     that is not a position at all is refused with 400
+                 *     `VALIDATION_FAILED` naming the header.
+                 * @example 9b1d3f0a-42
+                 */
+                "Store-Position"?: components["parameters"]["Store-Position"];
+            };
             path: {
                 /** @description Identifier of the pet. A decimal integer in the signed 64-bit range. */
                 petId: components["schemas"]["PetId"];
@@ -1502,6 +1556,7 @@ export interface operations {
             /** @description The pet. */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     ETag: components["headers"]["ETag"];
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
@@ -1751,6 +1806,7 @@ export interface operations {
             /** @description The pet was removed (or this is the replay of the request with the same `Idempotency-Key` that removed it). */
             204: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -1817,6 +1873,7 @@ export interface operations {
              */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -1870,7 +1927,20 @@ export interface operations {
                  */
                 wait?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The highest `Store-Position` the client has seen in an answer. The
+                 *     answer then reflects the store at that position or later: every change
+                 *     up to it, on whichever instance and database server serves it. Without
+                 *     it, a read may be served by a replica a little behind (see "Reading
+                 *     your own writes"). A position this store did not issue, or issued
+                 *     before a restore or a failover, is answered as if none was sent; one
+                 *     that is not a position at all is refused with 400
+                 *     `VALIDATION_FAILED` naming the header.
+                 * @example 9b1d3f0a-42
+                 */
+                "Store-Position"?: components["parameters"]["Store-Position"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1879,6 +1949,7 @@ export interface operations {
             /** @description The events after `after`, oldest first; empty when there are none yet. */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     Link: components["headers"]["NextEventsLink"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -2013,7 +2084,20 @@ export interface operations {
                  */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The highest `Store-Position` the client has seen in an answer. The
+                 *     answer then reflects the store at that position or later: every change
+                 *     up to it, on whichever instance and database server serves it. Without
+                 *     it, a read may be served by a replica a little behind (see "Reading
+                 *     your own writes"). A position this store did not issue, or issued
+                 *     before a restore or a failover, is answered as if none was sent; one
+                 *     that is not a position at all is refused with 400
+                 *     `VALIDATION_FAILED` naming the header.
+                 * @example 9b1d3f0a-42
+                 */
+                "Store-Position"?: components["parameters"]["Store-Position"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2022,6 +2106,7 @@ export interface operations {
             /** @description The orders, in ascending `id` order. */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     Link: components["headers"]["NextOrdersLink"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
@@ -2078,6 +2163,7 @@ export interface operations {
              */
             201: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     Location: components["headers"]["OrderLocation"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -2114,7 +2200,20 @@ export interface operations {
     getOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The highest `Store-Position` the client has seen in an answer. The
+                 *     answer then reflects the store at that position or later: every change
+                 *     up to it, on whichever instance and database server serves it. Without
+                 *     it, a read may be served by a replica a little behind (see "Reading
+                 *     your own writes"). A position this store did not issue, or issued
+                 *     before a restore or a failover, is answered as if none was sent; one
+                 *     that is not a position at all is refused with 400
+                 *     `VALIDATION_FAILED` naming the header.
+                 * @example 9b1d3f0a-42
+                 */
+                "Store-Position"?: components["parameters"]["Store-Position"];
+            };
             path: {
                 /** @description Identifier of the order. A decimal integer in the signed 64-bit range. */
                 orderId: components["parameters"]["orderId"];
@@ -2126,6 +2225,7 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    "Store-Position": components["headers"]["Store-Position"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Frame-Options": components["headers"]["X-Frame-Options"];

@@ -14,6 +14,10 @@ export interface DatabaseConfig {
   timeoutMs: number;
   /** The most creates, or changes without a key, one statement writes (1: each on its own, as they arrive). */
   writeBatchMax: number;
+  /** DATABASE_READ_URLS: streaming replicas that serve reads; empty: every read on the primary. */
+  readUrls: string[];
+  /** DATABASE_READ_MAX_LAG_MS: a replica further behind the primary is skipped. */
+  readMaxLagMs: number;
 }
 
 export interface Config {
@@ -107,19 +111,35 @@ function readRetryDelays(value: string | undefined): number[] {
   return delays.map((delay) => Number(delay) * 1000);
 }
 
-// The connection string holds the password: messages never repeat it.
-function readDatabase(env: NodeJS.ProcessEnv, deprecations: string[]): DatabaseConfig | undefined {
-  const url = env['DATABASE_URL'];
-  if (url === undefined || url === '') return undefined;
+// A connection string holds the password: messages never repeat it.
+function checkDatabaseUrl(url: string, name: string): void {
   let protocol: string;
   try {
     protocol = new URL(url).protocol;
   } catch {
-    throw new Error('DATABASE_URL is not a URL; expected postgres://user:password@host:port/database');
+    throw new Error(`${name} is not a URL; expected postgres://user:password@host:port/database`);
   }
   if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
-    throw new Error(`DATABASE_URL must start with postgres:// or postgresql://, not ${protocol}//`);
+    throw new Error(`${name} must start with postgres:// or postgresql://, not ${protocol}//`);
   }
+}
+
+/** DATABASE_READ_URLS: connection strings separated by commas (none: no replicas). */
+function readReplicaUrls(env: NodeJS.ProcessEnv): string[] {
+  const value = env['DATABASE_READ_URLS'];
+  if (value === undefined || value.trim() === '') return [];
+  const urls = value.split(',').map((url) => url.trim());
+  urls.forEach((url, index) => checkDatabaseUrl(url, `DATABASE_READ_URLS' entry ${index + 1}`));
+  return urls;
+}
+
+function readDatabase(env: NodeJS.ProcessEnv, deprecations: string[]): DatabaseConfig | undefined {
+  const url = env['DATABASE_URL'];
+  if (url === undefined || url === '') {
+    if (readReplicaUrls(env).length > 0) throw new Error('DATABASE_READ_URLS needs DATABASE_URL: the primary');
+    return undefined;
+  }
+  checkDatabaseUrl(url, 'DATABASE_URL');
   return {
     url,
     poolMax: readInteger(env, 'DATABASE_POOL_MAX', 10, [1, 1000]),
@@ -130,6 +150,8 @@ function readDatabase(env: NodeJS.ProcessEnv, deprecations: string[]): DatabaseC
       DEFAULT_WRITE_BATCH_MAX,
       [1, 10_000],
     ),
+    readUrls: readReplicaUrls(env),
+    readMaxLagMs: readInteger(env, 'DATABASE_READ_MAX_LAG_MS', 1000, [0, 3_600_000]),
   };
 }
 

@@ -77,6 +77,8 @@ export interface CallSettings {
   maxRetries: number;
   timeoutMs: number;
   fetch: typeof fetch;
+  /** Send the highest Store-Position seen with every call that takes one (store-position.ts). */
+  readYourWrites: boolean;
 }
 
 export interface Parts {

@@ -4,6 +4,7 @@
 import { PetstoreConnectionError, PetstoreError, PetstoreResponseError } from './errors.js';
 import { exactNumberText, parseExact, stringifyExact } from './exact-json.js';
 import { linkTargets } from './link-header.js';
+import { PositionKeeper } from './store-position.js';
 import type {
   Call,
   CallSettings,
@@ -95,6 +96,7 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i;
 export function createCall(settings: CallSettings): Call {
   const base = settings.baseUrl.replace(/\/+$/, '');
   const warned = new Set<string>();
+  const positions = new PositionKeeper();
 
   function warnIfDeprecated(operation: OperationSpec, headers: Headers): void {
     const deprecation = headers.get('deprecation');
@@ -161,6 +163,8 @@ export function createCall(settings: CallSettings): Call {
       headers['content-type'] = operation.mediaType;
       init.body = stringifyExact(body);
     }
+    const highest = settings.readYourWrites ? positions.highest : undefined;
+    if (highest !== undefined && 'store-position' in operation.headerOptions) headers['store-position'] = highest;
     for (const [name, option] of Object.entries(operation.headerOptions)) {
       const value = (options as Record<string, unknown> | undefined)?.[option];
       if (value !== undefined) headers[name] = String(value);
@@ -168,6 +172,7 @@ export function createCall(settings: CallSettings): Call {
     // An RFC 8941 string, as the spec writes it; the key is made once, before the first attempt.
     if (operation.idempotencyKey) headers['idempotency-key'] = `"${options?.idempotencyKey ?? crypto.randomUUID()}"`;
     const { response, text, retryAfter, attempts } = await exchange(operation, url, init, options?.signal);
+    positions.saw(response.headers);
     warnIfDeprecated(operation, response.headers);
     return { value: bodyOf(operation, { response, text, retryAfter, attempts }), headers: response.headers };
   }

@@ -16,6 +16,11 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** The fetch to send with (globalThis.fetch by default). */
   fetch?: typeof fetch;
+  /**
+   * Send the highest `Store-Position` any answer carried with every read that takes one, so that no
+   * read shows an older state than one this client has seen (default true).
+   */
+  readYourWrites?: boolean;
 }
 
 export type PetstoreClient = PetstoreOperations;
@@ -37,6 +42,7 @@ export function createClient(options: ClientOptions): PetstoreClient {
       maxRetries,
       timeoutMs,
       fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      readYourWrites: options.readYourWrites ?? true,
     }),
   );
 }

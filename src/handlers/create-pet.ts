@@ -3,6 +3,7 @@ import { isSameRequest, keyOf } from '../idempotency/idempotency-key.js';
 import { entityTagOf } from '../preconditions/entity-tag.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
+import { replyWrittenAt } from './store-position.js';
 
 /** `petPath` is where a pet is read (`/v1/pets/{petId}`): the new pet's Location. */
 export function createPet(store: PetStore, petPath: string, onReplay?: () => void) {
@@ -25,6 +26,7 @@ export function createPet(store: PetStore, petPath: string, onReplay?: () => voi
     reply.header('location', `${before}${pet.id}${after}`);
     // A new pet is at its first version; a replay responds as the create did.
     reply.header('etag', entityTagOf(store.epoch(), pet.id, 1));
+    replyWrittenAt(reply, store);
     return pet;
   }) satisfies OperationHandler<'createPet'>;
 }

@@ -2,6 +2,7 @@ import { preconditionOf } from '../preconditions/entity-tag.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 import { changeKeyOf, replyWithChange } from './change-outcome.js';
+import { replyWrittenAt } from './store-position.js';
 
 export function deletePet(store: PetStore, onReplay?: () => void) {
   return (async (request, reply) => {
@@ -16,6 +17,7 @@ export function deletePet(store: PetStore, onReplay?: () => void) {
       ifMatch: ifMatch!,
       onReplay,
     });
+    replyWrittenAt(reply, store);
     return undefined;
   }) satisfies OperationHandler<'deletePet'>;
 }

@@ -5,6 +5,7 @@ import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 import { orderBody } from './order-outcome.js';
 import { viewerOf, type OrderPolicy } from './order-policy.js';
+import { readAtOf, replyReadAt } from './store-position.js';
 
 /** `path` is where listOrders is served (`/v1/store/orders`), for the next-page links. */
 export function listOrders(store: PetStore, path: string, policy: OrderPolicy) {
@@ -16,7 +17,10 @@ export function listOrders(store: PetStore, path: string, policy: OrderPolicy) {
       lacksRoles(reply, [policy.ownership!.seenByAllWith], 'to filter by placedBy');
     const after = cursor === undefined ? undefined : orderPositionOf(cursor, { status, petId, placedBy });
     // The validator has applied the spec's default, so limit is always present here.
-    const page = await store.orders.list({ viewer, limit: limit!, status, petId, placedBy, after });
+    const epoch = store.epoch();
+    const at = readAtOf(request, epoch);
+    const page = await store.orders.list({ viewer, limit: limit!, status, petId, placedBy, after, at });
+    replyReadAt(reply, epoch, at);
     if (page.more)
       reply.header(
         'link',

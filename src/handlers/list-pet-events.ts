@@ -3,6 +3,7 @@ import { eventBody, eventIdOf, positionOfEventId } from '../events/event-id.js';
 import type { EventSignal } from '../events/event-signal.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
+import { readAtOf } from './store-position.js';
 
 /** `path` is where listPetEvents is served (`/v1/pet-events`), for the next links. */
 export function listPetEvents(store: PetStore, signal: EventSignal, path: string) {
@@ -18,8 +19,9 @@ export function listPetEvents(store: PetStore, signal: EventSignal, path: string
     // A long poll ends when its client goes away, not 30 s later.
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
+    const { atLeast } = readAtOf(request, store.epoch());
     for (let open = true; ;) {
-      const page = await store.listEvents(position?.seq, limit);
+      const page = await store.listEvents(position?.seq, limit, { atLeast });
       if (position !== undefined && position.epoch !== page.epoch)
         throw new CursorExpired(after!, 'is from a feed this store no longer keeps (the store was replaced)');
       if (position !== undefined && position.seq < page.horizon)
@@ -31,8 +33,10 @@ export function listPetEvents(store: PetStore, signal: EventSignal, path: string
       const reached = Math.max(position?.seq ?? 0, page.horizon);
       const remaining = deadline - performance.now();
       if (page.events.length > 0 || remaining <= 0 || gone.signal.aborted || !open) {
-        const last = page.events.at(-1)?.seq ?? reached;
-        reply.header('link', `<${path}?after=${eventIdOf(page.epoch, last)}&limit=${limit}&wait=${wait}>; rel="next"`);
+        // What the client has seen of the feed is where it reads next: its Store-Position.
+        const last = eventIdOf(page.epoch, page.events.at(-1)?.seq ?? reached);
+        reply.header('link', `<${path}?after=${last}&limit=${limit}&wait=${wait}>; rel="next"`);
+        reply.header('store-position', last);
         return page.events.map((event) => eventBody(page.epoch, event));
       }
       open = await signal.wait(reached, remaining, gone.signal);

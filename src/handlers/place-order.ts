@@ -2,6 +2,7 @@ import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 import { changeKeyOf } from './change-outcome.js';
 import { replyWithOrder } from './order-outcome.js';
+import { replyWrittenAt } from './store-position.js';
 import type { OrderPolicy } from './order-policy.js';
 
 /** `orderPath` is where an order is read (`/v1/store/orders/{orderId}`): the new order's Location. */
@@ -18,6 +19,7 @@ export function placeOrder(store: PetStore, orderPath: string, policy: OrderPoli
       onReplay,
     });
     reply.header('location', `${before}${order.id}${after}`);
+    replyWrittenAt(reply, store);
     return order;
   }) satisfies OperationHandler<'placeOrder'>;
 }

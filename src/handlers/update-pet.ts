@@ -2,6 +2,7 @@ import { preconditionOf } from '../preconditions/entity-tag.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 import { changeKeyOf, replyWithChange } from './change-outcome.js';
+import { replyWrittenAt } from './store-position.js';
 
 export function updatePet(store: PetStore, onReplay?: () => void) {
   return (async (request, reply) => {
@@ -15,12 +16,14 @@ export function updatePet(store: PetStore, onReplay?: () => void) {
       changeKeyOf(request, 'updatePet', petId, request.body),
     );
     // An update leaves a pet: only a removal returns none.
-    return replyWithChange(outcome, reply, {
+    const changed = replyWithChange(outcome, reply, {
       epoch: store.epoch(),
       operationId: 'updatePet',
       petId,
       ifMatch: ifMatch!,
       onReplay,
-    })!.pet;
+    })!;
+    replyWrittenAt(reply, store);
+    return changed.pet;
   }) satisfies OperationHandler<'updatePet'>;
 }

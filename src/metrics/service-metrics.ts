@@ -4,6 +4,7 @@
 // methods outside the known set are _OTHER, statuses are numbers, clients are configured names.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { isUnavailable } from '../store/postgres/unavailable.js';
+import { createReadMetrics, type ReplicaMetrics } from './read-metrics.js';
 import { createResolvedHistogram } from './resolved-histogram.js';
 import type { StatementInstrument } from '../store/postgres/statement-instrument.js';
 import type { DeliveryMetrics } from '../webhooks/deliveries.js';
@@ -46,6 +47,8 @@ export interface ServiceMetrics {
   observePool(pool: PoolCounts, max: number): void;
   /** Times every statement of the PostgreSQL store. */
   statementInstrument: StatementInstrument;
+  /** Where the PostgreSQL store's reads ran, and its replicas. */
+  reads: ReplicaMetrics;
   /** The webhooks' deliveries (src/webhooks/deliveries.ts). */
   webhooks: DeliveryMetrics;
 }
@@ -109,6 +112,7 @@ export function createServiceMetrics({ runtime = true }: MetricsOptions = {}): S
     },
 
     observePool: (pool, max) => observePool(registry, pool, max),
+    reads: createReadMetrics(registry),
 
     async statementInstrument(statement, run) {
       const started = performance.now();

@@ -32,17 +32,29 @@ export function serviceStore(
     return createMemoryPetStore({ retentionMs });
   }
   log.info(`pets are kept in PostgreSQL at ${where(database.url)}`);
-  const { poolMax, writeBatchMax } = database as DatabaseConfig;
-  return startPostgresStore(poolConfigOf(database), {
+  const { poolMax, writeBatchMax, readUrls, readMaxLagMs } = database as DatabaseConfig;
+  if (readUrls.length > 0)
+    log.info(`reads may go to the replicas at ${readUrls.map(where).join(', ')} (at most ${readMaxLagMs} ms behind)`);
+  const store = startPostgresStore(poolConfigOf(database), {
     log,
     retentionMs,
     maxWriteBatch: writeBatchMax,
     keyAdoptions,
+    replicas:
+      readUrls.length === 0
+        ? undefined
+        : {
+            pools: readUrls.map((url) => poolConfigOf({ ...database, url })),
+            maxLagMs: readMaxLagMs,
+            metrics: metrics?.reads,
+          },
     ...(metrics === undefined ? {} : { observePool: (pool: pg.Pool) => metrics.observePool(pool, poolMax) }),
     // test/system/tracing.test.ts traces its statements in-process.
     /* c8 ignore next -- no server process in the tests traces and uses PostgreSQL at once */
     instrument: composeInstruments([metrics?.statementInstrument, tracing?.statementInstrument]),
   });
+  if (readUrls.length > 0) metrics?.reads.observeReplicas(store.replicas);
+  return store;
 }
 
 /** Host, port and database of a connection string: never its user or password. */

@@ -17,6 +17,7 @@ import {
   type StoredOrder,
 } from './order-store.js';
 import { changeKeyName, type ChangeKey } from '../idempotency/idempotency-key.js';
+import type { ReadAt } from './pet-store.js';
 
 type Columns = ReturnType<typeof createPetColumns>;
 
@@ -35,6 +36,7 @@ export function createMemoryOrders(
   keyOptions: Omit<MemoryKeyOptions<unknown>, 'onForget'>,
 ): MemoryOrders {
   const { now } = keyOptions;
+  const { latest } = columns;
   const orders: StoredOrder[] = [];
   // The placed order of each held pet, by pet index; and the earliest expiresAt among them.
   const holds = new Map<number, StoredOrder>();
@@ -143,12 +145,14 @@ export function createMemoryOrders(
       });
     },
 
-    async get(id: OrderId, viewer: OrderViewer) {
+    async get(id: OrderId, viewer: OrderViewer, at?: ReadAt) {
+      if (at !== undefined) at.position = latest();
       const order = find(id, viewer);
       return order === undefined ? null : copy(orderAt(order, now()));
     },
 
     async list(options) {
+      if (options.at !== undefined) options.at.position = latest();
       return listOrders(orders, options, now());
     },
 

@@ -136,7 +136,10 @@ export function createPetColumns(events: MemoryEventLog) {
   /** Whether a pet was ever given this id (it may have been removed since). */
   const wasAssigned = (id: PetId): boolean => typeof id === 'number' && id >= 1 && id <= names.length;
 
-  return { applyPatch, removeAt, versions, keyed, pet, versioned, add, indexOf, list, statusOf, wasAssigned };
+  /** The feed's newest seq: the position every read of the store is at. */
+  const latest = () => events.latest;
+
+  return { applyPatch, removeAt, versions, keyed, pet, versioned, add, indexOf, list, statusOf, wasAssigned, latest };
 }
 
 /** Pet n sits at index n - 1, so the pets after id `after` start at index `after`. */

@@ -4,7 +4,15 @@ import { DEFAULT_MAX_EVENTS, MemoryEventLog, memoryDeliveryLedger } from './memo
 import { DEFAULT_MAX_KEYS, MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
 import { createMemoryOrders } from './memory-orders.js';
 import { createPetColumns } from './memory-pet-columns.js';
-import type { ChangeKey, ChangeOutcome, ListOptions, PetStore, Precondition, VersionedPet } from './pet-store.js';
+import type {
+  ChangeKey,
+  ChangeOutcome,
+  ListOptions,
+  PetStore,
+  Precondition,
+  ReadAt,
+  VersionedPet,
+} from './pet-store.js';
 
 export type MemoryStoreOptions = Partial<Omit<MemoryKeyOptions, 'onForget'>> & {
   /** The most events the feed keeps (the oldest go first). */
@@ -106,15 +114,18 @@ export function createMemoryPetStore({
       return { pet: pet(index), replayed: false };
     },
 
-    async get(id: PetId) {
+    async get(id: PetId, at?: ReadAt) {
       orders.sweep();
+      if (at !== undefined) at.position = events.latest;
       const index = indexOf(id);
       return index < 0 ? null : versioned(index);
     },
 
     async list(options: ListOptions) {
       orders.sweep();
-      return columns.list(options);
+      const page = columns.list(options);
+      if (options.at !== undefined) options.at.position = page.position;
+      return page;
     },
 
     async update(id: PetId, patch: PetPatch, precondition: Precondition, key?: ChangeKey) {
@@ -126,7 +137,8 @@ export function createMemoryPetStore({
       });
     },
 
-    async listEvents(after: number | undefined, limit: number) {
+    async listEvents(after: number | undefined, limit: number, at?: ReadAt) {
+      if (at !== undefined) at.position = events.latest;
       return events.page(after, limit);
     },
 
@@ -139,6 +151,8 @@ export function createMemoryPetStore({
     deliveries: memoryDeliveryLedger(() => events.latest, now),
 
     epoch: () => events.epoch,
+
+    writePosition: () => events.latest,
 
     async remove(id: PetId, precondition: Precondition, key?: ChangeKey) {
       return change(id, precondition, key, (index) => {

@@ -7,6 +7,7 @@
 // placed orders at once, checked in the same atomic step as the hold.
 import type { CancelReason, OrderId, OrderStatus, PetId, PetStatus } from '../types/api.js';
 import type { ChangeKey } from '../idempotency/idempotency-key.js';
+import type { ReadAt } from './pet-store.js';
 
 /** An order as the store holds it: times as Unix time in ms. */
 export interface StoredOrder {
@@ -38,6 +39,8 @@ export interface OrderListOptions {
   petId?: PetId | undefined;
   /** Only orders whose id is greater than this one (keyset pagination). */
   after?: OrderId | undefined;
+  /** Where it may be read, and where it was (pet-store.ts). */
+  at?: ReadAt | undefined;
 }
 
 export interface OrderPage {
@@ -87,7 +90,7 @@ export interface OrderStore {
   /** Completes a placed order before its expiresAt and sells its pet; one already completed is done as it is. */
   complete(id: OrderId, viewer: OrderViewer, key?: ChangeKey): Promise<OrderOutcome>;
   /** The order, `expired` from its expiresAt on, or null (for an order the viewer may not see too). */
-  get(id: OrderId, viewer: OrderViewer): Promise<StoredOrder | null>;
+  get(id: OrderId, viewer: OrderViewer, at?: ReadAt): Promise<StoredOrder | null>;
   list(options: OrderListOptions): Promise<OrderPage>;
   /** Frees the pets of the placed orders whose hold ended, once across instances; how many it expired. */
   expire(): Promise<number>;

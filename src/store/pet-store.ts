@@ -2,8 +2,24 @@ import type { ChangeKey, IdempotencyKey } from '../idempotency/idempotency-key.j
 import type { NewPet, Pet, PetId, PetPatch, PetStatus } from '../types/api.js';
 import type { OrderStore } from './order-store.js';
 
+/**
+ * A read's place in the store's history (docs/replicas.md): what it must reflect at least (the
+ * highest position its client has seen, from Store-Position), and, set by the store as it reads,
+ * the position it did read at. A position is a seq of the feed: a state that reflects it holds
+ * every change up to that event. A PostgreSQL store serves a read from a replica only when the
+ * replica has replayed that far; in memory every read is at the newest position.
+ */
+export interface ReadAt {
+  /** Undefined: any state a replica at most DATABASE_READ_MAX_LAG_MS behind holds. */
+  atLeast?: number | undefined;
+  /** Where the read was made, once it has returned. */
+  position?: number;
+}
+
 export interface ListOptions {
   limit: number;
+  /** Where it may be read (ReadAt); the page's own position is `position`. */
+  at?: ReadAt | undefined;
   status?: PetStatus | undefined;
   /** Only pets whose id is greater than this one: where the previous page ended (keyset pagination). */
   after?: PetId | undefined;
@@ -151,7 +167,7 @@ export interface PetStore {
    */
   createOnce(pet: NewPet, key: IdempotencyKey): Promise<CreatedOnce>;
   /** The pet with this id and its version, or null when there is none. */
-  get(id: PetId): Promise<VersionedPet | null>;
+  get(id: PetId, at?: ReadAt): Promise<VersionedPet | null>;
   /**
    * A page of pets in ascending id order: those after `after`, only those with `status` when it is
    * given. Its cost does not grow with the number of pets before `after`.
@@ -171,7 +187,7 @@ export interface PetStore {
    * change, and an event is readable only once every event before it is: a reader that saw seq n
    * never later finds a new event before n.
    */
-  listEvents(after: number | undefined, limit: number): Promise<EventPage>;
+  listEvents(after: number | undefined, limit: number, at?: ReadAt): Promise<EventPage>;
   /** Deletes the events recorded more than `olderThanMs` ago; how many it deleted. */
   purgeEvents(olderThanMs: number): Promise<number>;
   /** Where webhook deliveries stand. */
@@ -187,6 +203,12 @@ export interface PetStore {
    * store) has another, so that no tag or event id is ever issued twice for different states.
    */
   epoch(): string;
+  /**
+   * A position at or after the commit of every write this store object has acknowledged: what a
+   * write's answer reports (Store-Position), read as soon as the write returns. In memory, the
+   * feed's newest seq.
+   */
+  writePosition(): number;
   /** Whether the store can serve now (readiness); a store without it always can. */
   ready?(): Promise<boolean>;
   /** Releases what the store holds (connections, timers); a store without it holds nothing. */

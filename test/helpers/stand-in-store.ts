@@ -20,6 +20,7 @@ export function standInStore(
     deliveries: { claim: failing, record: failing, release: failing, read: failing, setPosition: failing },
     orders: { place: failing, cancel: failing, complete: failing, get: failing, list: failing, expire: failing },
     epoch: () => 'standin',
+    writePosition: () => 0,
     ...methods,
   };
 }

@@ -211,7 +211,14 @@ t.test('IDEMPOTENCY_RETENTION_HOURS sets how long idempotency keys are kept', as
 
 t.test('DATABASE_URL selects PostgreSQL, with the pool size, time limit and write batch bound', async (t) => {
   const url = 'postgres://pets:s3cret@db.internal:5432/petstore?sslmode=verify-full';
-  t.same(readConfig({ DATABASE_URL: url }).database, { url, poolMax: 10, timeoutMs: 2000, writeBatchMax: 100 });
+  t.same(readConfig({ DATABASE_URL: url }).database, {
+    url,
+    poolMax: 10,
+    timeoutMs: 2000,
+    writeBatchMax: 100,
+    readUrls: [],
+    readMaxLagMs: 1000,
+  });
   t.same(readConfig({ DATABASE_URL: url }).deprecations, [], 'no deprecated setting');
   t.same(
     readConfig({
@@ -219,12 +226,16 @@ t.test('DATABASE_URL selects PostgreSQL, with the pool size, time limit and writ
       DATABASE_POOL_MAX: '40',
       DATABASE_TIMEOUT_MS: '500',
       DATABASE_WRITE_BATCH_MAX: '1',
+      DATABASE_READ_URLS: 'postgres://replica-1/petstore, postgresql://replica-2:5433/petstore',
+      DATABASE_READ_MAX_LAG_MS: '250',
     }).database,
     {
       url: 'postgresql://db/petstore',
       poolMax: 40,
       timeoutMs: 500,
       writeBatchMax: 1,
+      readUrls: ['postgres://replica-1/petstore', 'postgresql://replica-2:5433/petstore'],
+      readMaxLagMs: 250,
     },
   );
   const old = readConfig({ DATABASE_URL: url, DATABASE_CREATE_BATCH_MAX: '7' });
@@ -254,6 +265,22 @@ t.test('a bad database setting stops start-up without repeating the connection s
     [
       { DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_POOL_MAX: '0' },
       /DATABASE_POOL_MAX must be an integer from 1 to 1000, not "0"/,
+    ],
+    [
+      {
+        DATABASE_URL: 'postgres://pets:s3cret@db/petstore',
+        DATABASE_READ_URLS: 'postgres://r/p,mysql://pets:s3cret@r/p',
+      },
+      /DATABASE_READ_URLS' entry 2 must start with postgres:\/\/ or postgresql:\/\/, not mysql:\/\//,
+    ],
+    [
+      { DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_READ_URLS: '//pets:s3cret@r/p' },
+      /DATABASE_READ_URLS' entry 1 is not a URL/,
+    ],
+    [{ DATABASE_READ_URLS: 'postgres://pets:s3cret@r/p' }, /DATABASE_READ_URLS needs DATABASE_URL: the primary/],
+    [
+      { DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_READ_MAX_LAG_MS: '-1' },
+      /DATABASE_READ_MAX_LAG_MS must be an integer from 0 to 3600000/,
     ],
     [
       { DATABASE_URL: 'postgres://pets:s3cret@db/petstore', DATABASE_TIMEOUT_MS: '2s' },

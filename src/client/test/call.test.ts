@@ -55,6 +55,7 @@ const settings = {
   logger: { warn: () => undefined },
   maxRetries: 2,
   timeoutMs: 1_000,
+  readYourWrites: true,
 };
 
 t.test('an operation that is not safe to retry is sent once; one without a JSON body resolves empty', async (t) => {

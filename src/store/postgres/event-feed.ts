@@ -3,14 +3,15 @@
 import type pg from 'pg';
 import { ServiceUnavailable } from '../../errors/api-errors.js';
 import type { PetId, PetStatus } from '../../types/api.js';
-import type { EventPage, PetEventType, StoredEvent } from '../pet-store.js';
+import type { EventPage, PetEventType, ReadAt, StoredEvent } from '../pet-store.js';
 import { petOf } from './pet-rows.js';
 import { purgeInBatches } from './purge.js';
+import type { PositionedRow, ReadRouter } from './replicas.js';
 import { statementsOf } from './sql-files.js';
 import type { Statements } from './statement.js';
 
 /** A row of a feed page: the feed's epoch and horizon, and one event (nulls when the page is empty). */
-interface EventRow {
+interface EventRow extends PositionedRow {
   epoch: string;
   purged_through: number;
   seq: number | null;
@@ -25,6 +26,8 @@ interface EventRow {
 
 export const FEED_STATEMENTS = statementsOf('event-feed', {
   epoch: 'read-epoch',
+  // Where a server stands (replicas.ts).
+  position: 'read-position',
   // A page of the feed and where it starts, read in one snapshot: a purge that commits meanwhile
   // cannot remove events between the check of the cursor and the read.
   listEvents: 'list-pet-events',
@@ -47,7 +50,7 @@ const eventOf = (row: EventRow): StoredEvent => {
   return event;
 };
 
-export function createEventFeed(statements: Statements, pool: pg.Pool) {
+export function createEventFeed(statements: Statements, reads: ReadRouter, pool: pg.Pool) {
   let epoch: string | undefined;
   return {
     /** The epoch as last read (by readEpoch, or with a page of the feed). */
@@ -67,8 +70,11 @@ export function createEventFeed(statements: Statements, pool: pg.Pool) {
       return (epoch = rows[0]!.epoch);
     },
 
-    async listEvents(after: number | undefined, limit: number): Promise<EventPage> {
-      const { rows } = await statements.run<EventRow>(FEED_STATEMENTS.listEvents, [after ?? 0, limit]);
+    // A page is read at the cursor at least: a replica behind it has nothing to add yet, so the
+    // primary answers rather than an empty page.
+    async listEvents(after: number | undefined, limit: number, at: ReadAt = {}): Promise<EventPage> {
+      if (after !== undefined) at.atLeast = Math.max(after, at.atLeast ?? 0);
+      const { rows } = await reads.run<EventRow>(FEED_STATEMENTS.listEvents, [after ?? 0, limit], at);
       const [first] = rows;
       /* c8 ignore next -- migration 5 writes the feed's row, and nothing deletes it */
       if (first === undefined) throw new Error('pet_event_feed has no row: the schema is not current');

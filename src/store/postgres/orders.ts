@@ -17,7 +17,9 @@ import type {
   StoredOrder,
 } from '../order-store.js';
 import { changeKeyName, type ChangeKey } from '../../idempotency/idempotency-key.js';
+import type { ReadAt } from '../pet-store.js';
 import { inRounds } from './batch-queue.js';
+import type { PositionedRow, ReadRouter } from './replicas.js';
 import { statementsOf } from './sql-files.js';
 import type { Statements } from './statement.js';
 
@@ -121,7 +123,21 @@ export const orderWriter =
       },
     );
 
-export function createOrders(statements: Statements, submit: (write: OrderWrite) => Promise<OrderOutcome>): OrderStore {
+/** A row of get-order or list-orders: an order, or nulls when there is none, and where it was read. */
+type ReadRow = PositionedRow & Omit<OrderRow, 'id'> & { id: OrderId | null };
+
+/** The orders of read rows, the rows emptied (statement.ts says why). */
+function ordersOf(rows: ReadRow[]): StoredOrder[] {
+  const orders = rows[0]!.id === null ? [] : rows.map((row) => orderOfRow(row as OrderRow));
+  rows.length = 0;
+  return orders;
+}
+
+export function createOrders(
+  statements: Statements,
+  reads: ReadRouter,
+  submit: (write: OrderWrite) => Promise<OrderOutcome>,
+): OrderStore {
   const { getOrder, listOrders, expireOrders } = ORDER_STATEMENTS;
   return {
     place: (petId: PetId, holdSeconds: number, { client, maxHolds, key }: Placing) =>
@@ -130,17 +146,18 @@ export function createOrders(statements: Statements, submit: (write: OrderWrite)
       submit({ kind: 'cancelled', target: id, client, everyOrder, key }),
     complete: (id: OrderId, { client, everyOrder }: OrderViewer, key?: ChangeKey) =>
       submit({ kind: 'completed', target: id, client, everyOrder, key }),
-    async get(id: OrderId, viewer: OrderViewer) {
-      const [order] = await statements.rows(getOrder, [id, ownerFilter(viewer)], orderOfRow);
+    async get(id: OrderId, viewer: OrderViewer, at?: ReadAt) {
+      const [order] = ordersOf((await reads.run<ReadRow>(getOrder, [id, ownerFilter(viewer)], at)).rows);
       return order ?? null;
     },
     // One row more than the page tells whether more follow.
-    async list({ viewer, limit, status, petId, placedBy, after }: OrderListOptions): Promise<OrderPage> {
-      const orders = await statements.rows(
+    async list({ viewer, limit, status, petId, placedBy, after, at }: OrderListOptions): Promise<OrderPage> {
+      const { rows } = await reads.run<ReadRow>(
         listOrders,
         [after ?? 0, petId ?? null, status ?? null, limit + 1, ownerFilter(viewer, placedBy)],
-        orderOfRow,
+        at,
       );
+      const orders = ordersOf(rows);
       const more = orders.length > limit;
       if (more) orders.length = limit;
       return { orders, more };

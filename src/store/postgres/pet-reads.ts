@@ -1,14 +1,13 @@
-// Reads of pets: one by id, and pages in id order after a cursor (keyset pagination).
+// Reads of pets: one by id, and pages in id order after a cursor (keyset pagination), each on a
+// replica fresh enough or the primary (replicas.ts).
 import type { Pet, PetId } from '../../types/api.js';
-import type { ListOptions, PetPage } from '../pet-store.js';
+import type { ListOptions, PetPage, ReadAt } from '../pet-store.js';
 import { petOf, versionedOf, type VersionedRow } from './pet-rows.js';
+import type { PositionedRow, ReadRouter } from './replicas.js';
 import { statementsOf } from './sql-files.js';
-import type { Statements } from './statement.js';
 
-interface PageRow extends Omit<VersionedRow, 'id'> {
-  id: VersionedRow['id'] | null;
-  position: number;
-}
+/** A row of a page or of get-pet: a pet, or nulls when there is none, and where it was read. */
+type PageRow = Omit<VersionedRow, 'id'> & PositionedRow & { id: VersionedRow['id'] | null };
 
 export const READ_STATEMENTS = statementsOf('pet-reads', {
   get: 'get-pet',
@@ -21,20 +20,22 @@ export const READ_STATEMENTS = statementsOf('pet-reads', {
   ready: 'ready',
 });
 
-export function createReads(statements: Statements) {
+export function createReads(reads: ReadRouter) {
   return {
-    async get(id: PetId) {
-      const [pet] = await statements.rows(READ_STATEMENTS.get, [id], versionedOf);
-      return pet ?? null;
+    async get(id: PetId, at?: ReadAt) {
+      const { rows } = await reads.run<PageRow>(READ_STATEMENTS.get, [id], at);
+      const [row] = rows;
+      rows.length = 0;
+      return row!.id === null ? null : versionedOf(row as VersionedRow);
     },
 
     // One row more than the page tells whether more follow.
-    async list({ limit, status, after }: ListOptions): Promise<PetPage> {
+    async list({ limit, status, after, at }: ListOptions): Promise<PetPage> {
       const from = after ?? 0;
       const { rows } =
         status === undefined
-          ? await statements.run<PageRow>(READ_STATEMENTS.list, [from, limit + 1])
-          : await statements.run<PageRow>(READ_STATEMENTS.listByStatus, [status, from, limit + 1]);
+          ? await reads.run<PageRow>(READ_STATEMENTS.list, [from, limit + 1], at)
+          : await reads.run<PageRow>(READ_STATEMENTS.listByStatus, [status, from, limit + 1], at);
       const position = Number(rows[0]!.position);
       const pets: Pet[] = [];
       const versions: number[] = [];

@@ -2,7 +2,8 @@
 // is one statement, so one round trip and one transaction; creates, changes and order operations
 // that arrive together share one (a batch). Each concern keeps its statements beside it:
 // pet-reads, pet-creates, pet-changes, event-feed, webhook-deliveries, key-records and orders;
-// statement.ts runs them, batch-queue.ts batches them.
+// statement.ts runs them, batch-queue.ts batches them, replicas.ts sends reads to a replica fresh
+// enough. Every write's statement answers with its position (sql/functions/store-position.sql).
 import type pg from 'pg';
 import { DEFAULT_RETENTION_MS, type IdempotencyKey } from '../../idempotency/idempotency-key.js';
 import type { NewPet, PetId, PetPatch } from '../../types/api.js';
@@ -15,8 +16,9 @@ import { CHANGE_STATEMENTS, changeWriter } from './pet-changes.js';
 import { CREATE_STATEMENTS, createWriter } from './pet-creates.js';
 import { createReads, READ_STATEMENTS } from './pet-reads.js';
 import { createPool } from './pool.js';
+import { createReadRouter, type ReadRouter, type ReplicaOptions } from './replicas.js';
 import type { StatementInstrument } from './statement-instrument.js';
-import { createStatements } from './statement.js';
+import { createStatements, type Statement, type Statements } from './statement.js';
 import { createDeliveryLedger, DELIVERY_STATEMENTS } from './webhook-deliveries.js';
 
 /** Every statement of the store, by name in the code (their `name` is what metrics call them). */
@@ -39,6 +41,8 @@ export interface PostgresPetStore extends PetStore {
   purgeExpiredKeys(): Promise<number>;
   /** Moves the key records made under API keys' digests to their clients' scopes (key-records.ts). */
   adoptKeyRecords(adoptions: readonly KeyAdoption[]): Promise<number>;
+  /** The replicas as this instance sees them (metrics). */
+  replicas: ReadRouter['replicas'];
   /** Whether the database responds and holds the schema. */
   ready(): Promise<boolean>;
   close(): Promise<void>;
@@ -55,6 +59,34 @@ export interface PostgresStoreOptions {
   maxWriteBatch?: number;
   /** How long a create or change may wait for the batches ahead of it (DATABASE_TIMEOUT_MS). */
   maxWriteWaitMs?: number;
+  /** Streaming replicas that serve reads (DATABASE_READ_URLS); none: every read on the primary. */
+  replicas?: ReplicaOptions | undefined;
+}
+
+/**
+ * `statements`, noting the position each write's statement answers with: the newest is at or after
+ * every write this store acknowledged, so a write's answer can report it once the write returns.
+ */
+function notingPositions(statements: Statements): { statements: Statements; newest: () => number } {
+  let newest = 0;
+  const run = async <Row extends pg.QueryResultRow>(statement: Statement, values: unknown[]) => {
+    const result = await statements.run<Row>(statement, values);
+    const position = result.rows[0]?.['position'] as number | undefined;
+    if (position !== undefined && position !== null) newest = Math.max(newest, Number(position));
+    return result;
+  };
+  return {
+    statements: {
+      run,
+      async rows<T, Row extends pg.QueryResultRow>(statement: Statement, values: unknown[], map: (row: Row) => T) {
+        const { rows } = await run<Row>(statement, values);
+        const mapped = rows.map(map);
+        rows.length = 0;
+        return mapped;
+      },
+    },
+    newest: () => newest,
+  };
 }
 
 export function createPostgresPetStore(
@@ -67,17 +99,20 @@ export function createPostgresPetStore(
     maxWriteBatch = DEFAULT_WRITE_BATCH_MAX,
     // As long as one statement may take: a write waits no longer for others' than for its own.
     maxWriteWaitMs = config.query_timeout ?? 2000,
+    replicas,
   }: PostgresStoreOptions = {},
 ): PostgresPetStore {
   const pool = createPool(config, onPoolError);
   const statements = createStatements(pool, instrument);
+  const reads = createReadRouter({ pool, statements }, FEED_STATEMENTS.position, replicas, { instrument, onPoolError });
+  const writes = notingPositions(statements);
   const batching = { maxBatch: maxWriteBatch, maxWaitMs: maxWriteWaitMs, keepContext: instrument !== undefined };
-  const submitCreate = createBatchQueue(createWriter(statements), batching);
-  const submitChange = createBatchQueue(changeWriter(statements), batching);
-  const submitOrder = createBatchQueue(orderWriter(statements), batching);
+  const submitCreate = createBatchQueue(createWriter(writes.statements), batching);
+  const submitChange = createBatchQueue(changeWriter(writes.statements), batching);
+  const submitOrder = createBatchQueue(orderWriter(writes.statements), batching);
   return {
     pool,
-    ...createReads(statements),
+    ...createReads(reads),
     async create(pet: NewPet) {
       return (await submitCreate({ pet, key: undefined })).pet;
     },
@@ -86,9 +121,11 @@ export function createPostgresPetStore(
       submitChange({ kind: 'update', id, patch, precondition, key }),
     remove: (id: PetId, precondition: Precondition, key?: ChangeKey) =>
       submitChange({ kind: 'remove', id, patch: {}, precondition, key }),
-    ...createEventFeed(statements, pool),
+    ...createEventFeed(statements, reads, pool),
+    writePosition: writes.newest,
+    replicas: reads.replicas,
     deliveries: createDeliveryLedger(statements),
-    orders: createOrders(statements, submitOrder),
+    orders: createOrders(statements, reads, submitOrder),
     purgeExpiredKeys: createKeyPurge(statements, retentionMs),
     adoptKeyRecords: createKeyAdoption(statements),
     async ready() {
@@ -99,6 +136,9 @@ export function createPostgresPetStore(
         return false;
       }
     },
-    close: () => pool.end(),
+    async close() {
+      await reads.close();
+      await pool.end();
+    },
   };
 }

@@ -13,6 +13,7 @@ import { HEARTBEAT_MS, startInstanceHeartbeat, type Instances } from './instance
 import { createPostgresPetStore } from './postgres-pet-store.js';
 import type { KeyAdoption } from './key-records.js';
 import { migrate } from './migrate.js';
+import type { ReplicaOptions, ReplicaView } from './replicas.js';
 import type { StatementInstrument } from './statement-instrument.js';
 
 export interface StartOptions {
@@ -31,6 +32,8 @@ export interface StartOptions {
   observePool?: (pool: pg.Pool) => void;
   /** The keys whose records made under their digest move to their client's scope before the store serves. */
   keyAdoptions?: () => readonly KeyAdoption[];
+  /** Streaming replicas that serve reads (DATABASE_READ_URLS). */
+  replicas?: ReplicaOptions | undefined;
 }
 
 const PURGE_EVERY_MS = 5 * 60_000;
@@ -42,6 +45,8 @@ export interface StartedPostgresStore extends PetStore {
   close(): Promise<void>;
   /** Settles once the schema is current (or the store is closed first). */
   migrated: Promise<void>;
+  /** The replicas as this instance sees them. */
+  replicas(): ReplicaView[];
 }
 
 export function startPostgresStore(
@@ -56,6 +61,7 @@ export function startPostgresStore(
     maxWriteBatch,
     observePool,
     keyAdoptions,
+    replicas,
   }: StartOptions,
 ): StartedPostgresStore {
   const store = createPostgresPetStore(config, {
@@ -64,6 +70,7 @@ export function startPostgresStore(
     ...(retentionMs === undefined ? {} : { retentionMs }),
     ...(maxWriteBatch === undefined ? {} : { maxWriteBatch }),
     instrument,
+    replicas,
   });
   observePool?.(store.pool);
   let heartbeat: Instances | undefined;
@@ -114,16 +121,20 @@ export function startPostgresStore(
     ready: _ready,
     close: _close,
     epoch,
+    writePosition,
+    replicas: replicaViews,
     readEpoch: _readEpoch,
     ...operations
   } = store;
-  const gated: Omit<PetStore, 'epoch'> = wrapStore(
+  const gated: Omit<PetStore, 'epoch' | 'writePosition'> = wrapStore(
     () => operations,
     () => (call) => (current ? call() : unavailable()),
   );
   return {
     ...gated,
     epoch,
+    writePosition,
+    replicas: replicaViews,
     instances: () => heartbeat?.count() ?? 1,
     ready: async () => current && (await store.ready()),
     migrated,

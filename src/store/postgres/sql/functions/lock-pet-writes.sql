@@ -6,6 +6,15 @@
 -- before row locks, so writers cannot deadlock on it (docs/events.md). Its key is "pets" as ASCII
 -- (0x70657473) and the table's oid, in the two-integer key space, so that services in other
 -- schemas of the database do not wait.
-CREATE OR REPLACE FUNCTION lock_pet_writes() RETURNS void LANGUAGE sql AS $fn$
-  SELECT pg_advisory_xact_lock(1885697139, 'pets'::regclass::oid::int)
+--
+-- The first time a transaction takes it, it notes the seq its first event will have
+-- (petstore.feed_next, for write_position in store-position.sql): every seq before it belongs to a
+-- transaction that has ended, and no other transaction takes one until this one ends.
+CREATE OR REPLACE FUNCTION lock_pet_writes() RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM pg_advisory_xact_lock(1885697139, 'pets'::regclass::oid::int);
+  IF COALESCE(current_setting('petstore.feed_next', true), '') = '' THEN
+    PERFORM set_config('petstore.feed_next', (SELECT last_value + is_called::int FROM pet_events_seq)::text, true);
+  END IF;
+END
 $fn$;

@@ -1,25 +1,16 @@
--- The change feed (src/store/postgres/event-feed.ts, docs/events.md). The store's epoch comes from
--- what a restore changes and a row cannot bring back: the cluster's system identifier (pg_dump
--- restored elsewhere), the timeline WAL is written on (point-in-time recovery, a failover), the
--- database's oid (a recreated database) and the pets table's (a schema dropped and restored), with
--- the feed row's random epoch.
+-- The change feed (src/store/postgres/event-feed.ts, docs/events.md). The store's epoch is
+-- store_epoch's (functions/store-position.sql), read with every page.
 
 -- name: read-epoch
-SELECT substr(md5(concat_ws(':',
-    (SELECT system_identifier FROM pg_control_system()),
-    substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8),
-    (SELECT oid FROM pg_database WHERE datname = current_database()),
-    'pets'::regclass::oid,
-    f.epoch)), 1, 8) AS epoch
-FROM pet_event_feed f;
+SELECT store_epoch() AS epoch;
+
+-- name: read-position
+-- Where a server stands: what each instance reads of its primary and its replicas every 100 ms
+-- (src/store/postgres/replicas.ts).
+SELECT store_epoch() AS epoch, feed_position() AS position, pg_is_in_recovery() AS standby;
 
 -- name: list-pet-events
-SELECT substr(md5(concat_ws(':',
-    (SELECT system_identifier FROM pg_control_system()),
-    substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8),
-    (SELECT oid FROM pg_database WHERE datname = current_database()),
-    'pets'::regclass::oid,
-    f.epoch)), 1, 8) AS epoch,
+SELECT store_epoch() AS epoch, feed_position() AS position, pg_is_in_recovery() AS standby,
   f.purged_through, e.seq, e.type, e.pet_id, e.version, e.occurred_at, e.name, e.category_id, e.status
 FROM pet_event_feed f
 LEFT JOIN LATERAL (

@@ -4,7 +4,8 @@
 -- once the locks are its own: FOR UPDATE reads the latest committed version, where a plain read
 -- gives the statement's snapshot, taken before the wait. So a rejection names the version that
 -- refused (never the stale one sent), and a pet removed meanwhile is not there (404, not 412). The
--- patch is merge_patch's (functions/merge-patch.sql).
+-- patch is merge_patch's (functions/merge-patch.sql). Each row carries the write's position
+-- (functions/store-position.sql).
 
 -- name: update-pet
 -- One change without a key. The row of "target" tells a pet that is not there (no row) from one at
@@ -21,7 +22,7 @@ WITH write_lock AS MATERIALIZED (
   WHERE p.id = $1 AND ($6::bigint[] IS NULL OR p.version = ANY ($6::bigint[]))
   RETURNING p.id, p.name, p.category_id, p.status, p.version
 )
-SELECT changed.*, target.current FROM target LEFT JOIN changed ON true;
+SELECT changed.*, target.current, write_position() AS position FROM target LEFT JOIN changed ON true;
 
 -- name: update-pets
 -- Several changes without a key, at most one per pet, each conditional on its own versions. The
@@ -46,7 +47,8 @@ WITH sent AS MATERIALIZED (
     AND (s.versions IS NULL OR p.version = ANY (s.versions::bigint[]))
   RETURNING s.ord, p.id, p.name, p.category_id, p.status, p.version
 )
-SELECT changed.id, changed.name, changed.category_id, changed.status, changed.version, locked.version AS current
+SELECT changed.id, changed.name, changed.category_id, changed.status, changed.version, locked.version AS current,
+  write_position() AS position
 FROM sent LEFT JOIN locked ON locked.id = sent.id LEFT JOIN changed ON changed.ord = sent.ord
 ORDER BY sent.ord;
 
@@ -60,7 +62,8 @@ WITH write_lock AS MATERIALIZED (
   DELETE FROM pets USING target
   WHERE id = $1 AND ($2::bigint[] IS NULL OR pets.version = ANY ($2::bigint[])) RETURNING id
 )
-SELECT removed.id, NULL AS name, NULL AS category_id, NULL AS status, NULL AS version, target.current
+SELECT removed.id, NULL AS name, NULL AS category_id, NULL AS status, NULL AS version, target.current,
+  write_position() AS position
 FROM target LEFT JOIN removed ON true;
 
 -- name: change-pets
@@ -68,5 +71,6 @@ FROM target LEFT JOIN removed ON true;
 -- change_batch (functions/change-batch.sql), one statement. $1 the kinds ('update', 'remove'),
 -- then each change's values as update-pets takes them, then its key's scope, operation, key and
 -- request (nulls without one).
-SELECT * FROM change_batch($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::boolean[], $6::text[],
+SELECT *, write_position() AS position
+FROM change_batch($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::boolean[], $6::text[],
   $7::text[], $8::bytea[], $9::text[], $10::text[], $11::text[]);

@@ -2,12 +2,12 @@
 -- transaction and one commit, for every create of a batch, committed before it is served. Each
 -- takes the write lock (functions/lock-pet-writes.sql) before it takes its ids: without it, a
 -- batch holding id 4 could commit after the one holding 5, and a client that had paged past 5
--- would never see 4.
+-- would never see 4. Each row carries the write's position (functions/store-position.sql).
 
 -- name: create-pet
 WITH in_id_order AS MATERIALIZED (SELECT lock_pet_writes())
   INSERT INTO pets (name, category_id, status) SELECT $1, $2, $3 FROM in_id_order
-  RETURNING id, name, category_id, status, false AS replayed;
+  RETURNING id, name, category_id, status, false AS replayed, write_position() AS position;
 
 -- name: create-pets
 WITH in_id_order AS MATERIALIZED (SELECT lock_pet_writes()),
@@ -19,7 +19,7 @@ WITH in_id_order AS MATERIALIZED (SELECT lock_pet_writes()),
     INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
     SELECT id, name, category_id, status FROM new_pets
   )
-  SELECT id, name, category_id, status, false AS replayed FROM new_pets ORDER BY ord;
+  SELECT id, name, category_id, status, false AS replayed, write_position() AS position FROM new_pets ORDER BY ord;
 
 -- name: create-pet-once
 WITH recorded AS MATERIALIZED (
@@ -36,8 +36,10 @@ WITH recorded AS MATERIALIZED (
     INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
     SELECT pet_id, name, category_id, status FROM claimed WHERE NOT replayed
   )
-  SELECT pet_id AS id, name, category_id, status, replayed FROM claimed
-  UNION ALL SELECT pet_id, name, category_id, status, true FROM recorded;
+  SELECT x.*, write_position() AS position FROM (
+    SELECT pet_id AS id, name, category_id, status, replayed FROM claimed
+    UNION ALL SELECT pet_id, name, category_id, status, true FROM recorded
+  ) x;
 
 -- name: create-pets-once
 WITH sent AS MATERIALIZED (
@@ -68,6 +70,8 @@ WITH sent AS MATERIALIZED (
     INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
     SELECT id, name, category_id, status FROM results WHERE NOT replayed
   )
-  SELECT ord, id, name, category_id, status, replayed FROM results
-  UNION ALL SELECT ord, pet_id, name, category_id, status, true FROM recorded
-  ORDER BY ord;
+  SELECT x.*, write_position() AS position FROM (
+    SELECT ord, id, name, category_id, status, replayed FROM results
+    UNION ALL SELECT ord, pet_id, name, category_id, status, true FROM recorded
+    ORDER BY ord
+  ) x;

@@ -1,19 +1,18 @@
 -- Reads of pets (src/store/postgres/pet-reads.ts): one by id, and pages in id order after a cursor
--- (keyset pagination). A page carries the newest event it reflects (its position), read in the
--- page's statement, so in its snapshot: events commit in seq order under the write lock, so what
--- one snapshot sees of the feed is a prefix, and it holds exactly the changes the snapshot's pets
--- show. One row even for an empty page (the LEFT JOIN), which then has a null id. The feed's end
--- is its newest event, or the purge horizon when that is later.
+-- (keyset pagination). Each carries the newest event it reflects (its position,
+-- functions/store-position.sql), read in its statement, so in its snapshot: events commit in seq
+-- order under the write lock, so what one snapshot sees of the feed is a prefix, and it holds
+-- exactly the changes the snapshot's pets show. One row even for no pet (the LEFT JOIN), which
+-- then has a null id. "standby": read on a replica still in recovery (src/store/postgres/replicas.ts).
 
 -- name: get-pet
-SELECT id, name, category_id, status, version FROM pets WHERE id = $1;
+SELECT p.*, f.position, f.standby
+FROM (SELECT feed_position() AS position, pg_is_in_recovery() AS standby) f
+LEFT JOIN LATERAL (SELECT id, name, category_id, status, version FROM pets WHERE id = $1) p ON true;
 
 -- name: list-pets
-SELECT p.*, f.position
-FROM (
-  SELECT GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), (SELECT purged_through FROM pet_event_feed))
-    AS position
-) f
+SELECT p.*, f.position, f.standby
+FROM (SELECT feed_position() AS position, pg_is_in_recovery() AS standby) f
 LEFT JOIN LATERAL (
   SELECT id, name, category_id, status, version FROM pets WHERE id > $1 ORDER BY id LIMIT $2
 ) p ON true;
@@ -21,11 +20,8 @@ LEFT JOIN LATERAL (
 -- name: list-pets-by-status
 -- Two statements rather than one with "status = $1 OR $1 IS NULL", so that each keeps its index
 -- (the primary key, or (status, id)).
-SELECT p.*, f.position
-FROM (
-  SELECT GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), (SELECT purged_through FROM pet_event_feed))
-    AS position
-) f
+SELECT p.*, f.position, f.standby
+FROM (SELECT feed_position() AS position, pg_is_in_recovery() AS standby) f
 LEFT JOIN LATERAL (
   SELECT id, name, category_id, status, version FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3
 ) p ON true;
