@@ -71,8 +71,9 @@ function notingPositions(statements: Statements): { statements: Statements; newe
   let newest = 0;
   const run = async <Row extends pg.QueryResultRow>(statement: Statement, values: unknown[]) => {
     const result = await statements.run<Row>(statement, values);
+    // A write answers with a position in its first row; one that found nothing answers with no row.
     const position = result.rows[0]?.['position'] as number | undefined;
-    if (position !== undefined && position !== null) newest = Math.max(newest, Number(position));
+    if (position !== undefined) newest = Math.max(newest, Number(position));
     return result;
   };
   return {

@@ -215,7 +215,7 @@ function watchReplicas(primary: pg.Pool, replicas: readonly Replica[], position:
       primaryEpoch = onPrimary.value.epoch;
       const seen = Number(onPrimary.value.position);
       if (samples.length === 0 || seen > samples.at(-1)!.position) samples.push({ at: now, position: seen });
-      if (samples.length > SAMPLES) samples.shift();
+      samples.splice(0, samples.length - SAMPLES);
     }
     onReplicas.forEach((outcome, index) => {
       const replica = replicas[index]!;
@@ -249,7 +249,7 @@ function watchReplicas(primary: pg.Pool, replicas: readonly Replica[], position:
 }
 
 /** Host and port of a replica's connection string: never its user or password. */
-function nameOf(config: pg.PoolConfig): string {
+export function nameOf(config: pg.PoolConfig): string {
   const url = new URL(config.connectionString!);
   return `${url.hostname}:${url.port === '' ? '5432' : url.port}`;
 }
