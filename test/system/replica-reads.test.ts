@@ -184,7 +184,7 @@ t.test('reads on a replica 500 ms behind: your own writes, the primary spared, t
   await t.test('the feed on the replica, and a follower moving between primary and replica', async (t) => {
     const onPrimary = await startInstance(t, primary.url);
     const writers = clientOver(instances);
-    // From now on: a list's position (docs/events.md, "From a list to the feed").
+    // From now on: a list's position (docs/events.md, "The feed").
     const now = await fetch(`http://127.0.0.1:${onPrimary.port}/v1/pets?limit=1`, {
       headers: { authorization: `Bearer ${API_KEY}` },
     });
