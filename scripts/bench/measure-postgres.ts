@@ -13,6 +13,7 @@ import { stop, type Compared, type Servers } from './servers.js';
 import type { Workloads } from './workloads.js';
 import type { createEventsMeasurements, EventsCostCell, FollowerLatency } from './measure-events.js';
 import { measureOrderCosts, type OrderCosts } from './measure-orders.js';
+import { measureReplicaReads, type ReplicaCell } from './measure-replicas.js';
 import { measureChanges, type ChangeCell } from './measure-changes.js';
 
 type FeedMeasurements = Pick<
@@ -67,6 +68,7 @@ export function createPostgresMeasurements(
     events?: { cost: EventsCostCell[]; follower: FollowerLatency[] };
     orders?: OrderCosts;
     changes?: ChangeCell[];
+    replicas?: ReplicaCell[];
     missing?: string;
     replaced?: number;
   }> {
@@ -172,22 +174,32 @@ export function createPostgresMeasurements(
   return { measurePostgres };
 }
 
-/** The measurements asked for beside the workloads' table: the change feed's, orders' and keyed changes'. */
+/**
+ * The measurements asked for beside the workloads' table: the change feed's, orders', keyed
+ * changes' and reads on a replica.
+ */
 async function measureBeside(
   database: BenchDatabase,
   options: BenchOptions,
-  { servers, feed }: { servers: Pick<Servers, 'AUTH' | 'start'>; feed: FeedMeasurements },
-  { eventsWanted, ordersWanted, changesWanted }: Pick<Workloads, 'eventsWanted' | 'ordersWanted' | 'changesWanted'>,
+  { servers, feed }: { servers: Pick<Servers, 'AUTH' | 'start' | 'atExit'>; feed: FeedMeasurements },
+  {
+    eventsWanted,
+    ordersWanted,
+    changesWanted,
+    replicasWanted,
+  }: Pick<Workloads, 'eventsWanted' | 'ordersWanted' | 'changesWanted' | 'replicasWanted'>,
 ) {
   const events = eventsWanted
     ? { cost: await feed.measureEventsCost(database), follower: await feed.measureFollowerLatency(database) }
     : undefined;
   const orders = ordersWanted ? await measureOrderCosts(database, options, servers) : undefined;
   const changes = changesWanted ? await measureChanges(database, options, servers) : undefined;
+  const replicas = replicasWanted ? await measureReplicaReads(database, options, servers) : undefined;
   return {
     ...(events === undefined ? {} : { events }),
     ...(orders === undefined ? {} : { orders }),
     ...(changes === undefined ? {} : { changes }),
+    ...(replicas === undefined ? {} : { replicas }),
   };
 }
 

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { migrate } from '../../src/store/postgres/migrate.js';
-import { startThrowawayCluster, type Cluster } from 'throwaway-postgres';
+import { startStreamingReplica, startThrowawayCluster, type Cluster } from 'throwaway-postgres';
 import { processCpu } from './process-cpu.js';
 import { RARE_STATUS } from './seed-pets.js';
 
@@ -19,16 +19,28 @@ export interface BenchDatabase {
   statements(name: string): Promise<number>;
   /** User plus system CPU seconds used so far by the cluster's running processes. */
   cpuSeconds(): number;
+  /** A streaming replica of the cluster (pg_basebackup -R), its settings the primary's and `settings`. */
+  startReplica(settings?: Record<string, string>): Promise<BenchReplica>;
   close(): Promise<void>;
   /** Stops the cluster at once and removes its files, without ending connections first: for an exit handler. */
   destroy(): void;
 }
 
+export interface BenchReplica {
+  /** The connection string of its database `name`. */
+  urlOf(name: string): string;
+  /** User plus system CPU seconds used so far by its processes. */
+  cpuSeconds(): number;
+  destroy(): void;
+}
+
+const STATEMENT_SETTINGS = { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'top' };
+
+const postmasterOf = (cluster: Cluster) =>
+  Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+
 export async function startBenchDatabase(): Promise<BenchDatabase> {
-  const cluster: Cluster = await startThrowawayCluster({
-    shared_preload_libraries: 'pg_stat_statements',
-    'pg_stat_statements.track': 'top',
-  });
+  const cluster: Cluster = await startThrowawayCluster(STATEMENT_SETTINGS);
   const admin = new pg.Pool({ connectionString: cluster.url, max: 1 });
   try {
     await admin.query('CREATE EXTENSION pg_stat_statements');
@@ -38,7 +50,7 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
     throw error;
   }
   const urlOf = (name: string) => cluster.url.replace(/\/postgres$/, `/${name}`);
-  const postmaster = Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postmaster = postmasterOf(cluster);
   return {
     async prepare(name, pets, settings = {}) {
       await admin.query(`DROP DATABASE IF EXISTS ${name}`);
@@ -70,24 +82,15 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
       );
       return Number(rows[0]?.calls ?? 0);
     },
-    // The postmaster, its live children, and those that exited (it reaps them: its cutime and
-    // cstime). Without the last, a backend that ended during a measurement (a pool closing an idle
-    // connection) took its time with it, and a round could read as negative CPU. A child reaped
-    // while the children are read is in neither sum (a CI round read -113 µs a create): the reaped
-    // time is read again after them, and the whole read repeated until it did not change (at most
-    // ten times: a cluster reaping without pause is then read as it is, rather than never).
-    cpuSeconds() {
-      for (let attempt = 1; ; attempt++) {
-        const before = processCpu(postmaster)?.reaped ?? 0;
-        let children = 0;
-        for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
-          const cpu = processCpu(Number(pid));
-          if (cpu?.parent === postmaster) children += cpu.seconds;
-        }
-        const own = processCpu(postmaster);
-        const reaped = own?.reaped ?? 0;
-        if (reaped === before || attempt === 10) return (own?.seconds ?? 0) + reaped + children;
-      }
+    cpuSeconds: () => clusterCpuSeconds(postmaster),
+    async startReplica(settings = {}) {
+      const replica = await startStreamingReplica(cluster, { ...STATEMENT_SETTINGS, ...settings });
+      const replicaPostmaster = postmasterOf(replica);
+      return {
+        urlOf: (name) => replica.url.replace(/\/postgres$/, `/${name}`),
+        cpuSeconds: () => clusterCpuSeconds(replicaPostmaster),
+        destroy: () => replica.destroy(),
+      };
     },
     async close() {
       await admin.end();
@@ -97,4 +100,26 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
       cluster.destroy();
     },
   };
+}
+
+/**
+ * CPU seconds of a cluster: the postmaster, its live children, and those that exited (it reaps
+ * them: its cutime and cstime). Without the last, a backend that ended during a measurement (a pool
+ * closing an idle connection) took its time with it, and a round could read as negative CPU. A
+ * child reaped while the children are read is in neither sum (a CI round read -113 µs a create):
+ * the reaped time is read again after them, and the whole read repeated until it did not change (at
+ * most ten times: a cluster reaping without pause is then read as it is, rather than never).
+ */
+function clusterCpuSeconds(postmaster: number): number {
+  for (let attempt = 1; ; attempt++) {
+    const before = processCpu(postmaster)?.reaped ?? 0;
+    let children = 0;
+    for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+      const cpu = processCpu(Number(pid));
+      if (cpu?.parent === postmaster) children += cpu.seconds;
+    }
+    const own = processCpu(postmaster);
+    const reaped = own?.reaped ?? 0;
+    if (reaped === before || attempt === 10) return (own?.seconds ?? 0) + reaped + children;
+  }
 }

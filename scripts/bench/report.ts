@@ -167,6 +167,7 @@ export function writeBetweenMarkers(
     | 'bench-events'
     | 'bench-orders'
     | 'bench-changes'
+    | 'bench-replicas'
     | 'bench-hand-written',
   text: string,
 ) {

@@ -15,6 +15,7 @@ import { createComparison } from './measure-comparison.js';
 import { createEventsMeasurements } from './measure-events.js';
 import { changesReport } from './measure-changes.js';
 import { orderCostsReport } from './measure-orders.js';
+import { replicaReadsReport } from './measure-replicas.js';
 import { createPostgresMeasurements } from './measure-postgres.js';
 import { readOptions } from './options.js';
 import { createPostgresReport } from './postgres-report.js';
@@ -58,11 +59,14 @@ async function main() {
       : '';
   const ordersTable = 'orders' in postgres && postgres.orders !== undefined ? orderCostsReport(postgres.orders) : '';
   const changesTable = 'changes' in postgres && postgres.changes !== undefined ? changesReport(postgres.changes) : '';
+  const replicasTable =
+    'replicas' in postgres && postgres.replicas !== undefined ? replicaReadsReport(postgres.replicas) : '';
   const postgresTable = [
     postgresReport(postgres.rows, postgres.throughput, postgres.missing, postgres.replaced),
     ...(eventsTable === '' ? [] : [eventsTable]),
     ...(ordersTable === '' ? [] : [ordersTable]),
     ...(changesTable === '' ? [] : [changesTable]),
+    ...(replicasTable === '' ? [] : [replicasTable]),
   ].join('\n\n');
   const memoryTable = memory === undefined ? undefined : report(memory);
   // Against a fastify app written by hand (issue 49), on the in-memory store's smallest size.
@@ -95,6 +99,8 @@ async function main() {
   if (writeDocs && eventsTable !== '')
     writeBetweenMarkers('docs/performance/change-feed.md', 'bench-events', eventsTable);
   if (writeDocs && ordersTable !== '') writeBetweenMarkers('docs/performance/orders.md', 'bench-orders', ordersTable);
+  if (writeDocs && replicasTable !== '')
+    writeBetweenMarkers('docs/performance/replicas.md', 'bench-replicas', replicasTable);
   if (writeDocs && changesTable !== '')
     writeBetweenMarkers('docs/performance/changes-with-a-key.md', 'bench-changes', changesTable);
   if (writeDocs && postgres.rows.length > 0) {

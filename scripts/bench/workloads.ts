@@ -36,6 +36,8 @@ export const EVENTS = 'events';
 export const ORDERS = 'orders';
 /** Keyed changes beside unkeyed ones, three instances on PostgreSQL (scripts/bench/measure-changes.ts): the same. */
 export const CHANGES = 'keyed changes';
+/** Reads with and without a streaming replica (scripts/bench/measure-replicas.ts): the same. */
+export const REPLICAS = 'replica reads';
 
 /**
  * The workloads of a run (all, or those --workloads names), those counted under valgrind, and whether create throughput
@@ -117,7 +119,9 @@ export function workloadsFor(
   const eventsWanted = wanted === undefined || wanted.some((part) => EVENTS.includes(part));
   const ordersWanted = wanted === undefined || wanted.some((part) => ORDERS.includes(part));
   const changesWanted = wanted === undefined || wanted.some((part) => CHANGES.includes(part));
-  if (WORKLOADS.length === 0 && !createThroughputWanted && !eventsWanted && !ordersWanted && !changesWanted) {
+  const replicasWanted = wanted === undefined || wanted.some((part) => REPLICAS.includes(part));
+  const besides = [createThroughputWanted, eventsWanted, ordersWanted, changesWanted, replicasWanted];
+  if (WORKLOADS.length === 0 && !besides.includes(true)) {
     console.error('bench: --workloads must name at least one workload');
     process.exit(2);
   }
@@ -137,6 +141,7 @@ export function workloadsFor(
     eventsWanted,
     ordersWanted,
     changesWanted,
+    replicasWanted,
   };
 }
 

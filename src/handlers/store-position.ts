@@ -5,7 +5,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationFailed } from '../errors/api-errors.js';
 import { eventIdOf, positionOfEventId } from '../events/event-id.js';
-import type { PetStore, ReadAt } from '../store/pet-store.js';
+import type { PetStore } from '../store/pet-store.js';
+import type { ReadAt } from '../store/read-at.js';
 
 /** Where the request's read must be made (its pattern was checked against openapi.yaml). */
 export function readAtOf(request: FastifyRequest, epoch: string): ReadAt {

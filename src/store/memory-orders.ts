@@ -17,7 +17,7 @@ import {
   type StoredOrder,
 } from './order-store.js';
 import { changeKeyName, type ChangeKey } from '../idempotency/idempotency-key.js';
-import type { ReadAt } from './pet-store.js';
+import type { ReadAt } from './read-at.js';
 
 type Columns = ReturnType<typeof createPetColumns>;
 

@@ -4,15 +4,8 @@ import { DEFAULT_MAX_EVENTS, MemoryEventLog, memoryDeliveryLedger } from './memo
 import { DEFAULT_MAX_KEYS, MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
 import { createMemoryOrders } from './memory-orders.js';
 import { createPetColumns } from './memory-pet-columns.js';
-import type {
-  ChangeKey,
-  ChangeOutcome,
-  ListOptions,
-  PetStore,
-  Precondition,
-  ReadAt,
-  VersionedPet,
-} from './pet-store.js';
+import type { ChangeKey, ChangeOutcome, ListOptions, PetStore, Precondition, VersionedPet } from './pet-store.js';
+import type { ReadAt } from './read-at.js';
 
 export type MemoryStoreOptions = Partial<Omit<MemoryKeyOptions, 'onForget'>> & {
   /** The most events the feed keeps (the oldest go first). */

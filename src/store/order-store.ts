@@ -7,7 +7,7 @@
 // placed orders at once, checked in the same atomic step as the hold.
 import type { CancelReason, OrderId, OrderStatus, PetId, PetStatus } from '../types/api.js';
 import type { ChangeKey } from '../idempotency/idempotency-key.js';
-import type { ReadAt } from './pet-store.js';
+import type { ReadAt } from './read-at.js';
 
 /** An order as the store holds it: times as Unix time in ms. */
 export interface StoredOrder {

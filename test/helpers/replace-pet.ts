@@ -32,8 +32,15 @@ export function withReplacePet(
     };
     // getPet's own responses, without its deprecation headers.
     const undeprecated = (response: { headers: Record<string, unknown>; links?: unknown }) => {
-      // Nor getPet's ETag, and its links: this handler keeps no versions.
-      const { Deprecation: _deprecation, Sunset: _sunset, Link: _link, ETag: _etag, ...headers } = response.headers;
+      // Nor getPet's ETag, Store-Position and links: this handler keeps no versions, nor positions.
+      const {
+        Deprecation: _deprecation,
+        Sunset: _sunset,
+        Link: _link,
+        ETag: _etag,
+        'Store-Position': _position,
+        ...headers
+      } = response.headers;
       const { links: _links, ...rest } = structuredClone(response);
       return { ...rest, headers };
     };
@@ -43,7 +50,10 @@ export function withReplacePet(
       summary: 'Replace fields of a pet',
       description: 'Sets the fields the body gives; the others stay as they are.',
       ...(stability === undefined ? {} : { 'x-stability': stability }),
-      parameters: structuredClone(getPet.parameters),
+      // getPet's petId; a write takes no Store-Position.
+      parameters: structuredClone(getPet.parameters).filter(
+        (parameter) => (parameter as { $ref?: string }).$ref !== '#/components/parameters/Store-Position',
+      ),
       requestBody: {
         required: true,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/PetChanges' } } },

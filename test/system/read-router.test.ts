@@ -14,6 +14,12 @@ import { until } from '../helpers/until.js';
 const skip = whyNoPostgres() ?? false;
 t.setTimeout(120_000);
 
+t.test('without DATABASE_READ_URLS there is no replica to see', async (t) => {
+  const store = createPostgresPetStore({ connectionString: 'postgres://postgres@127.0.0.1:9/none' });
+  t.same(store.replicas(), []);
+  await store.close();
+});
+
 t.test('a replica is named by host and port, never by its user or password', async (t) => {
   t.equal(nameOf({ connectionString: 'postgres://pets:s3cret@db.internal/petstore' }), 'db.internal:5432');
   t.equal(nameOf({ connectionString: 'postgres://pets:s3cret@10.0.0.7:6432/petstore' }), '10.0.0.7:6432');
@@ -87,6 +93,25 @@ t.test('why a read stays on the primary', { skip }, async (t) => {
     t.same(skips, ['lagging'], 'more than 0 ms behind');
     await admin.query('SELECT pg_wal_replay_resume()');
     await admin.end();
+  });
+
+  await t.test('a replica that stops answering is skipped at once, and by the looks', async (t) => {
+    const { store, skips } = await open({
+      pools: [{ connectionString: replica.url }],
+      maxLagMs: 60_000,
+      pollMs: 600_000,
+    });
+    await until('the first look', () => store.replicas()[0]!.state === 'following', 5000, 20);
+    replica.stop('fast');
+    t.teardown(() => replica.start());
+    t.equal((await store.get(pet.id))?.pet.name, 'Rex', 'read on the primary');
+    t.same(skips, ['unreachable'], 'the failed read');
+    t.equal(store.replicas()[0]!.state, 'unreachable');
+    const looking = await open({ pools: [{ connectionString: replica.url }], maxLagMs: 60_000, pollMs: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    t.equal(looking.store.replicas()[0]!.state, 'unreachable', 'a look that fails');
+    await looking.store.get(pet.id);
+    t.same(looking.skips, ['unreachable']);
   });
 
   await t.test('a replica promoted since the last look answers nothing', async (t) => {

@@ -24,6 +24,8 @@ interface Instance extends Running {
   metricsPort: number;
 }
 
+const started: Running[] = [];
+
 async function startInstance(t: Test, primary: string, replica?: string): Promise<Instance> {
   const metricsPort = await freePort();
   const server = await startReadyServer(t, {
@@ -33,8 +35,19 @@ async function startInstance(t: Test, primary: string, replica?: string): Promis
     FAIR_SHARE: 'off',
     METRICS_PORT: String(metricsPort),
     LOG_LEVEL: 'info',
+    SHUTDOWN_DRAIN_MS: '0',
   });
+  started.push(server);
   return { ...server, metricsPort };
+}
+
+/** Stops every instance with SIGTERM, as an orchestrator does: each exits 0 (and writes its coverage). */
+async function stopInstances(t: Test): Promise<void> {
+  // Those a subtest started were killed at its end.
+  for (const server of started.splice(0).filter(({ child }) => child.exitCode === null && child.signalCode === null)) {
+    server.child.kill('SIGTERM');
+    t.equal(await server.exited, 0, 'the instance stops cleanly');
+  }
 }
 
 /** One typed client whose calls go to each instance in turn. */
@@ -343,4 +356,6 @@ t.test('reads on a replica 500 ms behind: your own writes, the primary spared, t
     });
     t.equal(followed.status, 200, 'and the feed from its start');
   });
+
+  await t.test('every instance stops cleanly', stopInstances);
 });

@@ -272,7 +272,7 @@ t.test(
     const breaking = await gate(t, released, withReplacePet(undefined, nameRequired));
     t.equal(breaking.status, 1, 'name made required: a 1.7.0 client that sends only a status now gets 400');
     t.match(breaking.output, /"operationId":"replacePet"[\s\S]*body\.name is required/);
-    t.match(breaking.output, /summary: a breaking change for clients of 1\.6\.0;/);
+    t.match(breaking.output, /summary: a breaking change for clients of 1\.7\.0;/);
     t.match(
       breaking.output,
       /^ {2}PUT \/pets\/\{petId\} +replacePet +\d+ sent +\d+ valid +\d+ answered 2xx$/m,
@@ -306,6 +306,6 @@ t.test(
     const lowered = await gate(t, withReplacePet(), withReplacePet('experimental'), 8);
     t.equal(lowered.status, 1, 'stable in 1.7.0, experimental now');
     t.match(lowered.output, /^FAIL no operation is less stable than this version made it/m);
-    t.match(lowered.output, /replacePet is stable in 1\.6\.0 and experimental now/);
+    t.match(lowered.output, /replacePet is stable in 1\.7\.0 and experimental now/);
   },
 );

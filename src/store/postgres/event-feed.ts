@@ -3,7 +3,8 @@
 import type pg from 'pg';
 import { ServiceUnavailable } from '../../errors/api-errors.js';
 import type { PetId, PetStatus } from '../../types/api.js';
-import type { EventPage, PetEventType, ReadAt, StoredEvent } from '../pet-store.js';
+import type { EventPage, PetEventType, StoredEvent } from '../pet-store.js';
+import type { ReadAt } from '../read-at.js';
 import { petOf } from './pet-rows.js';
 import { purgeInBatches } from './purge.js';
 import type { PositionedRow, ReadRouter } from './replicas.js';

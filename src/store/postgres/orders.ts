@@ -17,7 +17,7 @@ import type {
   StoredOrder,
 } from '../order-store.js';
 import { changeKeyName, type ChangeKey } from '../../idempotency/idempotency-key.js';
-import type { ReadAt } from '../pet-store.js';
+import type { ReadAt } from '../read-at.js';
 import { inRounds } from './batch-queue.js';
 import type { PositionedRow, ReadRouter } from './replicas.js';
 import { statementsOf } from './sql-files.js';

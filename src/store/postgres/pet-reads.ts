@@ -1,7 +1,8 @@
 // Reads of pets: one by id, and pages in id order after a cursor (keyset pagination), each on a
 // replica fresh enough or the primary (replicas.ts).
 import type { Pet, PetId } from '../../types/api.js';
-import type { ListOptions, PetPage, ReadAt } from '../pet-store.js';
+import type { ListOptions, PetPage } from '../pet-store.js';
+import type { ReadAt } from '../read-at.js';
 import { petOf, versionedOf, type VersionedRow } from './pet-rows.js';
 import type { PositionedRow, ReadRouter } from './replicas.js';
 import { statementsOf } from './sql-files.js';
