@@ -23,6 +23,7 @@ import {
 } from '../helpers/pet-store-conformance.js';
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 import { orderConformance } from '../helpers/order-store-conformance.js';
+import { positionConformance } from '../helpers/position-conformance.js';
 
 const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
@@ -41,6 +42,10 @@ t.test('the shared change conformance suite', { skip }, async (t) => {
 
 t.test('the shared event conformance suite', { skip }, async (t) => {
   eventConformance(t, (t) => database!.createStore(t));
+});
+
+t.test('the shared position conformance suite', { skip }, async (t) => {
+  positionConformance(t, (t) => database!.createStore(t));
 });
 
 t.test('the shared order conformance suite', { skip }, async (t) => {
