@@ -4,14 +4,17 @@
 import { readConfig } from '../../src/config.js';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
-import { poolConfigOf } from '../../src/store/postgres/pool-config.js';
+import { poolConfigOf, replicaOptionsOf } from '../../src/store/postgres/pool-config.js';
 import { createPostgresPetStore } from '../../src/store/postgres/postgres-pet-store.js';
 import { seedPets } from './seed-pets.js';
 
 export async function benchStore(): Promise<PetStore> {
   const { database } = readConfig(process.env);
   if (database !== undefined) {
-    const store = createPostgresPetStore(poolConfigOf(database), { maxWriteBatch: database.writeBatchMax });
+    const store = createPostgresPetStore(poolConfigOf(database), {
+      maxWriteBatch: database.writeBatchMax,
+      replicas: replicaOptionsOf(database),
+    });
     // What its entity tags and event ids are tied to, as the service reads it once migrated (start.ts).
     await store.readEpoch();
     return store;

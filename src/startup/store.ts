@@ -7,7 +7,7 @@ import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { createMemoryPetStore } from '../store/memory-pet-store.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { KeyAdoption } from '../store/postgres/key-records.js';
-import { poolConfigOf } from '../store/postgres/pool-config.js';
+import { poolConfigOf, replicaOptionsOf } from '../store/postgres/pool-config.js';
 import { startPostgresStore } from '../store/postgres/start.js';
 import { composeInstruments } from '../store/postgres/statement-instrument.js';
 import type { Tracing } from '../tracing/tracing.js';
@@ -40,14 +40,7 @@ export function serviceStore(
     retentionMs,
     maxWriteBatch: writeBatchMax,
     keyAdoptions,
-    replicas:
-      readUrls.length === 0
-        ? undefined
-        : {
-            pools: readUrls.map((url) => poolConfigOf({ ...database, url })),
-            maxLagMs: readMaxLagMs,
-            metrics: metrics?.reads,
-          },
+    replicas: replicaOptionsOf(database as DatabaseConfig, metrics?.reads),
     ...(metrics === undefined ? {} : { observePool: (pool: pg.Pool) => metrics.observePool(pool, poolMax) }),
     // test/system/tracing.test.ts traces its statements in-process.
     /* c8 ignore next -- no server process in the tests traces and uses PostgreSQL at once */
