@@ -126,8 +126,12 @@ async function sql(url: string, text: string): Promise<pg.QueryResultRow[]> {
 }
 
 const caughtUp = async (primary: Cluster, replica: Cluster) => {
-  const [{ seq: on }] = (await sql(primary.url, 'SELECT feed_position() AS seq')) as [{ seq: string }];
-  const [{ seq: replayed }] = (await sql(replica.url, 'SELECT feed_position() AS seq')) as [{ seq: string }];
+  const [{ seq: on }] = (await sql(primary.url, 'SELECT COALESCE(max(seq), 0) AS seq FROM pet_events')) as [
+    { seq: string },
+  ];
+  const [{ seq: replayed }] = (await sql(replica.url, 'SELECT COALESCE(max(seq), 0) AS seq FROM pet_events')) as [
+    { seq: string },
+  ];
   return on === replayed;
 };
 

@@ -7,12 +7,21 @@ SELECT store_epoch() AS epoch;
 -- name: read-position
 -- Where a server stands: what each instance reads of its primary and its replicas every 100 ms
 -- (src/store/postgres/replicas.ts).
-SELECT store_epoch() AS epoch, feed_position() AS position, pg_is_in_recovery() AS standby;
+SELECT store_epoch() AS epoch,
+  GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), (SELECT purged_through FROM pet_event_feed)) AS position,
+  pg_is_in_recovery() AS standby;
 
 -- name: list-pet-events
-SELECT store_epoch() AS epoch, feed_position() AS position, pg_is_in_recovery() AS standby,
+-- Where the page is read (its epoch, position and server) once, in a subquery of one row, not once
+-- per event.
+SELECT s.epoch, s.position, s.standby,
   f.purged_through, e.seq, e.type, e.pet_id, e.version, e.occurred_at, e.name, e.category_id, e.status
-FROM pet_event_feed f
+FROM (
+  SELECT store_epoch() AS epoch,
+    GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), (SELECT purged_through FROM pet_event_feed)) AS position,
+    pg_is_in_recovery() AS standby
+) s
+CROSS JOIN pet_event_feed f
 LEFT JOIN LATERAL (
   SELECT * FROM pet_events WHERE seq > GREATEST($1::bigint, f.purged_through) ORDER BY seq LIMIT $2
 ) e ON true;

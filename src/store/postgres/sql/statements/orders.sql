@@ -13,7 +13,8 @@ FROM order_batch($1::text[], $2::bigint[], $3::int[], $4::text[], $5::boolean[],
 -- client's order is not found, by the same statement as an id that never existed. One row even
 -- when none is found (a null id), to carry the position read at (functions/store-position.sql).
 SELECT o.*, f.position, f.standby
-FROM (SELECT feed_position() AS position, pg_is_in_recovery() AS standby) f
+FROM (SELECT GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), (SELECT purged_through FROM pet_event_feed))
+    AS position, pg_is_in_recovery() AS standby) f
 LEFT JOIN LATERAL (
   SELECT id, pet_id, placed_by, order_status_at(status, expires_at, statement_timestamp()) AS status,
     (extract(epoch FROM placed_at) * 1000)::float8 AS placed_at,
@@ -28,7 +29,8 @@ LEFT JOIN LATERAL (
 -- A page after the cursor $1, of one pet ($2) or any, of one status as read ($3) or any, of one
 -- client ($5) or every client's; one row with a null id when it is empty, as get-order.
 SELECT p.*, f.position, f.standby
-FROM (SELECT feed_position() AS position, pg_is_in_recovery() AS standby) f
+FROM (SELECT GREATEST(COALESCE((SELECT max(seq) FROM pet_events), 0), (SELECT purged_through FROM pet_event_feed))
+    AS position, pg_is_in_recovery() AS standby) f
 LEFT JOIN LATERAL (
   SELECT * FROM (
     SELECT id, pet_id, placed_by, order_status_at(status, expires_at, statement_timestamp()) AS status,
