@@ -244,10 +244,12 @@ export function retryAfterOf(value: string | null, now: number): number | undefi
 }
 
 /**
- * The wait before retry `attempt` (0 for the first retry): full jitter, a uniform draw between 0
- * and the schedule's step, so that endpoints failing together (a receiver restarting) are not all
- * retried in the same second. A Retry-After the receiver sent (429, 503) is waited for instead
- * when it asks for longer, up to the schedule's longest step.
+ * The wait before retry `attempt` (0 for the first retry): equal jitter, a uniform draw between
+ * half the schedule's step and the whole of it, so that endpoints failing together (a receiver
+ * restarting) are not all retried in the same second, and no schedule ends before half its sum
+ * (with full jitter, a draw from 0, a day-long step could be a minute, and one endpoint in five
+ * stopped before 2.5 days of the default schedule). A Retry-After the receiver sent (429, 503) is
+ * waited for instead when it asks for longer, up to the schedule's longest step.
  */
 export function retryDelayMs(
   retryDelaysMs: readonly number[],
@@ -255,7 +257,8 @@ export function retryDelayMs(
   retryAfterMs: number | undefined,
   random: () => number = Math.random,
 ): number {
-  const jittered = Math.floor(random() * retryDelaysMs[attempt]!);
+  const step = retryDelaysMs[attempt]!;
+  const jittered = Math.floor(step / 2 + (random() * step) / 2);
   if (retryAfterMs === undefined) return jittered;
   return Math.max(jittered, Math.min(retryAfterMs, Math.max(...retryDelaysMs)));
 }

@@ -13,6 +13,7 @@ import t from 'tap';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import { retryAfterOf, retryDelayMs } from '../../src/webhooks/deliveries.js';
+import { DEFAULT_RETRY_DELAYS_S } from '../../src/webhooks/schedule.js';
 import { endpointsFromFile } from '../../src/webhooks/endpoints.js';
 import { parseJson } from '../../src/validation/strict-json.js';
 import { until } from '../helpers/until.js';
@@ -176,34 +177,53 @@ t.test(
   },
 );
 
-t.test('each wait is drawn between 0 and its step (full jitter); Retry-After is read in seconds or as a date', (t) => {
-  const steps = [1000, 60_000];
-  t.equal(
-    retryDelayMs(steps, 0, undefined, () => 0),
-    0,
-  );
-  t.equal(
-    retryDelayMs(steps, 1, undefined, () => 0.5),
-    30_000,
-  );
-  t.ok(retryDelayMs(steps, 1, undefined, () => 0.999_999) < 60_000);
-  const draws = Array.from({ length: 1000 }, () => retryDelayMs(steps, 1, undefined));
-  t.ok(Math.min(...draws) < 6000 && Math.max(...draws) > 54_000, 'spread over the whole step');
-  t.equal(
-    retryDelayMs(steps, 0, 5000, () => 0.5),
-    5000,
-    'Retry-After longer than the draw is waited for',
-  );
-  t.equal(
-    retryDelayMs(steps, 0, 86_400_000, () => 0.5),
-    60_000,
-    'up to the longest step',
-  );
-  t.equal(retryAfterOf('120', 0), 120_000);
-  t.equal(retryAfterOf('Thu, 01 Jan 1970 00:01:00 GMT', 30_000), 30_000);
-  t.equal(retryAfterOf('Thu, 01 Jan 1970 00:00:00 GMT', 30_000), 0, 'a date passed: now');
-  t.equal(retryAfterOf('soon', 0), undefined);
-  t.equal(retryAfterOf('-5', 0), undefined);
-  t.equal(retryAfterOf(null, 0), undefined);
+t.test(
+  'each wait is drawn between half its step and all of it (equal jitter); Retry-After in seconds or a date',
+  (t) => {
+    const steps = [1000, 60_000];
+    t.equal(
+      retryDelayMs(steps, 0, undefined, () => 0),
+      500,
+    );
+    t.equal(
+      retryDelayMs(steps, 1, undefined, () => 0.5),
+      45_000,
+    );
+    t.ok(retryDelayMs(steps, 1, undefined, () => 0.999_999) < 60_000);
+    const draws = Array.from({ length: 1000 }, () => retryDelayMs(steps, 1, undefined));
+    t.ok(Math.min(...draws) >= 30_000, 'never less than half the step');
+    t.ok(Math.min(...draws) < 33_000 && Math.max(...draws) > 57_000, 'spread over the upper half');
+    t.equal(
+      retryDelayMs(steps, 0, 5000, () => 0.5),
+      5000,
+      'Retry-After longer than the draw is waited for',
+    );
+    t.equal(
+      retryDelayMs(steps, 0, 86_400_000, () => 0.5),
+      60_000,
+      'up to the longest step',
+    );
+    t.equal(retryAfterOf('120', 0), 120_000);
+    t.equal(retryAfterOf('Thu, 01 Jan 1970 00:01:00 GMT', 30_000), 30_000);
+    t.equal(retryAfterOf('Thu, 01 Jan 1970 00:00:00 GMT', 30_000), 0, 'a date passed: now');
+    t.equal(retryAfterOf('soon', 0), undefined);
+    t.equal(retryAfterOf('-5', 0), undefined);
+    t.equal(retryAfterOf(null, 0), undefined);
+    t.end();
+  },
+);
+
+t.test('10,000 schedules drawn through the real function: none of the default ends before 3 days', (t) => {
+  const steps = DEFAULT_RETRY_DELAYS_S.map((seconds) => seconds * 1000);
+  const spanOf = (random?: () => number) =>
+    steps.reduce((span, _step, attempt) => span + retryDelayMs(steps, attempt, undefined, random), 0);
+  const days = (ms: number) => ms / 86_400_000;
+  const spans = Array.from({ length: 10_000 }, () => spanOf());
+  const shortest = days(Math.min(...spans));
+  t.ok(shortest >= 3, `the shortest of 10,000 spans: ${shortest.toFixed(2)} days`);
+  t.ok(days(Math.max(...spans)) <= 6.15, `the longest: ${days(Math.max(...spans)).toFixed(2)} days`);
+  // The ends of the range, as docs/events.md states them: every draw at its lowest, and at its highest.
+  t.equal(days(spanOf(() => 0)).toFixed(2), '3.07', 'the shortest span there can be');
+  t.equal(days(spanOf(() => 0.999_999_999)).toFixed(2), '6.15', 'the longest');
   t.end();
 });
