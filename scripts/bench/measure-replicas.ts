@@ -9,7 +9,7 @@ import type { BenchOptions } from './options.js';
 import type { BenchDatabase } from './postgres-database.js';
 import { stop, type Servers } from './servers.js';
 import { median, ratio, round } from './statistics.js';
-import type { Workload } from './workloads.js';
+import { GET_RANDOM_ID, LIST_20, type Workload } from './workloads.js';
 
 const NAME = 'bench_replicas';
 const PETS = 10_000;
@@ -25,21 +25,7 @@ export interface ReplicaCell {
   withReplica: ReplicaSample;
 }
 
-const READS: Workload[] = [
-  {
-    name: 'get random id',
-    path: '/v1/pets/1',
-    options: (pets) => ({
-      requests: [
-        {
-          method: 'GET',
-          setupRequest: (request) => ({ ...request, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}` }),
-        },
-      ],
-    }),
-  },
-  { name: 'list 20', path: '/v1/pets?limit=20', options: () => ({}) },
-];
+const READS: Workload[] = [GET_RANDOM_ID, LIST_20];
 
 export async function measureReplicaReads(
   database: BenchDatabase,

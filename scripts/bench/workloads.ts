@@ -14,6 +14,23 @@ export const pathOf = (workload: Workload, pets: number) =>
 
 const STATUSES = ['available', 'pending', 'sold'];
 
+/** A page of 20 pets from the first. */
+export const LIST_20: Workload = { name: 'list 20', path: '/v1/pets?limit=20', options: () => ({}) };
+
+/** getPet of a pet drawn at random among those seeded. */
+export const GET_RANDOM_ID: Workload = {
+  name: 'get random id',
+  path: '/v1/pets/1',
+  options: (pets) => ({
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (request) => ({ ...request, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}` }),
+      },
+    ],
+  }),
+};
+
 /** A create of an available pet: the bench's create workload, and what an order is set against. */
 export const createWorkload = (AUTH: Record<string, string>): Workload => ({
   name: 'create',
@@ -51,7 +68,7 @@ export function workloadsFor(
   const KEY_PREFIX = `bench-${process.pid}-${Date.now()}`;
   let keysSent = 0;
   const all: Workload[] = [
-    { name: 'list 20', path: '/v1/pets?limit=20', options: () => ({}) },
+    LIST_20,
     { name: 'list 100, 1% status', path: '/v1/pets?limit=100&status=sold', options: () => ({}) },
     // The page a client reaches by following next links half-way through the store.
     {
@@ -60,18 +77,7 @@ export function workloadsFor(
         `/v1/pets?limit=100&cursor=${encodeCursor({ after: Math.max(1, Math.floor(pets / 2)), status: undefined })}`,
       options: () => ({}),
     },
-    {
-      name: 'get random id',
-      path: '/v1/pets/1',
-      options: (pets) => ({
-        requests: [
-          {
-            method: 'GET',
-            setupRequest: (request) => ({ ...request, path: `/v1/pets/${1 + Math.floor(Math.random() * pets)}` }),
-          },
-        ],
-      }),
-    },
+    GET_RANDOM_ID,
     createWorkload(AUTH),
     // A change of a random pet's status, conditional on its version ('*': any, so that concurrent
     // connections never meet a 412), as the service writes every change.

@@ -18,7 +18,7 @@ import { createReads, READ_STATEMENTS } from './pet-reads.js';
 import { createPool } from './pool.js';
 import { createReadRouter, type ReadRouter, type ReplicaOptions } from './replicas.js';
 import type { StatementInstrument } from './statement-instrument.js';
-import { createStatements, type Statement, type Statements } from './statement.js';
+import { createStatements, withRows, type Statement, type Statements } from './statement.js';
 import { createDeliveryLedger, DELIVERY_STATEMENTS } from './webhook-deliveries.js';
 
 /** Every statement of the store, by name in the code (their `name` is what metrics call them). */
@@ -76,18 +76,7 @@ function notingPositions(statements: Statements): { statements: Statements; newe
     if (position !== undefined) newest = Math.max(newest, Number(position));
     return result;
   };
-  return {
-    statements: {
-      run,
-      async rows<T, Row extends pg.QueryResultRow>(statement: Statement, values: unknown[], map: (row: Row) => T) {
-        const { rows } = await run<Row>(statement, values);
-        const mapped = rows.map(map);
-        rows.length = 0;
-        return mapped;
-      },
-    },
-    newest: () => newest,
-  };
+  return { statements: withRows(run), newest: () => newest };
 }
 
 export function createPostgresPetStore(

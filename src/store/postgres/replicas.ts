@@ -8,6 +8,7 @@
 // until a look finds it again. Lag is measured in the feed: how long ago the primary first had an
 // event the replica has not replayed, to within one poll.
 import type pg from 'pg';
+import type { ReadAt } from '../read-at.js';
 import { createPool } from './pool.js';
 import { createStatements, type Statement, type Statements } from './statement.js';
 import type { StatementInstrument } from './statement-instrument.js';
@@ -59,7 +60,7 @@ export interface ReadRouter {
   run<Row extends PositionedRow>(
     statement: Statement,
     values: unknown[],
-    at: { atLeast?: number | undefined; position?: number } | undefined,
+    at: ReadAt | undefined,
   ): Promise<pg.QueryResult<Row>>;
   replicas(): ReplicaView[];
   close(): Promise<void>;
@@ -101,11 +102,7 @@ export function createReadRouter(
       position: 0,
     };
   });
-  const toPrimary = async <Row extends PositionedRow>(
-    statement: Statement,
-    values: unknown[],
-    at?: { position?: number },
-  ) => {
+  const toPrimary = async <Row extends PositionedRow>(statement: Statement, values: unknown[], at?: ReadAt) => {
     metrics?.read(statement.name, 'primary');
     const result = await primary.statements.run<Row>(statement, values);
     if (at !== undefined) at.position = Number(result.rows[0]!.position);
@@ -141,11 +138,7 @@ export function createReadRouter(
   };
 
   return {
-    async run<Row extends PositionedRow>(
-      statement: Statement,
-      values: unknown[],
-      at: { atLeast?: number | undefined; position?: number } | undefined,
-    ) {
+    async run<Row extends PositionedRow>(statement: Statement, values: unknown[], at: ReadAt | undefined) {
       const atLeast = at?.atLeast;
       const chosen = choose(atLeast);
       if (typeof chosen === 'string') {
@@ -181,11 +174,11 @@ export function createReadRouter(
 
     replicas: () => {
       const now = Date.now();
-      return replicas.map(({ name, state, position }, index) => ({
-        name,
-        state,
-        position,
-        lagMs: lagOf(replicas[index]!, now),
+      return replicas.map((replica) => ({
+        name: replica.name,
+        state: replica.state,
+        position: replica.position,
+        lagMs: lagOf(replica, now),
       }));
     },
 

@@ -47,6 +47,11 @@ export function createStatements(pool: pg.Pool, instrument: StatementInstrument 
       return unavailableAs503(error);
     }
   };
+  return withRows(run);
+}
+
+/** `run`, and `rows` through it. */
+export function withRows(run: Statements['run']): Statements {
   return {
     run,
     // The rows, each mapped, and then the driver's array emptied. V8 may decide to allocate the
