@@ -207,16 +207,160 @@ export interface paths {
         };
         /**
          * See where each webhook endpoint's deliveries stand
-         * @description Every endpoint of the deployment's webhooks file, in the file's order:
-         *     which events it takes, whether its deliveries run (`active`), wait for
+         * @description Every endpoint of the deployment's webhooks file, in the file's order,
+         *     then those added through the API (`createWebhookEndpoint`), oldest
+         *     first: which events it takes, whether its deliveries run (`active`), wait for
          *     a retry (`retrying`) or stopped (`stopped`: the retries ran out, or it
          *     answered `410`), the event its deliveries stand after, when the next
          *     attempt is due, and how the last attempt went. Never a secret. An
-         *     empty array when the deployment has no webhooks file.
+         *     empty array when the deployment has none.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
+        /**
+         * Add a webhook endpoint (beta)
+         * @description Adds an endpoint that every instance delivers the feed's events to,
+         *     from the next event on, as it delivers to those of the webhooks file.
+         *     Its `source` is `api`. The answer holds its signing `secret`
+         *     (`whsec_…`, Standard Webhooks), **shown this once**: no read returns it
+         *     again; `rotateWebhookSecret` replaces it.
+         *
+         *     `url` may not point at a loopback, private, link-local or
+         *     cloud-metadata address (`127.0.0.0/8`, `::1`, `0.0.0.0/8`, `10.0.0.0/8`,
+         *     `172.16.0.0/12`, `192.168.0.0/16`, `169.254.0.0/16`, `fc00::/7`,
+         *     `fe80::/10`), whether it names one or its host name resolves to one:
+         *     400 `VALIDATION_FAILED` naming the rule (OWASP API7, server-side
+         *     request forgery). The check is made again before every delivery. A
+         *     deployment may lift the rule for development
+         *     (`WEBHOOK_ALLOW_PRIVATE_URLS=on`).
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one webhook endpoint (beta)
+         * @description The endpoint as `listWebhookEndpoints` lists it, from the webhooks file
+         *     or from the API, with its `ETag` (for `updateWebhookEndpoint` and
+         *     `deleteWebhookEndpoint`). Never a secret.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
         post?: never;
+        /**
+         * Remove a webhook endpoint (beta)
+         * @description Removes the endpoint, its secrets and its attempt log: no instance
+         *     starts a delivery to it a second after the answer. `If-Match` is
+         *     required, as for `updateWebhookEndpoint`; an endpoint from the
+         *     webhooks file gets `409 ENDPOINT_MANAGED_BY_FILE`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint (beta)
+         * @description A JSON Merge Patch (RFC 7396) of the endpoint's `url`, `events`,
+         *     `description` and `disabled`: the members given are set;
+         *     `"description": null` removes it. Any other member is refused with
+         *     400 naming it. `url`
+         *     keeps the rule of `createWebhookEndpoint`.
+         *
+         *     The endpoint keeps its place in the feed: a new `url`, `events` or
+         *     secret does not skip or resend anything, and the next attempt is of
+         *     the first event it has not accepted. A stopped endpoint resumes. A
+         *     `disabled` endpoint gets no deliveries until it is enabled again; it
+         *     then goes on from where it stood.
+         *
+         *     `If-Match` is required: the endpoint's `ETag` as the caller last saw
+         *     it, or `*`. An endpoint from the webhooks file cannot be changed
+         *     here: `409 ENDPOINT_MANAGED_BY_FILE`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a webhook endpoint's secret (beta)
+         * @description Makes a new secret, shown this once. The secret in use until now keeps
+         *     signing for `oldSecretExpiresInSeconds` (a day unless sent; `0` drops
+         *     it at once): during that overlap every delivery carries one `v1,`
+         *     signature per live secret, newest first, so a receiver verifies with
+         *     either while it is switched over. At most three secrets sign at once:
+         *     rotating again during an overlap drops the oldest beyond three. An
+         *     endpoint from the webhooks file gets `409 ENDPOINT_MANAGED_BY_FILE`
+         *     (its secrets are the file's).
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the attempts to deliver to an endpoint (beta)
+         * @description Every attempt any instance made to deliver to the endpoint, resends
+         *     included, in the order they were made, at most `limit` a page; only
+         *     those of one event with `eventId`. When more follow, the answer
+         *     carries `Link: <…>; rel="next"`, as `listOrders` does. Attempts are
+         *     kept as long as the feed keeps events (`EVENTS_RETENTION_HOURS`).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{endpointId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one event to an endpoint once more (beta)
+         * @description Sends the event `eventId` to the endpoint once more, with the same
+         *     `webhook-id`, outside the endpoint's order: its position and its
+         *     retries are untouched. One attempt, listed by
+         *     `listWebhookDeliveries`; it is made within a second by the instance
+         *     that delivers to the endpoint (when it is `disabled`, once it is
+         *     enabled). The event is sent whatever types the endpoint takes. An
+         *     event past the feed's retention, or from before the store was
+         *     replaced, gets `410 EVENT_EXPIRED`; an id that names no event of the
+         *     feed gets 400.
+         */
+        post: operations["resendWebhookEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -405,7 +549,8 @@ export interface webhooks {
         put?: never;
         /**
          * A pet was added
-         * @description Sent to each endpoint of the deployment's webhooks file that takes
+         * @description Sent to each webhook endpoint of the deployment (of its webhooks file or
+         *     added through the API) that takes
          *     `pet.created`, once per event, in feed order per endpoint. See
          *     the `pet.deleted` webhook for the signature and retries.
          */
@@ -461,17 +606,18 @@ export interface webhooks {
          *     reject a timestamp more than 5 minutes away.
          *
          *     **Retries.** An answer other than `2xx`, or none within 15 seconds, is
-         *     retried, each wait drawn at random between 0 and its step (full
-         *     jitter): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (Svix's schedule),
-         *     then 24 h five times, about 3 days in all on average as Stripe's
-         *     retries are (at most 6.2 days; operators may set another). A `429` or
+         *     retried, each wait drawn at random between half its step and the
+         *     whole of it (equal jitter): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
+         *     (Svix's schedule), then 24 h five times, so that no endpoint stops
+         *     before 3.07 days (at most 6.15; operators may set another schedule). A `429` or
          *     `503` with `Retry-After` is retried no sooner than it asks, up to 24 h.
          *     An endpoint receives its events one at a time, in feed order: it gets
          *     the next event only once it has accepted this one, so a failing
          *     endpoint holds its later events back rather than receiving them out of
          *     order. When the schedule runs out, deliveries to the endpoint stop
-         *     until its entry in the webhooks file changes, and then resume from the
-         *     event that failed, as long as the feed still keeps it. An answer
+         *     until its entry in the webhooks file changes (or, for an endpoint of
+         *     the API, until `updateWebhookEndpoint` changes it), and then resume
+         *     from the event that failed, as long as the feed still keeps it. An answer
          *     `410 Gone` stops deliveries to the endpoint at once, in the same way.
          *
          *     **At least once.** A delivery whose answer is lost is sent again, so a
@@ -604,7 +750,8 @@ export interface components {
         };
         /**
          * @description An endpoint's id: the `id` of its entry in the webhooks file, or, for
-         *     an entry without one, `u` and 16 hex digits derived from its URL.
+         *     an entry without one, `u` and 16 hex digits derived from its URL; for
+         *     an endpoint added through the API, `ep_` and 22 random characters.
          */
         WebhookEndpointId: string;
         WebhookPosition: {
@@ -617,14 +764,32 @@ export interface components {
          */
         WebhookEndpoint: {
             id: components["schemas"]["WebhookEndpointId"];
-            /** @description Its URL without the query, which may hold a token. */
+            /**
+             * @description `file`: an entry of the webhooks file, changed only there (the API
+             *     answers a change `409 ENDPOINT_MANAGED_BY_FILE`). `api`: added by
+             *     `createWebhookEndpoint`.
+             * @enum {string}
+             */
+            source: "file" | "api";
+            /** @description Its URL without the query, which may hold a token (as it was written, up to its `?`). */
             url: string;
-            /** @description The event types it takes. */
+            description?: components["schemas"]["WebhookDescription"];
+            /** @description `true` while an operator has turned its deliveries off (`updateWebhookEndpoint`); always `false` for the file's. */
+            disabled: boolean;
+            /**
+             * Format: int64
+             * @description Events of the types it takes that were passed over without being
+             *     accepted: past the feed's retention before they could be
+             *     delivered, or skipped by `setWebhookPosition`.
+             */
+            skipped: bigint;
+            /** @description The event types it takes (in the order they were given, for an endpoint of the API). */
             events: components["schemas"]["PetEventType"][];
             /**
              * @description `active`: deliveries run. `retrying`: the last attempt failed and
              *     the next is due at `nextAttemptAt`. `stopped`: the retries ran out
-             *     or it answered `410`; it resumes when its entry changes, or when
+             *     or it answered `410`; it resumes when its entry changes (the
+             *     webhooks file's, or `updateWebhookEndpoint`), or when
              *     `setWebhookPosition` moves it.
              * @enum {string}
              */
@@ -649,6 +814,95 @@ export interface components {
                 /** @description Why it failed (a status, a timeout, not reached); absent after a `2xx`. */
                 error?: string;
             };
+        };
+        /**
+         * Format: uri
+         * @description Where deliveries are POSTed: an `http://` or `https://` URL without
+         *     user or password, at no loopback, private, link-local or metadata
+         *     address (`createWebhookEndpoint`). A query may hold a token: reads
+         *     show the URL without it.
+         * @example https://shop.example/hooks/pets
+         */
+        WebhookUrl: string;
+        /**
+         * @description A Standard Webhooks signing secret: `whsec_` and the base64 of 32
+         *     random bytes. Shown once, when it is made.
+         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwAbCdEfGhIjK=
+         */
+        WebhookSecret: string;
+        /** @description The event types the endpoint takes, each once. */
+        WebhookEventTypes: components["schemas"]["PetEventType"][];
+        /** @description What the endpoint is for, for the operators. */
+        WebhookDescription: string;
+        /** @description An endpoint to add. */
+        NewWebhookEndpoint: {
+            url: components["schemas"]["WebhookUrl"];
+            /** @description The types it takes; every type when left out. */
+            events?: components["schemas"]["WebhookEventTypes"];
+            description?: components["schemas"]["WebhookDescription"];
+        };
+        /** @description The endpoint just added, with its secret (shown this once). */
+        CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
+            secret: components["schemas"]["WebhookSecret"];
+        };
+        /**
+         * @description A JSON Merge Patch (RFC 7396) of an endpoint: the members given are
+         *     set; `description: null` removes it. `events` lists the types it
+         *     takes from then on (all three for every type).
+         */
+        WebhookEndpointPatch: {
+            url?: components["schemas"]["WebhookUrl"];
+            events?: components["schemas"]["WebhookEventTypes"];
+            /** @description What the endpoint is for; `null` removes it. */
+            description?: string | null;
+            disabled?: boolean;
+        };
+        SecretRotation: {
+            /**
+             * Format: int32
+             * @description How long the secret in use until now keeps signing, in seconds (a day unless sent; at most a week).
+             * @default 86400
+             */
+            oldSecretExpiresInSeconds?: number;
+        };
+        WebhookSecretBody: {
+            secret: components["schemas"]["WebhookSecret"];
+        };
+        WebhookResend: {
+            /** @description The event to send once more. */
+            eventId: components["schemas"]["EventId"];
+        };
+        /**
+         * @description One attempt to deliver an event to an endpoint. Clients ignore fields
+         *     they do not know: later versions may add some.
+         */
+        WebhookAttempt: {
+            endpointId: components["schemas"]["WebhookEndpointId"];
+            eventId: components["schemas"]["EventId"];
+            /** Format: date-time */
+            attemptedAt: string;
+            /**
+             * Format: int32
+             * @description The HTTP status the receiver answered; absent when it did not answer.
+             */
+            status?: number;
+            /**
+             * @description `delivered`: it answered `2xx`. `timed_out`: no answer within the
+             *     deployment's timeout. `failed`: any other answer, or not reached
+             *     (the address refused by the rule of `createWebhookEndpoint`
+             *     included).
+             * @enum {string}
+             */
+            result: "delivered" | "failed" | "timed_out";
+            /**
+             * Format: int32
+             * @description From the request's start to its answer (or its end), in milliseconds.
+             */
+            durationMs: number;
+            /** @description Why it failed; absent after a `2xx`. */
+            error?: string;
+            /** @description `true` for an attempt `resendWebhookEvent` asked for. */
+            resend?: boolean;
         };
         /**
          * Format: int64
@@ -739,7 +993,7 @@ export interface components {
              *     | `UNAUTHORIZED` | 401 | The API key is missing or invalid |
              *     | `INSUFFICIENT_SCOPE` | 403 | The API key is valid but lacks a role the operation needs (its security requirement names it) |
              *     | `PET_NOT_FOUND` | 404 | No pet has the requested id (there never was one, or it was removed) |
-             *     | `WEBHOOK_ENDPOINT_NOT_FOUND` | 404 | No endpoint of the webhooks file has the requested id |
+             *     | `WEBHOOK_ENDPOINT_NOT_FOUND` | 404 | No webhook endpoint (of the webhooks file or of the API) has the requested id |
              *     | `ORDER_NOT_FOUND` | 404 | No order has the requested id that this API key may see |
              *     | `ROUTE_NOT_FOUND` | 404 | No operation is defined at this path |
              *     | `METHOD_NOT_ALLOWED` | 405 | The path exists but not with this method |
@@ -749,7 +1003,9 @@ export interface components {
              *     | `PET_UNAVAILABLE` | 409 | The pet of a new order does not exist, was removed, or is not `available` |
              *     | `ORDER_LIMIT_REACHED` | 409 | The client already holds as many `placed` orders as the deployment allows |
              *     | `ORDER_STATE_CONFLICT` | 409 | The order is not in a state that allows the request (completed, cancelled or expired) |
-             *     | `PRECONDITION_FAILED` | 412 | `If-Match` names none of the pet's current entity tags: it changed since the caller saw it |
+             *     | `ENDPOINT_MANAGED_BY_FILE` | 409 | The webhook endpoint is an entry of the webhooks file: it is changed there, not through the API |
+             *     | `EVENT_EXPIRED` | 410 | The event to resend is older than the events kept, or from before the store was replaced |
+             *     | `PRECONDITION_FAILED` | 412 | `If-Match` names none of the pet's (or the webhook endpoint's) current entity tags: it changed since the caller saw it |
              *     | `PAYLOAD_TOO_LARGE` | 413 | The body is larger than 16 KiB |
              *     | `UNSUPPORTED_MEDIA_TYPE` | 415 | The body is not of the media type the operation takes, in UTF-8 |
              *     | `IDEMPOTENCY_KEY_REUSED` | 422 | The `Idempotency-Key` was already used for another request (another body, or another pet) |
@@ -760,7 +1016,7 @@ export interface components {
              *     | `SERVICE_UNAVAILABLE` | 503 | The pet store (its database) cannot be reached for the moment; retry after `Retry-After` seconds |
              * @enum {string}
              */
-            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "ORDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "CURSOR_EXPIRED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "PET_UNAVAILABLE" | "ORDER_LIMIT_REACHED" | "ORDER_STATE_CONFLICT" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "BAD_REQUEST" | "INVALID_JSON" | "BODY_REQUIRED" | "BODY_NOT_ALLOWED" | "VALIDATION_FAILED" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "PET_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "ORDER_NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "OPERATION_GONE" | "CURSOR_EXPIRED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "PET_UNAVAILABLE" | "ORDER_LIMIT_REACHED" | "ORDER_STATE_CONFLICT" | "ENDPOINT_MANAGED_BY_FILE" | "EVENT_EXPIRED" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "TOO_MANY_REQUESTS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description Human-readable description of what went wrong and what to fix. */
             message: string;
             /**
@@ -1099,7 +1355,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The receiver wants no more deliveries; they stop until the endpoint's entry in the webhooks file changes. */
+        /** @description The receiver wants no more deliveries; they stop until the endpoint changes (its entry in the webhooks file, or `updateWebhookEndpoint`). */
         WebhookGone: {
             headers: {
                 [name: string]: unknown;
@@ -1187,6 +1443,125 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The endpoint. */
+        WebhookEndpointRead: {
+            headers: {
+                ETag: components["headers"]["EndpointETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookEndpoint"];
+            };
+        };
+        /** @description No endpoint, of the webhooks file or of the API, has this id (there never was one, or it was removed). */
+        WebhookEndpointNotFound: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "WEBHOOK_ENDPOINT_NOT_FOUND",
+                 *       "message": "No webhook endpoint has id shop-hooks; listWebhookEndpoints lists them.",
+                 *       "status": 404
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The endpoint is one of the webhooks file's; change it there (the deployment reads the file again within a second). */
+        EndpointManagedByFile: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "ENDPOINT_MANAGED_BY_FILE",
+                 *       "message": "Webhook endpoint crm is an entry of the webhooks file (WEBHOOKS_FILE); change it there.",
+                 *       "status": 409
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The endpoint changed since the caller saw it: `If-Match` names none of
+         *     its current entity tags. Nothing was changed; its new `ETag` is in
+         *     this answer's `ETag` header.
+         */
+        EndpointPreconditionFailed: {
+            headers: {
+                ETag: components["headers"]["EndpointETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "PRECONDITION_FAILED",
+                 *       "message": "Webhook endpoint ep_2JxkF0aQm9bT4uVw7yZc1d changed since you read it: If-Match \"1-5f1c9a2e\" is not its current entity tag \"2-0c4e1a7f\"; read it again and retry with its ETag.",
+                 *       "status": 412
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The request has no `If-Match` header; send the endpoint's `ETag` (or `*`). */
+        EndpointPreconditionRequired: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "PRECONDITION_REQUIRED",
+                 *       "message": "This operation needs If-Match: send the ETag of the webhook endpoint as you last saw it, or * for any version.",
+                 *       "status": 428
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The event is older than what the feed keeps (`EVENTS_RETENTION_HOURS`), or from before the store was replaced; it can no longer be sent. */
+        EventExpired: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "EVENT_EXPIRED",
+                 *       "message": "Event 9b1d3f0a-12 is older than the events kept (from 9b1d3f0a-4000 on); it can no longer be sent.",
+                 *       "status": 410
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1229,6 +1604,16 @@ export interface components {
         "webhook-timestamp": string;
         /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` under the endpoint's secret (Standard Webhooks); while a secret is rotated, one signature per secret (at most 3), space-separated, newest first. A receiver accepts the delivery if any one verifies. */
         "webhook-signature": string;
+        /** @description The endpoint's `id`, as `listWebhookEndpoints` gives it. */
+        endpointId: components["schemas"]["WebhookEndpointId"];
+        /**
+         * @description The entity tag (`ETag`) of the endpoint as the caller last saw it, or
+         *     `*` for whatever version it has now; a list of tags matches if any of
+         *     them does, compared strongly. Required by the service (without it:
+         *     `428 PRECONDITION_REQUIRED`).
+         * @example "2-0c4e1a7f"
+         */
+        "Endpoint-If-Match": string;
     };
     requestBodies: never;
     headers: {
@@ -1366,6 +1751,26 @@ export interface components {
          * @example </v1/pet-events?after=9b1d3f0a-45&limit=100&wait=30>; rel="next"
          */
         NextEventsLink: string;
+        /**
+         * @description The new endpoint's URI, `/v1/webhook-endpoints/{id}`, a relative reference with an absolute path (RFC 9110, section 10.2.2).
+         * @example /v1/webhook-endpoints/ep_2JxkF0aQm9bT4uVw7yZc1d
+         */
+        EndpointLocation: string;
+        /**
+         * @description The endpoint's entity tag (RFC 9110, 8.8.3): strong and opaque, the
+         *     same for as long as the endpoint is unchanged. Send it in `If-Match`
+         *     to change or remove the endpoint only if nobody changed it since.
+         * @example "2-0c4e1a7f"
+         */
+        EndpointETag: string;
+        /**
+         * @description Sent when more attempts follow this page at the time of the answer: a
+         *     `rel="next"` link (RFC 8288) to the next page, with this page's
+         *     `limit` and `eventId` and the `cursor` that starts after its last
+         *     attempt. Absent on the last page.
+         * @example </v1/webhook-endpoints/crm/deliveries?limit=20&cursor=ZDoxMg>; rel="next"
+         */
+        NextDeliveriesLink: string;
     };
     pathItems: never;
 }
@@ -1983,7 +2388,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The endpoints, in the order of the webhooks file. */
+            /** @description The endpoints, the webhooks file's first. */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -2004,13 +2409,285 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret, shown this once. */
+            201: {
+                headers: {
+                    Location: components["headers"]["EndpointLocation"];
+                    ETag: components["headers"]["EndpointETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's `id`, as `listWebhookEndpoints` gives it. */
+                endpointId: components["parameters"]["endpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookEndpointRead"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The entity tag (`ETag`) of the endpoint as the caller last saw it, or
+                 *     `*` for whatever version it has now; a list of tags matches if any of
+                 *     them does, compared strongly. Required by the service (without it:
+                 *     `428 PRECONDITION_REQUIRED`).
+                 * @example "2-0c4e1a7f"
+                 */
+                "If-Match"?: components["parameters"]["Endpoint-If-Match"];
+            };
+            path: {
+                /** @description The endpoint's `id`, as `listWebhookEndpoints` gives it. */
+                endpointId: components["parameters"]["endpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint was removed. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["EndpointManagedByFile"];
+            412: components["responses"]["EndpointPreconditionFailed"];
+            428: components["responses"]["EndpointPreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The entity tag (`ETag`) of the endpoint as the caller last saw it, or
+                 *     `*` for whatever version it has now; a list of tags matches if any of
+                 *     them does, compared strongly. Required by the service (without it:
+                 *     `428 PRECONDITION_REQUIRED`).
+                 * @example "2-0c4e1a7f"
+                 */
+                "If-Match"?: components["parameters"]["Endpoint-If-Match"];
+            };
+            path: {
+                /** @description The endpoint's `id`, as `listWebhookEndpoints` gives it. */
+                endpointId: components["parameters"]["endpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["WebhookEndpointPatch"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookEndpointRead"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["EndpointManagedByFile"];
+            412: components["responses"]["EndpointPreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedPatchType"];
+            428: components["responses"]["EndpointPreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's `id`, as `listWebhookEndpoints` gives it. */
+                endpointId: components["parameters"]["endpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretRotation"];
+            };
+        };
+        responses: {
+            /** @description The new secret, shown this once. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["EndpointETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretBody"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            409: components["responses"]["EndpointManagedByFile"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only the attempts at this event. */
+                eventId?: components["schemas"]["EventId"];
+                /** @description Maximum number of attempts returned. A decimal integer without sign, spaces or exponent. */
+                limit?: number;
+                /**
+                 * @description Where the page starts: the `cursor` of the previous answer's
+                 *     `Link: <…>; rel="next"` target, sent unchanged. Opaque: one this
+                 *     service did not issue, or sent with another `eventId`, is refused
+                 *     with 400 `VALIDATION_FAILED` naming `cursor`.
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint's `id`, as `listWebhookEndpoints` gives it. */
+                endpointId: components["parameters"]["endpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts, oldest first. */
+            200: {
+                headers: {
+                    Link: components["headers"]["NextDeliveriesLink"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookAttempt"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resendWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's `id`, as `listWebhookEndpoints` gives it. */
+                endpointId: components["parameters"]["endpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookResend"];
+            };
+        };
+        responses: {
+            /** @description The event will be sent once more. */
+            202: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            410: components["responses"]["EventExpired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     setWebhookPosition: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description The endpoint's `id`, as `listWebhookEndpoints` gives it. */
-                endpointId: components["schemas"]["WebhookEndpointId"];
+                endpointId: components["parameters"]["endpointId"];
             };
             cookie?: never;
         };
@@ -2036,26 +2713,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No endpoint of the webhooks file has this id. */
-            404: {
-                headers: {
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "X-Frame-Options": components["headers"]["X-Frame-Options"];
-                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "WEBHOOK_ENDPOINT_NOT_FOUND",
-                     *       "message": "No webhook endpoint has id shop-hooks.",
-                     *       "status": 404
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["WebhookEndpointNotFound"];
             410: components["responses"]["CursorExpired"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2392,10 +3050,10 @@ export interface operations {
 }
 
 /** The version of openapi.yaml this client was generated from. */
-export const API_VERSION = "1.6.0";
+export const API_VERSION = "1.7.0";
 
 /** Every `code` an Error answer may carry. */
-export const ERROR_CODES = ["BAD_REQUEST","INVALID_JSON","BODY_REQUIRED","BODY_NOT_ALLOWED","VALIDATION_FAILED","UNAUTHORIZED","INSUFFICIENT_SCOPE","PET_NOT_FOUND","WEBHOOK_ENDPOINT_NOT_FOUND","ORDER_NOT_FOUND","ROUTE_NOT_FOUND","METHOD_NOT_ALLOWED","OPERATION_GONE","CURSOR_EXPIRED","REQUEST_TIMEOUT","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","PET_UNAVAILABLE","ORDER_LIMIT_REACHED","ORDER_STATE_CONFLICT","PRECONDITION_FAILED","IDEMPOTENCY_KEY_REUSED","PRECONDITION_REQUIRED","TOO_MANY_REQUESTS","HEADERS_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE"] as const;
+export const ERROR_CODES = ["BAD_REQUEST","INVALID_JSON","BODY_REQUIRED","BODY_NOT_ALLOWED","VALIDATION_FAILED","UNAUTHORIZED","INSUFFICIENT_SCOPE","PET_NOT_FOUND","WEBHOOK_ENDPOINT_NOT_FOUND","ORDER_NOT_FOUND","ROUTE_NOT_FOUND","METHOD_NOT_ALLOWED","OPERATION_GONE","CURSOR_EXPIRED","REQUEST_TIMEOUT","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","PET_UNAVAILABLE","ORDER_LIMIT_REACHED","ORDER_STATE_CONFLICT","ENDPOINT_MANAGED_BY_FILE","EVENT_EXPIRED","PRECONDITION_FAILED","IDEMPOTENCY_KEY_REUSED","PRECONDITION_REQUIRED","TOO_MANY_REQUESTS","HEADERS_TOO_LARGE","INTERNAL_ERROR","SERVICE_UNAVAILABLE"] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export const OPERATIONS = {
@@ -2475,6 +3133,83 @@ export const OPERATIONS = {
     mediaType: "application/json",
     headerOptions: {},
     numbers: {"200":{"i":{"p":{"lastAttempt":{"p":{"status":"n"}}}}},"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+  },
+  createWebhookEndpoint: {
+    operationId: "createWebhookEndpoint",
+    method: "POST",
+    path: "/webhook-endpoints",
+    successStatuses: [201],
+    retrySafe: false,
+    idempotencyKey: false,
+    mediaType: "application/json",
+    headerOptions: {},
+    numbers: {"201":{"p":{"lastAttempt":{"p":{"status":"n"}}}},"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"413":{"p":{"status":"n"}},"415":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+  },
+  getWebhookEndpoint: {
+    operationId: "getWebhookEndpoint",
+    method: "GET",
+    path: "/webhook-endpoints/{endpointId}",
+    successStatuses: [200],
+    retrySafe: true,
+    idempotencyKey: false,
+    mediaType: "application/json",
+    headerOptions: {},
+    numbers: {"200":{"p":{"lastAttempt":{"p":{"status":"n"}}}},"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+  },
+  deleteWebhookEndpoint: {
+    operationId: "deleteWebhookEndpoint",
+    method: "DELETE",
+    path: "/webhook-endpoints/{endpointId}",
+    successStatuses: [204],
+    retrySafe: true,
+    idempotencyKey: false,
+    mediaType: "application/json",
+    headerOptions: {"if-match":"ifMatch"},
+    numbers: {"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"409":{"p":{"status":"n"}},"412":{"p":{"status":"n"}},"428":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+  },
+  updateWebhookEndpoint: {
+    operationId: "updateWebhookEndpoint",
+    method: "PATCH",
+    path: "/webhook-endpoints/{endpointId}",
+    successStatuses: [200],
+    retrySafe: false,
+    idempotencyKey: false,
+    mediaType: "application/merge-patch+json",
+    headerOptions: {"if-match":"ifMatch"},
+    numbers: {"200":{"p":{"lastAttempt":{"p":{"status":"n"}}}},"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"409":{"p":{"status":"n"}},"412":{"p":{"status":"n"}},"413":{"p":{"status":"n"}},"415":{"p":{"status":"n"}},"428":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+  },
+  rotateWebhookSecret: {
+    operationId: "rotateWebhookSecret",
+    method: "POST",
+    path: "/webhook-endpoints/{endpointId}/secret/rotate",
+    successStatuses: [200],
+    retrySafe: false,
+    idempotencyKey: false,
+    mediaType: "application/json",
+    headerOptions: {},
+    numbers: {"200":null,"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"409":{"p":{"status":"n"}},"413":{"p":{"status":"n"}},"415":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+  },
+  listWebhookDeliveries: {
+    operationId: "listWebhookDeliveries",
+    method: "GET",
+    path: "/webhook-endpoints/{endpointId}/deliveries",
+    successStatuses: [200],
+    retrySafe: true,
+    idempotencyKey: false,
+    mediaType: "application/json",
+    headerOptions: {},
+    numbers: {"200":{"i":{"p":{"status":"n","durationMs":"n"}}},"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
+  },
+  resendWebhookEvent: {
+    operationId: "resendWebhookEvent",
+    method: "POST",
+    path: "/webhook-endpoints/{endpointId}/resend",
+    successStatuses: [202],
+    retrySafe: false,
+    idempotencyKey: false,
+    mediaType: "application/json",
+    headerOptions: {},
+    numbers: {"400":{"p":{"status":"n"}},"401":{"p":{"status":"n"}},"403":{"p":{"status":"n"}},"404":{"p":{"status":"n"}},"410":{"p":{"status":"n"}},"413":{"p":{"status":"n"}},"415":{"p":{"status":"n"}},"429":{"p":{"status":"n"}},"500":{"p":{"status":"n"}},"503":{"p":{"status":"n"}}},
   },
   setWebhookPosition: {
     operationId: "setWebhookPosition",
@@ -2581,6 +3316,35 @@ export interface PetstoreOperations {
    */
   listWebhookEndpoints(options?: CallOptions): Promise<operations["listWebhookEndpoints"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>;
   /**
+   * Add a webhook endpoint (beta): `POST /webhook-endpoints`.
+   */
+  createWebhookEndpoint(newWebhookEndpoint: Loose<NonNullable<operations["createWebhookEndpoint"]['requestBody']>['content']["application/json"]>, options?: CallOptions): Promise<operations["createWebhookEndpoint"]['responses'][201] extends { content: { "application/json": infer B } } ? B : never>;
+  /**
+   * Read one webhook endpoint (beta): `GET /webhook-endpoints/{endpointId}`.
+   */
+  getWebhookEndpoint(endpointId: Loose<operations["getWebhookEndpoint"]['parameters']['path']["endpointId"]>, options?: CallOptions): Promise<operations["getWebhookEndpoint"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>;
+  /**
+   * Remove a webhook endpoint (beta): `DELETE /webhook-endpoints/{endpointId}`.
+   */
+  deleteWebhookEndpoint(endpointId: Loose<operations["deleteWebhookEndpoint"]['parameters']['path']["endpointId"]>, options?: CallOptions & { ifMatch?: NonNullable<operations["deleteWebhookEndpoint"]['parameters']['header']>["If-Match"] }): Promise<void>;
+  /**
+   * Change a webhook endpoint (beta): `PATCH /webhook-endpoints/{endpointId}`.
+   */
+  updateWebhookEndpoint(endpointId: Loose<operations["updateWebhookEndpoint"]['parameters']['path']["endpointId"]>, webhookEndpointPatch: Loose<NonNullable<operations["updateWebhookEndpoint"]['requestBody']>['content']["application/merge-patch+json"]>, options?: CallOptions & { ifMatch?: NonNullable<operations["updateWebhookEndpoint"]['parameters']['header']>["If-Match"] }): Promise<operations["updateWebhookEndpoint"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>;
+  /**
+   * Replace a webhook endpoint's secret (beta): `POST /webhook-endpoints/{endpointId}/secret/rotate`.
+   */
+  rotateWebhookSecret(endpointId: Loose<operations["rotateWebhookSecret"]['parameters']['path']["endpointId"]>, secretRotation: Loose<NonNullable<operations["rotateWebhookSecret"]['requestBody']>['content']["application/json"]>, options?: CallOptions): Promise<operations["rotateWebhookSecret"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>;
+  /**
+   * List the attempts to deliver to an endpoint (beta): `GET /webhook-endpoints/{endpointId}/deliveries`.
+   * Iterate with `for await` over every item across pages, or call `.pages()` for one page at a time.
+   */
+  listWebhookDeliveries(endpointId: Loose<operations["listWebhookDeliveries"]['parameters']['path']["endpointId"]>, query?: Loose<NonNullable<operations["listWebhookDeliveries"]['parameters']['query']>>, options?: CallOptions): Paginated<ItemOf<operations["listWebhookDeliveries"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>>;
+  /**
+   * Send one event to an endpoint once more (beta): `POST /webhook-endpoints/{endpointId}/resend`.
+   */
+  resendWebhookEvent(endpointId: Loose<operations["resendWebhookEvent"]['parameters']['path']["endpointId"]>, webhookResend: Loose<NonNullable<operations["resendWebhookEvent"]['requestBody']>['content']["application/json"]>, options?: CallOptions): Promise<void>;
+  /**
    * Resend from an event, or skip past one: `POST /webhook-endpoints/{endpointId}/position`.
    */
   setWebhookPosition(endpointId: Loose<operations["setWebhookPosition"]['parameters']['path']["endpointId"]>, webhookPosition: Loose<NonNullable<operations["setWebhookPosition"]['requestBody']>['content']["application/json"]>, options?: CallOptions): Promise<operations["setWebhookPosition"]['responses'][200] extends { content: { "application/json": infer B } } ? B : never>;
@@ -2619,6 +3383,13 @@ export function bindOperations(call: Call): PetstoreOperations {
     updatePet: (petId, petPatch, options) => call.send(OPERATIONS.updatePet, { path: { petId }, body: petPatch }, options),
     listPetEvents: (query, options) => call.paginate(OPERATIONS.listPetEvents, { path: {}, query }, options),
     listWebhookEndpoints: (options) => call.send(OPERATIONS.listWebhookEndpoints, { path: {} }, options),
+    createWebhookEndpoint: (newWebhookEndpoint, options) => call.send(OPERATIONS.createWebhookEndpoint, { path: {}, body: newWebhookEndpoint }, options),
+    getWebhookEndpoint: (endpointId, options) => call.send(OPERATIONS.getWebhookEndpoint, { path: { endpointId } }, options),
+    deleteWebhookEndpoint: (endpointId, options) => call.send(OPERATIONS.deleteWebhookEndpoint, { path: { endpointId } }, options),
+    updateWebhookEndpoint: (endpointId, webhookEndpointPatch, options) => call.send(OPERATIONS.updateWebhookEndpoint, { path: { endpointId }, body: webhookEndpointPatch }, options),
+    rotateWebhookSecret: (endpointId, secretRotation, options) => call.send(OPERATIONS.rotateWebhookSecret, { path: { endpointId }, body: secretRotation }, options),
+    listWebhookDeliveries: (endpointId, query, options) => call.paginate(OPERATIONS.listWebhookDeliveries, { path: { endpointId }, query }, options),
+    resendWebhookEvent: (endpointId, webhookResend, options) => call.send(OPERATIONS.resendWebhookEvent, { path: { endpointId }, body: webhookResend }, options),
     setWebhookPosition: (endpointId, webhookPosition, options) => call.send(OPERATIONS.setWebhookPosition, { path: { endpointId }, body: webhookPosition }, options),
     listOrders: (query, options) => call.paginate(OPERATIONS.listOrders, { path: {}, query }, options),
     placeOrder: (newOrder, options) => call.send(OPERATIONS.placeOrder, { path: {}, body: newOrder }, options),

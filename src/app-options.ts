@@ -9,6 +9,7 @@ import type { ServiceMetrics } from './metrics/service-metrics.js';
 import type { OpenApiDocument } from './openapi/openapi-spec.js';
 import type { PetStore } from './store/pet-store.js';
 import type { Tracing } from './tracing/tracing.js';
+import type { WebhookApiOptions } from './handlers/webhook-endpoint-access.js';
 import type { Endpoints } from './webhooks/endpoints.js';
 
 /** How many placed orders a client holds at once unless ORDER_HOLDS_PER_CLIENT says otherwise. */
@@ -26,6 +27,11 @@ export interface AppOptions {
   events?: EventSignal;
   /** WEBHOOKS_FILE's endpoints, for listWebhookEndpoints and setWebhookPosition; none: the deployment has none. */
   webhooks?: Endpoints;
+  /**
+   * The endpoints of the API: whether their URLs may be private (WEBHOOK_ALLOW_PRIVATE_URLS; not unless
+   * told), and whom a change is told to (the instance's deliveries).
+   */
+  webhookApi?: WebhookApiOptions;
   spec?: OpenApiDocument;
   /** Options for a pino logger; none (or false) logs nothing. */
   logger?: false | (LoggerOptions & { stream?: DestinationStream });

@@ -39,12 +39,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics,
     rejectionDelayMs: options.rejectionDelayMs,
   });
-  const { webhooks, handlers, orderHoldsPerClient = DEFAULT_ORDER_HOLDS_PER_CLIENT } = options;
+  const {
+    webhooks,
+    webhookApi = { allowPrivateUrls: false },
+    handlers,
+    orderHoldsPerClient = DEFAULT_ORDER_HOLDS_PER_CLIENT,
+  } = options;
   await app.register(plugins.operations, {
     spec,
     store,
     events,
     webhooks,
+    webhookApi,
     headers,
     metrics,
     clock,

@@ -46,6 +46,8 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   /** WEBHOOK_TIMEOUT_SECONDS: how long one delivery waits for its response, in ms. */
   webhookTimeoutMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS=on: endpoints of the API may point at private addresses (development, tests). */
+  webhookAllowPrivateUrls: boolean;
   /**
    * How long the instance keeps serving after SIGTERM, not ready and closing each connection, before it closes its
    * listener.
@@ -70,7 +72,7 @@ export const DEFAULT_METRICS_PORT = 9464;
 
 export function readConfig(env: NodeJS.ProcessEnv): Config {
   const deprecations: string[] = [];
-  return {
+  const config: Config = {
     host: env['HOST'] || '127.0.0.1',
     port: readPort('PORT', env['PORT'], 3000),
     logLevel: readLogLevel(env['LOG_LEVEL']),
@@ -91,9 +93,24 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     webhooksFile: env['WEBHOOKS_FILE'] || undefined,
     webhookRetryDelaysMs: readRetryDelays(env['WEBHOOK_RETRY_DELAYS']),
     webhookTimeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_SECONDS', DEFAULT_DELIVERY_TIMEOUT_MS / 1000, [1, 60]) * 1000,
+    webhookAllowPrivateUrls: readSwitch(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
     orderHoldsPerClient: readInteger(env, 'ORDER_HOLDS_PER_CLIENT', DEFAULT_ORDER_HOLDS_PER_CLIENT, [1, 1000]),
     deprecations,
   };
+  checkRetentionCoversRetries(config);
+  return config;
+}
+
+// An endpoint retrying an event for longer than the feed keeps it would lose the event to the
+// purge: the retention must outlast the schedule's longest span (each wait at most its step).
+function checkRetentionCoversRetries({ eventsRetentionMs, webhookRetryDelaysMs }: Config): void {
+  const spanMs = webhookRetryDelaysMs.reduce((sum, delay) => sum + delay, 0);
+  if (eventsRetentionMs >= spanMs) return;
+  const hours = (ms: number) => `${Math.round((ms / HOUR_MS) * 100) / 100} h`;
+  throw new Error(
+    `EVENTS_RETENTION_HOURS (${hours(eventsRetentionMs)}) is shorter than the webhook retries' longest span ` +
+      `(${hours(spanMs)}, WEBHOOK_RETRY_DELAYS): an endpoint still retrying would lose events to the purge`,
+  );
 }
 
 /** A week: followers and webhook endpoints that fall behind for less than that lose nothing. */
@@ -170,9 +187,11 @@ function renamed(env: NodeJS.ProcessEnv, now: string, old: string, deprecations:
   return old;
 }
 
-function readSwitch(env: NodeJS.ProcessEnv, name: string): boolean {
+/** `name`: on or off; `byDefault` when unset. */
+function readSwitch(env: NodeJS.ProcessEnv, name: string, byDefault = true): boolean {
   const value = env[name];
-  if (value === undefined || value === '' || value === 'on') return true;
+  if (value === undefined || value === '') return byDefault;
+  if (value === 'on') return true;
   if (value === 'off') return false;
   throw new Error(`${name} must be on or off, not "${value}"`);
 }

@@ -46,6 +46,10 @@ async function main() {
     store,
     events,
     ...(endpoints === undefined ? {} : { webhooks: endpoints }),
+    webhookApi: {
+      allowPrivateUrls: config.webhookAllowPrivateUrls,
+      onChange: () => void background?.refreshEndpoints(),
+    },
     spec,
     draining: () => draining,
     fairShare: config.fairShare,

@@ -83,7 +83,7 @@ export interface RunOptions {
   keyVariable: string;
 }
 
-/** Runs every check, then reads back what the valid creates made; one outcome each. */
+/** Runs every check, reads back what the valid creates made, then removes it; one outcome each. */
 export async function runChecks(checks: LiveChecks, options: RunOptions): Promise<Outcome[]> {
   const { seed, cases } = options;
   const reporter = violationReporter(options);
@@ -145,6 +145,14 @@ export async function runChecks(checks: LiveChecks, options: RunOptions): Promis
       });
     }
   }
+  // Last: what the run created and may remove is removed (a deployment keeps none of it).
+  const begun = performance.now();
+  const { removed, failures } = await checks.cleanup(seed);
+  outcomes.push({
+    name: `what the run created is removed where the document says how: ${removed} deleted`,
+    seconds: (performance.now() - begun) / 1000,
+    ...(failures.length > 0 ? { failure: `not deleted:\n  ${failures.join('\n  ')}` } : {}),
+  });
   return outcomes;
 }
 

@@ -29,7 +29,7 @@ export type { ContractPlugin, ReadBack, RunContext } from './plugin.js';
 export { reformattedJson, schemaArbitraries, toJson } from './schema-arbitraries.js';
 export { createValidator } from './schema-validator.js';
 export { scopeChecks } from './scope-checks.js';
-export type { OwnerOutcome } from './live-options.js';
+export type { Cleanup, OwnerOutcome } from './live-options.js';
 export { ownedSchemaNames } from './owned-schemas.js';
 export type { ScopeOutcome } from './scope-checks.js';
 export { linkedBodyMembersOf, linkedHeadersOf, linkedValues, linksOf } from './spec-links.js';

@@ -17,6 +17,7 @@ import {
 } from './live-options.js';
 import { pathParametersOf, SAFE_METHODS } from './openapi-document.js';
 import type { ReadBack, RunContext } from './plugin.js';
+import { removeCreated } from './cleanup.js';
 import { ownerChecks } from './owner-checks.js';
 import { createRunState, ignoringRetiredOrLimited, type RunState } from './run-state.js';
 import { schemaArbitraries, toJson } from './schema-arbitraries.js';
@@ -98,6 +99,7 @@ export function liveChecks(target: LiveSender, options: LiveOptions): LiveChecks
     ownership: (otherKey, seed) => ownerChecks(run, otherKey, { seed, maxPages: options.maxPages }),
     counts: () => [...counts.values()],
     readBacks,
+    cleanup: (seed) => removeCreated(run, seed),
     writes: () =>
       [...counts.values()]
         .filter((count) => !SAFE_METHODS.has(count.method.toLowerCase()))

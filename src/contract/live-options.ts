@@ -6,6 +6,14 @@ import type { ContractPlugin, ReadBack } from './plugin.js';
 export type { LiveResponse, LiveSender } from './sender.js';
 import type { SpecLink } from './spec-links.js';
 
+/** What a run removed of what it created, at its end (cleanup.ts). */
+export interface Cleanup {
+  /** Objects deleted. */
+  removed: number;
+  /** What could not be deleted, each request with the status it got. */
+  failures: string[];
+}
+
 export interface LiveOptions {
   /** Only operations of safe methods (GET, HEAD, OPTIONS): nothing is created or changed, safe against production. */
   readOnly: boolean;
@@ -89,6 +97,11 @@ export interface LiveChecks {
   counts(): OperationCount[];
   /** The plug-in's checks of what the run wrote, made after the properties (none without a plug-in). */
   readBacks: ReadBack[];
+  /**
+   * Last: deletes what the run created that a link from a write's answer leads a DELETE operation
+   * to (cleanup.ts); how many, and what could not be.
+   */
+  cleanup(seed: number): Promise<Cleanup>;
   /** Valid requests of unsafe methods that got a 2xx: what the run wrote, its names beginning with namePrefix. */
   writes(): number;
 }

@@ -30,6 +30,9 @@ const KNOWN = new Set([
   'properties',
   'additionalProperties',
   'items',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
   'description',
   'default',
   'example',
@@ -152,6 +155,15 @@ function otherJsonType(types: readonly string[]): fc.Arbitrary<unknown> {
   );
 }
 
+/** The schema of a nullable value without its null (`type: [string, 'null']`: a string), or undefined. */
+function nonNull(schema: Schema): Schema | undefined {
+  if (!Array.isArray(schema.type)) return undefined;
+  const others = schema.type.filter((type) => type !== 'null');
+  if (others.length !== 1 || others.length === schema.type.length)
+    throw new Error(`schema-arbitraries generates one type, or one type and null, not ${schema.type.join(', ')}`);
+  return { ...schema, type: others[0]! };
+}
+
 /** The arbitraries of one document's schemas: values that satisfy a schema, and values that break it once. */
 export function schemaArbitraries(document: OpenApiDocument) {
   const resolve = resolverOf(document);
@@ -159,6 +171,8 @@ export function schemaArbitraries(document: OpenApiDocument) {
   /** Values that satisfy the schema. */
   function validValue(schema: Schema): fc.Arbitrary<unknown> {
     const resolved = resolve(schema);
+    const present = nonNull(resolved);
+    if (present !== undefined) return fc.oneof(fc.constant(null), validValue(present));
     if (resolved.type === 'integer') return inDomain(integerDomain(resolved));
     if (resolved.enum !== undefined) return fc.constantFrom(...resolved.enum);
     switch (resolved.type) {
@@ -168,6 +182,8 @@ export function schemaArbitraries(document: OpenApiDocument) {
         return fc.boolean();
       case 'number':
         return numberIn(resolved);
+      case 'array':
+        return validArray(resolved, validValue);
       case 'object': {
         const properties = resolved.properties ?? {};
         const model = Object.fromEntries(Object.entries(properties).map(([name, child]) => [name, validValue(child)]));
@@ -181,9 +197,13 @@ export function schemaArbitraries(document: OpenApiDocument) {
   /** Values that break exactly one constraint of the schema. */
   function brokenValue(schema: Schema): fc.Arbitrary<BrokenValue> {
     const resolved = resolve(schema);
+    // A nullable value is broken as its type is, but never by a null.
+    const present = nonNull(resolved);
+    if (present !== undefined) return brokenValue(present).filter(({ value }) => value !== null);
     const at = (rule: string, arbitrary: fc.Arbitrary<unknown>) =>
       arbitrary.map((value): BrokenValue => ({ value, path: [], rule }));
-    const types = resolved.type !== undefined ? [resolved.type] : [...new Set((resolved.enum ?? []).map(jsonTypeOf))];
+    const types =
+      resolved.type !== undefined ? [resolved.type as string] : [...new Set((resolved.enum ?? []).map(jsonTypeOf))];
     const ways: fc.Arbitrary<BrokenValue>[] = [at('wrong JSON type', otherJsonType(types))];
 
     if (resolved.type === 'integer') {
@@ -220,6 +240,8 @@ export function schemaArbitraries(document: OpenApiDocument) {
       ways.push(...brokenNumbers(resolved).map(([rule, arbitrary]) => at(rule, arbitrary)));
     } else if (resolved.type === 'object') {
       ways.push(...brokenObjects(resolved));
+    } else if (resolved.type === 'array') {
+      ways.push(...brokenArrays(resolved, validValue, brokenValue));
     }
     return fc.oneof(...ways);
   }
@@ -270,6 +292,54 @@ export function schemaArbitraries(document: OpenApiDocument) {
   }
 
   return { resolve, validValue, brokenValue };
+}
+
+/** Arrays of valid items, as many as the schema allows (5 at most unless it asks for more), distinct if it says. */
+function validArray(schema: Schema, validValue: (schema: Schema) => fc.Arbitrary<unknown>): fc.Arbitrary<unknown[]> {
+  if (schema.items === undefined) throw new Error('schema-arbitraries cannot generate type array');
+  const item = validValue(schema.items);
+  const constraints = {
+    minLength: schema.minItems ?? 0,
+    maxLength: schema.maxItems ?? Math.max(5, schema.minItems ?? 0),
+  };
+  return schema.uniqueItems === true
+    ? fc.uniqueArray(item, { ...constraints, selector: (value) => toJson(value) })
+    : fc.array(item, constraints);
+}
+
+/** Arrays that break one constraint: an item broken, too few or too many items, an item twice. */
+function brokenArrays(
+  schema: Schema,
+  validValue: (schema: Schema) => fc.Arbitrary<unknown>,
+  brokenValue: (schema: Schema) => fc.Arbitrary<BrokenValue>,
+): fc.Arbitrary<BrokenValue>[] {
+  const item = validValue(schema.items!);
+  const valid = validArray(schema, validValue);
+  const ways: fc.Arbitrary<BrokenValue>[] = [
+    fc.tuple(valid, fc.nat(), brokenValue(schema.items!)).map(([array, at, broken]) => {
+      const index = array.length === 0 ? 0 : at % array.length;
+      const value = [...array];
+      value[index] = broken.value;
+      return { ...broken, value, path: [String(index), ...broken.path] };
+    }),
+  ];
+  if ((schema.minItems ?? 0) > 0)
+    ways.push(
+      fc.array(item, { maxLength: schema.minItems! - 1 }).map((value) => ({ value, path: [], rule: 'too few items' })),
+    );
+  if (schema.maxItems !== undefined)
+    ways.push(
+      fc
+        .array(item, { minLength: schema.maxItems + 1, maxLength: schema.maxItems + 3 })
+        .map((value) => ({ value, path: [], rule: 'too many items' })),
+    );
+  if (schema.uniqueItems === true)
+    ways.push(
+      valid
+        .filter((array) => array.length > 0 && array.length < (schema.maxItems ?? Infinity))
+        .map((array) => ({ value: [...array, array[0]], path: [], rule: 'an item twice' })),
+    );
+  return ways;
 }
 
 /** openapi.yaml's. */

@@ -1,7 +1,8 @@
 // The JSON Schema keywords the engine generates values for, and a generated value that breaks one.
 export interface Schema {
   $ref?: string;
-  type?: string;
+  /** One type, or one type and 'null' (a nullable value). */
+  type?: string | string[];
   format?: string;
   minimum?: number | bigint;
   maximum?: number | bigint;
@@ -18,6 +19,9 @@ export interface Schema {
   properties?: Record<string, Schema>;
   additionalProperties?: boolean;
   items?: Schema;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
 }
 
 /** A value that breaks one constraint, with the path (from the schema's root) of what it breaks. */

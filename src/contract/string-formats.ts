@@ -1,4 +1,4 @@
-// Strings of a format (`type: string, format: date-time`): the values the engine sends as valid, and
+// Strings of a format (`type: string, format: date-time`, `uri`): the values the engine sends as valid, and
 // ones the format refuses. The validator judges formats as ajv-formats defines them, and so does a
 // service on Ajv; a request string of a format not generated here stops the tests when they are
 // built, so that a spec cannot quietly get random text where it asked for a date.
@@ -14,6 +14,9 @@ const GENERATED: Record<string, fc.Arbitrary<string>> = {
   'date-time': instant,
   date: instant.map((text) => text.slice(0, 10)),
   uuid: fc.uuid(),
+  // Web URLs at made-up domains, without query or fragment: valid in any URI reference, and reaching no host of
+  // the deployment.
+  uri: fc.webUrl({ validSchemes: ['https', 'http'] }),
 };
 
 /** Valid strings of `format`; throws for a format the engine does not generate. */

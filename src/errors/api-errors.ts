@@ -48,6 +48,26 @@ export const WebhookEndpointNotFound = apiError<[id: string]>(
   'No webhook endpoint has id %s; listWebhookEndpoints lists them.',
   404,
 );
+export const EndpointManagedByFile = apiError<[id: string]>(
+  'ENDPOINT_MANAGED_BY_FILE',
+  'Webhook endpoint %s is an entry of the webhooks file (WEBHOOKS_FILE); change it there.',
+  409,
+);
+export const EndpointPreconditionFailed = apiError<[id: string, sent: string, current: string]>(
+  'PRECONDITION_FAILED',
+  'Webhook endpoint %s changed since you read it: If-Match %s is not its current entity tag %s; read it again and retry with its ETag.',
+  412,
+);
+export const EndpointPreconditionRequired = apiError<[]>(
+  'PRECONDITION_REQUIRED',
+  'This operation needs If-Match: send the ETag of the webhook endpoint as you last saw it, or * for any version.',
+  428,
+);
+export const EventExpired = apiError<[id: string, reason: string]>(
+  'EVENT_EXPIRED',
+  'Event %s %s; it can no longer be sent.',
+  410,
+);
 export const RouteNotFound = apiError<[method: string, path: string]>(
   'ROUTE_NOT_FOUND',
   'No operation is defined for %s %s; the operations are listed at /docs.',

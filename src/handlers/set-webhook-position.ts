@@ -1,9 +1,8 @@
-import { PositionExpired, ValidationFailed, WebhookEndpointNotFound } from '../errors/api-errors.js';
+import { PositionExpired, ValidationFailed } from '../errors/api-errors.js';
 import { eventIdOf, positionOfEventId } from '../events/event-id.js';
-import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
 import { endpointBody } from '../webhooks/endpoint-state.js';
-import type { Endpoints } from '../webhooks/endpoints.js';
+import { endpointOf, findEndpoint, type EndpointContext } from './webhook-endpoint-access.js';
 
 /**
  * `after` must name a place in the feed as it is kept: the start (seq 0), the purge horizon, or an
@@ -11,7 +10,8 @@ import type { Endpoints } from '../webhooks/endpoints.js';
  * one that names no event of this feed is 400. Without it, the newest event. The feed is read before
  * the endpoint is looked up: a store that cannot respond gets a 503 whatever the id.
  */
-export function setWebhookPosition(store: PetStore, endpoints: Endpoints | undefined) {
+export function setWebhookPosition(context: EndpointContext) {
+  const { store } = context;
   return (async (request) => {
     const { endpointId } = request.params;
     const { after } = request.body;
@@ -20,8 +20,7 @@ export function setWebhookPosition(store: PetStore, endpoints: Endpoints | undef
       throw new ValidationFailed(`body.after is not an event id this service issued`);
     const seq = position?.seq ?? 0;
     const page = await store.listEvents(Math.max(seq - 1, 0), 1);
-    const endpoint = endpoints?.current().find((candidate) => candidate.id === endpointId);
-    if (endpoint === undefined) throw new WebhookEndpointNotFound(endpointId);
+    const endpoint = endpointOf(await findEndpoint(context, endpointId), context.api.allowPrivateUrls);
     if (position !== undefined) {
       if (position.epoch !== page.epoch)
         throw new PositionExpired(after!, 'is from a feed this store no longer keeps (the store was replaced)');
@@ -33,6 +32,6 @@ export function setWebhookPosition(store: PetStore, endpoints: Endpoints | undef
       if (seq !== 0 && seq !== page.horizon && page.events[0]?.seq !== seq)
         throw new ValidationFailed(`body.after ${after} names no event of this feed`);
     }
-    return endpointBody(endpoint, await store.deliveries.setPosition(endpoint.url, position?.seq), page.epoch);
+    return endpointBody(endpoint, await store.deliveries.setPosition(endpoint.key, position?.seq), page.epoch);
   }) satisfies OperationHandler<'setWebhookPosition'>;
 }

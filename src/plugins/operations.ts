@@ -16,6 +16,7 @@ import { createOperationResolver } from '../routes/operation-routes.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandlers } from '../types/api.js';
 import { withInt64ConstraintsAsText } from '../validation/ajv.js';
+import type { WebhookApiOptions } from '../handlers/webhook-endpoint-access.js';
 import type { Endpoints } from '../webhooks/endpoints.js';
 
 interface OperationsOptions {
@@ -23,6 +24,7 @@ interface OperationsOptions {
   store: PetStore;
   events: EventSignal;
   webhooks: Endpoints | undefined;
+  webhookApi: WebhookApiOptions;
   headers: Readonly<Record<string, string>>;
   metrics: ServiceMetrics | undefined;
   clock: (() => number) | undefined;
@@ -46,6 +48,7 @@ async function operations(app: FastifyInstance, options: OperationsOptions) {
     },
     ...(metrics === undefined ? {} : { onReplay: metrics.idempotentReplay }),
     webhooks: options.webhooks,
+    webhookApi: options.webhookApi,
     orders: { holdsPerClient: options.orderHoldsPerClient, ownership: ownershipOf(spec, 'Order') },
   });
   await app.register(openapiGlue, {

@@ -1,5 +1,5 @@
 // What an instance does besides serving requests, once its store can serve: the change feed's
-// retention, the orders' expiry, and the webhooks' deliveries when it has endpoints.
+// retention, the orders' expiry, and the webhooks' deliveries (to the file's endpoints and the API's).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { EventSignal } from '../events/event-signal.js';
@@ -7,6 +7,7 @@ import { startEventRetention } from '../events/retention.js';
 import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import { startOrderExpiry } from '../store/order-expiry.js';
 import type { PetStore } from '../store/pet-store.js';
+import { deliveredEndpoints } from '../webhooks/api-endpoints.js';
 import { startDeliveries } from '../webhooks/deliveries.js';
 import type { Endpoints } from '../webhooks/endpoints.js';
 
@@ -22,21 +23,29 @@ export interface BackgroundOptions {
 export function startBackground({ store, events, endpoints, config, log, metrics }: BackgroundOptions) {
   const retention = startEventRetention(store, config.eventsRetentionMs, log);
   const expiry = startOrderExpiry(store, log, () => events.notify());
-  const deliveries =
-    endpoints === undefined
-      ? undefined
-      : startDeliveries({
-          store,
-          endpoints,
-          signal: events,
-          log,
-          retryDelaysMs: config.webhookRetryDelaysMs,
-          timeoutMs: config.webhookTimeoutMs,
-          ...(metrics === undefined ? {} : { metrics: metrics.webhooks }),
-        });
+  const delivered = deliveredEndpoints({
+    file: endpoints,
+    store: store.webhookEndpoints,
+    log,
+    guarded: !config.webhookAllowPrivateUrls,
+  });
+  const deliveries = startDeliveries({
+    store,
+    endpoints: delivered,
+    signal: events,
+    log,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    timeoutMs: config.webhookTimeoutMs,
+    ...(metrics === undefined ? {} : { metrics: metrics.webhooks }),
+  });
   return {
+    /** Reads the API's endpoints again now: one was added, changed or removed on this instance. */
+    refreshEndpoints: () => delivered.refresh(),
     /** Deliveries stop first: one under way finishes, and its lease is given up for another instance. */
-    stopDeliveries: async () => deliveries?.close(),
+    async stopDeliveries() {
+      delivered.close();
+      await deliveries.close();
+    },
     async close() {
       await retention.close();
       await expiry.close();

@@ -3,7 +3,7 @@
 // feed's order is the order of the changes.
 import { randomBytes } from 'node:crypto';
 import type { PetStatus } from '../types/api.js';
-import type { DeliveryLedger, DeliveryState, EventPage, PetEventType, StoredEvent } from './pet-store.js';
+import type { EventPage, PetEventType, StoredEvent } from './pet-store.js';
 
 /** The most events the in-memory feed keeps: the oldest go first beyond it (docs/events.md). */
 export const DEFAULT_MAX_EVENTS = 1_000_000;
@@ -30,6 +30,7 @@ export class MemoryEventLog {
   private first = 0;
   private end = 0;
   private horizon = 0;
+  private dropping: ((through: number) => void) | undefined;
 
   constructor(
     private readonly maxEvents = DEFAULT_MAX_EVENTS,
@@ -60,6 +61,21 @@ export class MemoryEventLog {
     this.categoryIds[at] = categoryId;
     this.statuses[at] = status;
     if (this.end - this.first > this.maxEvents) this.drop(this.first + 1);
+  }
+
+  /** Told, before events are dropped (purged, or beyond the most kept), of the seq they are dropped through. */
+  onDrop(listener: (through: number) => void): void {
+    this.dropping = listener;
+  }
+
+  /** How many kept events after seq `after`, up to seq `through`, are of `types` (null: any). */
+  count(after: number, through: number, types: readonly PetEventType[] | null): number {
+    const wanted = types === null ? undefined : new Set(types.map((type) => TYPES.indexOf(type)));
+    let count = 0;
+    const from = this.first + Math.max(0, after - this.horizon);
+    const to = Math.min(this.end, this.first + through - this.horizon);
+    for (let at = from; at < to; at++) if (wanted === undefined || wanted.has(this.types[at]!)) count++;
+    return count;
   }
 
   get latest(): number {
@@ -105,6 +121,7 @@ export class MemoryEventLog {
   /** Drops the events before index `end`. */
   private drop(end: number) {
     if (end <= this.first) return;
+    this.dropping?.(this.horizon + end - this.first);
     this.horizon += end - this.first;
     for (let at = this.first; at < end; at++) this.names[at] = this.categoryIds[at] = this.statuses[at] = undefined;
     this.first = end;
@@ -132,70 +149,4 @@ export class MemoryEventLog {
     this.first = 0;
     this.end = kept;
   }
-}
-
-/** The ledger of one process: leases still apply, so that it behaves as the shared one does. */
-const fresh = (position: number): DeliveryState => ({
-  position,
-  attempt: 0,
-  dueAt: 0,
-  stoppedEntry: '',
-  generation: 0,
-  lastAttempt: undefined,
-});
-
-const copy = ({
-  position,
-  attempt,
-  dueAt,
-  stoppedEntry,
-  generation,
-  lastAttempt: last,
-}: DeliveryState): DeliveryState => ({
-  position,
-  attempt,
-  dueAt,
-  stoppedEntry,
-  generation,
-  lastAttempt:
-    last === undefined ? undefined : { at: last.at, event: last.event, status: last.status, error: last.error },
-});
-
-export function memoryDeliveryLedger(latest: () => number, now: () => number = Date.now): DeliveryLedger {
-  const states = new Map<string, DeliveryState & { owner: string; leasedUntil: number }>();
-  return {
-    async claim(endpoint, owner, leaseMs) {
-      let state = states.get(endpoint);
-      if (state === undefined) {
-        state = { ...fresh(latest()), owner, leasedUntil: 0 };
-        states.set(endpoint, state);
-      }
-      if (state.owner !== owner && state.leasedUntil > now()) return null;
-      state.owner = owner;
-      state.leasedUntil = now() + leaseMs;
-      return copy(state);
-    },
-    async record(endpoint, owner, recorded, leaseMs) {
-      const state = states.get(endpoint);
-      if (state === undefined || state.owner !== owner || state.generation !== recorded.generation) return false;
-      Object.assign(state, copy(recorded), { leasedUntil: now() + leaseMs });
-      return true;
-    },
-    async read(endpoints) {
-      const found = new Map<string, DeliveryState>();
-      for (const endpoint of endpoints) found.set(endpoint, copy(states.get(endpoint) ?? fresh(latest())));
-      return found;
-    },
-    async setPosition(endpoint, at) {
-      const position = at ?? latest();
-      const state = states.get(endpoint) ?? { ...fresh(position), owner: '', leasedUntil: 0 };
-      Object.assign(state, { position, attempt: 0, dueAt: 0, stoppedEntry: '', generation: state.generation + 1 });
-      states.set(endpoint, state);
-      return copy(state);
-    },
-    async release(endpoint, owner) {
-      const state = states.get(endpoint);
-      if (state?.owner === owner) state.leasedUntil = 0;
-    },
-  };
 }

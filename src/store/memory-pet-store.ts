@@ -1,9 +1,10 @@
 import { changeKeyName, DEFAULT_RETENTION_MS, type IdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetPatch } from '../types/api.js';
-import { DEFAULT_MAX_EVENTS, MemoryEventLog, memoryDeliveryLedger } from './memory-events.js';
+import { DEFAULT_MAX_EVENTS, MemoryEventLog } from './memory-events.js';
 import { DEFAULT_MAX_KEYS, MemoryIdempotencyKeys, type MemoryKeyOptions } from './memory-idempotency-keys.js';
 import { createMemoryOrders } from './memory-orders.js';
 import { createPetColumns } from './memory-pet-columns.js';
+import { memoryWebhooks } from './memory-webhooks.js';
 import type { ChangeKey, ChangeOutcome, ListOptions, PetStore, Precondition, VersionedPet } from './pet-store.js';
 import type { ReadAt } from './read-at.js';
 
@@ -141,7 +142,7 @@ export function createMemoryPetStore({
 
     orders: orders.orders,
 
-    deliveries: memoryDeliveryLedger(() => events.latest, now),
+    ...memoryWebhooks(events, now),
 
     epoch: () => events.epoch,
 

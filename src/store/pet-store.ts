@@ -1,7 +1,9 @@
 import type { ChangeKey, IdempotencyKey } from '../idempotency/idempotency-key.js';
 import type { NewPet, Pet, PetId, PetPatch, PetStatus } from '../types/api.js';
 import type { OrderStore } from './order-store.js';
+import type { PetEventType } from './event-type.js';
 import type { ReadAt } from './read-at.js';
+import type { WebhookEndpointStore } from './webhook-endpoint-store.js';
 
 export interface ListOptions {
   limit: number;
@@ -57,7 +59,7 @@ export type ChangeOutcome =
   | { kind: 'reused'; petId: PetId };
 
 /** What happened to a pet, in the words of the feed. */
-export type PetEventType = 'pet.created' | 'pet.updated' | 'pet.deleted';
+export type { PetEventType } from './event-type.js';
 
 /** One change to one pet, as the store recorded it with the change. */
 export interface StoredEvent {
@@ -96,6 +98,8 @@ export interface DeliveryState {
   stoppedEntry: string;
   /** How many times an operator set the position: a record made under another count is refused. */
   generation: number;
+  /** Events of its types passed over unaccepted: past retention, or skipped by an operator. */
+  skipped: number;
   /** The last attempt any instance made, if there was one. */
   lastAttempt?: DeliveryAttempt | undefined;
 }
@@ -112,13 +116,35 @@ export interface DeliveryAttempt {
   error?: string | undefined;
 }
 
+/** One attempt as the attempt log keeps it (listWebhookDeliveries). */
+export interface LoggedAttempt {
+  /** When it was made, as Unix time in ms. */
+  at: number;
+  /** The seq of the event it sent. */
+  event: number;
+  status?: number | undefined;
+  result: 'delivered' | 'failed' | 'timed_out';
+  durationMs: number;
+  error?: string | undefined;
+  /** Asked for by resendWebhookEvent. */
+  resend: boolean;
+}
+
+/** How an endpoint is claimed: the types it takes (counted when passed over), and the key its state had before. */
+export interface ClaimOptions {
+  /** Null for every type. */
+  types: readonly PetEventType[] | null;
+  /** A key to take the state of when this one has none yet (a file endpoint's URL, its key until 1.7.0). */
+  adopt?: string | undefined;
+}
+
 /** The deliveries' shared ledger: an endpoint is delivered by one instance at a time, under a lease. */
 export interface DeliveryLedger {
   /**
    * The endpoint's state, leased to `owner` for `leaseMs` unless another owner holds an unexpired
    * lease (then null). An endpoint seen for the first time starts after the newest event.
    */
-  claim(endpoint: string, owner: string, leaseMs: number): Promise<DeliveryState | null>;
+  claim(endpoint: string, owner: string, leaseMs: number, options?: ClaimOptions): Promise<DeliveryState | null>;
   /**
    * Records the endpoint's new state, if `owner` still holds its lease and no position was set since
    * `state` was claimed (its generation): false when either changed, and nothing is recorded.
@@ -137,7 +163,26 @@ export interface DeliveryLedger {
   setPosition(endpoint: string, position: number | undefined): Promise<DeliveryState>;
   /** Gives the lease up (an instance closing), so another instance takes over at once. */
   release(endpoint: string, owner: string): Promise<void>;
+  /** Adds an attempt to the endpoint's log. */
+  logAttempt(endpoint: string, attempt: LoggedAttempt): Promise<void>;
+  /** The endpoint's attempts in the order they were made: after attempt `after`, of event `event` only when given. */
+  attempts(endpoint: string, query: AttemptQuery): Promise<{ attempts: NumberedAttempt[]; more: boolean }>;
+  /** Asks for event seq `event` to be sent to the endpoint once more. */
+  resend(endpoint: string, event: number): Promise<void>;
+  /** The oldest resend asked for and not yet made. */
+  nextResend(endpoint: string): Promise<{ n: number; event: number } | undefined>;
+  /** Resend `n` was made. */
+  resent(endpoint: string, n: number): Promise<void>;
 }
+
+export interface AttemptQuery {
+  event?: number | undefined;
+  after?: number | undefined;
+  limit: number;
+}
+
+/** A logged attempt and its place in the log, which a page's cursor names. */
+export type NumberedAttempt = LoggedAttempt & { n: number };
 
 /**
  * Where pets live. Async so that a persistent store can replace the in-memory one
@@ -179,6 +224,8 @@ export interface PetStore {
   purgeEvents(olderThanMs: number): Promise<number>;
   /** Where webhook deliveries stand. */
   deliveries: DeliveryLedger;
+  /** The webhook endpoints added through the API. */
+  webhookEndpoints: WebhookEndpointStore;
   /**
    * Orders, which hold pets (beta): their moves of a pet are changes like any other. An update that
    * moves a held pet's status cancels its order (`pet_changed`), a removal too (`pet_deleted`).

@@ -23,6 +23,7 @@ const JSON_TYPES: Record<string, string> = {
   integer: 'an integer',
   number: 'a number',
   boolean: 'true or false',
+  null: 'null',
 };
 
 // body.categoryId, but "query parameter limit": a body has fields, a query has named parameters.
@@ -45,8 +46,11 @@ function describe(error: FastifySchemaValidationError, dataVar: SchemaErrorDataV
       return `${subject} must be one of: ${(params['allowedValues'] as unknown[]).join(', ')}`;
     case 'int64':
       return `${subject} must be ${int64Requirement(params as Int64ErrorParams)}`;
-    case 'type':
-      return `${subject} must be ${JSON_TYPES[String(params['type'])] ?? params['type']}`;
+    case 'type': {
+      // One type, or several (a nullable value: string,null).
+      const types = String(params['type']).split(',');
+      return `${subject} must be ${types.map((type) => JSON_TYPES[type] ?? type).join(' or ')}`;
+    }
     case 'minLength':
       return `${subject} must have at least ${String(params['limit'])} characters`;
     case 'maxLength':

@@ -8,21 +8,21 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
-import { stringify } from 'lossless-json';
 import { Webhook } from 'standardwebhooks';
 import { eventBody } from '../events/event-id.js';
 import type { EventSignal } from '../events/event-signal.js';
-import type { DeliveryState, PetStore } from '../store/pet-store.js';
+import type { DeliveryState, LoggedAttempt, PetStore } from '../store/pet-store.js';
+import { attempt, type AttemptOutcome, type DeliveryResult, type Signer } from './attempt.js';
 import type { Endpoints } from './endpoints.js';
 import type { WebhookEndpoint } from './webhooks-file.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_S } from './schedule.js';
+
+export type { DeliveryResult } from './attempt.js';
 
 /** How long an endpoint waits for new events between looks, when no write here wakes it. */
 const IDLE_MS = 1_000;
 /** Events read at a time from the feed for one endpoint. */
 const BATCH = 100;
-
-export type DeliveryResult = 'delivered' | 'failed' | 'gone';
 
 export interface DeliveryMetrics {
   delivered(endpoint: string, result: DeliveryResult): void;
@@ -67,26 +67,32 @@ export function startDeliveries({
   // A wait that closing ends at once.
   const pause = (ms: number) => sleep(ms, undefined, { signal: closing.signal }).catch(() => undefined);
 
-  const send = (endpoint: WebhookEndpoint, signers: readonly Webhook[], body: ReturnType<typeof eventBody>) =>
-    attempt({ fetch, now, timeoutMs, closing: closing.signal }, endpoint, signers, body);
+  const { send, resendOne } = sender({ store, fetch, now, timeoutMs, closing: closing.signal, metrics });
 
-  /** Serves one endpoint while it is in the file; each turn of the loop claims, then does one step. */
+  /** Serves one endpoint while it is listed; each turn of the loop claims, then does one step. */
   const serve = async (endpoint: WebhookEndpoint) => {
-    const { label } = endpoint;
+    const { label, key } = endpoint;
     // The lease is this loop's, not the instance's: a loop replaced on reload (the entry edited)
     // releases only its own lease as it ends, never the one its successor on this instance holds,
     // and the successor starts once the old loop's last attempt is recorded and its lease given up.
     const owner = randomUUID();
     // The secrets are decoded once per entry, not per attempt.
-    const signers = endpoint.secrets.map((secret) => new Webhook(secret));
-    const record = (state: DeliveryState) => store.deliveries.record(endpoint.url, owner, state, leaseMs);
+    const signers = endpoint.secrets.map((secret, index) => ({
+      webhook: new Webhook(secret),
+      expiresAt: endpoint.expiries?.[index] ?? null,
+    }));
+    const record = (state: DeliveryState) => store.deliveries.record(key, owner, state, leaseMs);
+    const claimOptions = {
+      types: endpoint.events === undefined ? null : [...endpoint.events],
+      adopt: endpoint.adopt,
+    };
     let holding = false;
     // A reload that keeps the entry as it was (the same digest) keeps this loop; one that changes it starts another.
     const listed = () => endpoints.current().some((current) => current.digest === endpoint.digest);
     while (!closing.signal.aborted && listed()) {
       let state: DeliveryState | null;
       try {
-        state = await store.deliveries.claim(endpoint.url, owner, leaseMs);
+        state = await store.deliveries.claim(key, owner, leaseMs, claimOptions);
       } catch (error) {
         log.warn(
           { endpoint: label, reason: (error as Error).message },
@@ -106,6 +112,8 @@ export function startDeliveries({
         log.info({ endpoint: label, position: state.position }, 'webhooks: this instance delivers to the endpoint now');
       holding = true;
       try {
+        // A resend goes outside the endpoint's order: whether it is retrying, or stopped.
+        if (await resendOne(endpoint, signers)) continue;
         if (state.stoppedEntry !== '') {
           if (state.stoppedEntry === endpoint.digest) {
             await pause(IDLE_MS);
@@ -141,10 +149,9 @@ export function startDeliveries({
         metrics?.backlog(label, Math.max(0, (now() - next.occurredAt) / 1000));
         const body = eventBody(page.epoch, next);
         const attemptedAt = now();
-        const { result, reason, status, retryAfterMs } = await send(endpoint, signers, body);
+        const { result, reason, status, retryAfterMs } = await send(endpoint, signers, { seq: next.seq, body }, false);
         // An attempt this instance abandoned as it closes is not the endpoint's failure: another instance sends it.
         if (closing.signal.aborted) break;
-        metrics?.delivered(label, result);
         // Refused when an operator set the position meanwhile: the next turn starts from there.
         const attempt = { at: attemptedAt, event: next.seq, status, result, reason, retryAfterMs };
         await record(nextState({ state, endpoint, event: body.id, attempt }, retryDelaysMs, log, now));
@@ -153,9 +160,9 @@ export function startDeliveries({
         await pause(IDLE_MS);
       }
     }
-    // Gone from the file (or this instance closing): it holds back nothing here any more.
+    // Gone from the file or the API, or disabled (or this instance closing): it holds back nothing here any more.
     metrics?.backlog(label, 0);
-    await store.deliveries.release(endpoint.url, owner).catch(() => undefined);
+    await store.deliveries.release(key, owner).catch(() => undefined);
   };
 
   const sync = () => {
@@ -176,71 +183,6 @@ export function startDeliveries({
       await Promise.all(running.values());
     },
   };
-}
-
-/** One attempt: whether the endpoint accepted it (2xx), refused it for good (410), or failed. */
-async function attempt(
-  {
-    fetch,
-    now,
-    timeoutMs,
-    closing,
-  }: { fetch: typeof globalThis.fetch; now: () => number; timeoutMs: number; closing: AbortSignal },
-  endpoint: WebhookEndpoint,
-  signers: readonly Webhook[],
-  body: ReturnType<typeof eventBody>,
-): Promise<{ result: DeliveryResult; reason?: string; status?: number; retryAfterMs?: number }> {
-  const payload = stringify(body)!;
-  const signed = new Date(now());
-  // Held here until the attempt ends: on Node 20, a timeout signal that only AbortSignal.any
-  // refers to can be garbage-collected before it fires, and the attempt then waits for ever
-  // (nodejs/node#57736). test/webhooks/delivery-failures.test.ts forces collections to check it.
-  const timeout = AbortSignal.timeout(timeoutMs);
-  try {
-    const response = await fetch(endpoint.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'petstore-webhooks',
-        'webhook-id': body.id,
-        'webhook-timestamp': String(Math.floor(signed.getTime() / 1000)),
-        // One signature per secret, newest first (Standard Webhooks): a receiver holding any one verifies.
-        'webhook-signature': signers.map((signer) => signer.sign(body.id, signed, payload)).join(' '),
-      },
-      body: payload,
-      redirect: 'manual',
-      signal: AbortSignal.any([timeout, closing]),
-    });
-    await response.body?.cancel();
-    const { status } = response;
-    if (status >= 200 && status < 300) return { result: 'delivered', status };
-    if (status === 410) return { result: 'gone', reason: 'responded with 410', status };
-    const retryAfterMs =
-      response.status === 429 || response.status === 503
-        ? retryAfterOf(response.headers.get('retry-after'), now())
-        : undefined;
-    return {
-      result: 'failed',
-      reason: `responded with ${status}`,
-      status,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    };
-  } catch (error) {
-    const code = (error as { cause?: { code?: string } }).cause?.code;
-    const reason = timeout.aborted
-      ? `no response within ${timeoutMs} ms`
-      : `not reached (${code ?? (error as Error).message})`;
-    return { result: 'failed', reason };
-  }
-}
-
-/** Retry-After (RFC 9110, 10.2.3) in ms from now: delay-seconds or an HTTP-date; undefined if absent or unreadable. */
-export function retryAfterOf(value: string | null, now: number): number | undefined {
-  if (value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) || !/GMT$/.test(text) ? undefined : Math.max(0, date - now);
 }
 
 /**
@@ -312,4 +254,60 @@ function nextState(
     'webhooks: a delivery failed; retrying',
   );
   return { ...state, attempt: state.attempt + 1, dueAt: now() + delayMs };
+}
+
+/** The attempt as the log keeps it: a 410 is a failure there (the endpoint's state says it stopped). */
+function loggedAttempt(at: number, event: number, outcome: AttemptOutcome, resend: boolean): LoggedAttempt {
+  const { result, status, reason, timedOut, durationMs } = outcome;
+  return {
+    at,
+    event,
+    status,
+    result: result === 'delivered' ? 'delivered' : timedOut === true ? 'timed_out' : 'failed',
+    durationMs,
+    error: result === 'delivered' ? undefined : reason,
+    resend,
+  };
+}
+
+interface SenderOptions {
+  store: PetStore;
+  fetch: typeof globalThis.fetch;
+  now: () => number;
+  timeoutMs: number;
+  closing: AbortSignal;
+  metrics: DeliveryMetrics | undefined;
+}
+
+/** Sending one event and logging the attempt; and the resends operators asked for. */
+function sender({ store, fetch, now, timeoutMs, closing, metrics }: SenderOptions) {
+  /** Sends the event once and logs the attempt (resend: asked for by resendWebhookEvent). */
+  const send = async (
+    endpoint: WebhookEndpoint,
+    signers: readonly Signer[],
+    event: { seq: number; body: ReturnType<typeof eventBody> },
+    resend: boolean,
+  ): Promise<AttemptOutcome> => {
+    const at = now();
+    const outcome = await attempt({ fetch, now, timeoutMs, closing }, endpoint, signers, event.body);
+    if (!closing.aborted) {
+      metrics?.delivered(endpoint.label, outcome.result);
+      await store.deliveries.logAttempt(endpoint.key, loggedAttempt(at, event.seq, outcome, resend));
+    }
+    return outcome;
+  };
+
+  /** Sends the oldest resend asked for, if there is one; whether there was. */
+  const resendOne = async (endpoint: WebhookEndpoint, signers: readonly Signer[]) => {
+    const next = await store.deliveries.nextResend(endpoint.key);
+    if (next === undefined) return false;
+    const page = await store.listEvents(next.event - 1, 1);
+    const event = page.events[0];
+    if (event?.seq === next.event)
+      await send(endpoint, signers, { seq: event.seq, body: eventBody(page.epoch, event) }, true);
+    // One past retention meanwhile (the request was checked against the feed) is dropped, as its attempts are.
+    if (!closing.aborted) await store.deliveries.resent(endpoint.key, next.n);
+    return true;
+  };
+  return { send, resendOne };
 }

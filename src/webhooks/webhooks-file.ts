@@ -21,13 +21,31 @@ const MAX_SECRETS = 3;
 const SECRET = /^whsec_([A-Za-z0-9+/]{32,88}={0,2})$/;
 
 export interface WebhookEndpoint {
-  /** How operators name it (listWebhookEndpoints): the entry's `id`, else `u` and 16 hex of its URL's SHA-256. */
+  /**
+   * How operators name it (listWebhookEndpoints): the entry's `id`, else `u` and 16 hex of its URL's SHA-256; `ep_`
+   * and 22 random characters for one added through the API.
+   */
   id: string;
+  /** Where it comes from: the webhooks file, or the API (src/webhooks/api-endpoints.ts). */
+  source: 'file' | 'api';
+  /** What its deliveries' state is kept under in the ledger: its id (the API's: 'api:' and it). */
+  key: string;
+  /** The ledger key its state had before 1.7.0 (the file's entries were kept by URL), taken over when first claimed. */
+  adopt?: string;
   url: string;
   /** What deliveries are signed with, each one a signature, newest first: more than one while a secret is rotated. */
   secrets: readonly string[];
+  /** When each secret stops signing (Unix ms), by index; null or absent: never. */
+  expiries?: readonly (number | null)[];
+  /** Whether each delivery checks its address against the rule of src/webhooks/address-rule.ts. */
+  guarded?: boolean;
+  description?: string;
+  /** Turned off through the API: listed, not delivered to. */
+  disabled?: boolean;
   /** The types it takes; undefined for every type. */
   events: ReadonlySet<PetEventType> | undefined;
+  /** The types in the order an operator gave them through the API, which reads show. */
+  eventOrder?: readonly PetEventType[];
   /** Names the entry as written (url, secrets, events): a change to any of them makes another digest. */
   digest: string;
   /** How metrics and logs name it: the URL without its query, which may hold a token. */
@@ -100,7 +118,17 @@ export function webhooksFileEndpoints(text: string, name: string): WebhookEndpoi
     const digest = createHash('sha256')
       .update(JSON.stringify([url.href, secrets, events === undefined ? null : [...events].sort()]))
       .digest('hex');
-    return { id: id as string, url: url.href, secrets, events, digest, label: `${url.host}${url.pathname}` };
+    return {
+      id: id as string,
+      source: 'file' as const,
+      key: id as string,
+      adopt: url.href,
+      url: url.href,
+      secrets,
+      events,
+      digest,
+      label: `${url.host}${url.pathname}`,
+    };
   });
 }
 

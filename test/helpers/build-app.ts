@@ -16,6 +16,8 @@ export const OTHER_API_KEY = 'other-key-0123456789abcdef';
 export const NO_ROLE_API_KEY = 'no-role-key-0123456789abcdef';
 export const AUTH = { authorization: `Bearer ${API_KEY}` };
 export const JSON_TYPE = { 'content-type': 'application/json' };
+/** The id (and ledger key) of the webhooks file's one endpoint in a test app. */
+export const TEST_ENDPOINT = 'test';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -42,7 +44,7 @@ export async function buildTestApp(t: Test, options: Partial<AppOptions> = {}): 
     apiKeys: [allRoles(API_KEY, spec), { client: 'no-roles', key: NO_ROLE_API_KEY, roles: [] }],
     logger: { level: 'trace', stream, redact: ['req.headers.authorization'] },
     // A deployment with one webhook endpoint, as the contract runs meet it: setWebhookPosition has one to move.
-    webhooks: oneWebhookEndpoint('test'),
+    webhooks: oneWebhookEndpoint(TEST_ENDPOINT),
     ...options,
     spec,
     clock: options.clock ?? clockBeforeSunsets(spec),

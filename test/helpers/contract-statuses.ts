@@ -20,7 +20,7 @@ import { pathParametersOf, type Operation } from '../../src/openapi/openapi-spec
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
 import type { PetStore } from '../../src/store/pet-store.js';
 import { standInStore } from './stand-in-store.js';
-import { allRoles, API_KEY, buildTestApp, NO_ROLE_API_KEY } from './build-app.js';
+import { allRoles, API_KEY, buildTestApp, NO_ROLE_API_KEY, TEST_ENDPOINT } from './build-app.js';
 import { checkContract, documentedStatuses, operation as operationOf, operations, spec } from './contract.js';
 import { startTestDatabase, whyNoPostgres } from './postgres.js';
 import {
@@ -78,22 +78,32 @@ const LINKED = 8;
  * Valid requests of `operation` that name what exists: ids taken, by the spec's links, from the
  * responses of their source operations, themselves sent on what exists (an order of a pet just added).
  * Each names one of several resources in turn, so that some is in a state that accepts it (a pet
- * added `available`).
+ * added `available`). A link whose sources name nothing (an empty list) gives way to the next.
  */
 async function linkedValid(send: Send, operation: Operation): Promise<ValidRequest[]> {
+  for await (const requests of linkedAlternatives(send, operation)) return requests;
+  return validOf(operation);
+}
+
+/** Each way links give `operation` what exists, in the order of the links, then requests naming nothing. */
+async function* linkedAlternatives(send: Send, operation: Operation): AsyncGenerator<ValidRequest[]> {
   const valid = validOf(operation);
-  if (!namesResource(operation)) return valid;
-  for (const link of links.filter((candidate) => candidate.to === operation.operationId)) {
-    const given: Record<string, unknown>[] = [];
-    for (const source of await linkedValid(send, operationOf(link.from))) {
-      const response = await send(source.request);
-      const values =
-        String(response.statusCode) === link.status ? linkedValues(link, response.json(), response.headers) : undefined;
-      if (values !== undefined && given.push(values) === LINKED) break;
+  if (namesResource(operation))
+    for (const link of links.filter((candidate) => candidate.to === operation.operationId)) {
+      for await (const sources of linkedAlternatives(send, operationOf(link.from))) {
+        const given: Record<string, unknown>[] = [];
+        for (const source of sources) {
+          const response = await send(source.request);
+          const values =
+            String(response.statusCode) === link.status
+              ? linkedValues(link, response.json(), response.headers)
+              : undefined;
+          if (values !== undefined && given.push(values) === LINKED) break;
+        }
+        if (given.length > 0) yield valid.map((request, index) => relinked(request, given[index % given.length]!));
+      }
     }
-    if (given.length > 0) return valid.map((request, index) => relinked(request, given[index % given.length]!));
-  }
-  return valid;
+  yield valid;
 }
 
 const withBody = (request: ApiRequest, payload: string, headers: Record<string, string> = {}): ApiRequest => ({
@@ -172,7 +182,9 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
       );
       const body = (operation.object.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)
         ?.content?.['application/json']?.schema;
-      const inBody = body === undefined ? undefined : componentOf(body).properties?.['after'];
+      // The body's event: where to stand after (setWebhookPosition), or the one to resend (resendWebhookEvent).
+      const member = ['after', 'eventId'].find((name) => body !== undefined && componentOf(body).properties?.[name]);
+      const inBody = member === undefined ? undefined : componentOf(body).properties![member];
       const schema = inQuery?.schema ?? inBody;
       if (schema === undefined) return undefined;
       const shaped = sample(fc.stringMatching(new RegExp(resolvedPattern(schema))), 10);
@@ -182,7 +194,7 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
             firstResponding(
               send,
               (await linked(send)).flatMap((request) =>
-                shaped.map((cursor) => withBody(request, JSON.stringify({ after: cursor }))),
+                shaped.map((cursor) => withBody(request, JSON.stringify({ [member!]: cursor }))),
               ),
               wanted,
             ),
@@ -274,10 +286,20 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
     }
     case 409:
       // What a body names does not exist (placeOrder's petId, made up); or what the path names was
-      // moved first by another write of it (completeOrder, then cancelOrder of the same order).
+      // moved first by another write of it (completeOrder, then cancelOrder of the same order); or
+      // what one of the links to it names cannot be changed (an endpoint of the webhooks file).
       if (pathParametersOf(operation.path).length === 0) return { produce: sending(valid) };
       return {
         async produce(send, wanted) {
+          for (const link of links.filter((candidate) => candidate.to === operation.operationId)) {
+            const [source] = await linkedValid(send, operationOf(link.from));
+            const response = await send(source!.request);
+            if (String(response.statusCode) !== link.status) continue;
+            const values = linkedValues(link, response.json(), response.headers);
+            if (values === undefined) continue;
+            const named = await send(relinked(validOf(operation)[0]!, values).request);
+            if (named.statusCode === wanted) return named;
+          }
           const siblings = operations.filter(
             (other) =>
               other !== operation &&
@@ -310,6 +332,33 @@ function producerOf(operation: Operation, status: number): Producer | undefined 
     default:
       return undefined;
   }
+}
+
+/**
+ * Whether only reads link to `operation` (setWebhookPosition, resendWebhookEvent): what it names is
+ * what the store already holds, not what a request makes, so its store is seeded.
+ */
+const onlyReadsLinkTo = (operation: Operation) => {
+  const sources = links.filter((link) => link.to === operation.operationId).map((link) => operationOf(link.from));
+  return sources.length > 0 && sources.every((source) => source.method === 'get');
+};
+
+/**
+ * What reads give to the operations only they link to: a pet (so an event), and an attempt to
+ * deliver it to the webhooks file's endpoint of the test app (no deliveries run in process).
+ */
+async function seed(store: PetStore): Promise<void> {
+  await store.create({ name: 'Seed', categoryId: 1 });
+  const [event] = (await store.listEvents(undefined, 1)).events;
+  await store.deliveries.logAttempt(TEST_ENDPOINT, {
+    at: Date.now(),
+    event: event!.seq,
+    status: 503,
+    result: 'failed',
+    durationMs: 5,
+    error: 'responded with 503',
+    resend: false,
+  });
 }
 
 // A store that fails as a bug would (500), and one that says its database cannot be reached (503),
@@ -345,8 +394,10 @@ export async function checkEveryStatus(storeName: 'in-memory store' | 'PostgreSQ
         const producer = producerOf(operation, status);
         if (producer === undefined) continue;
         t.test(`${operation.operationId} answers ${status} as documented`, async (t) => {
+          const store = producer.store === undefined ? await createStore(t) : stores[producer.store];
+          if (producer.store === undefined && onlyReadsLinkTo(operation)) await seed(store);
           const { app } = await buildTestApp(t, {
-            store: producer.store === undefined ? await createStore(t) : stores[producer.store],
+            store,
             // Its own instant, or buildTestApp's clock, before every sunset: the statuses do not depend on the day the
             // test runs.
             ...(producer.at === undefined ? {} : { clock: () => producer.at! }),

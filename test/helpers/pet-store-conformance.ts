@@ -721,7 +721,7 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
     const state = await ledger.claim('https://a.example/hook', 'one', 10_000);
     t.same(
       state,
-      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, lastAttempt: undefined },
+      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, skipped: 0, lastAttempt: undefined },
       'a new endpoint starts after the newest event',
     );
     t.equal(await ledger.claim('https://a.example/hook', 'two', 10_000), null, 'held by one');
@@ -731,6 +731,7 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
       dueAt: Date.parse('2030-01-01T00:00:00.000Z'),
       stoppedEntry: 'digest',
       generation: 0,
+      skipped: 0,
       lastAttempt: {
         at: Date.parse('2029-12-31T23:00:00.000Z'),
         event: newest + 6,
@@ -743,7 +744,7 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
     t.same(await ledger.claim('https://a.example/hook', 'one', 10_000), next, 'as recorded');
     t.same(
       await ledger.claim('https://b.example/hook', 'two', 50),
-      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, lastAttempt: undefined },
+      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, skipped: 0, lastAttempt: undefined },
       'endpoints are apart',
     );
     await ledger.release('https://a.example/hook', 'one');
@@ -764,7 +765,15 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
         ['https://a.example/hook', moved],
         [
           'https://c.example/none',
-          { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, lastAttempt: undefined },
+          {
+            position: newest,
+            attempt: 0,
+            dueAt: 0,
+            stoppedEntry: '',
+            generation: 0,
+            skipped: 0,
+            lastAttempt: undefined,
+          },
         ],
       ]),
       'one not seen yet, as it will start: after the newest event',
@@ -796,13 +805,14 @@ export function eventConformance(t: Test, createStore: StoreFactory): void {
     );
     t.same(
       await ledger.setPosition('https://c.example/new', 0),
-      { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 1, lastAttempt: undefined },
+      { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 1, skipped: 0, lastAttempt: undefined },
       'an endpoint not seen yet starts where it is set',
     );
     t.same(
       await ledger.setPosition('https://c.example/new', undefined),
-      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 2, lastAttempt: undefined },
-      'no position: after the newest event',
+      { position: newest, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 2, skipped: 2, lastAttempt: undefined },
+      'no position: after the newest event, the two events passed over counted as skipped',
     );
+    t.equal((await ledger.setPosition('https://c.example/new', 0)).skipped, 2, 'moving back skips nothing');
   });
 }

@@ -10,13 +10,13 @@ import type { PetStore } from '../../src/store/pet-store.js';
 import type { Pet, PetId } from '../../src/types/api.js';
 import { specWith } from './spec.js';
 
-/** openapi.yaml with replacePet added, as a user would write it, as version 1.7.0; `edit` changes it further. */
+/** openapi.yaml with replacePet added, as a user would write it, as version 1.8.0; `edit` changes it further. */
 export function withReplacePet(
   stability?: Stability,
   edit: (replacePet: Record<string, any>, spec: OpenApiDocument) => void = () => {},
 ): OpenApiDocument {
   return specWith((spec) => {
-    spec.info.version = '1.7.0';
+    spec.info.version = '1.8.0';
     const item = spec.paths['/pets/{petId}']!;
     const getPet = item.get as unknown as { parameters: unknown[]; responses: Record<string, any> };
     const schemas = spec.components.schemas as Record<string, unknown>;

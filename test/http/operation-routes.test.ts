@@ -14,6 +14,8 @@ const handlers = createHandlers({
   events: createEventSignal(),
   pathOf: (operationId) => (operationId === 'getPet' ? '/v1/pets/{petId}' : '/v1/pets'),
   orders: { holdsPerClient: 5, ownership: undefined },
+  webhooks: undefined,
+  webhookApi: { allowPrivateUrls: false },
 });
 const authenticators = {
   bearerAuth: createBearerAuth(

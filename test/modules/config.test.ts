@@ -29,6 +29,7 @@ t.test('defaults', async (t) => {
       (seconds) => seconds * 1000,
     ),
     webhookTimeoutMs: 15_000,
+    webhookAllowPrivateUrls: false,
     orderHoldsPerClient: 5,
     deprecations: [],
   });
@@ -57,6 +58,7 @@ t.test('settings from the environment', async (t) => {
       (seconds) => seconds * 1000,
     ),
     webhookTimeoutMs: 15_000,
+    webhookAllowPrivateUrls: false,
     orderHoldsPerClient: 5,
     deprecations: [],
   });
@@ -86,6 +88,20 @@ t.test(
       },
     );
     t.equal(readConfig({ WEBHOOKS_FILE: '' }).webhooksFile, undefined);
+    t.equal(readConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: 'on' }).webhookAllowPrivateUrls, true);
+    t.equal(readConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: 'off' }).webhookAllowPrivateUrls, false);
+    t.throws(() => readConfig({ WEBHOOK_ALLOW_PRIVATE_URLS: 'yes' }), /WEBHOOK_ALLOW_PRIVATE_URLS must be on or off/);
+    // The default schedule spans at most 147.58 h: a retention of 6 days stops start-up, naming both.
+    t.throws(
+      () => readConfig({ EVENTS_RETENTION_HOURS: '144' }),
+      /^EVENTS_RETENTION_HOURS \(144 h\) is shorter than the webhook retries' longest span \(147\.58 h,/,
+    );
+    t.throws(
+      () => readConfig({ EVENTS_RETENTION_HOURS: '1', WEBHOOK_RETRY_DELAYS: '3600,1' }),
+      /EVENTS_RETENTION_HOURS \(1 h\) is shorter than the webhook retries' longest span \(1 h,/,
+    );
+    t.equal(readConfig({ EVENTS_RETENTION_HOURS: '148' }).eventsRetentionMs, 148 * 3_600_000);
+    t.equal(readConfig({ EVENTS_RETENTION_HOURS: '1', WEBHOOK_RETRY_DELAYS: '3600' }).eventsRetentionMs, 3_600_000);
     for (const bad of ['0', '8761', 'week'])
       t.throws(
         () => readConfig({ EVENTS_RETENTION_HOURS: bad }),

@@ -8,12 +8,14 @@ import {
 } from '../helpers/pet-store-conformance.js';
 import { orderConformance } from '../helpers/order-store-conformance.js';
 import { positionConformance } from '../helpers/position-conformance.js';
+import { webhookConformance } from '../helpers/webhook-conformance.js';
 
 petStoreConformance(t, async () => createMemoryPetStore());
 idempotencyConformance(t, async () => createMemoryPetStore());
 changeConformance(t, async () => createMemoryPetStore());
 eventConformance(t, async () => createMemoryPetStore());
 positionConformance(t, async () => createMemoryPetStore());
+webhookConformance(t, async () => createMemoryPetStore());
 // Orders on the store's injected clock: time passes when the test says so.
 orderConformance(t, async () => {
   let now = Date.UTC(2026, 10, 28, 12);

@@ -76,7 +76,7 @@ t.test('started before its database: 503 and not ready, then serving once the da
         store.deliveries.record(
           'https://a.example/h',
           'one',
-          { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0 },
+          { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, skipped: 0 },
           1000,
         ),
     ],

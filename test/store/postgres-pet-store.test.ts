@@ -24,6 +24,7 @@ import {
 import { startTestDatabase, whyNoPostgres } from '../helpers/postgres.js';
 import { orderConformance } from '../helpers/order-store-conformance.js';
 import { positionConformance } from '../helpers/position-conformance.js';
+import { webhookConformance } from '../helpers/webhook-conformance.js';
 
 const database = await startTestDatabase(t);
 const skip = database === undefined ? (whyNoPostgres() ?? true) : false;
@@ -46,6 +47,7 @@ t.test('the shared event conformance suite', { skip }, async (t) => {
 
 t.test('the shared position conformance suite', { skip }, async (t) => {
   positionConformance(t, (t) => database!.createStore(t));
+  webhookConformance(t, (t) => database!.createStore(t));
 });
 
 t.test('the shared order conformance suite', { skip }, async (t) => {

@@ -122,3 +122,12 @@ t.test('an unusable file stops start-up, naming the entry and never the secret',
   );
   t.notOk(server.output().includes(SECRET.slice(6, 20)), 'no secret in the message');
 });
+
+t.test('a retention shorter than the retries stops start-up, naming both', async (t) => {
+  const server = spawnServer({ API_KEYS: API_KEY, EVENTS_RETENTION_HOURS: '72' });
+  t.equal(await server.exited, 1);
+  t.match(
+    server.output(),
+    /petstore: cannot start: EVENTS_RETENTION_HOURS \(72 h\) is shorter than the webhook retries' longest span \(147\.58 h, WEBHOOK_RETRY_DELAYS\)/,
+  );
+});

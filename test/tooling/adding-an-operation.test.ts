@@ -241,13 +241,13 @@ t.test('an operation no valid request can be made for fails the run, naming it a
   );
 });
 
-/** Runs npm run compat on `current`, with the versions of docs/releases and `released` (as 1.7.0). */
+/** Runs npm run compat on `current`, with the versions of docs/releases and `released` (as 1.8.0). */
 async function gate(t: Test, released: OpenApiDocument, current: OpenApiDocument, cases = 200) {
   const dir = t.testdir({ releases: {} });
   for (const file of readdirSync(RELEASES_DIR)) copyFileSync(join(RELEASES_DIR, file), join(dir, 'releases', file));
-  writeFileSync(join(dir, 'releases', 'openapi-1.7.0.yaml'), stringify(released));
+  writeFileSync(join(dir, 'releases', 'openapi-1.8.0.yaml'), stringify(released));
   const specFile = join(dir, 'openapi.yaml');
-  writeFileSync(specFile, stringify({ ...current, info: { ...current.info, version: '1.8.0' } }));
+  writeFileSync(specFile, stringify({ ...current, info: { ...current.info, version: '1.9.0' } }));
   const lines: string[] = [];
   // A breaking edit of one field shows in some of replacePet's valid requests only: 200 cases where one must show.
   const status = await runCompat(
@@ -270,9 +270,9 @@ t.test(
   async (t) => {
     const released = withReplacePet();
     const breaking = await gate(t, released, withReplacePet(undefined, nameRequired));
-    t.equal(breaking.status, 1, 'name made required: a 1.7.0 client that sends only a status now gets 400');
+    t.equal(breaking.status, 1, 'name made required: a 1.8.0 client that sends only a status now gets 400');
     t.match(breaking.output, /"operationId":"replacePet"[\s\S]*body\.name is required/);
-    t.match(breaking.output, /summary: a breaking change for clients of 1\.7\.0;/);
+    t.match(breaking.output, /summary: a breaking change for clients of 1\.8\.0;/);
     t.match(
       breaking.output,
       /^ {2}PUT \/pets\/\{petId\} +replacePet +\d+ sent +\d+ valid +\d+ answered 2xx$/m,
@@ -295,7 +295,7 @@ t.test(
     const removed = await gate(
       t,
       experimental,
-      specWith((spec) => void (spec.info.version = '1.7.0')),
+      specWith((spec) => void (spec.info.version = '1.8.0')),
       60,
     );
     t.equal(removed.status, 0, `removed altogether: ${removed.output}`);
@@ -304,8 +304,8 @@ t.test(
     t.equal(beta.status, 1, 'beta is held like stable: a breaking edit is refused');
     // Lowering is read from the two documents; a few cases are enough to run the gate.
     const lowered = await gate(t, withReplacePet(), withReplacePet('experimental'), 8);
-    t.equal(lowered.status, 1, 'stable in 1.7.0, experimental now');
+    t.equal(lowered.status, 1, 'stable in 1.8.0, experimental now');
     t.match(lowered.output, /^FAIL no operation is less stable than this version made it/m);
-    t.match(lowered.output, /replacePet is stable in 1\.7\.0 and experimental now/);
+    t.match(lowered.output, /replacePet is stable in 1\.8\.0 and experimental now/);
   },
 );

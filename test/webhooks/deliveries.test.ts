@@ -95,19 +95,21 @@ t.test(
   async (t) => {
     const { url, received } = await receiver(t);
     const memory = createMemoryPetStore({ maxEvents: 2 });
-    await memory.deliveries.claim(url, 'another instance', 60_000);
+    await memory.deliveries.claim(endpoint(url).key, 'another instance', 60_000);
     const { store, backlog } = deliver(t, memory, fixedEndpoints([endpoint(url)]));
     for (let index = 0; index < 4; index++) await store.create({ name: `pet ${index}`, categoryId: index });
     await new Promise((resolve) => setTimeout(resolve, 1200));
     t.equal(received.length, 0, 'the other instance delivers it');
     t.equal(backlog.get(endpoint(url).label), 0, 'and reports its backlog');
-    await memory.deliveries.release(url, 'another instance');
+    await memory.deliveries.release(endpoint(url).key, 'another instance');
     await until('the kept events delivered', () => received.length === 2, 5000);
     t.same(
       received.map(({ body }) => (parseJson(body) as { pet: { name: string } }).pet.name),
       ['pet 2', 'pet 3'],
       'the two the feed keeps',
     );
+    const { skipped } = (await memory.deliveries.read([endpoint(url).key])).get(endpoint(url).key)!;
+    t.equal(skipped, 2, 'the two dropped before it accepted them are counted as skipped');
   },
 );
 
@@ -241,8 +243,8 @@ t.test('closing abandons a delivery under way without counting it against the en
   t.ok(performance.now() - began < 2000, 'close does not wait for the endpoint');
   t.same(results, [], 'no attempt recorded');
   t.same(
-    await memory.deliveries.claim(url, 'the next instance', 1000),
-    { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, lastAttempt: undefined },
+    await memory.deliveries.claim(endpoint(url).key, 'the next instance', 1000),
+    { position: 0, attempt: 0, dueAt: 0, stoppedEntry: '', generation: 0, skipped: 0, lastAttempt: undefined },
     'the next instance sends it again, as a first attempt',
   );
 });

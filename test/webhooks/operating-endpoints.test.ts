@@ -58,7 +58,7 @@ t.test('an endpoint stalled on a refused event is listed so; a position set skip
     t.equal(response.statusCode, 200);
     return checkContract(t, response, 'listWebhookEndpoints') as Listed[];
   };
-  await until('the endpoint is taken on', async () => (await store.deliveries.read([url])).size === 1);
+  await until('the endpoint is taken on', async () => (await store.deliveries.read(['shop'])).size === 1);
 
   const first = (await app.inject(postPet({ name: 'fine', categoryId: 1 }))).statusCode;
   t.equal(first, 201);
@@ -181,14 +181,14 @@ t.test('a stopped endpoint is listed stopped, and a position set resumes it', as
   const webhooks = fixed(`endpoints:\n  - id: shop\n    url: https://a.example/h\n    secret: ${SECRET}\n`);
   const [endpoint] = webhooks.current();
   const { app } = await buildTestApp(t, { store, webhooks });
-  const state = (await store.deliveries.claim(endpoint!.url, 'an instance', 60_000))!;
+  const state = (await store.deliveries.claim(endpoint!.key, 'an instance', 60_000))!;
   const at = Date.parse('2026-11-28T10:00:00.000Z');
   const gone = {
     ...state,
     stoppedEntry: endpoint!.digest,
     lastAttempt: { at, event: 0, status: 410, error: 'responded with 410' },
   };
-  t.ok(await store.deliveries.record(endpoint!.url, 'an instance', gone, 60_000));
+  t.ok(await store.deliveries.record(endpoint!.key, 'an instance', gone, 60_000));
   const listed = await app.inject({ method: 'GET', url: '/v1/webhook-endpoints', headers: AUTH });
   t.match(checkContract(t, listed, 'listWebhookEndpoints'), [
     {
@@ -212,7 +212,7 @@ t.test('a stopped endpoint is listed stopped, and a position set resumes it', as
     generation: 1,
     lastAttempt: { at, event: 0, error: 'not reached (ECONNREFUSED)' },
   };
-  t.ok(await store.deliveries.record(endpoint!.url, 'an instance', withNo2xx, 60_000));
+  t.ok(await store.deliveries.record(endpoint!.key, 'an instance', withNo2xx, 60_000));
   const retrying = await app.inject({ method: 'GET', url: '/v1/webhook-endpoints', headers: AUTH });
   const [shown] = checkContract(t, retrying, 'listWebhookEndpoints') as Listed[];
   t.match(shown, { state: 'retrying', nextAttemptAt: '2026-11-28T10:00:05.000Z' });

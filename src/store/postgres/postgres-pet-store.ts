@@ -20,6 +20,7 @@ import { createReadRouter, type ReadRouter, type ReplicaOptions } from './replic
 import type { StatementInstrument } from './statement-instrument.js';
 import { createStatements, withRows, type Statement, type Statements } from './statement.js';
 import { createDeliveryLedger, DELIVERY_STATEMENTS } from './webhook-deliveries.js';
+import { createWebhookEndpoints, ENDPOINT_STATEMENTS } from './webhook-endpoints.js';
 
 /** Every statement of the store, by name in the code (their `name` is what metrics call them). */
 export const STATEMENTS = {
@@ -28,6 +29,7 @@ export const STATEMENTS = {
   ...CHANGE_STATEMENTS,
   ...FEED_STATEMENTS,
   ...DELIVERY_STATEMENTS,
+  ...ENDPOINT_STATEMENTS,
   ...KEY_STATEMENTS,
   ...ORDER_STATEMENTS,
 };
@@ -115,6 +117,7 @@ export function createPostgresPetStore(
     writePosition: writes.newest,
     replicas: reads.replicas,
     deliveries: createDeliveryLedger(statements),
+    webhookEndpoints: createWebhookEndpoints(statements),
     orders: createOrders(statements, reads, submitOrder),
     purgeExpiredKeys: createKeyPurge(statements, retentionMs),
     adoptKeyRecords: createKeyAdoption(statements),

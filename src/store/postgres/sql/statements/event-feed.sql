@@ -33,9 +33,19 @@ WITH oldest AS MATERIALIZED (SELECT seq, occurred_at FROM pet_events ORDER BY se
       max(seq) + 1) AS stop
     FROM oldest
   ),
-  gone AS (DELETE FROM pet_events WHERE seq < (SELECT stop FROM cut) RETURNING seq),
+  gone AS (DELETE FROM pet_events WHERE seq < (SELECT stop FROM cut) RETURNING seq, type),
   moved AS (
     UPDATE pet_event_feed SET purged_through = GREATEST(purged_through, (SELECT max(seq) FROM gone))
     WHERE EXISTS (SELECT FROM gone)
-  )
+  ),
+  -- Events of its types a webhook endpoint had not accepted are passed over: counted in its state.
+  passed AS (
+    SELECT w.url, count(*) AS events FROM webhook_endpoints w
+    JOIN gone g ON g.seq > w.position AND (w.event_types IS NULL OR g.type = ANY (w.event_types))
+    GROUP BY w.url
+  ),
+  skipped AS (UPDATE webhook_endpoints w SET skipped = w.skipped + p.events FROM passed p WHERE w.url = p.url),
+  -- The attempts and resends of the events gone go with them.
+  attempts AS (DELETE FROM webhook_attempts WHERE event < (SELECT stop FROM cut)),
+  resends AS (DELETE FROM webhook_resends WHERE event < (SELECT stop FROM cut))
   SELECT count(*)::int AS purged FROM gone;
