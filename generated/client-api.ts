@@ -832,7 +832,11 @@ export interface components {
         WebhookSecret: string;
         /** @description The event types the endpoint takes, each once. */
         WebhookEventTypes: components["schemas"]["PetEventType"][];
-        /** @description What the endpoint is for, for the operators. */
+        /**
+         * @description What the endpoint is for, for the operators: at most 256 characters,
+         *     stored exactly as sent, without U+0000 (NUL) or an unpaired surrogate
+         *     (refused with 400, as in `PetName`).
+         */
         WebhookDescription: string;
         /** @description An endpoint to add. */
         NewWebhookEndpoint: {
@@ -853,7 +857,7 @@ export interface components {
         WebhookEndpointPatch: {
             url?: components["schemas"]["WebhookUrl"];
             events?: components["schemas"]["WebhookEventTypes"];
-            /** @description What the endpoint is for; `null` removes it. */
+            /** @description What the endpoint is for (as `WebhookDescription`); `null` removes it. */
             description?: string | null;
             disabled?: boolean;
         };

@@ -1,3 +1,4 @@
+import { apiEndpointKey } from '../store/webhook-endpoint-store.js';
 import type { OperationHandler } from '../types/api.js';
 import { newEndpointId, newSecret } from '../webhooks/api-endpoints.js';
 import { bodyOf, checkedUrl, endpointTag, type EndpointContext } from './webhook-endpoint-access.js';
@@ -14,6 +15,9 @@ export function createWebhookEndpoint(context: EndpointContext, path: string) {
       disabled: false,
       secrets: [{ secret, expiresAt: null }],
     });
+    // Its deliveries start after the newest event now, whichever instance takes it on later: every
+    // event after this answer reaches it.
+    await context.store.deliveries.setPosition(apiEndpointKey(stored.id), undefined);
     context.api.onChange?.();
     const found = { source: 'api' as const, stored };
     reply.code(201).header('location', path.replace('{endpointId}', stored.id)).header('etag', endpointTag(found));

@@ -49,7 +49,7 @@ function describe(error: FastifySchemaValidationError, dataVar: SchemaErrorDataV
     case 'type': {
       // One type, or several (a nullable value: string,null).
       const types = String(params['type']).split(',');
-      return `${subject} must be ${types.map((type) => JSON_TYPES[type] ?? type).join(' or ')}`;
+      return `${subject} must be ${types.map((type) => JSON_TYPES[type]).join(' or ')}`;
     }
     case 'minLength':
       return `${subject} must have at least ${String(params['limit'])} characters`;

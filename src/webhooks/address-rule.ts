@@ -81,8 +81,13 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  * A `lookup` for net.connect that refuses a name resolving to an address the rule refuses: the
  * connection is then never made. Its error names the address and the rule.
  */
-export function lookupOutside(hostname: string, options: object, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+export function lookupOutside(
+  hostname: string,
+  options: object,
+  callback: LookupCallback,
+  lookup: typeof dnsLookup = dnsLookup,
+): void {
+  lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error !== null) return callback(error, []);
     const refused = addresses.map(({ address }) => refusedAddress(address)).find((reason) => reason !== undefined);
     if (refused !== undefined)

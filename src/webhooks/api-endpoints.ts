@@ -1,15 +1,20 @@
 // The endpoints every instance delivers to: the webhooks file's and those added through the API,
 // which live in the store and are read again every POLL_MS (and at once after a change made on
 // this instance), so that one added, changed or removed through any instance is served, or
-// stops being served, within a second by all of them.
+// stops being served, within a second by all of them; and each attempt at one of the API's is
+// sent as the store has it then (latest), so a rotated secret signs the next delivery.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { apiEndpointKey, type StoredEndpoint, type WebhookEndpointStore } from '../store/webhook-endpoint-store.js';
 import type { Endpoints } from './endpoints.js';
 import type { WebhookEndpoint } from './webhooks-file.js';
 
-/** How often each instance reads the API's endpoints: a removed one stops well within a second. */
-export const POLL_MS = 250;
+/**
+ * How often each instance reads the API's endpoints, for those added (whose deliveries start where
+ * they were created, so a late look loses nothing); a change or a removal applies at the next
+ * attempt already (latest).
+ */
+export const POLL_MS = 1_000;
 
 /** A Standard Webhooks secret: whsec_ and the base64 of 32 random bytes. */
 export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
@@ -91,6 +96,12 @@ export function deliveredEndpoints({
   void refresh();
   return {
     current: () => [...(file?.current() ?? []), ...api],
+    // A rotation, a new url or a removal made through any instance applies to the next attempt at once.
+    async latest(endpoint) {
+      if (endpoint.source === 'file') return endpoint;
+      const stored = await store.get(endpoint.id);
+      return stored === null || stored.disabled ? null : endpointOfStored(stored, guarded);
+    },
     onChange: (listener) => void listeners.push(listener),
     refresh,
     close() {

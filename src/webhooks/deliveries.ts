@@ -67,7 +67,7 @@ export function startDeliveries({
   // A wait that closing ends at once.
   const pause = (ms: number) => sleep(ms, undefined, { signal: closing.signal }).catch(() => undefined);
 
-  const { send, resendOne } = sender({ store, fetch, now, timeoutMs, closing: closing.signal, metrics });
+  const { send, resendOne } = sender({ store, endpoints, fetch, now, timeoutMs, closing: closing.signal, metrics });
 
   /** Serves one endpoint while it is listed; each turn of the loop claims, then does one step. */
   const serve = async (endpoint: WebhookEndpoint) => {
@@ -76,11 +76,6 @@ export function startDeliveries({
     // releases only its own lease as it ends, never the one its successor on this instance holds,
     // and the successor starts once the old loop's last attempt is recorded and its lease given up.
     const owner = randomUUID();
-    // The secrets are decoded once per entry, not per attempt.
-    const signers = endpoint.secrets.map((secret, index) => ({
-      webhook: new Webhook(secret),
-      expiresAt: endpoint.expiries?.[index] ?? null,
-    }));
     const record = (state: DeliveryState) => store.deliveries.record(key, owner, state, leaseMs);
     const claimOptions = {
       types: endpoint.events === undefined ? null : [...endpoint.events],
@@ -113,7 +108,7 @@ export function startDeliveries({
       holding = true;
       try {
         // A resend goes outside the endpoint's order: whether it is retrying, or stopped.
-        if (await resendOne(endpoint, signers)) continue;
+        if (await resendOne(endpoint)) continue;
         if (state.stoppedEntry !== '') {
           if (state.stoppedEntry === endpoint.digest) {
             await pause(IDLE_MS);
@@ -149,9 +144,15 @@ export function startDeliveries({
         metrics?.backlog(label, Math.max(0, (now() - next.occurredAt) / 1000));
         const body = eventBody(page.epoch, next);
         const attemptedAt = now();
-        const { result, reason, status, retryAfterMs } = await send(endpoint, signers, { seq: next.seq, body }, false);
+        const sent = await send(endpoint, { seq: next.seq, body }, false);
         // An attempt this instance abandoned as it closes is not the endpoint's failure: another instance sends it.
         if (closing.signal.aborted) break;
+        // Removed or disabled since it was listed: nothing sent, and the next look drops it.
+        if (sent === undefined) {
+          await pause(IDLE_MS);
+          continue;
+        }
+        const { result, reason, status, retryAfterMs } = sent;
         // Refused when an operator set the position meanwhile: the next turn starts from there.
         const attempt = { at: attemptedAt, event: next.seq, status, result, reason, retryAfterMs };
         await record(nextState({ state, endpoint, event: body.id, attempt }, retryDelaysMs, log, now));
@@ -272,6 +273,7 @@ function loggedAttempt(at: number, event: number, outcome: AttemptOutcome, resen
 
 interface SenderOptions {
   store: PetStore;
+  endpoints: Endpoints;
   fetch: typeof globalThis.fetch;
   now: () => number;
   timeoutMs: number;
@@ -280,14 +282,22 @@ interface SenderOptions {
 }
 
 /** Sending one event and logging the attempt; and the resends operators asked for. */
-function sender({ store, fetch, now, timeoutMs, closing, metrics }: SenderOptions) {
-  /** Sends the event once and logs the attempt (resend: asked for by resendWebhookEvent). */
+function sender({ store, endpoints, fetch, now, timeoutMs, closing, metrics }: SenderOptions) {
+  /**
+   * Sends the event once, to the endpoint as it is now and signed with its live secrets, and logs the
+   * attempt (resend: asked for by resendWebhookEvent); undefined when the endpoint is gone or disabled.
+   */
   const send = async (
-    endpoint: WebhookEndpoint,
-    signers: readonly Signer[],
+    listed: WebhookEndpoint,
     event: { seq: number; body: ReturnType<typeof eventBody> },
     resend: boolean,
-  ): Promise<AttemptOutcome> => {
+  ): Promise<AttemptOutcome | undefined> => {
+    const endpoint = endpoints.latest === undefined ? listed : await endpoints.latest(listed);
+    if (endpoint === null) return undefined;
+    const signers: Signer[] = endpoint.secrets.map((secret, index) => ({
+      webhook: new Webhook(secret),
+      expiresAt: endpoint.expiries?.[index] ?? null,
+    }));
     const at = now();
     const outcome = await attempt({ fetch, now, timeoutMs, closing }, endpoint, signers, event.body);
     if (!closing.aborted) {
@@ -298,13 +308,12 @@ function sender({ store, fetch, now, timeoutMs, closing, metrics }: SenderOption
   };
 
   /** Sends the oldest resend asked for, if there is one; whether there was. */
-  const resendOne = async (endpoint: WebhookEndpoint, signers: readonly Signer[]) => {
+  const resendOne = async (endpoint: WebhookEndpoint) => {
     const next = await store.deliveries.nextResend(endpoint.key);
     if (next === undefined) return false;
     const page = await store.listEvents(next.event - 1, 1);
     const event = page.events[0];
-    if (event?.seq === next.event)
-      await send(endpoint, signers, { seq: event.seq, body: eventBody(page.epoch, event) }, true);
+    if (event?.seq === next.event) await send(endpoint, { seq: event.seq, body: eventBody(page.epoch, event) }, true);
     // One past retention meanwhile (the request was checked against the feed) is dropped, as its attempts are.
     if (!closing.aborted) await store.deliveries.resent(endpoint.key, next.n);
     return true;

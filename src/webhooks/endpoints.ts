@@ -6,6 +6,11 @@ import { webhooksFileEndpoints, type WebhookEndpoint } from './webhooks-file.js'
 
 export interface Endpoints {
   current(): readonly WebhookEndpoint[];
+  /**
+   * The endpoint as it is now, read where it is kept (the API's, in the store), or null when it is
+   * gone or disabled: what an attempt is sent to and signed with. Without it, the endpoint as listed.
+   */
+  latest?(endpoint: WebhookEndpoint): Promise<WebhookEndpoint | null>;
   /** Called after every reload that read a changed file. */
   onChange(listener: () => void): void;
   close(): void;

@@ -134,10 +134,11 @@ t.test("adding replacePet as the README's 'Changing the API' says: each command 
     /^ {2}PUT \/pets\/\{petId\} +replacePet +\d+ sent +\d+ valid +[1-9]\d* answered 2xx$/m,
     'replacePet: valid requests, answered 2xx',
   );
-  // setWebhookPosition is named, not failed: only a read links to it, and a run writes only to what it created.
+  // resendWebhookEvent and setWebhookPosition are named, not failed: only reads link to them, and a run
+  // writes only to what it created.
   t.match(
     contract.output,
-    /^ok {3}every operation answered a valid request with a 2xx, but for setWebhookPosition \(POST [^)]*\): only reads \(listWebhookEndpoints\) link to it, and a run writes only to what it created$/m,
+    /^ok {3}every operation answered a valid request with a 2xx, but for resendWebhookEvent \(POST [^)]*\): only reads \(listWebhookDeliveries\) link to it, and a run writes only to what it created; setWebhookPosition \(POST [^)]*\): only reads \(listWebhookEndpoints\) link to it, and a run writes only to what it created$/m,
   );
 
   // 8. The gate: a new operation breaks no released client.

@@ -160,7 +160,11 @@ t.test('Prometheus scrapes exact counts per operation, status and client, in mem
 
   if (postgres !== undefined) {
     const where = `instance="${postgres.metrics}"`;
-    const { 'expire-orders ': sweeps, ...statements } = byLabels(
+    const {
+      'expire-orders ': sweeps,
+      'list-endpoints ': looks,
+      ...statements
+    } = byLabels(
       await prometheus.query(
         `sum by (db_operation_name, error_type) (db_client_operation_duration_seconds_count{${where}})`,
       ),
@@ -168,6 +172,8 @@ t.test('Prometheus scrapes exact counts per operation, status and client, in mem
     );
     // The sweep of expired orders runs each second: how many times depends on how long the test ran.
     t.ok(Number(sweeps) >= 1, `the orders' sweep ran (${String(sweeps)} times), each a statement of its own`);
+    // So does the look for webhook endpoints added through the API.
+    t.ok(Number(looks) >= 1, `the webhook endpoints were read (${String(looks)} times), each a statement of its own`);
     t.same(
       statements,
       {

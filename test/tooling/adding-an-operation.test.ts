@@ -98,7 +98,13 @@ for (const stability of [undefined, 'experimental'] as const) {
       for (const [what, fault, report] of stability === undefined ? BREAKAGES : BREAKAGES.slice(-1)) {
         const broken = await contract(await faultyProxy(t, port, fault), specFile);
         t.equal(broken.status, 1, `${what}: exit 1`);
-        t.match(broken.output, /^FAIL a valid request is accepted/m, `${what}: the valid requests' check fails`);
+        // The generated cases meet a linked replacePet, or the coverage of every operation does: with
+        // twenty operations (1.7.0) sharing the cases, which depends on the seed.
+        t.match(
+          broken.output,
+          /^FAIL (a valid request is accepted|every operation answered a valid request with a 2xx)/m,
+          `${what}: a check of valid requests fails`,
+        );
         t.match(broken.output, report, `${what}: the report says what`);
         t.match(broken.output, /reproduce: curl -i --globoff -X PUT /, `${what}: the curl line repeats a PUT`);
       }

@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import t from 'tap';
 import type { FastifyBaseLogger } from 'fastify';
 import { createMemoryPetStore } from '../../src/store/memory-pet-store.js';
-import { refusedAddress, urlBreaksRule } from '../../src/webhooks/address-rule.js';
+import { lookupOutside, refusedAddress, urlBreaksRule } from '../../src/webhooks/address-rule.js';
 import { deliveredEndpoints, endpointOfStored } from '../../src/webhooks/api-endpoints.js';
 import { attempt } from '../../src/webhooks/attempt.js';
 import { standInStore } from '../helpers/stand-in-store.js';
@@ -191,4 +191,27 @@ t.test('endpoints of the API unreadable for a while: those read last are deliver
   t.ok(lines.some((line) => line.includes('can be read again')));
   t.equal(changes, 1, 'one change told');
   t.match(endpoints.current()[0], { id: 'ep_a', source: 'api', key: 'api:ep_a', guarded: true });
+});
+
+t.test("the connection's lookup: one address when asked for one, none inside the ranges", async (t) => {
+  const fake = ((_host: string, _options: object, callback: (...args: unknown[]) => void) =>
+    callback(null, [
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:2800:220:1::1', family: 6 },
+    ])) as unknown as Parameters<typeof lookupOutside>[3];
+  const one = await new Promise<unknown[]>((resolve) =>
+    lookupOutside('outside.example', {}, (...args) => resolve(args), fake),
+  );
+  t.same(one, [null, '93.184.216.34', 4], 'the first, as net.connect asks without all');
+  const all = await new Promise<unknown[]>((resolve) =>
+    lookupOutside('outside.example', { all: true }, (...args) => resolve(args), fake),
+  );
+  t.same(all[1], [
+    { address: '93.184.216.34', family: 4 },
+    { address: '2606:2800:220:1::1', family: 6 },
+  ]);
+  const failed = await new Promise<unknown[]>((resolve) =>
+    lookupOutside('petstore-nowhere.invalid', { all: true }, (...args) => resolve(args)),
+  );
+  t.match(failed[0], { code: 'ENOTFOUND' }, 'a name that does not resolve: its error');
 });

@@ -23,15 +23,30 @@ interface Created {
   etag: string;
 }
 
-/** The app and deliveries of one instance, on a store of its own. */
-async function instance(t: Test, options: { retryDelaysMs?: number[]; memory?: PetStore } = {}) {
+/**
+ * The app and deliveries of one instance, on a store of its own; `told: false` leaves the deliveries
+ * to find a change by their poll (as another instance does), every `pollMs`.
+ */
+async function instance(
+  t: Test,
+  options: { retryDelaysMs?: number[]; memory?: PetStore; told?: boolean; pollMs?: number } = {},
+) {
   const memory = options.memory ?? createMemoryPetStore();
-  const source = deliveredEndpoints({ file: undefined, store: memory.webhookEndpoints, log: silent, guarded: false });
+  const source = deliveredEndpoints({
+    file: undefined,
+    store: memory.webhookEndpoints,
+    log: silent,
+    guarded: false,
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+  });
   t.teardown(() => source.close());
   const { store } = deliver(t, memory, source, { retryDelaysMs: options.retryDelaysMs ?? [50, 50] });
   const { app } = await buildTestApp(t, {
     store,
-    webhookApi: { allowPrivateUrls: true, onChange: () => void source.refresh() },
+    webhookApi: {
+      allowPrivateUrls: true,
+      ...(options.told === false ? {} : { onChange: () => void source.refresh() }),
+    },
   });
   const create = async (body: Record<string, unknown>): Promise<Created> => {
     const response = await app.inject({
@@ -104,6 +119,15 @@ t.test('an endpoint of the API: its secret shown once, its deliveries signed wit
     ],
     "the file's endpoints first, then the API's",
   );
+});
+
+t.test('an event right after the 201 reaches the endpoint, however late an instance takes it on', async (t) => {
+  const { url, received } = await receiver(t);
+  const { app, create } = await instance(t, { told: false, pollMs: 1000 });
+  await create({ url });
+  await app.inject(postPet({ name: 'at once', categoryId: 1 }));
+  await until('delivered once the endpoint is read', () => received.length === 1, 5000);
+  t.equal(petName(received[0]!.body), 'at once');
 });
 
 t.test('rotation: signed under both secrets during the overlap, under the new one alone after it', async (t) => {
@@ -182,6 +206,12 @@ t.test('the attempt log lists every attempt; a resend sends one event once more,
     checkContract(t, response, 'listWebhookDeliveries');
     return response;
   };
+  // An attempt is logged once its answer is in: just after the receiver saw it.
+  const logged = async () =>
+    (
+      await app.inject({ method: 'GET', url: `/v1/webhook-endpoints/${id}/deliveries`, headers: AUTH })
+    ).json() as unknown[];
+  await until('all four logged', async () => (await logged()).length === 4);
   const all = (await attempts()).json() as { eventId: string; status: number; result: string; resend?: true }[];
   const [first, second] = [received[0]!, received[3]!].map(({ headers }) => String(headers['webhook-id']));
   t.same(
@@ -215,6 +245,7 @@ t.test('the attempt log lists every attempt; a resend sends one event once more,
   t.equal(resend.statusCode, 202);
   checkContract(t, resend, 'resendWebhookEvent');
   await until('resent', () => received.length === 5);
+  await until('and logged', async () => (await logged()).length === 5);
   await new Promise((resolve) => setTimeout(resolve, 300));
   t.equal(received.length, 5, 'nothing else sent');
   t.equal(received[4]!.headers['webhook-id'], first, 'the same webhook-id');
@@ -328,4 +359,85 @@ t.test("the webhooks file's endpoints are read through the API, never changed", 
     t.equal(response.statusCode, 409, `${method} ${url}`);
     t.match(response.json(), { code: 'ENDPOINT_MANAGED_BY_FILE', message: /WEBHOOKS_FILE/ });
   }
+});
+
+t.test('a change that meets another made meanwhile: 412 with the tag it made, or 404 once it is gone', async (t) => {
+  const memory = createMemoryPetStore();
+  const endpoints = memory.webhookEndpoints;
+  // Another instance's change lands between this one's read and its write.
+  let meddle: ((id: string) => Promise<void>) | undefined;
+  const racing = {
+    ...memory,
+    webhookEndpoints: {
+      ...endpoints,
+      replace: async (...args: Parameters<typeof endpoints.replace>) => {
+        await meddle?.(args[0]);
+        return endpoints.replace(...args);
+      },
+      remove: async (...args: Parameters<typeof endpoints.remove>) => {
+        await meddle?.(args[0]);
+        return endpoints.remove(...args);
+      },
+    },
+  };
+  const { app } = await buildTestApp(t, { store: racing, webhookApi: { allowPrivateUrls: true } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/v1/webhook-endpoints',
+    headers: { ...AUTH, ...JSON_TYPE },
+    payload: { url: 'http://127.0.0.1:9/h' },
+  });
+  const { id } = created.json() as { id: string };
+  const bump = async (target: string) => {
+    meddle = undefined;
+    const stored = (await endpoints.get(target))!;
+    await endpoints.replace(target, stored.version, { ...stored, description: 'meanwhile' });
+  };
+  meddle = bump;
+  const updated = await patch(app, id, { description: 'mine' });
+  t.equal(updated.statusCode, 412);
+  t.match(updated.headers.etag, /^"2-[0-9a-f]{8}"$/, 'the tag of the change made meanwhile');
+  meddle = bump;
+  const deleted = await app.inject({
+    method: 'DELETE',
+    url: `/v1/webhook-endpoints/${id}`,
+    headers: { ...AUTH, 'if-match': '*' },
+  });
+  t.equal(deleted.statusCode, 412);
+  const gone = async (target: string) => {
+    meddle = undefined;
+    await endpoints.remove(target, (await endpoints.get(target))!.version);
+  };
+  const again = (
+    await app.inject({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      headers: { ...AUTH, ...JSON_TYPE },
+      payload: { url: 'http://127.0.0.1:9/h' },
+    })
+  ).json() as { id: string };
+  meddle = gone;
+  t.equal((await patch(app, again.id, { description: 'mine' })).statusCode, 404);
+  const third = (
+    await app.inject({
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      headers: { ...AUTH, ...JSON_TYPE },
+      payload: { url: 'http://127.0.0.1:9/h' },
+    })
+  ).json() as { id: string };
+  meddle = gone;
+  const removed = await app.inject({
+    method: 'DELETE',
+    url: `/v1/webhook-endpoints/${third.id}`,
+    headers: { ...AUTH, 'if-match': '*' },
+  });
+  t.equal(removed.statusCode, 404);
+  const port = await app.inject({
+    method: 'POST',
+    url: '/v1/webhook-endpoints',
+    headers: { ...AUTH, ...JSON_TYPE },
+    payload: { url: 'http://hooks.example:99999/h' },
+  });
+  t.match(port.json(), { status: 400, message: 'body.url is not a URL; send an http:// or https:// URL' });
 });
