@@ -1,6 +1,6 @@
-import { EndpointPreconditionFailed, WebhookEndpointNotFound } from '../errors/api-errors.js';
+import { WebhookEndpointNotFound } from '../errors/api-errors.js';
 import type { OperationHandler } from '../types/api.js';
-import { apiEndpoint, checkIfMatch, endpointTag, type EndpointContext } from './webhook-endpoint-access.js';
+import { apiEndpoint, changedSince, checkIfMatch, type EndpointContext } from './webhook-endpoint-access.js';
 
 export function deleteWebhookEndpoint(context: EndpointContext) {
   return (async (request, reply) => {
@@ -10,11 +10,7 @@ export function deleteWebhookEndpoint(context: EndpointContext) {
     checkIfMatch(reply, ifMatch, stored);
     const removed = await context.store.webhookEndpoints.remove(endpointId, stored.version);
     if (removed === null) throw new WebhookEndpointNotFound(endpointId);
-    if (removed !== true) {
-      const current = endpointTag({ source: 'api', stored: removed.current });
-      reply.header('etag', current);
-      throw new EndpointPreconditionFailed(endpointId, ifMatch!, current);
-    }
+    if (removed !== true) changedSince(reply, ifMatch!, removed.current);
     context.api.onChange?.();
     reply.code(204);
   }) satisfies OperationHandler<'deleteWebhookEndpoint'>;

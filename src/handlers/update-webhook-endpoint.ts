@@ -1,8 +1,9 @@
-import { EndpointPreconditionFailed, WebhookEndpointNotFound } from '../errors/api-errors.js';
+import { WebhookEndpointNotFound } from '../errors/api-errors.js';
 import type { OperationHandler } from '../types/api.js';
 import {
   apiEndpoint,
   bodyOf,
+  changedSince,
   checkedUrl,
   checkIfMatch,
   endpointTag,
@@ -28,11 +29,7 @@ export function updateWebhookEndpoint(context: EndpointContext) {
       secrets: stored.secrets,
     });
     if (changed === null) throw new WebhookEndpointNotFound(endpointId);
-    if ('current' in changed) {
-      const current = endpointTag({ source: 'api', stored: changed.current });
-      reply.header('etag', current);
-      throw new EndpointPreconditionFailed(endpointId, ifMatch!, current);
-    }
+    if ('current' in changed) changedSince(reply, ifMatch!, changed.current);
     context.api.onChange?.();
     const found = { source: 'api' as const, stored: changed };
     reply.header('etag', endpointTag(found));

@@ -68,8 +68,14 @@ export function checkIfMatch(reply: FastifyReply, header: string | undefined, st
   if (header.trim() === '*') return;
   const current = endpointTag({ source: 'api', stored });
   if (header.split(',').some((tag) => tag.trim() === current)) return;
+  changedSince(reply, header, stored);
+}
+
+/** 412 for a change sent with `ifMatch`, the endpoint being now `stored`: its current tag in ETag and the message. */
+export function changedSince(reply: FastifyReply, ifMatch: string, stored: StoredEndpoint): never {
+  const current = endpointTag({ source: 'api', stored });
   reply.header('etag', current);
-  throw new EndpointPreconditionFailed(stored.id, header, current);
+  throw new EndpointPreconditionFailed(stored.id, ifMatch, current);
 }
 
 /** A URL set through the API: http or https, without user or password, at an address the rule allows. */
