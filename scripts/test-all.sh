@@ -194,6 +194,14 @@ echo "npm run test:all, $((SECONDS - total_started)) s on $(node --version):"
 printf '  %s\n' "${lines[@]}"
 [ -z "${WALKTHROUGH_NODE_BIN:-}" ] || echo "  (the walkthrough, its npm test included, on $("$WALKTHROUGH_NODE_BIN/node" --version))"
 [ -z "${SUITES_NODE_BIN:-}" ] || echo "  (node-suites on $("$SUITES_NODE_BIN/node" --version))"
+# A failed step that is not a tap run has no place in tap-failures' list below: its last lines,
+# so that a CI log read from its end says what failed (the whole log is above, or in test-output/).
+for name in build soak-memory soak-postgres contract-memory contract-postgres compat; do
+  read -r status _ 2>/dev/null <"test-output/steps/$name" || continue
+  [ "$status" -ne 0 ] || continue
+  echo "== $name failed; its last lines (test-output/$name.log):"
+  tail -15 "test-output/$name.log"
+done
 # The tap runs' counts, added up: the line CI reads.
 logs=(test-output/tap.log test-output/bench-smoke.log test-output/deploy.log test-output/walkthrough.log test-output/instruction-gate.log)
 [ -z "${SUITES_NODE_BIN:-}" ] || logs+=(test-output/node-suites.log)

@@ -35,6 +35,7 @@ interface Sample {
   failed: number;
   rss: number;
   heapUsed: number;
+  external: number;
   eventLoopDelayP99Ms: number;
   fds: number;
   databaseConnections: number | undefined;
@@ -113,12 +114,16 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
     const load = startLoad(base, key, rate);
     const probe = service;
     const sample = async (seconds: number): Promise<Sample> => {
-      const inside = await new Promise<{ rss: number; heapUsed: number; eventLoopDelayP99Ms: number; fds: number }>(
-        (resolve) => {
-          probe.once('message', resolve as (message: unknown) => void);
-          probe.send('sample');
-        },
-      );
+      const inside = await new Promise<{
+        rss: number;
+        heapUsed: number;
+        external: number;
+        eventLoopDelayP99Ms: number;
+        fds: number;
+      }>((resolve) => {
+        probe.once('message', resolve as (message: unknown) => void);
+        probe.send('sample');
+      });
       const databaseConnections =
         admin === undefined
           ? undefined
@@ -135,7 +140,20 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
     log(
       `soak: ${values.store} store, ${rate} requests/s for ${minutes} min (list 40%, get 20%, keyed create 30%, create 10%); a row every ${intervalMs / 1000} s; warm-up ${warmUpMs / 1000} s`,
     );
-    log(row(['s', 'requests', 'failed', 'RSS MB', 'heap MB (after GC)', 'ELD p99 ms', 'fds', 'DB conns', 'pets']));
+    log(
+      row([
+        's',
+        'requests',
+        'failed',
+        'RSS MB',
+        'heap MB (after GC)',
+        'external MB',
+        'ELD p99 ms',
+        'fds',
+        'DB conns',
+        'pets',
+      ]),
+    );
     const started = Date.now();
     const samples: Sample[] = [];
     for (let next = intervalMs; next <= durationMs; next += intervalMs) {
@@ -149,6 +167,7 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
           taken.failed,
           mb(taken.rss),
           mb(taken.heapUsed),
+          mb(taken.external),
           taken.eventLoopDelayP99Ms.toFixed(2),
           taken.fds,
           taken.databaseConnections ?? '-',
@@ -189,6 +208,7 @@ function summarize(
     `summary after warm-up (${first.seconds} s to ${last.seconds} s): ${last.requests - first.requests} requests, ${failed} failed in all, ${pets} pets stored`,
     `  RSS ${mb(first.rss)} → ${mb(last.rss)} MB (${change(first.rss, last.rss)}), max ${mb(Math.max(...after.map((sample) => sample.rss)))} MB`,
     `  heap after GC ${mb(first.heapUsed)} → ${mb(last.heapUsed)} MB (${change(first.heapUsed, last.heapUsed)})${pets > 0 ? `: ${Math.round(heapGrowth / pets)} bytes per stored pet` : ''}`,
+    `  external (buffers and other native memory of JavaScript objects) ${mb(first.external)} → ${mb(last.external)} MB`,
     `  event-loop delay p99: at most ${Math.max(...after.map((sample) => sample.eventLoopDelayP99Ms)).toFixed(2)} ms`,
     `  file descriptors ${Math.min(...after.map((sample) => sample.fds))}–${Math.max(...after.map((sample) => sample.fds))}`,
     ...(first.databaseConnections === undefined
@@ -204,24 +224,24 @@ function summarize(
   const explained = store === 'memory' ? pets * PET_BYTES_BOUND : 0;
   const problems: string[] = [];
   if (failed > 0) problems.push(`${failed} requests failed`);
-  if (heapGrowth > explained + TOLERANCE * first.heapUsed)
+  // What the process holds for its objects: the heap after a full GC, and the native memory those
+  // objects own (external: Buffers, sockets' and zlib's C++ state). A leak in JavaScript or in a
+  // Buffer shows here, and keeps what it took.
+  const heldGrowth = heapGrowth + (last.external - first.external);
+  if (heldGrowth > explained + TOLERANCE * (first.heapUsed + first.external))
     problems.push(
-      `the heap grew by ${mb(heapGrowth)} MB, more than ${mb(explained)} MB for ${pets} pets plus ${TOLERANCE * 100}%`,
+      `the heap and external memory grew by ${mb(heldGrowth)} MB, more than ${mb(explained)} MB for ${pets} pets plus ${TOLERANCE * 100}%`,
     );
+  // RSS is printed, not judged: it follows V8's sizing of its heap and the allocator's arenas, which
+  // grow with the requests in flight and are not given back at once. On a busy CI machine the load
+  // lags its rate and catches up in bursts, and RSS steps with them over a flat heap: 121 -> 153 MB
+  // in 20 s over 23.5 MB of heap (f6e7cf5, which failed the check RSS had then). What a leak of ours
+  // would hold is in the heap or external memory, judged above; the 10-minute soak shows RSS over a
+  // run long enough to read (docs/performance/soak.md).
   // Descriptors and connections move with the load's bursts (the pool opens connections on demand
   // and closes them after 10 s idle): a leak shows as the end above everything the first half of the
   // run after warm-up saw, and connections never exceed the pool.
   const early = after.slice(0, Math.ceil(after.length / 2));
-  // RSS also follows V8's sizing of its heap and the allocator's arenas, which move in steps the heap
-  // does not show (on CI, 94 → 111 MB between 10 and 20 s, and 121 → 146 MB in the last 5 s, both
-  // over a flat heap). A leak keeps what it took, a step may give it back: the later half's lowest
-  // RSS is judged against the earlier half's highest.
-  const earlyRss = Math.max(...early.map((sample) => sample.rss));
-  const lateRss = Math.min(...after.slice(early.length).map((sample) => sample.rss));
-  if (lateRss - earlyRss > explained + TOLERANCE * earlyRss)
-    problems.push(
-      `RSS went from at most ${mb(earlyRss)} MB to at least ${mb(lateRss)} MB, more than the pets explain plus ${TOLERANCE * 100}%`,
-    );
   const earlyFds = Math.max(...early.map((sample) => sample.fds));
   if (last.fds > earlyFds * (1 + TOLERANCE) + 2)
     problems.push(`open file descriptors went from at most ${earlyFds} to ${last.fds}`);
