@@ -42,6 +42,38 @@ interface Sample {
   pets: number;
 }
 
+/** What only the service's process can measure: scripts/soak/probe.mjs answers it. */
+type Inside = Pick<Sample, 'rss' | 'heapUsed' | 'external' | 'eventLoopDelayP99Ms' | 'fds'>;
+
+const HEADINGS = [
+  's',
+  'requests',
+  'failed',
+  'RSS MB',
+  'heap MB (after GC)',
+  'external MB',
+  'ELD p99 ms',
+  'fds',
+  'DB conns',
+  'pets',
+];
+
+/** A sample's row, under HEADINGS. */
+function cellsOf(taken: Sample) {
+  return [
+    taken.seconds,
+    taken.requests,
+    taken.failed,
+    mb(taken.rss),
+    mb(taken.heapUsed),
+    mb(taken.external),
+    taken.eventLoopDelayP99Ms.toFixed(2),
+    taken.fds,
+    taken.databaseConnections ?? '-',
+    taken.pets,
+  ];
+}
+
 class CannotRun extends Error {}
 
 export async function runSoak(argv: string[], log: (line: string) => void = console.log): Promise<number> {
@@ -114,13 +146,7 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
     const load = startLoad(base, key, rate);
     const probe = service;
     const sample = async (seconds: number): Promise<Sample> => {
-      const inside = await new Promise<{
-        rss: number;
-        heapUsed: number;
-        external: number;
-        eventLoopDelayP99Ms: number;
-        fds: number;
-      }>((resolve) => {
+      const inside = await new Promise<Inside>((resolve) => {
         probe.once('message', resolve as (message: unknown) => void);
         probe.send('sample');
       });
@@ -140,40 +166,14 @@ async function soak(argv: string[], log: (line: string) => void): Promise<number
     log(
       `soak: ${values.store} store, ${rate} requests/s for ${minutes} min (list 40%, get 20%, keyed create 30%, create 10%); a row every ${intervalMs / 1000} s; warm-up ${warmUpMs / 1000} s`,
     );
-    log(
-      row([
-        's',
-        'requests',
-        'failed',
-        'RSS MB',
-        'heap MB (after GC)',
-        'external MB',
-        'ELD p99 ms',
-        'fds',
-        'DB conns',
-        'pets',
-      ]),
-    );
+    log(row(HEADINGS));
     const started = Date.now();
     const samples: Sample[] = [];
     for (let next = intervalMs; next <= durationMs; next += intervalMs) {
       await sleep(started + next - Date.now());
       const taken = await sample(Math.round((Date.now() - started) / 1000));
       samples.push(taken);
-      log(
-        row([
-          taken.seconds,
-          taken.requests,
-          taken.failed,
-          mb(taken.rss),
-          mb(taken.heapUsed),
-          mb(taken.external),
-          taken.eventLoopDelayP99Ms.toFixed(2),
-          taken.fds,
-          taken.databaseConnections ?? '-',
-          taken.pets,
-        ]),
-      );
+      log(row(cellsOf(taken)));
     }
     await load.stop();
     return summarize(samples, { warmUpMs, store: values.store, check: values.check }, log);
