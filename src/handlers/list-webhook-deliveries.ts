@@ -1,6 +1,7 @@
 import { ValidationFailed } from '../errors/api-errors.js';
 import { eventIdOf, positionOfEventId } from '../events/event-id.js';
 import { attemptPositionOf, encodeAttemptCursor } from '../pagination/attempt-cursor.js';
+import { nextLink } from '../pagination/next-link.js';
 import type { OperationHandler } from '../types/api.js';
 import { endpointOf, findEndpoint, type EndpointContext } from './webhook-endpoint-access.js';
 
@@ -23,9 +24,18 @@ export function listWebhookDeliveries(context: EndpointContext, path: string) {
         : await context.store.deliveries.attempts(endpoint.key, { event: position?.seq, after, limit: limit! });
     if (page.more) {
       const target = path.replace('{endpointId}', endpointId);
-      const event = eventId === undefined ? '' : `&eventId=${eventId}`;
       const next = encodeAttemptCursor(page.attempts.at(-1)!.n, eventId);
-      reply.header('link', `<${target}?limit=${limit!}${event}&cursor=${next}>; rel="next"`);
+      reply.header(
+        'link',
+        nextLink(
+          target,
+          [
+            ['limit', limit],
+            ['eventId', eventId],
+          ],
+          next,
+        ),
+      );
     }
     return page.attempts.map(({ at, event, status, result, durationMs, error, resend }) => ({
       endpointId,
