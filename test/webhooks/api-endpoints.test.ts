@@ -229,6 +229,14 @@ t.test('the attempt log lists every attempt; a resend sends one event once more,
   const next = /^<([^>]+)>; rel="next"$/.exec(String(paged.headers.link))![1]!;
   t.same((await attempts(next.replace(`/v1/webhook-endpoints/${id}/deliveries`, ''))).json(), [all[3]], 'page 2');
   t.same(((await attempts(`?eventId=${first}`)).json() as unknown[]).length, 3, 'the attempts at one event');
+  const filtered = await attempts(`?eventId=${first}&limit=2`);
+  const onward = /^<([^>]+)>; rel="next"$/.exec(String(filtered.headers.link))![1]!;
+  t.match(onward, `?limit=2&eventId=${first}&cursor=`, 'the next page keeps the filter');
+  t.same(
+    (await attempts(onward.replace(`/v1/webhook-endpoints/${id}/deliveries`, ''))).json(),
+    [all[2]],
+    'and ends it',
+  );
   const broken = await app.inject({
     method: 'GET',
     url: `/v1/webhook-endpoints/${id}/deliveries?eventId=${second}&${next.split('?')[1]!.replace(/limit=3&/, '')}`,
