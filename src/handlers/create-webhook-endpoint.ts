@@ -20,7 +20,10 @@ export function createWebhookEndpoint(context: EndpointContext, path: string) {
     await context.store.deliveries.setPosition(apiEndpointKey(stored.id), undefined);
     context.api.onChange?.();
     const found = { source: 'api' as const, stored };
-    reply.code(201).header('location', path.replace('{endpointId}', stored.id)).header('etag', endpointTag(found));
+    reply
+      .code(201)
+      .header('location', path.replace('{endpointId}', stored.id))
+      .header('etag', endpointTag(context, found));
     return { ...(await bodyOf(context, found)), secret };
   }) satisfies OperationHandler<'createWebhookEndpoint'>;
 }

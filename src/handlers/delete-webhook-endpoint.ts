@@ -7,10 +7,10 @@ export function deleteWebhookEndpoint(context: EndpointContext) {
     const { endpointId } = request.params;
     const ifMatch = request.headers['if-match'];
     const stored = await apiEndpoint(context, endpointId);
-    checkIfMatch(reply, ifMatch, stored);
+    checkIfMatch(context, reply, ifMatch, stored);
     const removed = await context.store.webhookEndpoints.remove(endpointId, stored.version);
     if (removed === null) throw new WebhookEndpointNotFound(endpointId);
-    if (removed !== true) changedSince(reply, ifMatch!, removed.current);
+    if (removed !== true) changedSince(context, reply, ifMatch!, removed.current);
     context.api.onChange?.();
     reply.code(204);
   }) satisfies OperationHandler<'deleteWebhookEndpoint'>;

@@ -4,7 +4,7 @@ import { bodyOf, endpointTag, findEndpoint, type EndpointContext } from './webho
 export function getWebhookEndpoint(context: EndpointContext) {
   return (async (request, reply) => {
     const found = await findEndpoint(context, request.params.endpointId);
-    reply.header('etag', endpointTag(found));
+    reply.header('etag', endpointTag(context, found));
     return bodyOf(context, found);
   }) satisfies OperationHandler<'getWebhookEndpoint'>;
 }

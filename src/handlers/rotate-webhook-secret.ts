@@ -35,7 +35,7 @@ export function rotateWebhookSecret(context: EndpointContext, now: () => number 
       if (changed === null) throw new WebhookEndpointNotFound(endpointId);
       if ('current' in changed) continue;
       context.api.onChange?.();
-      reply.header('etag', endpointTag({ source: 'api', stored: changed }));
+      reply.header('etag', endpointTag(context, { source: 'api', stored: changed }));
       return { secret };
     }
   }) satisfies OperationHandler<'rotateWebhookSecret'>;

@@ -19,7 +19,7 @@ export function updateWebhookEndpoint(context: EndpointContext) {
     const { endpointId } = request.params;
     const ifMatch = request.headers['if-match'];
     const stored = await apiEndpoint(context, endpointId);
-    checkIfMatch(reply, ifMatch, stored);
+    checkIfMatch(context, reply, ifMatch, stored);
     const { url, events, description, disabled } = request.body;
     const changed = await context.store.webhookEndpoints.replace(endpointId, stored.version, {
       url: url === undefined ? stored.url : await checkedUrl(url, context.api),
@@ -29,10 +29,10 @@ export function updateWebhookEndpoint(context: EndpointContext) {
       secrets: stored.secrets,
     });
     if (changed === null) throw new WebhookEndpointNotFound(endpointId);
-    if ('current' in changed) changedSince(reply, ifMatch!, changed.current);
+    if ('current' in changed) changedSince(context, reply, ifMatch!, changed.current);
     context.api.onChange?.();
     const found = { source: 'api' as const, stored: changed };
-    reply.header('etag', endpointTag(found));
+    reply.header('etag', endpointTag(context, found));
     return bodyOf(context, found);
   }) satisfies OperationHandler<'updateWebhookEndpoint'>;
 }

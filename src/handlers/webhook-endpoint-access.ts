@@ -1,7 +1,6 @@
 // What the webhook endpoint operations share: finding an endpoint by id (the file's first, then the
 // API's), its entity tag and If-Match, the address rule for a URL set through the API, and the body
 // an endpoint is read as.
-import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import {
   EndpointManagedByFile,
@@ -10,6 +9,7 @@ import {
   ValidationFailed,
   WebhookEndpointNotFound,
 } from '../errors/api-errors.js';
+import { entityTagOf, preconditionOf } from '../preconditions/entity-tag.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { StoredEndpoint } from '../store/webhook-endpoint-store.js';
 import type { WebhookEndpointBody } from '../types/api.js';
@@ -55,25 +55,37 @@ export async function apiEndpoint(context: EndpointContext, id: string): Promise
 export const endpointOf = (found: Found, allowPrivateUrls: boolean): WebhookEndpoint =>
   found.source === 'file' ? found.endpoint : endpointOfStored(found.stored, !allowPrivateUrls);
 
-/** A strong tag of the endpoint's version (its digest, for the file's: the entry as written). */
-export function endpointTag(found: Found): string {
-  const named = found.source === 'file' ? found.endpoint.digest : `${found.stored.id}:${found.stored.version}`;
-  const check = createHash('sha256').update(named).digest('hex').slice(0, 8);
-  return `"${found.source === 'file' ? 'f' : found.stored.version}-${check}"`;
+/**
+ * A strong tag of the endpoint's version: one of the API's is tagged as a pet is (its id, version and
+ * the store's epoch, src/preconditions/entity-tag.ts); one of the file's by its entry as written.
+ */
+export function endpointTag(context: EndpointContext, found: Found): string {
+  return found.source === 'file'
+    ? `"f-${found.endpoint.digest.slice(0, 8)}"`
+    : entityTagOf(context.store.epoch(), found.stored.id, found.stored.version);
 }
 
 /** Checks If-Match against the endpoint's tag: 428 without it, 412 (with the current tag) when none matches. */
-export function checkIfMatch(reply: FastifyReply, header: string | undefined, stored: StoredEndpoint): void {
+export function checkIfMatch(
+  context: EndpointContext,
+  reply: FastifyReply,
+  header: string | undefined,
+  stored: StoredEndpoint,
+): void {
   if (header === undefined) throw new EndpointPreconditionRequired();
-  if (header.trim() === '*') return;
-  const current = endpointTag({ source: 'api', stored });
-  if (header.split(',').some((tag) => tag.trim() === current)) return;
-  changedSince(reply, header, stored);
+  const allowed = preconditionOf(header, context.store.epoch(), stored.id);
+  if (allowed === '*' || allowed.includes(stored.version)) return;
+  changedSince(context, reply, header, stored);
 }
 
 /** 412 for a change sent with `ifMatch`, the endpoint being now `stored`: its current tag in ETag and the message. */
-export function changedSince(reply: FastifyReply, ifMatch: string, stored: StoredEndpoint): never {
-  const current = endpointTag({ source: 'api', stored });
+export function changedSince(
+  context: EndpointContext,
+  reply: FastifyReply,
+  ifMatch: string,
+  stored: StoredEndpoint,
+): never {
+  const current = endpointTag(context, { source: 'api', stored });
   reply.header('etag', current);
   throw new EndpointPreconditionFailed(stored.id, ifMatch, current);
 }

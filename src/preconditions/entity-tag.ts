@@ -1,12 +1,16 @@
 // Entity tags (RFC 9110, 8.8.3) and If-Match (13.1.1). A strong validator must be unique across
-// every state of its resource over time, so a tag names one pet, one version of it, and the store's
-// epoch: the name a restored, recreated or restarted store does not share (docs/events.md). A tag
-// issued for another pet, or by the store before a restore, matches nothing (412). Clients are told
+// every state of its resource over time, so a tag names one pet (or webhook endpoint of the API),
+// one version of it, and the store's epoch: the name a restored, recreated or restarted store does
+// not share (docs/events.md). A tag issued for another object, or by the store before a restore,
+// matches nothing (412). Clients are told
 // it is opaque: its form is ours to change. If-Match's syntax is checked by its schema in openapi.yaml
 // before a handler runs; this reads a value that passed.
 import { PreconditionRequired } from '../errors/api-errors.js';
 import type { Precondition } from '../store/pet-store.js';
 import type { PetId } from '../types/api.js';
+
+/** What a tag names: a pet by its id, or a webhook endpoint by its (`ep_…`, never all digits). */
+type TaggedId = PetId | string;
 
 /**
  * 32 bits of FNV-1a over the epoch, the pet's id and its version: what ties a tag to them. Not a
@@ -14,7 +18,7 @@ import type { PetId } from '../types/api.js';
  * carried over a restore, does not match, and FNV does that for a few tens of nanoseconds where a
  * cryptographic hash costs a microsecond, which a page of 100 tags would pay 100 times.
  */
-function checkOf(epoch: string, id: PetId, version: number): string {
+function checkOf(epoch: string, id: TaggedId, version: number): string {
   return checkFrom(epochHash(epoch), id, version);
 }
 
@@ -32,15 +36,15 @@ const epochHash = (epoch: string) => fnv(FNV_OFFSET, `${epoch}:`);
 // Eight hex digits from four bytes: toString(16) of a 32-bit hash above 2^31 (half of them) goes
 // through V8's double-to-radix conversion, about 850 instructions a tag on a page of 20.
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-const checkFrom = (start: number, id: PetId, version: number) => {
+const checkFrom = (start: number, id: TaggedId, version: number) => {
   const hash = fnv(start, `${id}:${version}`);
   return HEX[hash >>> 24]! + HEX[(hash >>> 16) & 0xff]! + HEX[(hash >>> 8) & 0xff]! + HEX[hash & 0xff]!;
 };
 
 /** A tag's form: its version and its check. */
-const tagFrom = (start: number, id: PetId, version: number) => `"${version}-${checkFrom(start, id, version)}"`;
+const tagFrom = (start: number, id: TaggedId, version: number) => `"${version}-${checkFrom(start, id, version)}"`;
 
-export function entityTagOf(epoch: string, id: PetId, version: number): string {
+export function entityTagOf(epoch: string, id: TaggedId, version: number): string {
   return tagFrom(epochHash(epoch), id, version);
 }
 
@@ -56,11 +60,11 @@ export function entityTagsOf(epoch: string, pets: readonly { id: PetId }[], vers
 const OUR_TAG = /^"([1-9][0-9]{0,14})-([0-9a-f]{8})"$/;
 
 /**
- * The versions of pet `id` an If-Match value allows, or '*'. A weak tag never matches (If-Match
- * compares strongly), nor does a tag this store never issued for this pet: either leaves no version,
- * so the change fails its precondition (412) if the pet exists. Without If-Match: 428.
+ * The versions of object `id` an If-Match value allows, or '*'. A weak tag never matches (If-Match
+ * compares strongly), nor does a tag this store never issued for this object: either leaves no version,
+ * so the change fails its precondition (412) if the object exists. Without If-Match: 428.
  */
-export function preconditionOf(header: string | undefined, epoch: string, id: PetId): Precondition {
+export function preconditionOf(header: string | undefined, epoch: string, id: TaggedId): Precondition {
   if (header === undefined) throw new PreconditionRequired();
   if (header.trim() === '*') return '*';
   const versions: number[] = [];

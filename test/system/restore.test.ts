@@ -58,6 +58,8 @@ const instance = (url: string) =>
     // The dump holds the lease of the instance delivering then; the restored one takes over once it
     // lapses (2 × this + 5 s): 7 s here rather than 35.
     WEBHOOK_TIMEOUT_SECONDS: '1',
+    // An endpoint of the API on loopback (its tags are the store's too); it refuses every delivery.
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'on',
   });
 
 /** A request to a server, with the key; `line` is the method and the path under /v1: `PATCH /pets/1`. */
@@ -67,7 +69,9 @@ const send = (server: Running, line: string, headers: Record<string, string> = {
     method,
     headers: {
       authorization: `Bearer ${API_KEY}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/merge-patch+json' }),
+      ...(body === undefined
+        ? {}
+        : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
       ...headers,
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -109,6 +113,10 @@ t.test(
     t.equal(created.status, 201);
     const { id } = (await created.json()) as { id: number };
     const dumpedTag = created.headers.get('etag')!;
+    const endpoint = await send(before, 'POST /webhook-endpoints', {}, { url: 'http://127.0.0.1:9/restore' });
+    t.equal(endpoint.status, 201);
+    const endpointPath = `/webhook-endpoints/${((await endpoint.json()) as { id: string }).id}`;
+    const dumpedEndpointTag = endpoint.headers.get('etag')!;
     const dumpedCursor = await feedEnd(before);
     // The dump holds the ledger with the create acknowledged.
     await until(
@@ -132,6 +140,14 @@ t.test(
     const moved = await send(before, `PATCH /pets/${id}`, { 'if-match': dumpedTag }, { name: 'Rex II' });
     t.equal(moved.status, 200);
     const laterTag = moved.headers.get('etag')!;
+    const movedEndpoint = await send(
+      before,
+      `PATCH ${endpointPath}`,
+      { 'if-match': dumpedEndpointTag },
+      { description: 'moved' },
+    );
+    t.equal(movedEndpoint.status, 200);
+    const laterEndpointTag = movedEndpoint.headers.get('etag')!;
     const laterCursor = await feedEnd(before, dumpedCursor);
     const oldIds = ((await (await send(before, 'GET /pet-events?limit=100')).json()) as { id: string }[]).map(
       (event) => event.id,
@@ -164,6 +180,38 @@ t.test(
     t.equal(
       ((await (await send(after, `GET /pets/${id}`)).json()) as { name: string }).name,
       'Rex III',
+      'nothing overwritten',
+    );
+    // The same of an endpoint of the API: its tags name the store's epoch as a pet's do.
+    const staleEndpoint = await send(
+      after,
+      `PATCH ${endpointPath}`,
+      { 'if-match': dumpedEndpointTag },
+      { description: 'stale' },
+    );
+    t.equal(staleEndpoint.status, 412, "an endpoint's tag issued before the dump gets 412");
+    t.equal(staleEndpoint.headers.get('etag'), (await send(after, `GET ${endpointPath}`)).headers.get('etag'));
+    const changedEndpoint = await send(
+      after,
+      `PATCH ${endpointPath}`,
+      { 'if-match': '*' },
+      { description: 'restored' },
+    );
+    t.equal(changedEndpoint.status, 200);
+    const lostEndpoint = await send(
+      after,
+      `PATCH ${endpointPath}`,
+      { 'if-match': laterEndpointTag },
+      { description: 'lost' },
+    );
+    t.equal(
+      lostEndpoint.status,
+      412,
+      "an endpoint's tag issued after the dump does not match the same version restored",
+    );
+    t.match(
+      await (await send(after, `GET ${endpointPath}`)).json(),
+      { description: 'restored' },
       'nothing overwritten',
     );
 
