@@ -19,6 +19,22 @@ export function positionOfEventId(id: string): FeedPosition | undefined {
   return Number.isSafeInteger(seq) ? { epoch: id.slice(0, dash), seq } : undefined;
 }
 
+/**
+ * Why `position` names nothing the feed still keeps, as a 410's message goes on after the id: it is
+ * of another epoch (the store was replaced), or before `oldest`, the first position still readable
+ * (by default the purge horizon, where a cursor may stand; an event must be after it). Undefined
+ * when it is kept.
+ */
+export function expiryOf(
+  position: FeedPosition,
+  feed: { epoch: string; horizon: number },
+  oldest = feed.horizon,
+): string | undefined {
+  if (position.epoch !== feed.epoch) return 'is from a feed this store no longer keeps (the store was replaced)';
+  if (position.seq < oldest) return `is older than the events kept (from ${eventIdOf(feed.epoch, oldest)} on)`;
+  return undefined;
+}
+
 /** An event as the feed and the webhooks send it (openapi.yaml, PetEvent). */
 export function eventBody(epoch: string, { seq, type, petId, version, occurredAt, pet }: StoredEvent) {
   const body = { id: eventIdOf(epoch, seq), type, petId, version, occurredAt: new Date(occurredAt).toISOString() };

@@ -1,5 +1,5 @@
 import { CursorExpired, ValidationFailed } from '../errors/api-errors.js';
-import { eventBody, eventIdOf, positionOfEventId } from '../events/event-id.js';
+import { eventBody, eventIdOf, expiryOf, positionOfEventId } from '../events/event-id.js';
 import type { EventSignal } from '../events/event-signal.js';
 import type { PetStore } from '../store/pet-store.js';
 import type { OperationHandler } from '../types/api.js';
@@ -22,13 +22,8 @@ export function listPetEvents(store: PetStore, signal: EventSignal, path: string
     const { atLeast } = readAtOf(request, store.epoch());
     for (let open = true; ;) {
       const page = await store.listEvents(position?.seq, limit, { atLeast });
-      if (position !== undefined && position.epoch !== page.epoch)
-        throw new CursorExpired(after!, 'is from a feed this store no longer keeps (the store was replaced)');
-      if (position !== undefined && position.seq < page.horizon)
-        throw new CursorExpired(
-          after!,
-          `is older than the events kept (from ${eventIdOf(page.epoch, page.horizon)} on)`,
-        );
+      const expiry = position === undefined ? undefined : expiryOf(position, page);
+      if (expiry !== undefined) throw new CursorExpired(after!, expiry);
       // Where this read stands when it found nothing: the cursor, or the horizon when that is later.
       const reached = Math.max(position?.seq ?? 0, page.horizon);
       const remaining = deadline - performance.now();

@@ -1,5 +1,5 @@
 import { EventExpired, ValidationFailed } from '../errors/api-errors.js';
-import { eventIdOf, positionOfEventId } from '../events/event-id.js';
+import { expiryOf, positionOfEventId } from '../events/event-id.js';
 import type { OperationHandler } from '../types/api.js';
 import { endpointOf, findEndpoint, type EndpointContext } from './webhook-endpoint-access.js';
 
@@ -15,13 +15,9 @@ export function resendWebhookEvent(context: EndpointContext) {
     const position = positionOfEventId(eventId);
     if (position === undefined) throw new ValidationFailed('body.eventId is not an event id this service issued');
     const page = await context.store.listEvents(Math.max(position.seq - 1, 0), 1);
-    if (position.epoch !== page.epoch)
-      throw new EventExpired(eventId, 'is from a feed this store no longer keeps (the store was replaced)');
-    if (position.seq <= page.horizon)
-      throw new EventExpired(
-        eventId,
-        `is older than the events kept (from ${eventIdOf(page.epoch, page.horizon + 1)} on)`,
-      );
+    // An event, not a cursor: the first one kept is the one after the horizon.
+    const expiry = expiryOf(position, page, page.horizon + 1);
+    if (expiry !== undefined) throw new EventExpired(eventId, expiry);
     if (page.events[0]?.seq !== position.seq)
       throw new ValidationFailed(`body.eventId ${eventId} names no event of this feed`);
     await context.store.deliveries.resend(endpoint.key, position.seq);

@@ -1,5 +1,5 @@
 import { PositionExpired, ValidationFailed } from '../errors/api-errors.js';
-import { eventIdOf, positionOfEventId } from '../events/event-id.js';
+import { expiryOf, positionOfEventId } from '../events/event-id.js';
 import type { OperationHandler } from '../types/api.js';
 import { endpointBody } from '../webhooks/endpoint-state.js';
 import { endpointOf, findEndpoint, type EndpointContext } from './webhook-endpoint-access.js';
@@ -22,13 +22,8 @@ export function setWebhookPosition(context: EndpointContext) {
     const page = await store.listEvents(Math.max(seq - 1, 0), 1);
     const endpoint = endpointOf(await findEndpoint(context, endpointId), context.api.allowPrivateUrls);
     if (position !== undefined) {
-      if (position.epoch !== page.epoch)
-        throw new PositionExpired(after!, 'is from a feed this store no longer keeps (the store was replaced)');
-      if (seq < page.horizon)
-        throw new PositionExpired(
-          after!,
-          `is older than the events kept (from ${eventIdOf(page.epoch, page.horizon)} on)`,
-        );
+      const expiry = expiryOf(position, page);
+      if (expiry !== undefined) throw new PositionExpired(after!, expiry);
       if (seq !== 0 && seq !== page.horizon && page.events[0]?.seq !== seq)
         throw new ValidationFailed(`body.after ${after} names no event of this feed`);
     }
